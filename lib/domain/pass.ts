@@ -1,0 +1,61 @@
+/**
+ * The reconcile pass: the one shape every evacuation branch (pods, Nova, KubeVirt) implements.
+ *
+ * A pass is stateless between calls. Each call:
+ *   1. observes the current state (the cluster, Nova) and the progress it persisted last time;
+ *   2. starts whatever may start now (evictions, live migrations) within its limits;
+ *   3. persists progress where the next pass can read it (the progress record);
+ *   4. returns at once — it never sleeps waiting for something to finish.
+ *
+ * The workflow calls it again: straight away when it `progressed`, or after a Step Functions Retry
+ * backoff when it throws `NotYetDone` because nothing changed (see lib/workflow).
+ */
+import type { Blocker, BranchName } from './plan.ts';
+import type { ResolvedRequest } from './request.ts';
+
+/** Counts a person reads in progress lines and `kubectl get evacuations`. */
+export interface BranchProgress {
+  /** Items the branch must move, as first planned plus anything that arrived since. */
+  readonly total: number;
+  /** Items that have left the node (evicted and gone, migrated and verified). */
+  readonly moved: number;
+  /** Items whose move is under way (terminating pods, running migrations). */
+  readonly inFlight: number;
+  /** Items skipped on purpose (DaemonSet and mirror pods). */
+  readonly skipped: number;
+}
+
+export interface PassResult {
+  /** The branch has nothing left to do: every item has moved or is skipped. */
+  readonly done: boolean;
+  /** Something changed in this pass (an eviction, a migration started or finished, a pod went away). */
+  readonly progressed: boolean;
+  readonly progress: BranchProgress;
+  /** What currently stops the branch from finishing. A blocker alone does not fail the evacuation. */
+  readonly blockers: readonly Blocker[];
+}
+
+export interface PassInput {
+  readonly request: ResolvedRequest;
+  /** The instant the pass runs at; injected so that planning stays pure and testable. */
+  readonly now: Date;
+  /** When the evacuation started (ISO 8601), for option timeouts such as the drain `--timeout`. */
+  readonly startedAt: string;
+}
+
+/** One branch of an evacuation, driven pass by pass. */
+export interface ReconcilePass {
+  readonly branch: BranchName;
+  run(input: PassInput): Promise<PassResult>;
+}
+
+/**
+ * Where passes keep what the next pass needs (per-pod backoff, per-server migration ids). Keyed by
+ * request and branch; `version` is an optimistic-concurrency token (a resourceVersion) so that two
+ * overlapping executions cannot both write from a stale read.
+ */
+export interface ProgressStore {
+  read<S>(requestId: string, branch: BranchName): Promise<{ state: S; version: string } | undefined>;
+  /** Writes `state`; throws `ConflictError` when `expectedVersion` no longer matches. */
+  write<S>(requestId: string, branch: BranchName, state: S, expectedVersion: string | undefined): Promise<string>;
+}

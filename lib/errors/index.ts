@@ -1,0 +1,126 @@
+/**
+ * The few named errors drainbridge throws. Step Functions Retry/Catch match on `error.name`
+ * (Lambda reports `err.name` as errorType), so every class sets an explicit, stable `name`.
+ */
+
+/** Base for drainbridge's errors: a stable name and an optional cause. */
+export class DrainbridgeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DrainbridgeError';
+  }
+}
+
+/** One field that failed validation: a dotted path and what is wrong with it. */
+export interface FieldProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Input that can never succeed (a bad event, a bad invocation). Not retried. Nothing was changed.
+ * The message names every bad field.
+ */
+export class InvalidInput extends DrainbridgeError {
+  readonly problems: readonly FieldProblem[];
+  constructor(what: string, problems: readonly FieldProblem[]) {
+    super(`${what}: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`);
+    this.name = 'InvalidInput';
+    this.problems = problems;
+  }
+}
+
+/** Configuration that cannot work; lists every problem, with secret values redacted. */
+export class ConfigError extends DrainbridgeError {
+  readonly problems: readonly FieldProblem[];
+  constructor(problems: readonly FieldProblem[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * A reconcile pass made no progress and is not done: the workflow retries it with backoff.
+ * Expected, not a failure — it is excluded from the failure metric.
+ */
+export class NotYetDone extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotYetDone';
+  }
+}
+
+/** The request's deadline or an option timeout passed. Not retried; the workflow leaves the safe state. */
+export class DeadlineExceeded extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+/** No maintenance slot is free for this node yet; the workflow retries admission, oldest request first. */
+export class SlotUnavailable extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SlotUnavailable';
+  }
+}
+
+/** The target names no node (or an ambiguous one). Not retried. */
+export class TargetNotFound extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetNotFound';
+  }
+}
+
+/**
+ * An input to acknowledge and drop (a duplicate of a finished request, an event for a node we do not
+ * manage). Not an error for alarms; the caller returns normally after logging why.
+ */
+export class SkipEvent extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SkipEvent';
+  }
+}
+
+/** An optimistic-concurrency conflict (HTTP 409, stale resourceVersion). Retried by re-reading. */
+export class ConflictError extends DrainbridgeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+/**
+ * A failure of an external system that may pass (timeouts, 5xx, 429 without a budget cause, connection
+ * resets). Retried with backoff by `withRetry`, and by the workflow when it escapes a step.
+ */
+export class TransientError extends DrainbridgeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransientError';
+  }
+}
+
+/** The evacuation cannot continue (node deleted, no nova-compute service, migration failures over the limit). */
+export class EvacuationFailed extends DrainbridgeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EvacuationFailed';
+  }
+}
+
+/** Names the workflow's Retry/Catch rules match on; kept here so the state machine and code agree. */
+export const ERROR_NAMES = {
+  invalidInput: 'InvalidInput',
+  notYetDone: 'NotYetDone',
+  deadlineExceeded: 'DeadlineExceeded',
+  slotUnavailable: 'SlotUnavailable',
+  targetNotFound: 'TargetNotFound',
+  conflict: 'ConflictError',
+  transient: 'TransientError',
+  evacuationFailed: 'EvacuationFailed',
+} as const;

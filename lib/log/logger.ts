@@ -1,0 +1,22 @@
+/**
+ * The one logger factory. Powertools Logger (structured JSON, correlation ids) with a JSON replacer
+ * that runs every key and string through `redact`, so no code path can log a credential by accident.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { isSecretKey, REDACTED, redact, redactString } from './redact.ts';
+
+export type { Logger } from '@aws-lambda-powertools/logger';
+
+/** JSON.stringify replacer: secret keys → REDACTED, registered secret values cut out of strings. */
+export function redactingReplacer(key: string, value: unknown): unknown {
+  if (key !== '' && isSecretKey(key) && value !== undefined && value !== null) return REDACTED;
+  if (typeof value === 'string') return redactString(value);
+  if (value instanceof Error) return redact(value);
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+/** A logger for one component; `POWERTOOLS_LOG_LEVEL` / `LOG_LEVEL` set the level as usual. */
+export function createLogger(serviceName = 'drainbridge'): Logger {
+  return new Logger({ serviceName, jsonReplacerFn: redactingReplacer });
+}
