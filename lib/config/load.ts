@@ -1,0 +1,118 @@
+/**
+ * Builds the Config from the environment. Fails at start with every problem listed at once;
+ * values of secret variables are never echoed back.
+ */
+import { ConfigError, type FieldProblem } from '../errors/index.ts';
+import { problemsOf } from '../events/parse.ts';
+import { type Config, ENV_VARS, type Env, EnvSchema, type KubeAccess, SECRET_ENV_VARS } from './schema.ts';
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+function withDefaults(env: Environment): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, spec] of Object.entries(ENV_VARS)) {
+    const given = env[name];
+    out[name] = given !== undefined && given !== '' ? given : spec.default;
+  }
+  return out;
+}
+
+function requireVars(env: Env, names: readonly (keyof Env)[], problems: FieldProblem[]): void {
+  for (const name of names) {
+    if (!env[name])
+      problems.push({ path: name, message: `is required when DRAINBRIDGE_KUBE_ACCESS=${env.DRAINBRIDGE_KUBE_ACCESS}` });
+  }
+}
+
+function kubeAccessOf(env: Env, problems: FieldProblem[]): KubeAccess {
+  const context = env.DRAINBRIDGE_KUBE_CONTEXT ? { context: env.DRAINBRIDGE_KUBE_CONTEXT } : {};
+  switch (env.DRAINBRIDGE_KUBE_ACCESS) {
+    case 'in-cluster':
+      return { source: 'in-cluster' };
+    case 'secret':
+      requireVars(env, ['DRAINBRIDGE_KUBECONFIG_REF'], problems);
+      return { source: 'secret', kubeconfigRef: env.DRAINBRIDGE_KUBECONFIG_REF ?? '', ...context };
+    case 'token': {
+      requireVars(env, ['DRAINBRIDGE_KUBE_SERVER', 'DRAINBRIDGE_KUBE_TOKEN'], problems);
+      const ca = env.DRAINBRIDGE_KUBE_CA ? { caData: env.DRAINBRIDGE_KUBE_CA } : {};
+      return {
+        source: 'token',
+        server: env.DRAINBRIDGE_KUBE_SERVER ?? '',
+        token: env.DRAINBRIDGE_KUBE_TOKEN ?? '',
+        ...ca,
+      };
+    }
+    default:
+      return { source: 'kubeconfig', ...(env.KUBECONFIG ? { path: env.KUBECONFIG } : {}), ...context };
+  }
+}
+
+function crossFieldProblems(env: Env): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (env.DRAINBRIDGE_MODE === 'aws' && env.DRAINBRIDGE_KUBE_ACCESS === 'kubeconfig') {
+    problems.push({
+      path: 'DRAINBRIDGE_KUBE_ACCESS',
+      message: 'kubeconfig files are not available in Lambda; use secret (a kubeconfig in Secrets Manager) or token',
+    });
+  }
+  if (env.DRAINBRIDGE_MODE === 'aws' && env.DRAINBRIDGE_KUBE_ACCESS === 'token' && env.DRAINBRIDGE_KUBE_TOKEN) {
+    if (!/^(ssm|secretsmanager):/.test(env.DRAINBRIDGE_KUBE_TOKEN)) {
+      problems.push({
+        path: 'DRAINBRIDGE_KUBE_TOKEN',
+        message: 'must be a secret reference (ssm:… or secretsmanager:…) in aws mode, not a literal token',
+      });
+    }
+  }
+  return problems;
+}
+
+function toConfig(env: Env, kube: KubeAccess): Config {
+  return {
+    mode: env.DRAINBRIDGE_MODE,
+    kube,
+    drainDefaults: {
+      force: env.DRAINBRIDGE_DRAIN_FORCE,
+      ignoreDaemonSets: env.DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS,
+      deleteEmptyDirData: env.DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA,
+      gracePeriodSeconds: env.DRAINBRIDGE_DRAIN_GRACE_PERIOD,
+      timeoutSeconds: env.DRAINBRIDGE_DRAIN_TIMEOUT,
+      podSelector: env.DRAINBRIDGE_DRAIN_POD_SELECTOR,
+      disableEviction: env.DRAINBRIDGE_DRAIN_DISABLE_EVICTION,
+      skipWaitForDeleteTimeoutSeconds: env.DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT,
+      chunkSize: env.DRAINBRIDGE_DRAIN_CHUNK_SIZE,
+    },
+    maxHeldNodes: env.DRAINBRIDGE_MAX_HELD_NODES,
+    infraPodSelector: env.DRAINBRIDGE_INFRA_POD_SELECTOR,
+    tombstoneTtlHours: env.DRAINBRIDGE_TOMBSTONE_TTL_HOURS,
+    compatibilityTaints: env.DRAINBRIDGE_COMPAT_TAINTS,
+    nova: {
+      enabled: env.DRAINBRIDGE_NOVA,
+      hostRule: env.DRAINBRIDGE_NOVA_HOST_RULE,
+      maxConcurrentMigrations: env.DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS,
+      migrationTimeoutSeconds: env.DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT,
+      maxMigrationAttempts: env.DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS,
+      shutoffPolicy: env.DRAINBRIDGE_NOVA_SHUTOFF_POLICY,
+    },
+    eventBusName: env.DRAINBRIDGE_EVENT_BUS,
+  };
+}
+
+/** Secret variables' problems say what is wrong without repeating the value. */
+function redactProblems(problems: FieldProblem[], env: Environment): FieldProblem[] {
+  return problems.map((p) => {
+    const value = env[p.path];
+    if (!SECRET_ENV_VARS.has(p.path) || !value) return p;
+    return { path: p.path, message: p.message.split(value).join('[REDACTED]') };
+  });
+}
+
+/** Reads and validates the configuration; throws ConfigError listing every problem. */
+export function loadConfig(env: Environment = process.env): Config {
+  const raw = withDefaults(env);
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(redactProblems(problemsOf(parsed.error), env));
+  const problems = crossFieldProblems(parsed.data);
+  const kube = kubeAccessOf(parsed.data, problems);
+  if (problems.length > 0) throw new ConfigError(redactProblems(problems, env));
+  return toConfig(parsed.data, kube);
+}

@@ -1,0 +1,162 @@
+/**
+ * drainbridge's configuration: one validated object, read from the environment (on AWS the
+ * environment may hold SSM / Secrets Manager references instead of secrets; see secret-refs.ts).
+ * Every variable, its default and its meaning is listed in ENV_VARS, which the README renders.
+ */
+import { z } from 'zod';
+import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../domain/request.ts';
+import { parseSelector } from '../kube/selectors.ts';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+const selector = z.string().superRefine((value, ctx) => {
+  try {
+    parseSelector(value);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `is not a valid label selector (${(error as Error).message})` });
+  }
+});
+
+/** Where drainbridge's Kubernetes credentials come from. */
+export const KUBE_ACCESS_SOURCES = ['kubeconfig', 'in-cluster', 'secret', 'token'] as const;
+export type KubeAccessSource = (typeof KUBE_ACCESS_SOURCES)[number];
+
+export type KubeAccess =
+  /** A kubeconfig file (KUBECONFIG or ~/.kube/config), optionally a context in it. Embedded mode's default. */
+  | { readonly source: 'kubeconfig'; readonly path?: string; readonly context?: string }
+  /** The pod's ServiceAccount (the forwarder, or drainbridge embedded in the cluster). */
+  | { readonly source: 'in-cluster' }
+  /** A whole kubeconfig (server + CA + token) held in Secrets Manager / SSM: Lambda's way in. */
+  | { readonly source: 'secret'; readonly kubeconfigRef: string; readonly context?: string }
+  /** Server URL + CA + a bearer token (the token usually a secret reference). */
+  | { readonly source: 'token'; readonly server: string; readonly caData?: string; readonly token: string };
+
+export const SHUTOFF_POLICIES = ['block', 'cold-migrate'] as const;
+export const COMPATIBILITY_TAINTS = ['medik8s.io/drain', 'kubevirt.io/drain'] as const;
+
+export interface Config {
+  /** `aws`: Lambda functions on AWS; `embedded`: the in-process bus and executor. */
+  readonly mode: 'aws' | 'embedded';
+  readonly kube: KubeAccess;
+  /** Defaults for every request's drain options (kubectl's by default). */
+  readonly drainDefaults: DrainOptions;
+  /** At most this many nodes held by drainbridge at once, cluster-wide. */
+  readonly maxHeldNodes: number;
+  /** Pods (e.g. nova-compute, libvirt, network agents) evicted only after the VM branches finish. Empty: none. */
+  readonly infraPodSelector: string;
+  /** How long a released request's tombstone is kept, so a late duplicate does not cordon again. */
+  readonly tombstoneTtlHours: number;
+  /** Extra taints set while held, for tools that look for them. None by default. */
+  readonly compatibilityTaints: readonly (typeof COMPATIBILITY_TAINTS)[number][];
+  readonly nova: {
+    readonly enabled: boolean;
+    /** How a node maps to its Nova host; see lib/nova/host-mapping.ts. Default: the node name. */
+    readonly hostRule: string;
+    /** Live migrations in flight per source host (Nova's own default max_concurrent_live_migrations is 1). */
+    readonly maxConcurrentMigrations: number;
+    /** Abort a live migration still running after this many seconds. */
+    readonly migrationTimeoutSeconds: number;
+    /** Attempts per server before its failure becomes a blocker. */
+    readonly maxMigrationAttempts: number;
+    /** SHUTOFF servers: `block` (default, never touched) or `cold-migrate` (opt-in). */
+    readonly shutoffPolicy: (typeof SHUTOFF_POLICIES)[number];
+  };
+  /** The EventBridge bus outcome events go to (AWS mode). */
+  readonly eventBusName: string;
+}
+
+/** Each environment variable: its default (undefined = optional) and meaning, for validation and the README. */
+export const ENV_VARS = {
+  DRAINBRIDGE_MODE: { default: 'embedded', help: '`aws` in Lambda (set by serverless.yml), `embedded` elsewhere' },
+  DRAINBRIDGE_KUBE_ACCESS: { default: 'kubeconfig', help: `one of ${KUBE_ACCESS_SOURCES.join(', ')}` },
+  KUBECONFIG: { default: undefined, help: 'kubeconfig file for `kubeconfig` access (default ~/.kube/config)' },
+  DRAINBRIDGE_KUBE_CONTEXT: { default: undefined, help: 'kubeconfig context to use (default: the current one)' },
+  DRAINBRIDGE_KUBECONFIG_REF: {
+    default: undefined,
+    help: '`secret` access: ssm:… / secretsmanager:… holding a kubeconfig',
+  },
+  DRAINBRIDGE_KUBE_SERVER: { default: undefined, help: '`token` access: API server URL (https://…)' },
+  DRAINBRIDGE_KUBE_CA: { default: undefined, help: '`token` access: CA bundle, base64 PEM (optional)' },
+  DRAINBRIDGE_KUBE_TOKEN: { default: undefined, help: '`token` access: bearer token or a secret reference to it' },
+  DRAINBRIDGE_DRAIN_FORCE: { default: 'false', help: 'kubectl drain --force' },
+  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: { default: 'false', help: 'kubectl drain --ignore-daemonsets' },
+  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: { default: 'false', help: 'kubectl drain --delete-emptydir-data' },
+  DRAINBRIDGE_DRAIN_GRACE_PERIOD: { default: '-1', help: "kubectl drain --grace-period (-1: each pod's own)" },
+  DRAINBRIDGE_DRAIN_TIMEOUT: {
+    default: '0',
+    help: 'kubectl drain --timeout in seconds (0: no limit but the request deadline)',
+  },
+  DRAINBRIDGE_DRAIN_POD_SELECTOR: { default: '', help: 'kubectl drain --pod-selector' },
+  DRAINBRIDGE_DRAIN_DISABLE_EVICTION: {
+    default: 'false',
+    help: 'kubectl drain --disable-eviction (deletes; bypasses PDBs)',
+  },
+  DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT: {
+    default: '0',
+    help: 'kubectl drain --skip-wait-for-delete-timeout in seconds',
+  },
+  DRAINBRIDGE_DRAIN_CHUNK_SIZE: { default: '500', help: 'kubectl drain --chunk-size' },
+  DRAINBRIDGE_MAX_HELD_NODES: { default: '1', help: 'nodes drainbridge may hold (cordon/drain) at once' },
+  DRAINBRIDGE_INFRA_POD_SELECTOR: { default: '', help: 'pods evicted only after the VM branches finished' },
+  DRAINBRIDGE_TOMBSTONE_TTL_HOURS: { default: '24', help: 'how long a released request is remembered' },
+  DRAINBRIDGE_COMPAT_TAINTS: { default: '', help: `comma-separated, from ${COMPATIBILITY_TAINTS.join(', ')}` },
+  DRAINBRIDGE_NOVA: { default: 'false', help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD)' },
+  DRAINBRIDGE_NOVA_HOST_RULE: { default: 'node-name', help: 'node → Nova host mapping (see lib/nova/host-mapping.ts)' },
+  DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: { default: '1', help: 'live migrations in flight per source host' },
+  DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: { default: '1800', help: 'seconds before a running migration is aborted' },
+  DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: { default: '3', help: 'attempts per server' },
+  DRAINBRIDGE_NOVA_SHUTOFF_POLICY: { default: 'block', help: '`block` or `cold-migrate` for SHUTOFF servers' },
+  DRAINBRIDGE_EVENT_BUS: { default: 'drainbridge', help: 'EventBridge bus name' },
+} as const satisfies Record<string, { default: string | undefined; help: string }>;
+
+/** Variables whose values are secrets (never echoed back in errors). */
+export const SECRET_ENV_VARS: ReadonlySet<string> = new Set(['DRAINBRIDGE_KUBE_TOKEN', 'DRAINBRIDGE_KUBECONFIG_REF']);
+
+export const EnvSchema = z.object({
+  DRAINBRIDGE_MODE: z.enum(['aws', 'embedded'], { error: 'must be aws or embedded' }),
+  DRAINBRIDGE_KUBE_ACCESS: z.enum(KUBE_ACCESS_SOURCES, { error: `must be one of ${KUBE_ACCESS_SOURCES.join(', ')}` }),
+  KUBECONFIG: z.string().optional(),
+  DRAINBRIDGE_KUBE_CONTEXT: z.string().optional(),
+  DRAINBRIDGE_KUBECONFIG_REF: z.string().optional(),
+  DRAINBRIDGE_KUBE_SERVER: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  DRAINBRIDGE_KUBE_CA: z.base64({ error: 'must be base64 (a PEM bundle, base64-encoded)' }).optional(),
+  DRAINBRIDGE_KUBE_TOKEN: z.string().optional(),
+  DRAINBRIDGE_DRAIN_FORCE: bool,
+  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: bool,
+  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: bool,
+  DRAINBRIDGE_DRAIN_GRACE_PERIOD: int(-1, 86_400),
+  DRAINBRIDGE_DRAIN_TIMEOUT: int(0, 7 * 86_400),
+  DRAINBRIDGE_DRAIN_POD_SELECTOR: selector,
+  DRAINBRIDGE_DRAIN_DISABLE_EVICTION: bool,
+  DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT: int(0, 86_400),
+  DRAINBRIDGE_DRAIN_CHUNK_SIZE: int(1, 10_000),
+  DRAINBRIDGE_MAX_HELD_NODES: int(1, 10_000),
+  DRAINBRIDGE_INFRA_POD_SELECTOR: selector,
+  DRAINBRIDGE_TOMBSTONE_TTL_HOURS: int(24, 24 * 90),
+  DRAINBRIDGE_COMPAT_TAINTS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(COMPATIBILITY_TAINTS, { error: `each must be one of ${COMPATIBILITY_TAINTS.join(', ')}` }))),
+  DRAINBRIDGE_NOVA: bool,
+  DRAINBRIDGE_NOVA_HOST_RULE: z.string().min(1, 'must not be empty'),
+  DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: int(1, 100),
+  DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: int(30, 86_400),
+  DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: int(1, 20),
+  DRAINBRIDGE_NOVA_SHUTOFF_POLICY: z.enum(SHUTOFF_POLICIES, { error: 'must be block or cold-migrate' }),
+  DRAINBRIDGE_EVENT_BUS: z.string().min(1).max(256),
+});
+export type Env = z.infer<typeof EnvSchema>;
+
+export const DEFAULT_DRAIN: DrainOptions = KUBECTL_DRAIN_DEFAULTS;

@@ -1,0 +1,182 @@
+/**
+ * The events on drainbridge's bus: one zod schema per detail-type, each with its source. Strict for the
+ * versions it knows (unknown fields are rejected); an unknown `version` is refused with a clear message.
+ * Types are derived from the schemas, so the contract and the code cannot drift apart.
+ */
+import { z } from 'zod';
+import { BLOCKER_CODES, BRANCHES } from '../domain/plan.ts';
+import { DrainOptionsInput, Instant, NodeName, Origin, Reason, Requester, RequestId, Target } from './fields.ts';
+
+/** Event sources. `aws.*` is reserved by AWS, so ours are `drainbridge.*`. */
+export const SOURCES = {
+  /** Maintenance requests from any producer: forwarder, cloud notices, operators, schedule rules. */
+  requests: 'drainbridge.requests',
+  /** Node state changes seen in the cluster by the forwarder. */
+  cluster: 'drainbridge.cluster',
+  /** Outcomes published by the workflow. */
+  workflow: 'drainbridge.workflow',
+} as const;
+
+export const DETAIL_TYPES = {
+  maintenanceRequested: 'Maintenance Requested',
+  maintenanceEnded: 'Maintenance Ended',
+  nodeCordoned: 'Node Cordoned',
+  nodeUncordoned: 'Node Uncordoned',
+  evacuationProgress: 'Evacuation Progress',
+  evacuationSucceeded: 'Evacuation Succeeded',
+  evacuationFailed: 'Evacuation Failed',
+  nodeRestored: 'Node Restored',
+} as const;
+export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
+
+/** Every event starts with these: the schema version, the idempotency key and who asked. */
+const base = {
+  version: z.literal('1'),
+  requestId: RequestId,
+  requester: Requester,
+};
+
+/**
+ * Example:
+ * { "version": "1", "requestId": "aws-health-1a2b", "requester": "aws.health", "origin": "aws",
+ *   "target": { "instance": { "provider": "aws", "id": "i-0abc123" } }, "reason": "scheduled retirement",
+ *   "notBefore": "2026-11-22T02:00:00Z", "deadline": "2026-11-22T06:00:00Z", "drain": { "ignoreDaemonSets": true } }
+ */
+export const MaintenanceRequested = z
+  .strictObject({
+    ...base,
+    origin: Origin,
+    target: Target,
+    reason: Reason,
+    notBefore: Instant.optional(),
+    deadline: Instant.optional(),
+    drain: DrainOptionsInput.optional(),
+  })
+  .superRefine((event, ctx) => {
+    if (event.notBefore && event.deadline && Date.parse(event.deadline) <= Date.parse(event.notBefore)) {
+      ctx.addIssue({ code: 'custom', path: ['deadline'], message: 'must be later than notBefore' });
+    }
+  });
+
+/** Example: { "version": "1", "requestId": "aws-health-1a2b", "requester": "aws.health", "origin": "aws", "target": { "nodeName": "node-1" } } */
+export const MaintenanceEnded = z.strictObject({
+  ...base,
+  origin: Origin,
+  target: Target,
+  reason: Reason.optional(),
+});
+
+/**
+ * Published by the forwarder when it sees `spec.unschedulable` turn true (not by drainbridge itself).
+ * Example: { "version": "1", "requestId": "cordon:node-1:6f1c…:42", "requester": "kubectl", "target": { "nodeName": "node-1" }, "observedAt": "2026-11-21T10:00:00Z" }
+ */
+export const NodeCordoned = z.strictObject({
+  ...base,
+  target: Target,
+  observedAt: Instant,
+});
+
+/** Example: { "version": "1", "requestId": "cordon:node-1:6f1c…:42", "requester": "kubectl", "target": { "nodeName": "node-1" }, "observedAt": "2026-11-21T11:00:00Z" } */
+export const NodeUncordoned = NodeCordoned;
+
+const BranchProgress = z.strictObject({
+  total: z.number().int().min(0),
+  moved: z.number().int().min(0),
+  inFlight: z.number().int().min(0),
+  skipped: z.number().int().min(0),
+});
+
+const Blocker = z.strictObject({
+  code: z.enum(BLOCKER_CODES),
+  reason: z.string(),
+  item: z
+    .strictObject({ kind: z.enum(['Pod', 'Server', 'VirtualMachineInstance']), uid: z.string(), name: z.string() })
+    .optional(),
+});
+
+const outcomeBase = {
+  ...base,
+  target: Target,
+  nodeName: NodeName,
+  /** The Step Functions execution (or embedded run) that published it. */
+  executionId: z.string().max(2048).optional(),
+};
+
+/** Phases of the node's progress record (after DrainSafe's maintenance states). */
+export const PHASES = [
+  'MaintenanceScheduled',
+  'NodeCordoning',
+  'NodeCordoned',
+  'NodeDraining',
+  'NodeDrained',
+  'MaintenanceStarted',
+  'NodeRunning',
+  'NodeUncordoned',
+  'Failed',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Published at phase changes. */
+export const EvacuationProgress = z.strictObject({
+  ...outcomeBase,
+  phase: z.enum(PHASES),
+  progress: z.partialRecord(z.enum(BRANCHES), BranchProgress),
+  blockers: z.array(Blocker),
+});
+
+export const EvacuationSucceeded = z.strictObject({
+  ...outcomeBase,
+  progress: z.partialRecord(z.enum(BRANCHES), BranchProgress),
+  durationSeconds: z.number().min(0),
+});
+
+export const EvacuationFailed = z.strictObject({
+  ...outcomeBase,
+  phase: z.enum(PHASES),
+  error: z.strictObject({ name: z.string(), message: z.string() }),
+  blockers: z.array(Blocker),
+});
+
+export const NodeRestored = z.strictObject({
+  ...outcomeBase,
+  /** False when other holds remain: the node stays cordoned for them. */
+  lastHold: z.boolean(),
+  uncordoned: z.boolean(),
+  novaServiceEnabled: z.boolean(),
+  /** Things drainbridge left alone because someone else changed them, e.g. a nova-compute disabled by another reason. */
+  leftAlone: z.array(z.string()),
+});
+
+export type MaintenanceRequestedEvent = z.infer<typeof MaintenanceRequested>;
+export type MaintenanceEndedEvent = z.infer<typeof MaintenanceEnded>;
+export type NodeCordonedEvent = z.infer<typeof NodeCordoned>;
+export type NodeUncordonedEvent = z.infer<typeof NodeUncordoned>;
+export type EvacuationProgressEvent = z.infer<typeof EvacuationProgress>;
+export type EvacuationSucceededEvent = z.infer<typeof EvacuationSucceeded>;
+export type EvacuationFailedEvent = z.infer<typeof EvacuationFailed>;
+export type NodeRestoredEvent = z.infer<typeof NodeRestored>;
+
+/** Each contract with its source and the versions this build understands. */
+export const CONTRACTS = {
+  [DETAIL_TYPES.maintenanceRequested]: { source: SOURCES.requests, schema: MaintenanceRequested },
+  [DETAIL_TYPES.maintenanceEnded]: { source: SOURCES.requests, schema: MaintenanceEnded },
+  [DETAIL_TYPES.nodeCordoned]: { source: SOURCES.cluster, schema: NodeCordoned },
+  [DETAIL_TYPES.nodeUncordoned]: { source: SOURCES.cluster, schema: NodeUncordoned },
+  [DETAIL_TYPES.evacuationProgress]: { source: SOURCES.workflow, schema: EvacuationProgress },
+  [DETAIL_TYPES.evacuationSucceeded]: { source: SOURCES.workflow, schema: EvacuationSucceeded },
+  [DETAIL_TYPES.evacuationFailed]: { source: SOURCES.workflow, schema: EvacuationFailed },
+  [DETAIL_TYPES.nodeRestored]: { source: SOURCES.workflow, schema: NodeRestored },
+} as const satisfies Record<DetailType, { source: string; schema: z.ZodType }>;
+
+export const KNOWN_VERSIONS = ['1'] as const;
+
+export interface DetailByType {
+  'Maintenance Requested': MaintenanceRequestedEvent;
+  'Maintenance Ended': MaintenanceEndedEvent;
+  'Node Cordoned': NodeCordonedEvent;
+  'Node Uncordoned': NodeUncordonedEvent;
+  'Evacuation Progress': EvacuationProgressEvent;
+  'Evacuation Succeeded': EvacuationSucceededEvent;
+  'Evacuation Failed': EvacuationFailedEvent;
+  'Node Restored': NodeRestoredEvent;
+}
