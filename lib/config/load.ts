@@ -94,6 +94,8 @@ function toConfig(env: Env, kube: KubeAccess): Config {
       shutoffPolicy: env.DRAINBRIDGE_NOVA_SHUTOFF_POLICY,
     },
     eventBusName: env.DRAINBRIDGE_EVENT_BUS,
+    namespace: env.DRAINBRIDGE_NAMESPACE,
+    maxEvacuationHours: env.DRAINBRIDGE_MAX_EVACUATION_HOURS,
   };
 }
 

@@ -70,6 +70,10 @@ export interface Config {
   };
   /** The EventBridge bus outcome events go to (AWS mode). */
   readonly eventBusName: string;
+  /** Namespace of drainbridge's own objects in the cluster (the admission Lease). */
+  readonly namespace: string;
+  /** An evacuation without a deadline gives up (DeadlineExceeded, safe state kept) after this many hours. */
+  readonly maxEvacuationHours: number;
 }
 
 /** Each environment variable: its default (undefined = optional) and meaning, for validation and the README. */
@@ -114,6 +118,14 @@ export const ENV_VARS = {
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: { default: '3', help: 'attempts per server' },
   DRAINBRIDGE_NOVA_SHUTOFF_POLICY: { default: 'block', help: '`block` or `cold-migrate` for SHUTOFF servers' },
   DRAINBRIDGE_EVENT_BUS: { default: 'drainbridge', help: 'EventBridge bus name' },
+  DRAINBRIDGE_NAMESPACE: {
+    default: 'drainbridge',
+    help: "namespace for drainbridge's Lease (admission mutex and queue)",
+  },
+  DRAINBRIDGE_MAX_EVACUATION_HOURS: {
+    default: '12',
+    help: 'an evacuation without a deadline fails (safe state kept) after this long',
+  },
 } as const satisfies Record<string, { default: string | undefined; help: string }>;
 
 /** Variables whose values are secrets (never echoed back in errors). */
@@ -156,6 +168,11 @@ export const EnvSchema = z.object({
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: int(1, 20),
   DRAINBRIDGE_NOVA_SHUTOFF_POLICY: z.enum(SHUTOFF_POLICIES, { error: 'must be block or cold-migrate' }),
   DRAINBRIDGE_EVENT_BUS: z.string().min(1).max(256),
+  DRAINBRIDGE_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a valid namespace name')
+    .max(63),
+  DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, 72),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

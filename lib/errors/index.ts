@@ -113,6 +113,25 @@ export class EvacuationFailed extends DrainbridgeError {
   }
 }
 
+/**
+ * This request's hold was released (a Restore ran) while its Evacuate was still running: the Evacuate
+ * stops without recording a failure, because the node has already been restored.
+ */
+export class EvacuationCancelled extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvacuationCancelled';
+  }
+}
+
+/** An operator asked to stop (`drainbridge abort`): the evacuation fails and keeps the safe state. */
+export class EvacuationAborted extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvacuationAborted';
+  }
+}
+
 /** Names the workflow's Retry/Catch rules match on; kept here so the state machine and code agree. */
 export const ERROR_NAMES = {
   invalidInput: 'InvalidInput',
@@ -123,4 +142,6 @@ export const ERROR_NAMES = {
   conflict: 'ConflictError',
   transient: 'TransientError',
   evacuationFailed: 'EvacuationFailed',
+  evacuationCancelled: 'EvacuationCancelled',
+  evacuationAborted: 'EvacuationAborted',
 } as const;

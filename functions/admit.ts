@@ -1,0 +1,5 @@
+import { defineTask } from '../lib/lambda/task.ts';
+import { admitTask } from '../lib/workflow/tasks/evacuate-steps.ts';
+
+/** Evacuate: take a maintenance slot and this request's hold (cordon). */
+export const handler = defineTask(admitTask);

@@ -1,0 +1,112 @@
+/**
+ * `EventPublisher` on AWS: one PutEvents call per outcome event to drainbridge's bus.
+ *
+ * Three layers of failure handling, because PutEvents fails in three ways:
+ *  - the HTTP call (timeouts, 5xx, throttling): the SDK's own retries, bounded by a per-call timeout;
+ *  - a partial failure (HTTP 200 with `FailedEntryCount` > 0): the SDK does not retry it, so a
+ *    throttled or internal entry failure becomes a `TransientError` retried here with `withRetry`;
+ *  - anything else (bus missing, access denied, malformed): not retried, a `DrainbridgeError` naming it.
+ */
+import { type EventBridgeClient, type EventBridgeClientConfig, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { DrainbridgeError, TransientError } from '../errors/index.ts';
+import type { DetailByType, DetailType } from '../events/index.ts';
+import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
+import { type PublishEntry, type PutEventsResultEntry, TRANSIENT_ENTRY_CODES, toPublishEntry } from './entry.ts';
+import type { EventPublisher } from './types.ts';
+
+export interface EventBridgePublisherOptions {
+  /** Upper bound for one PutEvents call including the SDK's retries. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Retries of entry-level transient failures (the SDK does not retry those). */
+  readonly retry?: Partial<Omit<RetryOptions, 'isRetryable'>>;
+}
+
+/** Client settings for drainbridge: a request timeout and the SDK's standard retries. */
+export const EVENTBRIDGE_CLIENT_DEFAULTS = {
+  maxAttempts: 3,
+  retryMode: 'standard',
+  // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes.
+  requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+} as const satisfies EventBridgeClientConfig;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+interface SdkErrorShape {
+  readonly name?: unknown;
+  readonly message?: unknown;
+  readonly $retryable?: unknown;
+  readonly $metadata?: { readonly httpStatusCode?: unknown };
+  readonly code?: unknown;
+}
+
+const TRANSIENT_ERROR_NAMES = new Set([
+  'TimeoutError',
+  'AbortError',
+  'ThrottlingException',
+  'InternalException',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND']);
+
+/** Whether an error from `client.send` may pass on its own. */
+export function isTransientSdkError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const shape = error as SdkErrorShape;
+  const status = shape.$metadata?.httpStatusCode;
+  if (typeof status === 'number' && (status >= 500 || status === 429)) return true;
+  if (shape.$retryable !== undefined) return true;
+  if (typeof shape.name === 'string' && TRANSIENT_ERROR_NAMES.has(shape.name)) return true;
+  return typeof shape.code === 'string' && TRANSIENT_NETWORK_CODES.has(shape.code);
+}
+
+function describe(error: unknown): string {
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorShape;
+  return `${String(shape.name ?? 'Error')}: ${String(shape.message ?? error)}`;
+}
+
+function entryFailure(entry: PublishEntry, result: PutEventsResultEntry | undefined): Error {
+  const code = result?.ErrorCode ?? 'Unknown';
+  const message = `EventBridge refused "${entry.DetailType}" on bus "${entry.EventBusName}": ${code}: ${result?.ErrorMessage ?? 'no message'}`;
+  return TRANSIENT_ENTRY_CODES.has(code) ? new TransientError(message) : new DrainbridgeError(message);
+}
+
+/** Publishes outcome events with PutEvents. */
+export class EventBridgePublisher implements EventPublisher {
+  readonly #client: EventBridgeClient;
+  readonly #eventBusName: string;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryOptions;
+
+  constructor(client: EventBridgeClient, eventBusName: string, options: EventBridgePublisherOptions = {}) {
+    this.#client = client;
+    this.#eventBusName = eventBusName;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry, isRetryable: (error) => error instanceof TransientError };
+  }
+
+  async publish<T extends DetailType>(detailType: T, detail: DetailByType[T]): Promise<void> {
+    // Validation first: a bad event is refused before anything leaves the process.
+    const entry = toPublishEntry(detailType, detail, this.#eventBusName);
+    await withRetry(() => this.#putOnce(entry), this.#retry);
+  }
+
+  async #putOnce(entry: PublishEntry): Promise<void> {
+    let output: { FailedEntryCount?: number; Entries?: PutEventsResultEntry[] };
+    try {
+      output = await this.#client.send(new PutEventsCommand({ Entries: [entry] }), {
+        abortSignal: AbortSignal.timeout(this.#timeoutMs),
+      });
+    } catch (error) {
+      const message = `PutEvents "${entry.DetailType}" to bus "${entry.EventBusName}" failed: ${describe(error)}`;
+      throw isTransientSdkError(error)
+        ? new TransientError(message, { cause: error })
+        : new DrainbridgeError(message, { cause: error });
+    }
+    if ((output.FailedEntryCount ?? 0) > 0 || output.Entries?.[0]?.ErrorCode) {
+      throw entryFailure(entry, output.Entries?.[0]);
+    }
+  }
+}

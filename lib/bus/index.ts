@@ -1,0 +1,12 @@
+/** The bus: publishing (EventBridge or in-process), event-pattern matching, target input, schedules. */
+export * from './event-pattern.ts';
+export {
+  EVENTBRIDGE_CLIENT_DEFAULTS,
+  EventBridgePublisher,
+  type EventBridgePublisherOptions,
+} from './eventbridge-publisher.ts';
+export * from './in-process-bus.ts';
+export { InProcessPublisher } from './in-process-publisher.ts';
+export { compileTargetInput, type DeliveryContext, type TargetInputConfig } from './input.ts';
+export { type BusClock, SYSTEM_CLOCK } from './scheduler.ts';
+export type { EventPublisher } from './types.ts';

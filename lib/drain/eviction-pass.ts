@@ -1,0 +1,180 @@
+/**
+ * The pod drain as a reconcile pass (branches `pods` and `infra-pods`). One call: observe the node's
+ * pods, evict what may go now (policy/v1 Eviction with a uid precondition; delete only with
+ * `disableEviction`), classify every refusal, persist per-pod progress and backoff, return. It never
+ * sleeps: the workflow calls it again (at once when it progressed, after a backoff otherwise).
+ */
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
+import type { Blocker } from '../domain/plan.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+import { DeadlineExceeded } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { apiStatusOf } from '../kube/errors.ts';
+import { emitNodeEvent } from '../node/events.ts';
+import { checkOutOfBandUncordon, readNodeOrFail } from '../node/hold.ts';
+import type { ProgressRecorder } from '../progress/evacuation-store.ts';
+import { describeBudgets, observeNodePods } from './observe.ts';
+import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
+import { type DrainSelection, type PodBranch, selectionBlockers, selectPods } from './selection.ts';
+import {
+  countInFlight,
+  type DrainState,
+  INITIAL_DRAIN_STATE,
+  isDue,
+  newRefusals,
+  recordedBlockers,
+  recordOutcome,
+  trackDepartures,
+} from './tracking.ts';
+
+export interface EvictionPassSettings {
+  readonly branch: PodBranch;
+  /** Label selector of infrastructure pods held back for `infra-pods`; '' for none. */
+  readonly infraPodSelector: string;
+  /**
+   * Whether KubeVirt launcher pods keep the `pods` branch from finishing (true until the KubeVirt
+   * branch exists; they are never evicted either way).
+   */
+  readonly launcherPodsBlock?: boolean;
+  /** Evictions sent at once within a pass. */
+  readonly concurrency?: number;
+  /** Where each pass's counts and blockers are recorded for people (the EvacuationProgressStore). */
+  readonly recorder?: ProgressRecorder;
+}
+
+/** Whether the drain's `--timeout` has passed (0: never). */
+export function isPastTimeout(request: ResolvedRequest, startedAt: string, now: Date): boolean {
+  const timeout = request.drain.timeoutSeconds;
+  return timeout > 0 && now.getTime() - Date.parse(startedAt) > timeout * 1000;
+}
+
+class EvictionPass implements ReconcilePass {
+  readonly branch: PodBranch;
+  readonly #client: KubeClient;
+  readonly #store: ProgressStore;
+  readonly #settings: EvictionPassSettings;
+
+  constructor(client: KubeClient, store: ProgressStore, settings: EvictionPassSettings) {
+    this.branch = settings.branch;
+    this.#client = client;
+    this.#store = store;
+    this.#settings = settings;
+  }
+
+  async run(input: PassInput): Promise<PassResult> {
+    const { request, now } = input;
+    const node = await readNodeOrFail(this.#client, request.nodeName);
+    const outOfBand = await checkOutOfBandUncordon(this.#client, node, now);
+    const observed = await observeNodePods(this.#client, request.nodeName, request.drain);
+    const selection = selectPods(observed.pods, {
+      options: request.drain,
+      now,
+      daemonSetExists: observed.daemonSetExists,
+      branch: this.branch,
+      infraPodSelector: this.#settings.infraPodSelector,
+    });
+    const stored = await this.#store.read<DrainState>(request.requestId, this.branch);
+    const tracked = trackDepartures(stored?.state ?? INITIAL_DRAIN_STATE, observed.pods);
+    // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first.
+    const due = selection.refusals.length > 0 ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));
+    const evicted = await this.#evictAll(due, tracked.state, input);
+    if (JSON.stringify(evicted.state) !== JSON.stringify(stored?.state)) {
+      await this.#store.write(request.requestId, this.branch, evicted.state, stored?.version);
+    }
+    for (const refusal of newRefusals(tracked.state, evicted.state)) {
+      await emitNodeEvent(
+        this.#client,
+        node,
+        { reason: 'EvictionBlocked', message: refusal.reason, type: 'Warning' },
+        now,
+      );
+    }
+    const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand });
+    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result.progress, result.blockers);
+    if (!result.done && isPastTimeout(request, input.startedAt, now)) {
+      throw new DeadlineExceeded(
+        `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,
+      );
+    }
+    return { ...result, progressed: evicted.accepted > 0 || tracked.movedNow > 0 };
+  }
+
+  #result(
+    selection: DrainSelection,
+    state: DrainState,
+    seen: { observed: readonly V1Pod[]; outOfBand?: Blocker },
+  ): Omit<PassResult, 'progressed'> {
+    const launcherPodsBlock = this.branch === 'pods' && (this.#settings.launcherPodsBlock ?? true);
+    const blockers = [...selectionBlockers(selection, launcherPodsBlock), ...recordedBlockers(state, seen.observed)];
+    const moved = Object.keys(state.moved).length;
+    const progress = {
+      total: moved + selection.toEvict.length,
+      moved,
+      inFlight: countInFlight(state, selection.toEvict),
+      skipped: selection.skipped.length,
+    };
+    const done = selection.toEvict.length === 0 && blockers.length === 0;
+    return { done, progress, blockers: seen.outOfBand ? [...blockers, seen.outOfBand] : blockers };
+  }
+
+  async #evictAll(
+    pods: readonly V1Pod[],
+    initial: DrainState,
+    input: PassInput,
+  ): Promise<{ state: DrainState; accepted: number }> {
+    let state = initial;
+    let accepted = 0;
+    let budgets: Promise<V1PodDisruptionBudget[]> | undefined;
+    const loadBudgets = () => {
+      budgets ??= this.#client.listPodDisruptionBudgets();
+      return budgets;
+    };
+    const concurrency = Math.max(1, this.#settings.concurrency ?? 8);
+    for (let start = 0; start < pods.length; start += concurrency) {
+      const chunk = pods.slice(start, start + concurrency);
+      const outcomes = await Promise.all(chunk.map((pod) => this.#evictOne(pod, input.request)));
+      for (const [index, outcome] of outcomes.entries()) {
+        const pod = chunk[index] as V1Pod;
+        if (outcome.kind === 'evicted') accepted++;
+        const involved = outcome.kind === 'budget' || outcome.kind === 'multiple-budgets' ? await loadBudgets() : [];
+        state = recordOutcome(state, pod, outcome, { now: input.now, budgets: budgetText(outcome, pod, involved) });
+      }
+    }
+    return { state, accepted };
+  }
+
+  async #evictOne(pod: V1Pod, request: ResolvedRequest): Promise<EvictionOutcome> {
+    const grace = request.drain.gracePeriodSeconds;
+    try {
+      if (request.drain.disableEviction) await this.#client.deletePod(pod, grace);
+      else await this.#client.evictPod(pod, { gracePeriodSeconds: grace });
+      return { kind: 'evicted' };
+    } catch (error) {
+      const status = apiStatusOf(error);
+      if (!status) throw error;
+      return classifyEvictionStatus(status);
+    }
+  }
+}
+
+function budgetText(outcome: EvictionOutcome, pod: V1Pod, budgets: readonly V1PodDisruptionBudget[]): string {
+  const covering = budgetsCovering(pod, budgets);
+  if (outcome.kind === 'budget') {
+    const named = covering.filter((pdb) => pdb.metadata?.name === outcome.pdbName);
+    return named.length > 0 ? ` (disruptionsAllowed=${named[0]?.status?.disruptionsAllowed ?? '?'})` : '';
+  }
+  return describeBudgets(covering);
+}
+
+/**
+ * The eviction pass for one branch. `pods` drains everything except launcher pods and infra pods;
+ * `infra-pods` drains only pods matching `infraPodSelector` (the workflow runs it after the VM branches).
+ */
+export function createEvictionPass(
+  client: KubeClient,
+  store: ProgressStore,
+  settings: EvictionPassSettings,
+): ReconcilePass {
+  return new EvictionPass(client, store, settings);
+}

@@ -1,0 +1,90 @@
+/**
+ * What draining a node's pods would do, without doing it: the `pods` and `infra-pods` branch plans
+ * (pods to evict, skipped and why, blockers) plus kubectl's warnings. Pure: lib/drain/plan-node.ts
+ * gathers the inputs and adds server dry-run evictions; other branches (Nova, KubeVirt) plug in their
+ * own `BranchPlan` through that module's `extraPlanners` hook.
+ */
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { Blocker, BranchPlan } from '../domain/plan.ts';
+import type { DrainOptions } from '../domain/request.ts';
+import { podKey } from '../kube/paths.ts';
+import { quorumBlocker } from './quorum.ts';
+import { budgetsCovering, ignoresBudgets } from './refusals.ts';
+import { unplaceableReplacements } from './replacements.ts';
+import { type DrainSelection, itemOf, type PodBranch, selectionBlockers, selectPods } from './selection.ts';
+
+export interface DrainPlanInput {
+  readonly node: V1Node;
+  /** Every node (for replacements and etcd quorum). */
+  readonly nodes: readonly V1Node[];
+  /** The pods on the node, as listed for the drain. */
+  readonly podsOnNode: readonly V1Pod[];
+  /** Every pod in the cluster (for capacity on other nodes and etcd members). */
+  readonly allPods: readonly V1Pod[];
+  readonly budgets: readonly V1PodDisruptionBudget[];
+  readonly options: DrainOptions;
+  readonly now: Date;
+  readonly daemonSetExists: (namespace: string, name: string) => boolean | string;
+  readonly infraPodSelector: string;
+}
+
+export interface DrainPlan {
+  readonly branches: readonly BranchPlan[];
+  /** kubectl's warning lines for the pods branch. */
+  readonly warnings: readonly string[];
+}
+
+/** PDBs at 0 and pods under two PDBs, for pods the eviction API would check (not with disableEviction). */
+export function budgetBlockers(pods: readonly V1Pod[], budgets: readonly V1PodDisruptionBudget[]): Blocker[] {
+  const blockers: Blocker[] = [];
+  for (const pod of pods.filter((p) => !ignoresBudgets(p))) {
+    const covering = budgetsCovering(pod, budgets);
+    const names = covering.map((pdb) => pdb.metadata?.name ?? '?');
+    if (covering.length > 1) {
+      const reason = `pod ${podKey(pod)} is covered by more than one PodDisruptionBudget (${names.join(', ')}); the eviction API refuses it`;
+      blockers.push({ code: 'MultiplePodDisruptionBudgets', reason, item: itemOf(pod) });
+    } else if (covering[0] && (covering[0].status?.disruptionsAllowed ?? 0) <= 0) {
+      const reason = `pod ${podKey(pod)} is blocked by PodDisruptionBudget ${names[0]} (disruptionsAllowed=${covering[0].status?.disruptionsAllowed ?? 0})`;
+      blockers.push({ code: 'DisruptionBudget', reason, item: itemOf(pod) });
+    }
+  }
+  return blockers;
+}
+
+function branchPlan(branch: PodBranch, selection: DrainSelection, extra: readonly Blocker[]): BranchPlan {
+  return {
+    branch,
+    toMove: selection.toEvict.map(itemOf),
+    skipped: selection.skipped.map(({ pod, reason }) => ({ item: itemOf(pod), reason })),
+    blockers: [...selectionBlockers(selection, branch === 'pods'), ...extra],
+  };
+}
+
+function planBranch(branch: PodBranch, input: DrainPlanInput): { plan: BranchPlan; warnings: readonly string[] } {
+  const selection = selectPods(input.podsOnNode, {
+    options: input.options,
+    now: input.now,
+    daemonSetExists: input.daemonSetExists,
+    branch,
+    infraPodSelector: input.infraPodSelector,
+  });
+  const nodeName = input.node.metadata?.name ?? '';
+  const budgets = input.options.disableEviction ? [] : budgetBlockers(selection.toEvict, input.budgets);
+  const unschedulable = unplaceableReplacements(selection.toEvict, nodeName, input.nodes, input.allPods).map(
+    ({ pod, message }): Blocker => ({
+      code: 'Unschedulable',
+      reason: `replacement of pod ${podKey(pod)} cannot schedule anywhere else: ${message}`,
+      item: itemOf(pod),
+    }),
+  );
+  return { plan: branchPlan(branch, selection, [...budgets, ...unschedulable]), warnings: selection.warnings };
+}
+
+/** Plans both pod branches; the etcd-quorum refusal goes on the `pods` branch. */
+export function planDrain(input: DrainPlanInput): DrainPlan {
+  const pods = planBranch('pods', input);
+  const infra = planBranch('infra-pods', input);
+  const quorum = quorumBlocker(input.node, input.nodes, input.allPods);
+  const podsPlan = quorum ? { ...pods.plan, blockers: [quorum, ...pods.plan.blockers] } : pods.plan;
+  return { branches: [podsPlan, infra.plan], warnings: [...pods.warnings, ...infra.warnings] };
+}

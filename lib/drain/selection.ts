@@ -1,0 +1,158 @@
+/**
+ * Which pods on a node a drain branch moves, skips or is blocked by. Pure: the pods, the DaemonSet
+ * lookups and the clock come in; kubectl's filters (filters.ts) decide, plus drainbridge's two rules:
+ * KubeVirt launcher pods are never evicted by the pod drain, and pods matching `infraPodSelector` are
+ * held back for the `infra-pods` branch, which runs after the VM branches.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Blocker, BlockerCode, PlanItem } from '../domain/plan.ts';
+import { podKey } from '../kube/paths.ts';
+import { matchesAll, parseSelector, type Requirement } from '../kube/selectors.ts';
+import { errorLine, type FilterContext, filterPod, isMirrorPod, type PodDeleteStatus, warningLine } from './filters.ts';
+
+/** The pod drain's two branches. */
+export type PodBranch = 'pods' | 'infra-pods';
+
+/** `kubevirt.io=virt-launcher`: the pod that runs a KubeVirt VM; its eviction can shut the VM down. */
+export const LAUNCHER_LABEL = Object.freeze({ key: 'kubevirt.io', value: 'virt-launcher' });
+
+export interface SelectionContext extends FilterContext {
+  readonly branch: PodBranch;
+  /** Label selector (string form) of infrastructure pods kept until the VM branches finish; '' for none. */
+  readonly infraPodSelector: string;
+}
+
+/** Pods refused by one kubectl filter message, grouped as kubectl groups them. */
+export interface FilterRefusal {
+  readonly message: string;
+  readonly code: BlockerCode;
+  readonly pods: readonly V1Pod[];
+  /** kubectl's line, e.g. `cannot delete Pods with local storage (…): ns/a, ns/b`. */
+  readonly line: string;
+}
+
+export interface DrainSelection {
+  /** Pods this branch evicts (or deletes with disableEviction), in list order. */
+  readonly toEvict: readonly V1Pod[];
+  readonly skipped: readonly { readonly pod: V1Pod; readonly reason: string }[];
+  /** kubectl's warning lines (`ignoring DaemonSet-managed Pods: ns/a`), in first-seen order. */
+  readonly warnings: readonly string[];
+  /** Filter errors: while there is any, the branch evicts nothing. */
+  readonly refusals: readonly FilterRefusal[];
+  /** Launcher pods on the node (only reported by the `pods` branch). */
+  readonly launcherPods: readonly V1Pod[];
+  /** Pods left to the other branch (infra pods seen by `pods`). */
+  readonly heldBack: readonly V1Pod[];
+}
+
+export function isLauncherPod(pod: V1Pod): boolean {
+  return pod.metadata?.labels?.[LAUNCHER_LABEL.key] === LAUNCHER_LABEL.value;
+}
+
+function isInfraPod(pod: V1Pod, infra: readonly Requirement[]): boolean {
+  return infra.length > 0 && matchesAll(infra, pod.metadata?.labels);
+}
+
+function skipReason(pod: V1Pod, message: string): string {
+  if (message) return message;
+  return isMirrorPod(pod) ? 'mirror pod of a static pod' : 'terminating longer than --skip-wait-for-delete-timeout';
+}
+
+function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Where a pod goes before kubectl's filters run. */
+type Placement = 'not-selected' | 'launcher' | 'held-back' | 'filter';
+
+function placementOf(
+  pod: V1Pod,
+  context: SelectionContext,
+  selectors: { pods: Requirement[]; infra: Requirement[] },
+): Placement {
+  if (!matchesAll(selectors.pods, pod.metadata?.labels)) return 'not-selected';
+  if (isLauncherPod(pod)) return 'launcher';
+  return isInfraPod(pod, selectors.infra) === (context.branch === 'infra-pods') ? 'filter' : 'held-back';
+}
+
+/** Collects filter results the way kubectl's PodDeleteList groups them. */
+class SelectionBuilder {
+  readonly toEvict: V1Pod[] = [];
+  readonly skipped: { pod: V1Pod; reason: string }[] = [];
+  readonly launcherPods: V1Pod[] = [];
+  readonly heldBack: V1Pod[] = [];
+  readonly #warnings = new Map<string, string[]>();
+  readonly #errors = new Map<string, { code: BlockerCode; pods: V1Pod[] }>();
+
+  addFiltered(pod: V1Pod, status: PodDeleteStatus): void {
+    if (status.verdict === 'Warning') addTo(this.#warnings, status.message, podKey(pod));
+    if (status.delete) this.toEvict.push(pod);
+    else if (status.verdict === 'Error') {
+      const group = this.#errors.get(status.message) ?? { code: status.code ?? 'Other', pods: [] };
+      group.pods.push(pod);
+      this.#errors.set(status.message, group);
+    } else this.skipped.push({ pod, reason: skipReason(pod, status.message) });
+  }
+
+  build(): DrainSelection {
+    const refusals = [...this.#errors].map(([message, group]) => ({
+      message,
+      code: group.code,
+      pods: group.pods,
+      line: errorLine(message, group.pods.map(podKey)),
+    }));
+    const warnings = [...this.#warnings].map(([message, keys]) => warningLine(message, keys));
+    const { toEvict, skipped, launcherPods, heldBack } = this;
+    return { toEvict, skipped, warnings, refusals, launcherPods, heldBack };
+  }
+}
+
+/** Decides, for one branch, what each pod on the node is. */
+export function selectPods(pods: readonly V1Pod[], context: SelectionContext): DrainSelection {
+  const selectors = {
+    pods: parseSelector(context.options.podSelector),
+    infra: parseSelector(context.infraPodSelector),
+  };
+  const builder = new SelectionBuilder();
+  for (const pod of pods) {
+    const placement = placementOf(pod, context, selectors);
+    if (placement === 'launcher' && context.branch === 'pods') builder.launcherPods.push(pod);
+    else if (placement === 'held-back') builder.heldBack.push(pod);
+    else if (placement === 'filter') builder.addFiltered(pod, filterPod(pod, context));
+  }
+  return builder.build();
+}
+
+/** The DaemonSets (namespace/name) whose existence the daemonSet filter needs: running DS-managed pods. */
+export function daemonSetsToCheck(pods: readonly V1Pod[]): { namespace: string; name: string }[] {
+  const seen = new Map<string, { namespace: string; name: string }>();
+  for (const pod of pods) {
+    const ref = pod.metadata?.ownerReferences?.find((owner) => owner.controller === true);
+    if (ref?.kind !== 'DaemonSet' || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
+    const namespace = pod.metadata?.namespace ?? '';
+    seen.set(`${namespace}/${ref.name}`, { namespace, name: ref.name });
+  }
+  return [...seen.values()];
+}
+
+/** A pod as a plan item. */
+export const itemOf = (pod: V1Pod): PlanItem => ({ kind: 'Pod', uid: pod.metadata?.uid ?? '', name: podKey(pod) });
+
+/** Blockers from kubectl's filters and launcher pods (pure). */
+export function selectionBlockers(selection: DrainSelection, launcherPodsBlock: boolean): Blocker[] {
+  const blockers: Blocker[] = [];
+  for (const refusal of selection.refusals) {
+    for (const pod of refusal.pods) {
+      blockers.push({ code: refusal.code, reason: errorLine(refusal.message, [podKey(pod)]), item: itemOf(pod) });
+    }
+  }
+  if (launcherPodsBlock) {
+    for (const pod of selection.launcherPods) {
+      const reason = `pod ${podKey(pod)} is a KubeVirt launcher pod: its VM must be live-migrated, not evicted`;
+      blockers.push({ code: 'LauncherPod', reason, item: itemOf(pod) });
+    }
+  }
+  return blockers;
+}

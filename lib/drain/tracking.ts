@@ -1,0 +1,147 @@
+/**
+ * The eviction pass's memory between passes (persisted in the progress record): which pods it evicted,
+ * which left, and each pod's backoff after a refusal. Pure functions over an immutable state, so the
+ * pass itself only observes, calls the API and stores.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Blocker, BlockerCode } from '../domain/plan.ts';
+import { podKey } from '../kube/paths.ts';
+import type { EvictionOutcome } from './refusals.ts';
+
+export interface PodRecord {
+  /** `namespace/name`, for messages after the pod is gone. */
+  readonly name: string;
+  /** When drainbridge's eviction (or delete) was accepted (ISO 8601). */
+  readonly evictedAt?: string;
+  /** Refusals so far; drives the backoff. */
+  readonly attempts: number;
+  /** Do not ask again before this instant (ISO 8601). */
+  readonly nextAttemptAt?: string;
+  /** The last refusal as a blocker, reported until the pod moves or the refusal changes. */
+  readonly blocker?: { readonly code: BlockerCode; readonly reason: string };
+  /** The namespace is terminating: the namespace controller removes the pod; only wait. */
+  readonly waiting?: boolean;
+}
+
+export interface DrainState {
+  /** By pod uid. */
+  readonly pods: Readonly<Record<string, PodRecord>>;
+  /** Pods that left the node after drainbridge acted on them: uid → `namespace/name`. */
+  readonly moved: Readonly<Record<string, string>>;
+}
+
+export const INITIAL_DRAIN_STATE: DrainState = Object.freeze({ pods: {}, moved: {} });
+
+/** kubectl waits 5 s after a 429; drainbridge doubles that per refusal of the same pod, up to 5 min. */
+export const BACKOFF_BASE_SECONDS = 5;
+export const BACKOFF_MAX_SECONDS = 300;
+
+export function backoffSeconds(attempts: number): number {
+  return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** Math.max(0, attempts - 1));
+}
+
+const uidOf = (pod: V1Pod): string => pod.metadata?.uid ?? podKey(pod);
+
+/**
+ * Pods drainbridge acted on that are no longer listed with the same uid have moved (gone, or replaced by
+ * a new pod of the same name). Returns the new state and how many moved now.
+ */
+export function trackDepartures(state: DrainState, listed: readonly V1Pod[]): { state: DrainState; movedNow: number } {
+  const present = new Set(listed.map(uidOf));
+  const pods: Record<string, PodRecord> = {};
+  const moved: Record<string, string> = { ...state.moved };
+  let movedNow = 0;
+  for (const [uid, record] of Object.entries(state.pods)) {
+    if (present.has(uid)) pods[uid] = record;
+    else if (record.evictedAt || record.waiting) {
+      moved[uid] = record.name;
+      movedNow++;
+    }
+  }
+  return { state: { pods, moved }, movedNow };
+}
+
+/** Whether the pass should ask to evict this pod now: not evicted already, not waiting, backoff over. */
+export function isDue(state: DrainState, pod: V1Pod, now: Date): boolean {
+  const record = state.pods[uidOf(pod)];
+  if (!record) return true;
+  if (record.evictedAt || record.waiting) return false;
+  return !record.nextAttemptAt || Date.parse(record.nextAttemptAt) <= now.getTime();
+}
+
+function refusalBlocker(outcome: EvictionOutcome, pod: V1Pod, budgetsAllowed: string): PodRecord['blocker'] {
+  const key = podKey(pod);
+  switch (outcome.kind) {
+    case 'budget':
+      return {
+        code: 'DisruptionBudget',
+        reason: `pod ${key} is blocked by PodDisruptionBudget ${outcome.pdbName}${budgetsAllowed}: ${outcome.message}`,
+      };
+    case 'multiple-budgets':
+      return {
+        code: 'MultiplePodDisruptionBudgets',
+        reason: `pod ${key} is covered by more than one PodDisruptionBudget (${budgetsAllowed || 'unknown'}); the eviction API refuses it`,
+      };
+    case 'refused':
+      return { code: 'Other', reason: `eviction of pod ${key} refused: ${outcome.message}` };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Records what an eviction answered. `budgets` describes the PDBs involved for the message
+ * (` (disruptionsAllowed=0)` or `ns/a, ns/b`).
+ */
+export function recordOutcome(
+  state: DrainState,
+  pod: V1Pod,
+  outcome: EvictionOutcome,
+  context: { now: Date; budgets?: string },
+): DrainState {
+  const uid = uidOf(pod);
+  const previous = state.pods[uid] ?? { name: podKey(pod), attempts: 0 };
+  const now = context.now;
+  let record: PodRecord;
+  if (outcome.kind === 'evicted' || outcome.kind === 'gone') {
+    record = { name: previous.name, attempts: previous.attempts, evictedAt: now.toISOString() };
+  } else if (outcome.kind === 'namespace-terminating' && pod.metadata?.deletionTimestamp) {
+    // As kubectl: the eviction can never succeed, but the namespace controller is deleting the pod.
+    record = { name: previous.name, attempts: previous.attempts, waiting: true };
+  } else {
+    const attempts = previous.attempts + 1;
+    const nextAttemptAt = new Date(now.getTime() + backoffSeconds(attempts) * 1000).toISOString();
+    const blocker = refusalBlocker(outcome, pod, context.budgets ?? '');
+    record = { name: previous.name, attempts, nextAttemptAt, ...(blocker ? { blocker } : {}) };
+  }
+  return { ...state, pods: { ...state.pods, [uid]: record } };
+}
+
+/** Blockers recorded for pods still listed (a refused pod keeps blocking while it is in backoff). */
+export function recordedBlockers(state: DrainState, listed: readonly V1Pod[]): Blocker[] {
+  const blockers: Blocker[] = [];
+  for (const pod of listed) {
+    const record = state.pods[uidOf(pod)];
+    if (record?.blocker) {
+      blockers.push({ ...record.blocker, item: { kind: 'Pod', uid: uidOf(pod), name: podKey(pod) } });
+    }
+  }
+  return blockers;
+}
+
+/** Pods evicted (or waiting on a terminating namespace) that are still listed. */
+export function countInFlight(state: DrainState, listed: readonly V1Pod[]): number {
+  return listed.filter((pod) => {
+    const record = state.pods[uidOf(pod)];
+    return record?.evictedAt !== undefined || record?.waiting === true;
+  }).length;
+}
+
+/** Refusals that are new in `after` (first refusal of a pod, or a different one): announced once as events. */
+export function newRefusals(before: DrainState, after: DrainState): { code: BlockerCode; reason: string }[] {
+  const fresh: { code: BlockerCode; reason: string }[] = [];
+  for (const [uid, record] of Object.entries(after.pods)) {
+    if (record.blocker && record.blocker.reason !== before.pods[uid]?.blocker?.reason) fresh.push(record.blocker);
+  }
+  return fresh;
+}

@@ -1,0 +1,100 @@
+/**
+ * Pure builders for what drainbridge sends to the API server: request bodies, merge patches, names of
+ * the drainbridge-owned resources. Tested directly, no client needed.
+ */
+import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
+
+/** A JSON merge patch (RFC 7386): `null` deletes a key. */
+export type MergePatch = { readonly [key: string]: MergePatchValue };
+export type MergePatchValue = string | number | boolean | null | readonly unknown[] | MergePatch;
+
+/** The Evacuation custom resource's coordinates (see deploy/crds/evacuations.yaml). Cluster-scoped. */
+export const EVACUATION_API = Object.freeze({
+  group: 'drainbridge.io',
+  version: 'v1alpha1',
+  plural: 'evacuations',
+});
+
+/** One Evacuation record, as stored. `status` holds per-branch progress; see lib/progress/evacuation-store.ts. */
+export interface EvacuationObject {
+  apiVersion: string;
+  kind: 'Evacuation';
+  metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
+  spec: {
+    requestId: string;
+    nodeName: string;
+    requester?: string;
+    origin?: string;
+    reason?: string;
+  };
+  status?: EvacuationStatus;
+}
+
+/** Per-branch state and counts. `version` is the branch's own optimistic-concurrency counter. */
+export interface EvacuationBranchStatus {
+  version: string;
+  state: unknown;
+  total?: number;
+  moved?: number;
+  inFlight?: number;
+  skipped?: number;
+  blockers?: string[];
+}
+
+export interface EvacuationStatus {
+  phase?: string;
+  /** Sums over branches, for printer columns. */
+  moved?: number;
+  total?: number;
+  blockerCount?: number;
+  /** The first blocker's sentence, for the printer column. */
+  firstBlocker?: string;
+  branches?: Record<string, EvacuationBranchStatus>;
+}
+
+/** `namespace/name` of a pod. */
+export function podKey(pod: V1Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}
+
+/**
+ * The policy/v1 Eviction for a pod: uid precondition always; grace period only when given and not
+ * negative (kubectl: -1 means "the pod's own"); dryRun for `drainbridge plan`.
+ */
+export function evictionBody(pod: V1Pod, gracePeriodSeconds?: number, dryRun?: boolean): V1Eviction {
+  const deleteOptions: NonNullable<V1Eviction['deleteOptions']> = { preconditions: { uid: pod.metadata?.uid } };
+  if (gracePeriodSeconds !== undefined && gracePeriodSeconds >= 0)
+    deleteOptions.gracePeriodSeconds = gracePeriodSeconds;
+  if (dryRun) deleteOptions.dryRun = ['All'];
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'Eviction',
+    metadata: { name: pod.metadata?.name, namespace: pod.metadata?.namespace },
+    deleteOptions,
+  };
+}
+
+const NAME_ALLOWED = /[^a-z0-9.-]/g;
+
+/**
+ * The Evacuation name for a request id: a DNS subdomain (lowercase alphanumerics, '-', '.'; ≤ 253).
+ * Ids that need rewriting get a short hash suffix so that two ids never map to one name.
+ */
+export function evacuationName(requestId: string): string {
+  const cleaned = requestId
+    .toLowerCase()
+    .replace(NAME_ALLOWED, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  if (cleaned === requestId && cleaned.length > 0 && cleaned.length <= 253) return cleaned;
+  return `${cleaned.slice(0, 240) || 'request'}-${fnv1a(requestId)}`;
+}
+
+/** 32-bit FNV-1a as 8 hex digits: a stable short suffix, not a security hash. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (const char of text) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,72 @@
+/**
+ * The middy middlewares every drainbridge function uses, each a factory returning only the phases it
+ * needs (the middy shape). Kept apart from the handlers so each can be tested on its own.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
+import type { z } from 'zod';
+import { InvalidInput } from '../errors/index.ts';
+import { problemsOf } from '../events/parse.ts';
+
+/** Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field. */
+export function validateInput(what: string, schema: z.ZodType): MiddlewareObj {
+  return {
+    name: 'validateInput',
+    before: (request) => {
+      const result = schema.safeParse(request.event);
+      if (!result.success) throw new InvalidInput(`invalid input to ${what}`, problemsOf(result.error));
+      request.event = result.data;
+    },
+  };
+}
+
+/** Pulls the correlation ids (execution id, requestId, node) out of the task input into every log line. */
+export function correlationIds(logger: Logger): MiddlewareObj {
+  return {
+    name: 'correlationIds',
+    before: (request) => {
+      const event = request.event as { executionId?: unknown; request?: { requestId?: unknown; nodeName?: unknown } };
+      const keys: Record<string, string> = {};
+      if (typeof event?.executionId === 'string') keys.executionId = event.executionId;
+      if (typeof event?.request?.requestId === 'string') keys.requestId = event.request.requestId;
+      if (typeof event?.request?.nodeName === 'string') keys.node = event.request.nodeName;
+      logger.appendKeys(keys);
+      if (keys.requestId) logger.setCorrelationId(keys.requestId);
+    },
+  };
+}
+
+/**
+ * Errors that are part of normal operation: polling (`NotYetDone`) and waiting for a slot. Every one is
+ * a Lambda error in CloudWatch, so alarms must not use the Lambda Errors metric; they use
+ * drainbridge's `StepFailures` metric, which counts everything else.
+ */
+export const EXPECTED_ERRORS: ReadonlySet<string> = new Set(['NotYetDone', 'SlotUnavailable']);
+
+/** Counts real failures in the `drainbridge` metric namespace (EMF log lines: no API call, no extra IAM). */
+export function failureMetric(metrics: Metrics, functionName: string): MiddlewareObj {
+  return {
+    name: 'failureMetric',
+    onError: (request) => {
+      const name = request.error?.name ?? 'Error';
+      if (EXPECTED_ERRORS.has(name)) return;
+      metrics.addDimension('function', functionName);
+      metrics.addMetric('StepFailures', MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
+  };
+}
+
+/** Logs the failure once, redacted, at the right level: expected errors are not errors. */
+export function logOutcome(logger: Logger): MiddlewareObj {
+  return {
+    name: 'logOutcome',
+    onError: (request) => {
+      const error = request.error;
+      if (!error) return;
+      if (EXPECTED_ERRORS.has(error.name)) logger.info(error.message, { errorType: error.name });
+      else logger.error('step failed', error);
+    },
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * Node mutations: taking and releasing maintenance holds, the phase annotation, the out-of-band
+ * uncordon report. The only module that writes nodes. Each write is planned by pure code (ledger.ts,
+ * phase.ts) from a fresh read, sent conditional on that read's resourceVersion, and replanned on 409.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { Blocker } from '../domain/plan.ts';
+import { ConflictError, EvacuationFailed, SkipEvent } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { MergePatch } from '../kube/paths.ts';
+import { emitNodeEvent } from './events.ts';
+import {
+  countHeldNodes,
+  DEFAULT_LEDGER_SETTINGS,
+  type HoldRequest,
+  isUncordonedOutOfBand,
+  type LedgerSettings,
+  NOTHING_RESTORED,
+  planHold,
+  planOutOfBandMark,
+  planRelease,
+  type Restored,
+} from './ledger.ts';
+import { type NodePhase, planPhase } from './phase.ts';
+
+/** How often a conditional node write is replanned after a 409 before giving up with ConflictError. */
+const CONFLICT_ATTEMPTS = 5;
+
+/** Reads the node; a 404 becomes EvacuationFailed with a reason a person understands. */
+export async function readNodeOrFail(client: KubeClient, nodeName: string): Promise<V1Node> {
+  try {
+    return await client.getNode(nodeName);
+  } catch (error) {
+    if (isNotFound(error)) {
+      throw new EvacuationFailed(`node ${nodeName} was deleted during the evacuation`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Read → plan → conditional patch, replanning on conflict. `plan` returns the patch and a value for
+ * the caller, or no patch when nothing needs writing (then nothing is sent).
+ */
+export async function updateNode<T>(
+  client: KubeClient,
+  nodeName: string,
+  plan: (node: V1Node) => { patch?: MergePatch; value: T },
+): Promise<{ value: T; node: V1Node; written: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    const node = await readNodeOrFail(client, nodeName);
+    const { patch, value } = plan(node);
+    if (!patch) return { value, node, written: false };
+    try {
+      return { value, node: await client.patchNode(nodeName, patch), written: true };
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export interface HoldResult {
+  /** This call took the hold (false: `requestId` already held it — a duplicate request). */
+  readonly acquired: boolean;
+  /** This was the first hold: drainbridge cordoned the node (unless it was cordoned already). */
+  readonly first: boolean;
+}
+
+/**
+ * Takes a maintenance hold on the node for `request.requestId`. Idempotent: a duplicated request changes
+ * nothing. A late duplicate of a released request throws SkipEvent (the tombstone), so it never
+ * re-cordons. The first hold cordons and records what it changed.
+ */
+export async function acquireHold(
+  client: KubeClient,
+  nodeName: string,
+  request: HoldRequest,
+  settings: { now?: Date; ledger?: LedgerSettings } = {},
+): Promise<HoldResult> {
+  const now = settings.now ?? new Date();
+  const result = await updateNode(client, nodeName, (node) => {
+    const decision = planHold(node, request, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
+    if (decision.action === 'none') return { value: decision.why, patch: undefined };
+    return { value: decision.first ? 'first' : 'added', patch: decision.patch };
+  });
+  if (result.value === 'released') {
+    throw new SkipEvent(`request ${request.requestId} was already released from node ${nodeName}; not cordoning again`);
+  }
+  if (result.written) {
+    const message = `maintenance hold ${request.requestId} taken for ${request.requester} (${request.origin})`;
+    await emitNodeEvent(client, result.node, { reason: 'MaintenanceHoldAcquired', message }, now);
+  }
+  return { acquired: result.written, first: result.value === 'first' };
+}
+
+/** `cordon` is `acquireHold`: drainbridge cordons only through the ledger. */
+export const cordon = acquireHold;
+
+export interface ReleaseResult {
+  /** No hold is left on the node (drainbridge restored what it changed). */
+  readonly last: boolean;
+  readonly restored: Restored;
+  /** The node no longer exists: nothing to restore. */
+  readonly nodeGone: boolean;
+}
+
+function describeRestored(restored: Restored): string {
+  const parts = [
+    restored.uncordoned ? 'uncordoned' : 'left cordon as found',
+    ...restored.annotationsRemoved.map((key) => `removed ${key}`),
+    ...restored.taintsRemoved.map((key) => `removed taint ${key}`),
+  ];
+  return parts.join(', ');
+}
+
+/**
+ * Releases `requestId`'s hold (leaving a tombstone). Releasing the last hold undoes exactly what the
+ * ledger recorded. Idempotent; a deleted node is a clean no-op.
+ */
+export async function releaseHold(
+  client: KubeClient,
+  nodeName: string,
+  requestId: string,
+  settings: { now?: Date; ledger?: LedgerSettings } = {},
+): Promise<ReleaseResult> {
+  const now = settings.now ?? new Date();
+  try {
+    const result = await updateNode(client, nodeName, (node) => {
+      const decision = planRelease(node, requestId, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
+      if (decision.action === 'none') return { value: { last: decision.last, restored: NOTHING_RESTORED } };
+      return { value: { last: decision.last, restored: decision.restored }, patch: decision.patch };
+    });
+    if (result.written) {
+      const what = result.value.last ? `; last hold: ${describeRestored(result.value.restored)}` : '';
+      const message = `maintenance hold ${requestId} released${what}`;
+      await emitNodeEvent(client, result.node, { reason: 'MaintenanceHoldReleased', message }, now);
+    }
+    return { ...result.value, nodeGone: false };
+  } catch (error) {
+    if (error instanceof EvacuationFailed) return { last: true, restored: NOTHING_RESTORED, nodeGone: true };
+    throw error;
+  }
+}
+
+/** Records the node's phase; writes (and emits an event) only when it changes. Returns whether it wrote. */
+export async function setPhase(
+  client: KubeClient,
+  nodeName: string,
+  phase: NodePhase,
+  now = new Date(),
+): Promise<boolean> {
+  const result = await updateNode(client, nodeName, (node) => ({ value: phase, patch: planPhase(node, phase) }));
+  if (result.written) {
+    const type = phase === 'Failed' ? 'Warning' : 'Normal';
+    await emitNodeEvent(
+      client,
+      result.node,
+      { reason: 'PhaseChanged', message: `maintenance phase ${phase}`, type },
+      now,
+    );
+  }
+  return result.written;
+}
+
+/**
+ * Whether someone uncordoned the node while drainbridge holds it: returns the blocker to report. The
+ * first sighting is recorded in the ledger and announced with a Warning event; drainbridge does not
+ * cordon again (that would fight a person or controller).
+ */
+export async function checkOutOfBandUncordon(
+  client: KubeClient,
+  node: V1Node,
+  now = new Date(),
+): Promise<Blocker | undefined> {
+  if (!isUncordonedOutOfBand(node)) return undefined;
+  const nodeName = node.metadata?.name ?? '';
+  const reason = `node ${nodeName} was uncordoned by someone else while drainbridge held it; new pods may land on it`;
+  const result = await updateNode(client, nodeName, (fresh) => ({ value: true, patch: planOutOfBandMark(fresh, now) }));
+  if (result.written)
+    await emitNodeEvent(client, result.node, { reason: 'OutOfBandUncordon', message: reason, type: 'Warning' }, now);
+  return { code: 'OutOfBandUncordon', reason };
+}
+
+/** How many nodes drainbridge currently holds, from their ledgers (for the concurrency limit). */
+export async function countNodesHeld(client: KubeClient): Promise<number> {
+  return countHeldNodes(await client.listNodes());
+}

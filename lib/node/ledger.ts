@@ -1,0 +1,284 @@
+/**
+ * The ownership ledger: one JSON annotation on the node that says who holds it for maintenance and what
+ * drainbridge changed, so that releasing the last hold undoes exactly that and nothing else.
+ *
+ * Pure. `planHold` and `planRelease` read a node and return the merge patch to send (always conditional
+ * on the node's resourceVersion) or nothing; lib/node/hold.ts sends it and retries on conflict.
+ */
+import type { V1Node, V1Taint } from '@kubernetes/client-node';
+import type { Origin } from '../domain/request.ts';
+import type { MergePatch } from '../kube/paths.ts';
+
+export const LEDGER_ANNOTATION = 'drainbridge.io/ledger';
+
+/** Set while held so autoscalers leave the node alone; each only when nobody else set that key. */
+export const HOLD_ANNOTATIONS: Readonly<Record<string, string>> = Object.freeze({
+  'cluster-autoscaler.kubernetes.io/scale-down-disabled': 'true',
+  'karpenter.sh/do-not-disrupt': 'true',
+});
+
+/** Compatibility taints, added only when configured (a NoSchedule taint also keeps DaemonSet pods off). */
+export const COMPATIBILITY_TAINTS = Object.freeze({
+  'medik8s.io/drain': { key: 'medik8s.io/drain', effect: 'NoSchedule' },
+  'kubevirt.io/drain': { key: 'kubevirt.io/drain', effect: 'NoSchedule' },
+});
+export type CompatibilityTaint = keyof typeof COMPATIBILITY_TAINTS;
+
+/** How long a released requestId is remembered by default: 24 h. */
+export const DEFAULT_TOMBSTONE_SECONDS = 24 * 60 * 60;
+
+export interface LedgerSettings {
+  /** Seconds a released requestId is remembered, so a late duplicate does not re-cordon (≥ 24 h advised). */
+  readonly tombstoneSeconds: number;
+  /** Compatibility taints to add while held; none by default. */
+  readonly compatibilityTaints: readonly CompatibilityTaint[];
+}
+
+export const DEFAULT_LEDGER_SETTINGS: LedgerSettings = Object.freeze({
+  tombstoneSeconds: DEFAULT_TOMBSTONE_SECONDS,
+  compatibilityTaints: [],
+});
+
+export interface Hold {
+  readonly requester: string;
+  readonly origin: Origin | string;
+  /** When the hold was taken (ISO 8601). */
+  readonly since: string;
+}
+
+/** What drainbridge changed on the node when the first hold was taken. */
+export interface LedgerChanges {
+  /** `spec.unschedulable` before drainbridge touched the node. */
+  readonly priorUnschedulable: boolean;
+  /** Whether drainbridge set `spec.unschedulable` (false when the node was cordoned already). */
+  readonly cordoned: boolean;
+  /** Annotations drainbridge added, with the values it set. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** Taints drainbridge added. */
+  readonly taints: readonly { readonly key: string; readonly effect: string }[];
+}
+
+export interface Ledger {
+  readonly holds: Readonly<Record<string, Hold>>;
+  /** Released requestIds → when (ISO 8601). */
+  readonly released: Readonly<Record<string, string>>;
+  /** Present while any hold is held. */
+  readonly changes?: LedgerChanges;
+  /** When an uncordon by someone else was first seen while held (reported once, never fought). */
+  readonly outOfBandUncordonAt?: string;
+}
+
+export const EMPTY_LEDGER: Ledger = Object.freeze({ holds: {}, released: {} });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The node's ledger; a missing or unreadable annotation reads as empty (never as "held"). */
+export function readLedger(node: V1Node): Ledger {
+  const text = node.metadata?.annotations?.[LEDGER_ANNOTATION];
+  if (!text) return EMPTY_LEDGER;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!isObject(parsed) || !isObject(parsed.holds) || !isObject(parsed.released)) return EMPTY_LEDGER;
+    return parsed as unknown as Ledger;
+  } catch {
+    return EMPTY_LEDGER;
+  }
+}
+
+export function isHeld(ledger: Ledger): boolean {
+  return Object.keys(ledger.holds).length > 0;
+}
+
+/** Tombstones younger than the retention; older ones are dropped at the next write. */
+export function pruneReleased(
+  released: Ledger['released'],
+  now: Date,
+  tombstoneSeconds: number,
+): Record<string, string> {
+  const keep: Record<string, string> = {};
+  const cutoff = now.getTime() - tombstoneSeconds * 1000;
+  for (const [requestId, at] of Object.entries(released)) {
+    if (Date.parse(at) >= cutoff) keep[requestId] = at;
+  }
+  return keep;
+}
+
+/** The merge patch of the ledger annotation, conditional on the node's resourceVersion. */
+function ledgerPatch(
+  node: V1Node,
+  ledger: Ledger,
+  extra: { spec?: MergePatch; annotations?: MergePatch } = {},
+): MergePatch {
+  const patch: Record<string, MergePatch> = {
+    metadata: {
+      resourceVersion: node.metadata?.resourceVersion ?? '',
+      annotations: { ...extra.annotations, [LEDGER_ANNOTATION]: JSON.stringify(ledger) },
+    },
+  };
+  if (extra.spec) patch.spec = extra.spec;
+  return patch;
+}
+
+export interface HoldRequest {
+  readonly requestId: string;
+  readonly requester: string;
+  readonly origin: Origin | string;
+}
+
+export type HoldDecision =
+  | { readonly action: 'none'; readonly why: 'already-held' | 'released' }
+  | { readonly action: 'patch'; readonly patch: MergePatch; readonly first: boolean; readonly ledger: Ledger };
+
+function taintsToAdd(node: V1Node, settings: LedgerSettings): { key: string; effect: string }[] {
+  const present = node.spec?.taints ?? [];
+  return settings.compatibilityTaints
+    .map((name) => COMPATIBILITY_TAINTS[name])
+    .filter((taint) => !present.some((t) => t.key === taint.key && t.effect === taint.effect));
+}
+
+function firstHoldChanges(node: V1Node, settings: LedgerSettings): LedgerChanges {
+  const present = node.metadata?.annotations ?? {};
+  const annotations: Record<string, string> = {};
+  for (const [key, value] of Object.entries(HOLD_ANNOTATIONS)) {
+    if (!Object.hasOwn(present, key)) annotations[key] = value;
+  }
+  const priorUnschedulable = node.spec?.unschedulable === true;
+  return { priorUnschedulable, cordoned: !priorUnschedulable, annotations, taints: taintsToAdd(node, settings) };
+}
+
+/**
+ * Takes a hold for `request`. The first hold cordons (`spec.unschedulable` only), sets the autoscaler
+ * annotations nobody else set and the configured compatibility taints, and records all of it. A hold
+ * already held changes nothing; a released (tombstoned) requestId changes nothing either.
+ */
+export function planHold(
+  node: V1Node,
+  request: HoldRequest,
+  now: Date,
+  settings = DEFAULT_LEDGER_SETTINGS,
+): HoldDecision {
+  const ledger = readLedger(node);
+  if (Object.hasOwn(ledger.holds, request.requestId)) return { action: 'none', why: 'already-held' };
+  const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
+  if (Object.hasOwn(released, request.requestId)) return { action: 'none', why: 'released' };
+  const hold: Hold = { requester: request.requester, origin: request.origin, since: now.toISOString() };
+  const holds = { ...ledger.holds, [request.requestId]: hold };
+  if (ledger.changes) {
+    const next: Ledger = { ...ledger, holds, released };
+    return { action: 'patch', patch: ledgerPatch(node, next), first: false, ledger: next };
+  }
+  const changes = firstHoldChanges(node, settings);
+  const next: Ledger = { holds, released, changes };
+  const spec: Record<string, MergePatchable> = {};
+  if (changes.cordoned) spec.unschedulable = true;
+  if (changes.taints.length > 0) spec.taints = [...(node.spec?.taints ?? []).map(plainTaint), ...changes.taints];
+  const patch = ledgerPatch(node, next, { annotations: changes.annotations, spec });
+  return { action: 'patch', patch, first: true, ledger: next };
+}
+
+type MergePatchable = boolean | readonly unknown[];
+
+function plainTaint(taint: V1Taint): Record<string, unknown> {
+  const out: Record<string, unknown> = { key: taint.key, effect: taint.effect };
+  if (taint.value !== undefined) out.value = taint.value;
+  if (taint.timeAdded !== undefined) out.timeAdded = taint.timeAdded;
+  return out;
+}
+
+/** What releasing the last hold put back. */
+export interface Restored {
+  /** drainbridge had cordoned the node and now uncordoned it. */
+  readonly uncordoned: boolean;
+  readonly annotationsRemoved: readonly string[];
+  readonly taintsRemoved: readonly string[];
+}
+
+export const NOTHING_RESTORED: Restored = Object.freeze({
+  uncordoned: false,
+  annotationsRemoved: [],
+  taintsRemoved: [],
+});
+
+export type ReleaseDecision =
+  | { readonly action: 'none'; readonly why: 'not-held' | 'already-released'; readonly last: boolean }
+  | {
+      readonly action: 'patch';
+      readonly patch: MergePatch;
+      /** Whether this was the last hold (and what it restored). */
+      readonly last: boolean;
+      readonly restored: Restored;
+    };
+
+function restoreSpec(
+  node: V1Node,
+  ledger: Ledger,
+  changes: LedgerChanges,
+): { spec: Record<string, MergePatchable>; restored: Restored } {
+  const spec: Record<string, MergePatchable> = {};
+  // An out-of-band uncordon transferred the cordon to whoever made it: never undo someone else's state.
+  const uncordoned = changes.cordoned && !ledger.outOfBandUncordonAt && node.spec?.unschedulable === true;
+  if (uncordoned) spec.unschedulable = false;
+  const ours = (t: V1Taint) => changes.taints.some((c) => c.key === t.key && c.effect === t.effect);
+  const present = node.spec?.taints ?? [];
+  const taintsRemoved = present.filter(ours).map((t) => t.key);
+  if (taintsRemoved.length > 0) spec.taints = present.filter((t) => !ours(t)).map(plainTaint);
+  const annotations = node.metadata?.annotations ?? {};
+  const annotationsRemoved = Object.entries(changes.annotations)
+    .filter(([key, value]) => annotations[key] === value)
+    .map(([key]) => key);
+  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved } };
+}
+
+/**
+ * Releases `requestId`'s hold and leaves a tombstone. Releasing the last hold undoes what the ledger
+ * recorded, and only where the node still shows drainbridge's value (what others changed since stays).
+ */
+export function planRelease(
+  node: V1Node,
+  requestId: string,
+  now: Date,
+  settings = DEFAULT_LEDGER_SETTINGS,
+): ReleaseDecision {
+  const ledger = readLedger(node);
+  const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
+  if (!Object.hasOwn(ledger.holds, requestId)) {
+    const why = Object.hasOwn(released, requestId) ? 'already-released' : 'not-held';
+    return { action: 'none', why, last: !isHeld(ledger) };
+  }
+  const holds = Object.fromEntries(Object.entries(ledger.holds).filter(([id]) => id !== requestId));
+  released[requestId] = now.toISOString();
+  if (Object.keys(holds).length > 0) {
+    const next: Ledger = { ...ledger, holds, released };
+    return { action: 'patch', patch: ledgerPatch(node, next), last: false, restored: NOTHING_RESTORED };
+  }
+  const changes = ledger.changes ?? { priorUnschedulable: false, cordoned: false, annotations: {}, taints: [] };
+  const { spec, restored } = restoreSpec(node, ledger, changes);
+  const annotations: Record<string, null> = {};
+  for (const key of restored.annotationsRemoved) annotations[key] = null;
+  const patch = ledgerPatch(node, { holds: {}, released }, { annotations, spec });
+  return { action: 'patch', patch, last: true, restored };
+}
+
+/**
+ * Whether someone uncordoned the node while drainbridge holds it cordoned. Reported (event + blocker),
+ * never fought: drainbridge does not cordon it again.
+ */
+export function isUncordonedOutOfBand(node: V1Node): boolean {
+  const ledger = readLedger(node);
+  const expectCordoned = ledger.changes !== undefined && (ledger.changes.cordoned || ledger.changes.priorUnschedulable);
+  return isHeld(ledger) && expectCordoned && node.spec?.unschedulable !== true;
+}
+
+/** The patch that records the out-of-band uncordon once (so the event is emitted once); nothing if recorded. */
+export function planOutOfBandMark(node: V1Node, now: Date): MergePatch | undefined {
+  const ledger = readLedger(node);
+  if (!isUncordonedOutOfBand(node) || ledger.outOfBandUncordonAt) return undefined;
+  return ledgerPatch(node, { ...ledger, outOfBandUncordonAt: now.toISOString() });
+}
+
+/** How many of these nodes drainbridge holds (for the workflow's concurrency limit). */
+export function countHeldNodes(nodes: readonly V1Node[]): number {
+  return nodes.filter((node) => isHeld(readLedger(node))).length;
+}

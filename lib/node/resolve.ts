@@ -1,0 +1,52 @@
+/**
+ * Resolves a request's target (node name, `spec.providerID`, cloud instance id) to one node. The
+ * matching is pure (`matchTarget`); `resolveNode` reads the cluster.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { InstanceProvider, Target } from '../domain/request.ts';
+import { describeTarget } from '../domain/request.ts';
+import { TargetNotFound } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
+
+/** The providerID scheme of each cloud (`aws:///zone/i-…`, `azure:///…/name`, `gce://project/zone/name`, `openstack:///uuid`). */
+export const PROVIDER_ID_SCHEMES: Readonly<Record<InstanceProvider, string>> = Object.freeze({
+  aws: 'aws://',
+  azure: 'azure://',
+  gcp: 'gce://',
+  openstack: 'openstack://',
+});
+
+/** Whether a node's providerID names this cloud instance: same scheme, instance id as the last path segment. */
+export function providerIdMatches(providerID: string, provider: InstanceProvider, id: string): boolean {
+  if (!providerID.startsWith(PROVIDER_ID_SCHEMES[provider])) return false;
+  const last = providerID.split('/').pop() ?? '';
+  return last.toLowerCase() === id.toLowerCase();
+}
+
+/** The nodes a providerID or instance target names (pure). */
+export function matchTarget(nodes: readonly V1Node[], target: Target): V1Node[] {
+  if ('nodeName' in target) return nodes.filter((node) => node.metadata?.name === target.nodeName);
+  if ('providerID' in target) return nodes.filter((node) => node.spec?.providerID === target.providerID);
+  const { provider, id } = target.instance;
+  return nodes.filter((node) => providerIdMatches(node.spec?.providerID ?? '', provider, id));
+}
+
+/** The name of the node the target names; TargetNotFound when none or more than one match. */
+export async function resolveNode(client: KubeClient, target: Target): Promise<string> {
+  if ('nodeName' in target) {
+    try {
+      return (await client.getNode(target.nodeName)).metadata?.name ?? target.nodeName;
+    } catch (error) {
+      if (isNotFound(error)) throw new TargetNotFound(`${describeTarget(target)} does not exist`);
+      throw error;
+    }
+  }
+  const matches = matchTarget(await client.listNodes(), target);
+  if (matches.length === 0) throw new TargetNotFound(`no node has ${describeTarget(target)}`);
+  if (matches.length > 1) {
+    const names = matches.map((node) => node.metadata?.name).join(', ');
+    throw new TargetNotFound(`${describeTarget(target)} is ambiguous: nodes ${names}`);
+  }
+  return matches[0]?.metadata?.name ?? '';
+}

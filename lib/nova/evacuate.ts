@@ -1,0 +1,196 @@
+/**
+ * The Nova branch of an evacuation as a reconcile pass: disable the source host's nova-compute
+ * service (with drainbridge's ownership token in the reason), then pass by pass live-migrate its
+ * servers within the concurrency limit until a fresh listing finds the host empty. Planning is in
+ * planner.ts; this module reads, persists and performs effects.
+ */
+import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
+import type { Blocker } from '../domain/plan.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+import { EvacuationFailed } from '../errors/index.ts';
+import type { LogSink } from '../openstack/keystone.ts';
+import type { NovaClient, NovaService } from '../openstack/nova.ts';
+import type { HostMapping } from './host-mapping.ts';
+import {
+  DEFAULT_NOVA_OPTIONS,
+  isOurDisable,
+  type NovaBranchState,
+  type NovaEvacuationOptions,
+  ownershipToken,
+  type ServerProgress,
+} from './model.ts';
+import { observeHost } from './observe.ts';
+import { failureBlocker, type NovaAction, type PassPlan, planPass } from './planner.ts';
+
+/** The evacuation failed: servers whose attempts are exhausted, each named with Nova's reason. */
+export class NovaEvacuationFailed extends EvacuationFailed {
+  readonly blockers: readonly Blocker[];
+  constructor(blockers: readonly Blocker[]) {
+    super(`Nova evacuation failed: ${blockers.map((b) => b.reason).join('; ')}`);
+    this.blockers = blockers;
+  }
+}
+
+export interface NovaEvacuationDeps {
+  readonly nova: NovaClient;
+  readonly store: ProgressStore;
+  /** The Nova host of the request's node (host-mapping.ts); defaults to the node name. */
+  readonly resolveHost?: (request: ResolvedRequest) => Promise<HostMapping>;
+  readonly options?: Partial<NovaEvacuationOptions>;
+  readonly logger?: LogSink;
+}
+
+/** The nova-compute service of a host; a host without one fails the evacuation (never skipped). */
+export async function computeServiceOf(nova: NovaClient, host: string, how = ''): Promise<NovaService> {
+  const [service] = await nova.listComputeServices(host);
+  if (!service) {
+    throw new EvacuationFailed(`Nova has no nova-compute service on host "${host}"${how}: cannot evacuate it`);
+  }
+  return service;
+}
+
+export class NovaEvacuationPass implements ReconcilePass {
+  readonly branch = 'nova' as const;
+  readonly #deps: NovaEvacuationDeps;
+  readonly #options: NovaEvacuationOptions;
+
+  constructor(deps: NovaEvacuationDeps) {
+    this.#deps = deps;
+    this.#options = { ...DEFAULT_NOVA_OPTIONS, ...deps.options };
+  }
+
+  async run(input: PassInput): Promise<PassResult> {
+    const { store, nova } = this.#deps;
+    const requestId = input.request.requestId;
+    const stored = await store.read<NovaBranchState>(requestId, 'nova');
+    const state = await this.#ensureDisabled(stored?.state, input.request);
+    const observation = await observeHost(nova, state);
+    const plan = planPass({
+      sourceHost: state.host,
+      servers: state.servers,
+      observation,
+      options: this.#options,
+      now: input.now,
+    });
+    const servers = await this.#prepareStarts(plan, input.now);
+    // Intent first: a pass that dies after starting a migration must not forget it started one.
+    let version = await store.write(requestId, 'nova', { ...state, servers }, stored?.version);
+    const refused = await this.#perform(plan.actions, servers);
+    if (refused) version = await store.write(requestId, 'nova', { ...state, servers }, version);
+    return this.#result(plan, servers, refused);
+  }
+
+  #result(plan: PassPlan, servers: Record<string, ServerProgress>, refused: boolean): PassResult {
+    const all = Object.values(servers);
+    const inFlight = all.filter((p) => p.phase === 'live-migrating' || p.phase === 'cold-migrating').length;
+    const failed = Object.entries(servers).filter(([, p]) => p.phase === 'failed');
+    const failureBlockers = failed.map(([id, p]) => failureBlocker(id, p));
+    const otherBlockers = plan.blockers.filter((b) => b.code !== 'MigrationFailed' && b.code !== 'NoValidHost');
+    const canContinue = inFlight > 0 || plan.candidateIds.some((id) => servers[id]?.phase === 'pending');
+    if (failed.length > 0 && !canContinue) throw new NovaEvacuationFailed(failureBlockers);
+    return {
+      done: plan.done && !refused,
+      progressed: plan.progressed,
+      progress: { total: all.length, moved: all.filter((p) => p.phase === 'moved').length, inFlight, skipped: 0 },
+      blockers: [...otherBlockers, ...failureBlockers],
+    };
+  }
+
+  /** First pass: find the host's service. Every pass: make sure it is disabled (by us, or already by someone). */
+  async #ensureDisabled(state: NovaBranchState | undefined, request: ResolvedRequest): Promise<NovaBranchState> {
+    const { nova, logger } = this.#deps;
+    const mapping = state ? { host: state.host, source: 'node-name' as const } : await this.#hostOf(request);
+    const how =
+      mapping.source === 'node-name'
+        ? ` (node ${request.nodeName})`
+        : ` (node ${request.nodeName}, from ${mapping.source})`;
+    const service = await computeServiceOf(nova, mapping.host, how);
+    const base: NovaBranchState = state ?? {
+      host: mapping.host,
+      serviceId: service.id,
+      disabledByUs: false,
+      servers: {},
+    };
+    if (service.status === 'disabled') {
+      if (state || isOurDisable(service.disabledReason, request.requestId)) return base;
+      logger?.info('nova-compute service already disabled by someone else; it stays so', { host: mapping.host });
+      return { ...base, ...(service.disabledReason ? { foreignDisabledReason: service.disabledReason } : {}) };
+    }
+    const reason = `${ownershipToken(request.requestId)} ${request.reason || 'node maintenance'} (node ${request.nodeName})`;
+    await nova.disableService(service.id, reason);
+    logger?.info('disabled nova-compute service', { host: mapping.host, reason });
+    return { ...base, disabledByUs: true };
+  }
+
+  async #hostOf(request: ResolvedRequest): Promise<HostMapping> {
+    return this.#deps.resolveHost ? this.#deps.resolveHost(request) : { host: request.nodeName, source: 'node-name' };
+  }
+
+  /** Records each start (attempt, clock, migration id high-water mark) before it is requested. */
+  async #prepareStarts(plan: PassPlan, now: Date): Promise<Record<string, ServerProgress>> {
+    const servers = { ...plan.servers };
+    for (const action of plan.actions) {
+      if (action.kind !== 'live-migrate' && action.kind !== 'cold-migrate') continue;
+      const type = action.kind === 'live-migrate' ? 'live-migration' : 'migration';
+      const previous = await this.#deps.nova.listMigrations(action.serverId, type);
+      const current = servers[action.serverId];
+      if (!current) continue;
+      const {
+        migrationId: _m,
+        abortRequested: _a,
+        forceCompleteRequested: _f,
+        confirmRequested: _c,
+        ...rest
+      } = current;
+      servers[action.serverId] = {
+        ...rest,
+        phase: action.kind === 'live-migrate' ? 'live-migrating' : 'cold-migrating',
+        attempts: current.attempts + 1,
+        startedAt: now.toISOString(),
+        sinceMigrationId: previous.at(-1)?.id ?? 0,
+      };
+    }
+    return servers;
+  }
+
+  /** Performs the actions. A refused start fails that attempt (updated in `servers`); returns whether any was refused. */
+  async #perform(actions: readonly NovaAction[], servers: Record<string, ServerProgress>): Promise<boolean> {
+    let refused = false;
+    for (const action of actions) {
+      try {
+        await this.#performOne(action);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.#deps.logger?.warn('Nova refused an action', {
+          action: action.kind,
+          serverId: action.serverId,
+          error: message,
+        });
+        const current = servers[action.serverId];
+        if (current && (action.kind === 'live-migrate' || action.kind === 'cold-migrate')) {
+          const phase = current.attempts >= this.#options.maxAttempts ? 'failed' : 'pending';
+          servers[action.serverId] = { ...current, phase, lastFailure: message };
+          refused = true;
+        }
+      }
+    }
+    return refused;
+  }
+
+  async #performOne(action: NovaAction): Promise<void> {
+    const { nova, logger } = this.#deps;
+    logger?.info('nova action', { action: action.kind, serverId: action.serverId });
+    switch (action.kind) {
+      case 'live-migrate':
+        return nova.liveMigrate(action.serverId);
+      case 'cold-migrate':
+        return nova.coldMigrate(action.serverId);
+      case 'confirm':
+        return nova.confirmResize(action.serverId);
+      case 'abort':
+        return nova.abortMigration(action.serverId, action.migrationId);
+      case 'force-complete':
+        return nova.forceCompleteMigration(action.serverId, action.migrationId);
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The data the Nova evacuation passes share: options, the progress persisted between passes, and
+ * what one pass observes. Plain JSON, so the cluster-backed ProgressStore can hold it.
+ */
+import { z } from 'zod';
+
+/** Options of the Nova branch, with their defaults. */
+export const novaEvacuationOptionsSchema = z.strictObject({
+  /**
+   * Live migrations in flight at once from the source host. Default 1: Nova's own default
+   * `max_concurrent_live_migrations`, which the API cannot tell us; more only queue on the compute.
+   */
+  maxConcurrentMigrations: z.number().int().min(1).max(50).default(1),
+  /** Attempts per server (the first included) before it is a blocker. */
+  maxAttempts: z.number().int().min(1).max(10).default(3),
+  /** Abort a migration still running after this many seconds; the attempt counts as failed. */
+  abortAfterSeconds: z.number().int().min(1).default(900),
+  /** Force-complete (pause the guest to converge) a migration running this long; 0 never. */
+  forceCompleteAfterSeconds: z.number().int().min(0).default(0),
+  /** A migration whose record has not appeared this long after the 202 counts as failed. */
+  recordGraceSeconds: z.number().int().min(1).default(60),
+  /** What to do with SHUTOFF servers: leave them as blockers (default) or cold-migrate and confirm. */
+  shutoffPolicy: z.enum(['block', 'cold-migrate']).default('block'),
+});
+export type NovaEvacuationOptions = z.infer<typeof novaEvacuationOptionsSchema>;
+
+export const DEFAULT_NOVA_OPTIONS: NovaEvacuationOptions = novaEvacuationOptionsSchema.parse({});
+
+/** Where one server stands. `failed` is terminal for this evacuation (attempts exhausted). */
+export type ServerPhase = 'pending' | 'live-migrating' | 'cold-migrating' | 'moved' | 'failed';
+
+export interface ServerProgress {
+  readonly name: string;
+  readonly phase: ServerPhase;
+  /** Attempts started so far. */
+  readonly attempts: number;
+  /** Highest migration id of the server before the current attempt: the new record has a larger id. */
+  readonly sinceMigrationId: number;
+  /** The current attempt's migration record, once seen. */
+  readonly migrationId?: number;
+  /** When the current attempt was requested (ISO 8601). */
+  readonly startedAt?: string;
+  readonly abortRequested?: boolean;
+  readonly forceCompleteRequested?: boolean;
+  readonly confirmRequested?: boolean;
+  /** Nova's reason for the last failed attempt. */
+  readonly lastFailure?: string;
+  /** Where the server went. */
+  readonly destination?: string;
+}
+
+/** The Nova branch's progress record. */
+export interface NovaBranchState {
+  readonly host: string;
+  readonly serviceId: string;
+  /** True when drainbridge disabled the service (and so may enable it on restore). */
+  readonly disabledByUs: boolean;
+  /** The reason someone else had disabled the service with before we came, reported on restore. */
+  readonly foreignDisabledReason?: string;
+  readonly servers: Readonly<Record<string, ServerProgress>>;
+}
+
+/** What one pass saw of a server. */
+export interface ObservedServer {
+  readonly id: string;
+  readonly name: string;
+  readonly status: string;
+  readonly host: string | null;
+  readonly taskState: string | null;
+  /** The newest migration record of the current attempt (id above `sinceMigrationId`), if any. */
+  readonly migration?: { readonly id: number; readonly status: string; readonly destCompute: string | null };
+  /** Nova's reason when that migration failed (instance-action event details). */
+  readonly failure?: string;
+}
+
+export interface Observation {
+  /** Servers the fresh host listing returned (all projects, exact host). */
+  readonly onHost: readonly ObservedServer[];
+  /** Servers with a migration in flight, observed one by one; `null` when the server is gone. */
+  readonly inFlight: Readonly<Record<string, ObservedServer | null>>;
+}
+
+/** The ownership token drainbridge writes into `disabled_reason`. */
+export function ownershipToken(requestId: string): string {
+  return `drainbridge:${requestId}:`;
+}
+
+/** Whether a `disabled_reason` was written by drainbridge for this request. */
+export function isOurDisable(reason: string | null | undefined, requestId: string): boolean {
+  return typeof reason === 'string' && reason.startsWith(ownershipToken(requestId));
+}
+
+export const LIVE_MIGRATABLE_STATUSES: readonly string[] = ['ACTIVE', 'PAUSED'];
+/**
+ * Statuses that stay until someone acts: such a server cannot be live-migrated and is a blocker.
+ * Any other status (BUILD, MIGRATING, RESIZE, REBOOT, …) passes on its own and is waited for.
+ */
+export const SETTLED_UNMIGRATABLE_STATUSES: readonly string[] = [
+  'SHUTOFF',
+  'ERROR',
+  'SUSPENDED',
+  'SHELVED',
+  'SHELVED_OFFLOADED',
+  'RESCUE',
+  'SOFT_DELETED',
+  'UNKNOWN',
+];
+export const FINISHED_MIGRATION_STATUSES: readonly string[] = ['completed', 'finished', 'confirmed'];
+export const FAILED_MIGRATION_STATUSES: readonly string[] = ['error', 'failed', 'cancelled'];
+/** Statuses `DELETE /servers/{id}/migrations/{mid}` accepts (queued/preparing from 2.65). */
+export const ABORTABLE_MIGRATION_STATUSES: readonly string[] = ['running', 'queued', 'preparing'];

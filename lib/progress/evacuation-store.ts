@@ -1,0 +1,153 @@
+/**
+ * The cluster-backed progress record: one `Evacuation` custom resource per request (cluster-scoped, like
+ * the node it is about; named after the requestId). It implements `ProgressStore` for the passes, and
+ * carries the counts and blockers `kubectl get evacuations` prints.
+ *
+ * Versions are per branch, not the object's resourceVersion: the branches run in parallel and each
+ * writes its own part, so a write by the Nova branch must not make the pod branch's next write fail.
+ * Each write is still a conditional replace on the resourceVersion just read, retried on 409 after
+ * re-checking the branch's own version, so two overlapping executions of one branch cannot both win.
+ */
+import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
+import type { Blocker, BranchName } from '../domain/plan.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+import { ConflictError } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
+import { EVACUATION_API, type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
+
+const CONFLICT_ATTEMPTS = 5;
+
+/** A new, empty record for a request. Pure. */
+export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
+  return {
+    apiVersion: `${EVACUATION_API.group}/${EVACUATION_API.version}`,
+    kind: 'Evacuation',
+    metadata: { name: evacuationName(spec.requestId), labels: { 'drainbridge.io/node': spec.nodeName } },
+    spec,
+    status: { branches: {} },
+  };
+}
+
+/** Recomputes the summary fields the printer columns show from the branches. Pure. */
+export function summarise(status: EvacuationStatus): EvacuationStatus {
+  const branches = Object.values(status.branches ?? {});
+  const blockers = branches.flatMap((branch) => branch.blockers ?? []);
+  const summary: EvacuationStatus = {
+    ...status,
+    moved: branches.reduce((sum, branch) => sum + (branch.moved ?? 0), 0),
+    total: branches.reduce((sum, branch) => sum + (branch.total ?? 0), 0),
+    blockerCount: blockers.length,
+  };
+  if (blockers[0]) summary.firstBlocker = blockers[0];
+  else delete summary.firstBlocker;
+  return summary;
+}
+
+/** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
+export interface ProgressRecorder {
+  recordProgress(
+    requestId: string,
+    branch: BranchName,
+    progress: BranchProgress,
+    blockers: readonly Blocker[],
+  ): Promise<void>;
+}
+
+export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
+  readonly #client: KubeClient;
+
+  constructor(client: KubeClient) {
+    this.#client = client;
+  }
+
+  /** Creates the record for a request if it does not exist yet; returns it. */
+  async ensure(request: ResolvedRequest): Promise<EvacuationObject> {
+    const existing = await this.#get(request.requestId);
+    if (existing) return existing;
+    const spec = {
+      requestId: request.requestId,
+      nodeName: request.nodeName,
+      requester: request.requester,
+      origin: request.origin,
+      reason: request.reason,
+    };
+    try {
+      return await this.#client.createEvacuation(newEvacuation(spec));
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      return (await this.#get(request.requestId)) ?? newEvacuation(spec);
+    }
+  }
+
+  async read<S>(requestId: string, branch: BranchName): Promise<{ state: S; version: string } | undefined> {
+    const record = await this.#get(requestId);
+    const entry = record?.status?.branches?.[branch];
+    return entry ? { state: entry.state as S, version: entry.version } : undefined;
+  }
+
+  async write<S>(
+    requestId: string,
+    branch: BranchName,
+    state: S,
+    expectedVersion: string | undefined,
+  ): Promise<string> {
+    let written = '';
+    await this.#update(requestId, (status) => {
+      const current = status.branches?.[branch];
+      if (current?.version !== expectedVersion) {
+        throw new ConflictError(
+          `progress of ${requestId}/${branch} changed since it was read (have ${current?.version}, expected ${expectedVersion})`,
+        );
+      }
+      written = String(Number(current?.version ?? '0') + 1);
+      return { ...status, branches: { ...status.branches, [branch]: { ...current, version: written, state } } };
+    });
+    return written;
+  }
+
+  /** Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins; no write when unchanged). */
+  async recordProgress(
+    requestId: string,
+    branch: BranchName,
+    progress: BranchProgress,
+    blockers: readonly Blocker[],
+  ): Promise<void> {
+    await this.#update(requestId, (status) => {
+      const current = status.branches?.[branch] ?? { version: '0', state: undefined };
+      const entry = { ...current, ...progress, blockers: blockers.map((blocker) => blocker.reason) };
+      return { ...status, branches: { ...status.branches, [branch]: entry } };
+    });
+  }
+
+  /** Records the evacuation's phase. */
+  async setPhase(requestId: string, phase: string): Promise<void> {
+    await this.#update(requestId, (status) => ({ ...status, phase }));
+  }
+
+  async #get(requestId: string): Promise<EvacuationObject | undefined> {
+    try {
+      return await this.#client.getEvacuation(evacuationName(requestId));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Read, change the status, conditional replace; re-read and re-apply on 409. */
+  async #update(requestId: string, change: (status: EvacuationStatus) => EvacuationStatus): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const record = (await this.#get(requestId)) ?? newEvacuation({ requestId, nodeName: '' });
+      const next = { ...record, status: summarise(change(record.status ?? { branches: {} })) };
+      // Unchanged: no write (passes run often; the record changes only when something did).
+      if (record.metadata.resourceVersion && JSON.stringify(next.status) === JSON.stringify(record.status)) return;
+      try {
+        if (record.metadata.resourceVersion) await this.#client.replaceEvacuation(next);
+        else await this.#client.createEvacuation(next);
+        return;
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
+      }
+    }
+  }
+}

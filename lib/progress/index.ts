@@ -1,0 +1,7 @@
+/**
+ * Where reconcile passes keep their progress: the `Evacuation` custom resource in the cluster
+ * (`EvacuationProgressStore`, what the workflow uses), or process memory (`MemoryProgressStore`, for
+ * `drainbridge plan`, unit tests and suites without a cluster).
+ */
+export { EvacuationProgressStore, newEvacuation, type ProgressRecorder, summarise } from './evacuation-store.ts';
+export { MemoryProgressStore } from './memory-store.ts';

@@ -1,0 +1,60 @@
+/**
+ * The first step of both state machines: validate what started the execution and turn it into a
+ * MaintenanceRequest. Accepts a bus event (from a rule) or a bare detail (manual `serverless invoke`,
+ * `drainbridge evacuate`). Pure: no cluster access, so a refusal changes nothing.
+ */
+import { z } from 'zod';
+import type { DrainOptions, MaintenanceRequest } from '../domain/request.ts';
+import { InvalidInput } from '../errors/index.ts';
+import {
+  DETAIL_TYPES,
+  type DetailType,
+  type MaintenanceRequestedEvent,
+  parseBusEvent,
+  parseDetail,
+  toMaintenanceRequest,
+} from '../events/index.ts';
+
+/** What may start an Evacuate execution, and what may start a Restore execution. */
+const STARTS: Record<'evacuate' | 'restore', readonly DetailType[]> = {
+  evacuate: [DETAIL_TYPES.maintenanceRequested, DETAIL_TYPES.nodeCordoned],
+  restore: [DETAIL_TYPES.maintenanceEnded, DETAIL_TYPES.nodeUncordoned],
+};
+
+/** Input of the accept step: an EventBridge event, or `{ "detail-type", detail }` given by hand. */
+export const AcceptInput = z.looseObject({ 'detail-type': z.string().optional(), detail: z.unknown().optional() });
+
+function asRequested(detailType: DetailType, detail: unknown): MaintenanceRequestedEvent {
+  const parsed = parseDetail(detailType, detail, 'detail') as Record<string, unknown> & MaintenanceRequestedEvent;
+  if (detailType === DETAIL_TYPES.maintenanceRequested) return parsed;
+  const origin =
+    detailType === DETAIL_TYPES.nodeCordoned || detailType === DETAIL_TYPES.nodeUncordoned ? 'cordon' : parsed.origin;
+  const reason = typeof parsed.reason === 'string' ? parsed.reason : `${detailType} (${parsed.requester})`;
+  return {
+    version: '1',
+    requestId: parsed.requestId,
+    requester: parsed.requester,
+    origin,
+    target: parsed.target,
+    reason,
+  };
+}
+
+/** Validates the execution's input for `machine` and normalises it. */
+export function acceptRequest(
+  machine: 'evacuate' | 'restore',
+  input: unknown,
+  drainDefaults: DrainOptions,
+): MaintenanceRequest {
+  const allowed = STARTS[machine];
+  const event = input as { source?: unknown; 'detail-type'?: unknown; detail?: unknown };
+  const detailType = event?.['detail-type'];
+  if (typeof detailType !== 'string' || !allowed.includes(detailType as DetailType)) {
+    throw new InvalidInput(`invalid input to ${machine}`, [
+      { path: 'detail-type', message: `must be one of ${allowed.join(', ')} (got ${JSON.stringify(detailType)})` },
+    ]);
+  }
+  // A bus event carries its source; a hand-made input may leave it out.
+  if (event.source !== undefined) parseBusEvent(input);
+  return toMaintenanceRequest(asRequested(detailType as DetailType, event.detail), drainDefaults);
+}

@@ -1,0 +1,88 @@
+/**
+ * Admission, planned purely. A slot is a node held by drainbridge (counted from the nodes' ledgers).
+ * Requests that find no free slot wait in a queue kept on the admission Lease, and are admitted oldest
+ * first. Waiting entries that stop refreshing (their execution died) expire, so they never block others.
+ */
+
+/** One waiting request, as kept in the Lease's queue annotation. */
+export interface QueueEntry {
+  readonly node: string;
+  /** When the request first asked for a slot (ISO 8601): its place in the queue. */
+  readonly since: string;
+  /** When its execution last asked (ISO 8601); stale entries are dropped. */
+  readonly seen: string;
+}
+
+export type AdmissionQueue = Readonly<Record<string, QueueEntry>>;
+
+export interface AdmissionFacts {
+  readonly requestId: string;
+  readonly node: string;
+  readonly now: Date;
+  /** Nodes currently held by drainbridge (any request). */
+  readonly heldNodes: readonly string[];
+  readonly maxHeldNodes: number;
+  readonly queue: AdmissionQueue;
+  /** Waiting entries not refreshed for this long are dropped. */
+  readonly queueTtlSeconds: number;
+}
+
+export type AdmissionDecision =
+  | { readonly admit: true; readonly why: string; readonly queue: AdmissionQueue }
+  | { readonly admit: false; readonly why: string; readonly queue: AdmissionQueue };
+
+function freshEntries(queue: AdmissionQueue, now: Date, ttlSeconds: number): Record<string, QueueEntry> {
+  const fresh: Record<string, QueueEntry> = {};
+  for (const [id, entry] of Object.entries(queue)) {
+    if (now.getTime() - Date.parse(entry.seen) <= ttlSeconds * 1000) fresh[id] = entry;
+  }
+  return fresh;
+}
+
+/** Queue order: oldest first, requestId as the tie-breaker so every reader agrees. */
+function compareEntries([idA, a]: [string, QueueEntry], [idB, b]: [string, QueueEntry]): number {
+  return Date.parse(a.since) - Date.parse(b.since) || (idA < idB ? -1 : idA > idB ? 1 : 0);
+}
+
+function without(queue: Record<string, QueueEntry>, requestId: string): Record<string, QueueEntry> {
+  const { [requestId]: _dropped, ...rest } = queue;
+  return rest;
+}
+
+/**
+ * Decides whether `requestId` may take a hold on `node` now, and the queue to write back.
+ * - A node already held (by this or another request) costs no new slot: admitted at once.
+ * - Otherwise a free slot goes to the oldest waiting request that wants a node not yet held: only that
+ *   one is admitted in this call; the others keep waiting.
+ */
+export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
+  const nowIso = facts.now.toISOString();
+  const queue = freshEntries(facts.queue, facts.now, facts.queueTtlSeconds);
+  if (facts.heldNodes.includes(facts.node)) {
+    return {
+      admit: true,
+      why: `node ${facts.node} is already held by drainbridge`,
+      queue: without(queue, facts.requestId),
+    };
+  }
+  const mine = queue[facts.requestId];
+  queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
+  const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
+  const ordered = Object.entries(queue).sort(compareEntries);
+  const position = ordered.findIndex(([id]) => id === facts.requestId);
+  // Requests ahead of this one that want the same node will not need a second slot for it.
+  const nodesAhead = new Set(ordered.slice(0, position).map(([, entry]) => entry.node));
+  if (free > 0 && nodesAhead.size < free && !nodesAhead.has(facts.node)) {
+    return {
+      admit: true,
+      why: `slot ${new Set(facts.heldNodes).size + 1} of ${facts.maxHeldNodes}`,
+      queue: without(queue, facts.requestId),
+    };
+  }
+  const holders = facts.heldNodes.length > 0 ? ` (held: ${[...new Set(facts.heldNodes)].join(', ')})` : '';
+  const why =
+    free > 0
+      ? `waiting behind ${position} older request(s) for ${free} free slot(s)`
+      : `all ${facts.maxHeldNodes} maintenance slot(s) are in use${holders}; ${position} request(s) ahead`;
+  return { admit: false, why, queue };
+}

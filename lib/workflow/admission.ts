@@ -1,0 +1,146 @@
+/**
+ * Admission with effects: one short Lease mutex around "count held nodes → decide → take the hold", so
+ * two requests can never both take the last slot. The Lease also carries the waiting queue, so the
+ * oldest waiting request is admitted first. A re-run of an admitted request finds its own hold on the
+ * node and is admitted again without taking a slot (a crashed execution never leaks one).
+ */
+import type { V1Lease } from '@kubernetes/client-node';
+import type { ResolvedRequest } from '../domain/request.ts';
+import { ConflictError, SkipEvent, SlotUnavailable } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { createLease, readLease, updateLease } from '../kube/lease.ts';
+import { acquireHold, readNodeOrFail } from '../node/hold.ts';
+import { type LedgerSettings, readLedger } from '../node/ledger.ts';
+import { type AdmissionQueue, planAdmission } from './admission-plan.ts';
+
+export const ADMISSION_LEASE = 'drainbridge-admission';
+const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
+/** The mutex is held for one admission (a few API calls); a crashed holder loses it after this. */
+const MUTEX_SECONDS = 15;
+/** A waiting request refreshes its entry at every retry (≤ 30 s apart); gone for this long, it is dropped. */
+const QUEUE_TTL_SECONDS = 180;
+
+export interface AdmissionSettings {
+  readonly namespace: string;
+  readonly maxHeldNodes: number;
+  readonly ledger?: LedgerSettings;
+}
+
+export interface Admitted {
+  readonly why: string;
+  /** This call took the hold (false: the request already held the node — a re-run or a duplicate). */
+  readonly acquired: boolean;
+}
+
+function readQueue(lease: V1Lease | undefined): AdmissionQueue {
+  const text = lease?.metadata?.annotations?.[QUEUE_ANNOTATION];
+  if (!text) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as AdmissionQueue) : {};
+  } catch {
+    return {};
+  }
+}
+
+function isMutexFree(lease: V1Lease | undefined, now: Date): boolean {
+  const spec = lease?.spec;
+  if (!spec?.holderIdentity) return true;
+  const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
+  return now.getTime() - renewed > (spec.leaseDurationSeconds ?? MUTEX_SECONDS) * 1000;
+}
+
+function withHolder(
+  lease: V1Lease | undefined,
+  holder: string | undefined,
+  now: Date,
+  queue?: AdmissionQueue,
+): V1Lease {
+  const annotations = { ...lease?.metadata?.annotations };
+  if (queue) annotations[QUEUE_ANNOTATION] = JSON.stringify(queue);
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { ...lease?.metadata, name: ADMISSION_LEASE, annotations },
+    spec: holder
+      ? { holderIdentity: holder, leaseDurationSeconds: MUTEX_SECONDS, acquireTime: now, renewTime: now }
+      : { leaseDurationSeconds: MUTEX_SECONDS },
+  };
+}
+
+/** Takes the mutex; SlotUnavailable when another request holds it (the workflow retries shortly). */
+async function lockAdmission(client: KubeClient, namespace: string, requestId: string, now: Date): Promise<V1Lease> {
+  const lease = await readLease(client, namespace, ADMISSION_LEASE);
+  if (!isMutexFree(lease, now)) {
+    throw new SlotUnavailable(`admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`);
+  }
+  const locked = withHolder(lease, requestId, now);
+  try {
+    return lease ? await updateLease(client, namespace, locked) : await createLease(client, namespace, locked);
+  } catch (error) {
+    if (error instanceof ConflictError)
+      throw new SlotUnavailable('admission is busy (another request took the lock); retrying');
+    throw error;
+  }
+}
+
+async function heldNodeNames(client: KubeClient): Promise<string[]> {
+  const nodes = await client.listNodes();
+  return nodes
+    .filter((node) => Object.keys(readLedger(node).holds).length > 0)
+    .map((node) => node.metadata?.name ?? '');
+}
+
+/**
+ * Admits `request` to a maintenance slot and takes its hold (cordon). Throws SlotUnavailable while it
+ * must wait, SkipEvent for a late duplicate of a request that was already released.
+ */
+export async function admitRequest(
+  client: KubeClient,
+  request: ResolvedRequest,
+  settings: AdmissionSettings,
+  now: Date,
+): Promise<Admitted> {
+  const ledger = readLedger(await readNodeOrFail(client, request.nodeName));
+  if (ledger.holds[request.requestId]) return { why: 'this request already holds the node', acquired: false };
+  if (ledger.released[request.requestId]) {
+    throw new SkipEvent(
+      `request ${request.requestId} was already released from node ${request.nodeName}; not cordoning again`,
+    );
+  }
+  let lease = await lockAdmission(client, settings.namespace, request.requestId, now);
+  try {
+    const decision = planAdmission({
+      requestId: request.requestId,
+      node: request.nodeName,
+      now,
+      heldNodes: await heldNodeNames(client),
+      maxHeldNodes: settings.maxHeldNodes,
+      queue: readQueue(lease),
+      queueTtlSeconds: QUEUE_TTL_SECONDS,
+    });
+    let hold = { acquired: false };
+    if (decision.admit) {
+      hold = await acquireHold(client, request.nodeName, request, {
+        now,
+        ...(settings.ledger ? { ledger: settings.ledger } : {}),
+      });
+    }
+    lease = await updateLease(client, settings.namespace, withHolder(lease, undefined, now, decision.queue));
+    if (!decision.admit) throw new SlotUnavailable(`node ${request.nodeName}: ${decision.why}`);
+    return { why: decision.why, acquired: hold.acquired };
+  } catch (error) {
+    await unlockQuietly(client, settings.namespace, lease, now);
+    throw error;
+  }
+}
+
+/** Releases the mutex after a failure; if even that fails the lease expires on its own. */
+async function unlockQuietly(client: KubeClient, namespace: string, lease: V1Lease, now: Date): Promise<void> {
+  if (!lease.spec?.holderIdentity) return;
+  try {
+    await updateLease(client, namespace, withHolder(lease, undefined, now));
+  } catch {
+    // expires after MUTEX_SECONDS
+  }
+}

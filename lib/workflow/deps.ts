@@ -1,0 +1,43 @@
+/**
+ * What the workflow's tasks need from the outside world, built once per Lambda container (or once per
+ * embedded run) from the configuration. Holds clients only — never evacuation state.
+ */
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../bus/eventbridge-publisher.ts';
+import type { EventPublisher } from '../bus/types.ts';
+import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
+import { KubeClient } from '../kube/client.ts';
+import { EvacuationProgressStore } from '../progress/evacuation-store.ts';
+import { NO_NOVA, type NovaPort } from './nova-port.ts';
+
+export interface WorkflowDeps {
+  readonly config: Config;
+  readonly kube: KubeClient;
+  /** The Evacuation records: per-branch progress, counts and blockers. */
+  readonly progress: EvacuationProgressStore;
+  readonly publisher: EventPublisher;
+  readonly nova: NovaPort;
+}
+
+/** Connects the clients for a validated configuration. */
+export async function connectDeps(
+  config: Config,
+  publisher: EventPublisher,
+  nova: (config: Config) => Promise<NovaPort> = async () => NO_NOVA,
+): Promise<WorkflowDeps> {
+  const kubeConfig = await buildKubeConfig(config);
+  const kube = new KubeClient(kubeConfig, { chunkSize: config.drainDefaults.chunkSize });
+  return { config, kube, progress: new EvacuationProgressStore(kube), publisher, nova: await nova(config) };
+}
+
+/** Lambda: configuration from the environment, outcome events to EventBridge. */
+export async function depsFromEnvironment(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<WorkflowDeps> {
+  const config = loadConfig(env);
+  const publisher = new EventBridgePublisher(
+    new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }),
+    config.eventBusName,
+  );
+  return connectDeps(config, publisher);
+}

@@ -1,0 +1,45 @@
+/**
+ * What the workflow needs from the Nova branch. The Nova module (lib/nova) provides the real one when
+ * Nova is enabled; `NO_NOVA` is the behaviour for clusters without OpenStack: nothing to disable,
+ * nothing to migrate, nothing to restore.
+ */
+import type { PassInput, PassResult, ReconcilePass } from '../domain/pass.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+
+export interface NovaPrepared {
+  /** The node's Nova host, or null when the node is not a Nova host (or Nova is not enabled). */
+  readonly host: string | null;
+  /** drainbridge disabled the host's nova-compute service in this call (false: already disabled by it, or skipped). */
+  readonly disabledNow: boolean;
+  readonly note: string;
+}
+
+export interface NovaRestored {
+  readonly serviceEnabled: boolean;
+  /** Migrations drainbridge aborted (servers stay where they are). */
+  readonly abortedMigrations: number;
+  /** Things left alone, e.g. "nova-compute on compute-1 is disabled by someone else (reason: …)". */
+  readonly leftAlone: readonly string[];
+}
+
+export interface NovaPort {
+  /** Finds the node's Nova host and disables its nova-compute service with drainbridge's reason. */
+  prepare(request: ResolvedRequest): Promise<NovaPrepared>;
+  /** The live-migration branch. */
+  pass(): ReconcilePass;
+  /** Aborts drainbridge's in-flight migrations and re-enables the service if the reason is still ours. */
+  restore(request: ResolvedRequest): Promise<NovaRestored>;
+}
+
+const NOTHING_TO_DO: PassResult = {
+  done: true,
+  progressed: false,
+  progress: { total: 0, moved: 0, inFlight: 0, skipped: 0 },
+  blockers: [],
+};
+
+export const NO_NOVA: NovaPort = {
+  prepare: async () => ({ host: null, disabledNow: false, note: 'Nova is not enabled (DRAINBRIDGE_NOVA=false)' }),
+  pass: () => ({ branch: 'nova', run: async (_input: PassInput) => NOTHING_TO_DO }),
+  restore: async () => ({ serviceEnabled: false, abortedMigrations: 0, leftAlone: [] }),
+};

@@ -1,0 +1,88 @@
+/** Builds the outcome events' details from what the workflow knows (pure). */
+import type { BranchProgress } from '../domain/pass.ts';
+import type { Blocker, BranchName } from '../domain/plan.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+import type {
+  EvacuationFailedEvent,
+  EvacuationProgressEvent,
+  EvacuationSucceededEvent,
+  NodeRestoredEvent,
+  Phase,
+} from '../events/contracts.ts';
+
+type Common = Pick<
+  EvacuationSucceededEvent,
+  'version' | 'requestId' | 'requester' | 'target' | 'nodeName' | 'executionId'
+>;
+
+function common(request: ResolvedRequest, executionId: string): Common {
+  return {
+    version: '1',
+    requestId: request.requestId,
+    requester: request.requester,
+    target: request.target as Common['target'],
+    nodeName: request.nodeName,
+    executionId,
+  };
+}
+
+export type ProgressByBranch = Partial<Record<BranchName, BranchProgress>>;
+
+export function progressEvent(
+  request: ResolvedRequest,
+  executionId: string,
+  update: { phase: Phase; progress: ProgressByBranch; blockers: readonly Blocker[] },
+): EvacuationProgressEvent {
+  return {
+    ...common(request, executionId),
+    phase: update.phase,
+    progress: update.progress,
+    blockers: [...update.blockers],
+  };
+}
+
+export function succeededEvent(
+  request: ResolvedRequest,
+  executionId: string,
+  outcome: { progress: ProgressByBranch; startedAt: string; now: Date },
+): EvacuationSucceededEvent {
+  const durationSeconds = Math.max(0, (outcome.now.getTime() - Date.parse(outcome.startedAt)) / 1000);
+  return { ...common(request, executionId), progress: outcome.progress, durationSeconds };
+}
+
+export function failedEvent(
+  request: ResolvedRequest,
+  executionId: string,
+  failure: { phase: Phase; error: { name: string; message: string }; blockers: readonly Blocker[] },
+): EvacuationFailedEvent {
+  return {
+    ...common(request, executionId),
+    phase: failure.phase,
+    error: failure.error,
+    blockers: [...failure.blockers],
+  };
+}
+
+export function restoredEvent(
+  request: ResolvedRequest,
+  executionId: string,
+  restored: Pick<NodeRestoredEvent, 'lastHold' | 'uncordoned' | 'novaServiceEnabled' | 'leftAlone'>,
+): NodeRestoredEvent {
+  return { ...common(request, executionId), ...restored };
+}
+
+/**
+ * Step Functions hands a caught error to the next state as `{ Error, Cause }`, where Cause is the
+ * Lambda error serialised as JSON (`{"errorType","errorMessage",…}`) or plain text.
+ */
+export function errorFromCatch(caught: { Error?: string; Cause?: string }): { name: string; message: string } {
+  const name = caught.Error ?? 'Error';
+  const cause = caught.Cause ?? '';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return { name, message: parsed.errorMessage };
+  } catch {
+    // not JSON: a plain-text cause
+  }
+  return { name, message: cause || name };
+}

@@ -1,0 +1,61 @@
+/**
+ * The document the state machines pass from task to task, and its schema: every task validates its
+ * input against it at the edge (a hand-edited execution input is refused with the field named).
+ */
+import { z } from 'zod';
+import { BRANCHES } from '../domain/plan.ts';
+import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../domain/request.ts';
+import {
+  DrainOptionsInput,
+  Instant,
+  NodeName,
+  Origin,
+  Reason,
+  Requester,
+  RequestId,
+  Target,
+} from '../events/fields.ts';
+import { acceptRequest } from './accept.ts';
+
+const DrainOptions = DrainOptionsInput.required();
+
+export const ResolvedRequestSchema = z.strictObject({
+  requestId: RequestId,
+  requester: Requester,
+  origin: Origin,
+  target: Target,
+  reason: Reason,
+  notBefore: Instant.optional(),
+  deadline: Instant.optional(),
+  drain: DrainOptions,
+  nodeName: NodeName,
+});
+
+/** What every task after ResolveTarget receives. */
+export const TaskInput = z.strictObject({
+  request: ResolvedRequestSchema,
+  executionId: z.string().min(1).max(2048),
+  startedAt: z.string().min(1),
+});
+export type TaskInput = { readonly request: ResolvedRequest; readonly executionId: string; readonly startedAt: string };
+
+/** A branch pass's input: the task input plus which branch to run. */
+export const PassTaskInput = TaskInput.extend({ branch: z.enum(BRANCHES) });
+export type PassTaskInput = TaskInput & { readonly branch: (typeof BRANCHES)[number] };
+
+/**
+ * ResolveTarget's input: the execution's input as it arrived, and the execution's identity. The
+ * execution's input is checked against the bus contracts here, at the edge, before any client is built;
+ * a refusal is the contract's own InvalidInput (naming e.g. `detail.target`).
+ */
+export const ResolveInput = z
+  .strictObject({
+    machine: z.enum(['evacuate', 'restore']),
+    input: z.unknown(),
+    executionId: z.string().min(1).max(2048),
+    startedAt: z.string().min(1),
+  })
+  .superRefine((value) => {
+    acceptRequest(value.machine, value.input, KUBECTL_DRAIN_DEFAULTS);
+  });
+export type ResolveInput = z.infer<typeof ResolveInput>;

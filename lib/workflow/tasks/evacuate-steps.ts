@@ -1,0 +1,113 @@
+/**
+ * The Evacuate machine's steps after ResolveTarget. Each is one Lambda function: validate (by the
+ * shell), guard, act through lib/node, lib/drain or the Nova port, record progress, publish at phase changes.
+ */
+
+import type { Config } from '../../config/index.ts';
+import type { BranchName } from '../../domain/plan.ts';
+import { createEvictionPass } from '../../drain/eviction-pass.ts';
+import { NotYetDone } from '../../errors/index.ts';
+import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
+import { setPhase } from '../../node/hold.ts';
+import type { LedgerSettings } from '../../node/ledger.ts';
+import type { NodePhase } from '../../node/phase.ts';
+import { type Admitted, admitRequest } from '../admission.ts';
+import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
+import { checkDeadline, guardStep } from '../guard.ts';
+import type { NovaPrepared } from '../nova-port.ts';
+import { progressEvent } from '../outcomes.ts';
+import { PassTaskInput, TaskInput } from '../state.ts';
+
+export function ledgerSettings(config: Config): LedgerSettings {
+  return { tombstoneSeconds: config.tombstoneTtlHours * 3600, compatibilityTaints: config.compatibilityTaints };
+}
+
+/** Moves the node's phase annotation and the Evacuation record; publishes Evacuation Progress when it changed. */
+export async function advancePhase(
+  deps: WorkflowDeps,
+  input: TaskInput,
+  phase: NodePhase,
+  tools: TaskTools,
+): Promise<void> {
+  const changed = await setPhase(deps.kube, input.request.nodeName, phase, tools.now());
+  await deps.progress.setPhase(input.request.requestId, phase);
+  if (!changed) return;
+  tools.logger.info('phase changed', { phase });
+  await deps.publisher.publish(
+    'Evacuation Progress',
+    progressEvent(input.request, input.executionId, { phase, progress: {}, blockers: [] }),
+  );
+}
+
+export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
+  name: 'admit',
+  input: TaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    const { config } = deps;
+    checkDeadline(input.request, input.startedAt, config.maxEvacuationHours, tools.now());
+    const settings = { namespace: config.namespace, maxHeldNodes: config.maxHeldNodes, ledger: ledgerSettings(config) };
+    const admitted = await admitRequest(deps.kube, input.request, settings, tools.now());
+    await deps.progress.ensure(input.request);
+    await advancePhase(deps, input, 'NodeCordoned', tools);
+    return admitted;
+  },
+};
+
+export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = {
+  name: 'prepareNova',
+  input: TaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    await guardStep(deps.kube, input.request, { ...timing(input, deps, tools) });
+    const prepared = await deps.nova.prepare(input.request);
+    tools.logger.info('nova prepared', { ...prepared });
+    await advancePhase(deps, input, 'NodeDraining', tools);
+    return prepared;
+  },
+};
+
+function timing(input: TaskInput, deps: WorkflowDeps, tools: TaskTools) {
+  return { startedAt: input.startedAt, maxEvacuationHours: deps.config.maxEvacuationHours, now: tools.now() };
+}
+
+/** The reconcile pass of one branch. */
+function passFor(branch: BranchName, deps: WorkflowDeps) {
+  if (branch === 'nova') return deps.nova.pass();
+  if (branch === 'pods' || branch === 'infra-pods') {
+    return createEvictionPass(deps.kube, deps.progress, {
+      branch,
+      infraPodSelector: deps.config.infraPodSelector,
+      launcherPodsBlock: true,
+    });
+  }
+  throw new Error(`branch ${branch} is not available in this build`);
+}
+
+/** Summary for NotYetDone's message: what is left and what blocks. */
+function waitingMessage(branch: BranchName, result: Awaited<ReturnType<ReturnType<typeof passFor>['run']>>): string {
+  const { moved, total, inFlight } = result.progress;
+  const blockers = result.blockers.map((b) => b.reason).join('; ');
+  return `${branch}: ${moved}/${total} moved, ${inFlight} in flight${blockers ? `; blocked: ${blockers}` : ''}`;
+}
+
+/**
+ * One reconcile pass of a branch. Returns when it progressed or finished (the machine loops straight
+ * back); throws NotYetDone when nothing changed (the machine retries with backoff).
+ */
+export const passTask: TaskSpec<PassTaskInput, { done: boolean; progressed: boolean }, WorkflowDeps> = {
+  name: 'pass',
+  input: PassTaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    await guardStep(deps.kube, input.request, timing(input, deps, tools));
+    const result = await passFor(input.branch, deps).run({
+      request: input.request,
+      now: tools.now(),
+      startedAt: input.startedAt,
+    });
+    await deps.progress.recordProgress(input.request.requestId, input.branch, result.progress, result.blockers);
+    if (!result.done && !result.progressed) throw new NotYetDone(waitingMessage(input.branch, result));
+    return { done: result.done, progressed: result.progressed };
+  },
+};

@@ -1,0 +1,136 @@
+/** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
+import { z } from 'zod';
+import type { Blocker } from '../../domain/plan.ts';
+import { EvacuationFailed } from '../../errors/index.ts';
+import type { Phase } from '../../events/contracts.ts';
+import type { TaskSpec } from '../../lambda/task.ts';
+import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
+import { readLedger } from '../../node/ledger.ts';
+import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
+import type { NovaRestored } from '../nova-port.ts';
+import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';
+import { TaskInput } from '../state.ts';
+import { advancePhase, ledgerSettings } from './evacuate-steps.ts';
+
+export const finishEvacuationTask: TaskSpec<TaskInput, { phase: Phase }, WorkflowDeps> = {
+  name: 'finishEvacuation',
+  input: TaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    await advancePhase(deps, input, 'NodeDrained', tools);
+    const record = await deps.progress.ensure(input.request);
+    const progress = Object.fromEntries(
+      Object.entries(record.status?.branches ?? {}).map(([branch, s]) => [
+        branch,
+        { total: s.total ?? 0, moved: s.moved ?? 0, inFlight: s.inFlight ?? 0, skipped: s.skipped ?? 0 },
+      ]),
+    );
+    const event = succeededEvent(input.request, input.executionId, {
+      progress,
+      startedAt: input.startedAt,
+      now: tools.now(),
+    });
+    await deps.publisher.publish('Evacuation Succeeded', event);
+    return { phase: 'NodeDrained' };
+  },
+};
+
+const FailInput = TaskInput.extend({
+  error: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }),
+});
+type FailInput = TaskInput & { readonly error: { Error?: string; Cause?: string } };
+
+function blockersOf(reasons: readonly string[]): Blocker[] {
+  return reasons.map((reason) => ({ code: 'Other', reason }));
+}
+
+/**
+ * Records the failure and publishes Evacuation Failed. Changes nothing else: the node stays cordoned,
+ * nova-compute stays disabled and the hold is kept until a Restore — the safe state. A node that is
+ * gone, or that this request no longer holds, gets no phase written.
+ */
+export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowDeps> = {
+  name: 'failEvacuation',
+  input: FailInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    const error = errorFromCatch(input.error);
+    tools.logger.warn('evacuation failed', { errorType: error.name, reason: error.message });
+    try {
+      const node = await readNodeOrFail(deps.kube, input.request.nodeName);
+      if (readLedger(node).holds[input.request.requestId])
+        await setPhase(deps.kube, input.request.nodeName, 'Failed', tools.now());
+    } catch (caught) {
+      if (!(caught instanceof EvacuationFailed)) throw caught;
+    }
+    const record = await deps.progress.ensure(input.request);
+    await deps.progress.setPhase(input.request.requestId, 'Failed');
+    const blockers = blockersOf(Object.values(record.status?.branches ?? {}).flatMap((b) => b.blockers ?? []));
+    await deps.publisher.publish(
+      'Evacuation Failed',
+      failedEvent(input.request, input.executionId, { phase: 'Failed', error, blockers }),
+    );
+    return { phase: 'Failed' };
+  },
+};
+
+export interface Released {
+  readonly lastHold: boolean;
+  readonly uncordoned: boolean;
+  readonly nodeGone: boolean;
+  readonly restoredSummary: string;
+}
+
+export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
+  name: 'releaseHold',
+  input: TaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    const { request } = input;
+    const result = await releaseHold(deps.kube, request.nodeName, request.requestId, {
+      now: tools.now(),
+      ledger: ledgerSettings(deps.config),
+    });
+    if (result.last && !result.nodeGone) await setPhase(deps.kube, request.nodeName, 'NodeUncordoned', tools.now());
+    const summary = result.last ? JSON.stringify(result.restored) : 'other holds remain';
+    tools.logger.info('hold released', { lastHold: result.last, restored: summary });
+    return {
+      lastHold: result.last,
+      uncordoned: result.restored.uncordoned,
+      nodeGone: result.nodeGone,
+      restoredSummary: summary,
+    };
+  },
+};
+
+export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = {
+  name: 'restoreNova',
+  input: TaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps) => deps.nova.restore(input.request),
+};
+
+const FinishRestoreInput = TaskInput.extend({
+  release: z.looseObject({ lastHold: z.boolean(), uncordoned: z.boolean() }),
+  nova: z.looseObject({ serviceEnabled: z.boolean().optional(), leftAlone: z.array(z.string()).optional() }),
+});
+type FinishRestoreInput = TaskInput & {
+  readonly release: Released;
+  readonly nova: Partial<NovaRestored> & { skipped?: boolean };
+};
+
+export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }, WorkflowDeps> = {
+  name: 'finishRestore',
+  input: FinishRestoreInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps) => {
+    const event = restoredEvent(input.request, input.executionId, {
+      lastHold: input.release.lastHold,
+      uncordoned: input.release.uncordoned,
+      novaServiceEnabled: input.nova.serviceEnabled ?? false,
+      leftAlone: [...(input.nova.leftAlone ?? [])],
+    });
+    await deps.publisher.publish('Node Restored', event);
+    return { published: true };
+  },
+};

@@ -1,0 +1,19 @@
+/** Step 1 of both machines: validate the input (pure) and find the node (a read). Changes nothing. */
+
+import type { TaskSpec } from '../../lambda/task.ts';
+import { resolveNode } from '../../node/resolve.ts';
+import { acceptRequest } from '../accept.ts';
+import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
+import { ResolveInput, type TaskInput } from '../state.ts';
+
+export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> = {
+  name: 'resolveTarget',
+  input: ResolveInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, { logger }) => {
+    const request = acceptRequest(input.machine, input.input, deps.config.drainDefaults);
+    const nodeName = await resolveNode(deps.kube, request.target);
+    logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin });
+    return { request: { ...request, nodeName }, executionId: input.executionId, startedAt: input.startedAt };
+  },
+};

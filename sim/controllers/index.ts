@@ -1,0 +1,47 @@
+/**
+ * The simulator's control loops, started together on one store: scheduler, a kubelet per node,
+ * ReplicaSet, Deployment, StatefulSet, DaemonSet, Job and disruption (PDB) controllers. All timing goes
+ * through the store's Clock. See README.md in this folder for what each loop does and does not do.
+ */
+import type { ObjectStore } from '../store/types.ts';
+import { startDaemonSetController } from './daemonset.ts';
+import { startDeploymentController } from './deployment.ts';
+import { startDisruptionController } from './disruption.ts';
+import { startJobController } from './job.ts';
+import { startKubelets } from './kubelet.ts';
+import { startReplicaSetController } from './replicaset.ts';
+import { type Controller, type ControllerOptions, createContext, resolveOptions } from './runtime.ts';
+import { startScheduler } from './scheduler.ts';
+import { startStatefulSetController } from './statefulset.ts';
+
+export { RUN_SECONDS_ANNOTATION } from './kubelet.ts';
+export type { ControllerOptions, StaticPod } from './runtime.ts';
+
+/** The running loops. `stop()` ends every watch and timer they hold; the store's clock is left alone. */
+export interface Controllers {
+  stop(): void;
+}
+
+/** Starts every control loop on `store`. Throws a RangeError naming a bad option before starting anything. */
+export function startControllers(store: ObjectStore, options: ControllerOptions = {}): Controllers {
+  const context = createContext(store, resolveOptions(options));
+  const running: Controller[] = [
+    startScheduler(context),
+    startKubelets(context),
+    startReplicaSetController(context),
+    startDeploymentController(context),
+    startStatefulSetController(context),
+    startDaemonSetController(context),
+    startJobController(context),
+    startDisruptionController(context),
+  ];
+  let stopped = false;
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const controller of running) controller.stop();
+      context.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The scheduler: binds Pending pods without `spec.nodeName` to the least-loaded fitting node, using
+ * lib/kube/scheduling.ts's filters. A pod no node takes stays Pending with `PodScheduled=False`
+ * (reason Unschedulable) and a FailedScheduling event worded as kube-scheduler words it; it is tried
+ * again whenever a node or a bound pod changes.
+ */
+import { placePod, type SchedulingPod } from '../../lib/kube/scheduling.ts';
+import { isDeleting, isTerminal, keyOf } from './meta.ts';
+import { scheduledStatus, unschedulableStatus } from './pod-status.ts';
+import { WorkQueue } from './queue.ts';
+import { type Context, type Controller, tolerateRace } from './runtime.ts';
+import { type Node, type Pod, REFS, view } from './types.ts';
+
+const SCHEDULER_NAME = 'default-scheduler';
+/** The one queue key: a pass schedules every pending pod, so capacity is shared fairly in creation order. */
+const ALL = 'all';
+
+function isSchedulable(pod: Pod): boolean {
+  const name = pod.spec.schedulerName ?? SCHEDULER_NAME;
+  return !pod.spec.nodeName && name === SCHEDULER_NAME && !isDeleting(pod) && !isTerminal(pod);
+}
+
+function byCreation(a: Pod, b: Pod): number {
+  const left = `${a.metadata.creationTimestamp ?? ''} ${keyOf(a)}`;
+  const right = `${b.metadata.creationTimestamp ?? ''} ${keyOf(b)}`;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function bind(context: Context, pod: Pod, nodeName: string): void {
+  const key = { namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name ?? '' };
+  const bound = tolerateRace(() =>
+    context.store.mutate(REFS.pods, key, (copy) => {
+      const current = view<Pod>(copy);
+      // Another writer may have bound or deleted it since the list; binding twice is a 409 upstream.
+      if (current.spec.nodeName || isDeleting(current)) return current;
+      current.spec.nodeName = nodeName;
+      return current;
+    }),
+  );
+  if (!bound || view<Pod>(bound).spec.nodeName !== nodeName) return;
+  const now = context.store.clock.nowIso();
+  tolerateRace(() =>
+    context.store.mutate(REFS.pods, key, (copy) => ({ ...copy, status: scheduledStatus(view<Pod>(copy), now) }), {
+      subresource: 'status',
+    }),
+  );
+}
+
+function markUnschedulable(context: Context, pod: Pod, message: string): boolean {
+  const previous = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  if (previous?.status === 'False' && previous.message === message) return false;
+  const key = { namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name ?? '' };
+  const now = context.store.clock.nowIso();
+  tolerateRace(() =>
+    context.store.mutate(
+      REFS.pods,
+      key,
+      (copy) => ({ ...copy, status: unschedulableStatus(view<Pod>(copy), message, now) }),
+      {
+        subresource: 'status',
+      },
+    ),
+  );
+  return true;
+}
+
+/** One pass: every pending pod, oldest first, against the nodes as the earlier bindings left them. */
+function schedulePending(context: Context): void {
+  const recorder = context.recorder({ component: SCHEDULER_NAME });
+  const nodes = context.store.list(REFS.nodes).items.map((n) => view<Node>(n));
+  const pods = context.store.list(REFS.pods).items.map((p) => view<Pod>(p));
+  const podsByNode = new Map<string, SchedulingPod[]>();
+  for (const pod of pods) {
+    if (!pod.spec.nodeName) continue;
+    const list = podsByNode.get(pod.spec.nodeName) ?? [];
+    list.push(pod);
+    podsByNode.set(pod.spec.nodeName, list);
+  }
+  for (const pod of pods.filter(isSchedulable).sort(byCreation)) {
+    const placement = placePod(pod, nodes, podsByNode);
+    const target = placement.fitting[0];
+    if (target) {
+      const nodeName = target.metadata.name;
+      bind(context, pod, nodeName);
+      podsByNode.set(nodeName, [...(podsByNode.get(nodeName) ?? []), { ...pod, spec: { ...pod.spec, nodeName } }]);
+      recorder.record(pod, 'Normal', 'Scheduled', `Successfully assigned ${keyOf(pod)} to ${nodeName}`);
+    } else if (markUnschedulable(context, pod, placement.message ?? '')) {
+      recorder.record(pod, 'Warning', 'FailedScheduling', placement.message ?? '');
+    }
+  }
+}
+
+/** Whether a pod event can change a scheduling decision: a new pending pod, or capacity freed or taken. */
+function affectsScheduling(type: string, pod: Pod): boolean {
+  if (type === 'DELETED') return true;
+  return !pod.spec.nodeName || isTerminal(pod);
+}
+
+/** Starts the scheduler. */
+export function startScheduler(context: Context): Controller {
+  const queue = new WorkQueue({
+    name: 'scheduler',
+    clock: context.store.clock,
+    onError: context.options.onError,
+    reconcile: () => {
+      schedulePending(context);
+      return undefined;
+    },
+  });
+  const unsubscribes = [
+    context.subscribe(REFS.nodes, () => queue.add(ALL)),
+    context.subscribe(REFS.pods, (event) => {
+      if (affectsScheduling(event.type, view<Pod>(event.object))) queue.add(ALL);
+    }),
+  ];
+  return {
+    stop() {
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      queue.stop();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Whether a started scenario has settled: every pod Running and Ready (or Succeeded), every workload
+ * at its desired ready count, every Job finished, every static pod mirrored, every PDB observed. Tests,
+ * the benchmark and `drainbridge sim` wait on this before they begin.
+ */
+import type { KubeObject, ObjectStore } from '../store/types.ts';
+import type { Scenario } from './load.ts';
+
+type Fields = Record<string, unknown>;
+
+const field = (object: KubeObject, part: 'spec' | 'status'): Fields => (object[part] ?? {}) as Fields;
+
+function podSettled(pod: KubeObject): boolean {
+  const status = field(pod, 'status');
+  if (status.phase === 'Succeeded') return true;
+  const conditions = (status.conditions ?? []) as { type: string; status: string }[];
+  return status.phase === 'Running' && conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+function observed(object: KubeObject): boolean {
+  return Number(field(object, 'status').observedGeneration ?? 0) >= Number(object.metadata.generation ?? 1);
+}
+
+function replicasReady(object: KubeObject): boolean {
+  const wanted = Number(field(object, 'spec').replicas ?? 1);
+  return observed(object) && Number(field(object, 'status').readyReplicas ?? 0) === wanted;
+}
+
+function daemonSetReady(object: KubeObject): boolean {
+  const status = field(object, 'status');
+  return (
+    observed(object) &&
+    status.desiredNumberScheduled !== undefined &&
+    status.numberReady === status.desiredNumberScheduled
+  );
+}
+
+function jobFinished(job: KubeObject): boolean {
+  const conditions = (field(job, 'status').conditions ?? []) as { type: string; status: string }[];
+  return conditions.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+}
+
+/** What is not settled yet, as short phrases (empty when settled). */
+export function unsettled(store: ObjectStore, scenario: Scenario): string[] {
+  const list = (group: string, resource: string): KubeObject[] => store.list({ group, resource }).items;
+  const name = (o: KubeObject): string => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`;
+  const pods = list('', 'pods');
+  const mirrors = pods.filter((p) => p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined).length;
+  const staticCount = Object.values(scenario.staticPods).reduce((sum, list) => sum + list.length, 0);
+  return [
+    ...pods.filter((p) => !podSettled(p)).map(name),
+    ...[...list('apps', 'deployments'), ...list('apps', 'replicasets'), ...list('apps', 'statefulsets')]
+      .filter((o) => !replicasReady(o))
+      .map(name),
+    ...list('apps', 'daemonsets')
+      .filter((o) => !daemonSetReady(o))
+      .map(name),
+    ...list('batch', 'jobs')
+      .filter((o) => !jobFinished(o))
+      .map(name),
+    ...list('policy', 'poddisruptionbudgets')
+      .filter((o) => !observed(o))
+      .map(name),
+    ...(mirrors < staticCount ? [`${staticCount - mirrors} mirror pod(s) missing`] : []),
+  ];
+}
+
+/** Whether the scenario has settled. */
+export function isSettled(store: ObjectStore, scenario: Scenario): boolean {
+  return unsettled(store, scenario).length === 0;
+}
+
+/**
+ * Resolves once the scenario has settled, checking after every pod change; rejects after
+ * `timeoutMs` of simulated time with what is still unsettled.
+ */
+export function whenSettled(store: ObjectStore, scenario: Scenario, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // One check per burst of events: a check lists every object, events come by the hundred.
+    let queued = false;
+    let done = false;
+    const finish = (error?: Error): void => {
+      done = true;
+      for (const watch of watches) watch.stop();
+      timer.cancel();
+      if (error) reject(error);
+      else resolve();
+    };
+    const check = (): void => {
+      if (queued || done) return;
+      queued = true;
+      store.clock.setTimeout(() => {
+        queued = false;
+        if (!done && isSettled(store, scenario)) finish();
+      }, 0);
+    };
+    const timer = store.clock.setTimeout(() => {
+      finish(
+        new Error(
+          `scenario ${scenario.name} did not settle in ${timeoutMs} ms: ${unsettled(store, scenario).slice(0, 5).join(', ')}`,
+        ),
+      );
+    }, timeoutMs);
+    const refs = [
+      { group: '', resource: 'pods' },
+      { group: 'apps', resource: 'deployments' },
+      { group: 'apps', resource: 'daemonsets' },
+      { group: 'apps', resource: 'statefulsets' },
+      { group: 'batch', resource: 'jobs' },
+      { group: 'policy', resource: 'poddisruptionbudgets' },
+    ];
+    const watches = refs.map((ref) => store.watch(ref, {}, check));
+  });
+}

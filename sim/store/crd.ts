@@ -1,0 +1,101 @@
+/**
+ * CustomResourceDefinition → served resource type, and the status the apiextensions apiserver writes
+ * once it accepts the names (kubectl waits for `Established` in some flows).
+ */
+import { invalid, type StatusCause } from './status.ts';
+import type { KubeObject, PrinterColumn, ResourceType } from './types.ts';
+
+interface CrdVersion {
+  name?: string;
+  served?: boolean;
+  storage?: boolean;
+  subresources?: { status?: unknown; scale?: unknown };
+  additionalPrinterColumns?: PrinterColumn[];
+}
+
+interface CrdSpec {
+  group?: string;
+  scope?: string;
+  names?: {
+    plural?: string;
+    singular?: string;
+    kind?: string;
+    listKind?: string;
+    shortNames?: string[];
+    categories?: string[];
+  };
+  versions?: CrdVersion[];
+}
+
+const CRD_KIND = { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' };
+
+function problemsOf(name: string, spec: CrdSpec): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const require = (ok: boolean, field: string, message = 'Required value'): void => {
+    if (!ok) causes.push({ type: 'FieldValueRequired', message, field });
+  };
+  require(Boolean(spec.group), 'spec.group');
+  require(Boolean(spec.names?.plural), 'spec.names.plural');
+  require(Boolean(spec.names?.kind), 'spec.names.kind');
+  require(spec.scope === 'Namespaced' ||
+    spec.scope === 'Cluster', 'spec.scope', 'Unsupported value: must be Namespaced or Cluster');
+  require((spec.versions ?? []).some(
+    (v) => v.served && v.name,
+  ), 'spec.versions', 'Required value: must have at least one served version');
+  require(name ===
+    `${spec.names?.plural}.${spec.group}`, 'metadata.name', `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`);
+  return causes;
+}
+
+/** The resource a CRD defines; 422 Invalid naming each bad field. */
+export function resourceTypeOf(crd: KubeObject): ResourceType {
+  const spec = (crd.spec ?? {}) as CrdSpec;
+  const name = crd.metadata.name ?? '';
+  const causes = problemsOf(name, spec);
+  if (causes.length > 0) throw invalid(CRD_KIND, name, causes);
+  const served = (spec.versions ?? []).filter((v) => v.served && v.name);
+  // Preferred version first: the storage version, as kubectl's discovery expects.
+  served.sort((a, b) => Number(Boolean(b.storage)) - Number(Boolean(a.storage)));
+  const first = served[0];
+  const names = spec.names ?? {};
+  const kind = names.kind ?? '';
+  const type: ResourceType = {
+    group: spec.group ?? '',
+    versions: served.map((v) => v.name ?? ''),
+    resource: names.plural ?? '',
+    singular: names.singular ?? kind.toLowerCase(),
+    kind,
+    listKind: names.listKind ?? `${kind}List`,
+    namespaced: spec.scope === 'Namespaced',
+    subresources: [
+      ...(first?.subresources?.status ? ['status'] : []),
+      ...(first?.subresources?.scale ? ['scale'] : []),
+    ],
+    hasGeneration: true,
+    definedBy: name,
+  };
+  if (names.shortNames) type.shortNames = names.shortNames;
+  if (names.categories) type.categories = names.categories;
+  if (first?.additionalPrinterColumns) type.printerColumns = first.additionalPrinterColumns;
+  return type;
+}
+
+/** The status the apiextensions apiserver reports for an accepted CRD. */
+export function establishedStatus(crd: KubeObject, nowIso: string): Record<string, unknown> {
+  const spec = (crd.spec ?? {}) as CrdSpec;
+  const condition = (type: string, reason: string, message: string): Record<string, unknown> => ({
+    type,
+    status: 'True',
+    lastTransitionTime: nowIso,
+    reason,
+    message,
+  });
+  return {
+    acceptedNames: spec.names ?? {},
+    storedVersions: (spec.versions ?? []).filter((v) => v.storage).map((v) => v.name),
+    conditions: [
+      condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
+      condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
+    ],
+  };
+}

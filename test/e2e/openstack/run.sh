@@ -1,0 +1,22 @@
+#!/bin/bash
+# npm run test:e2e — bring the real-Nova lab up (or reuse a live one), run the e2e suite against it,
+# print how long each part took. Needs root (Debian packages, MariaDB, RabbitMQ); see README.md.
+# KEEP_LAB=0 stops the lab afterwards (default: leave it running for the next run).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+export NOVALAB=${NOVALAB:-${TMPDIR:-/tmp}/drainbridge-novalab}
+export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
+
+t0=$(date +%s)
+bash "$HERE/lab/lab.sh" up
+t1=$(date +%s)
+echo "# timing: harness start (lab.sh up): $((t1 - t0)) s"
+
+rc=0
+cd "$ROOT"
+node --test --test-concurrency=1 --test-reporter=spec "test/e2e/openstack/*.e2e.ts" || rc=$?
+t2=$(date +%s)
+echo "# timing: e2e suite: $((t2 - t1)) s; total with harness: $((t2 - t0)) s"
+if [ "${KEEP_LAB:-1}" = 0 ]; then bash "$HERE/lab/lab.sh" down; fi
+exit "$rc"
