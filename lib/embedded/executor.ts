@@ -59,13 +59,23 @@ export function estimateHistoryEvents(stats: ExecutionStats): number {
   return 2 * stats.stateTransitions + 6 * stats.lambdaInvocations + 4 * stats.parallelStates + 2;
 }
 
+/** One task invocation, as reported to `onTask`. */
+export interface TaskCall {
+  readonly executionId: string;
+  readonly stateName: string;
+  readonly functionKey: string;
+  readonly output?: unknown;
+  /** The error's name and message when the task failed (NotYetDone included). */
+  readonly error?: { readonly name: string; readonly message: string };
+}
+
 export interface ExecutorOptions {
   /** Replaces every Retry interval with this many ms (tests and the demo); undefined keeps the definition's backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every Wait state's duration with this many ms. */
   readonly waitMs?: number;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
-  readonly onTask?: (call: { stateName: string; functionKey: string; error?: string; output?: unknown }) => void;
+  readonly onTask?: (call: TaskCall) => void;
 }
 
 export interface Execution {
@@ -148,11 +158,12 @@ export class EmbeddedExecutor {
         stats.lambdaInvocations++;
         try {
           const output = await handler(input, lambdaContext(key, executionId));
-          this.#options.onTask?.({ stateName, functionKey: key, output });
+          this.#options.onTask?.({ executionId, stateName, functionKey: key, output });
           return output as JsonValue;
         } catch (error) {
           stats.lambdaErrors++;
-          this.#options.onTask?.({ stateName, functionKey: key, error: (error as Error).name });
+          const { name, message } = error as Error;
+          this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message } });
           throw error;
         }
       };

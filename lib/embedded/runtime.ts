@@ -8,6 +8,7 @@ import { InProcessBus, InProcessPublisher } from '../bus/index.ts';
 import type { Config } from '../config/index.ts';
 import type { DetailByType, DetailType } from '../events/contracts.ts';
 import { CONTRACTS } from '../events/contracts.ts';
+import { parseDetail } from '../events/parse.ts';
 import { connectDeps, type WorkflowDeps } from '../workflow/deps.ts';
 import type { NovaPort } from '../workflow/nova-port.ts';
 import { EmbeddedExecutor, type Execution, type ExecutorOptions, type MachineDefinition } from './executor.ts';
@@ -94,6 +95,7 @@ export class EmbeddedRuntime {
 
   /** Puts a request on the bus, as a producer would (the rules start the executions). */
   async put<T extends DetailType>(detailType: T, detail: DetailByType[T]): Promise<void> {
+    parseDetail(detailType, detail); // a bad request is refused here, before anything runs
     await this.bus.putEvents([
       {
         Source: CONTRACTS[detailType].source,

@@ -50,6 +50,8 @@ export interface EvacuationStatus {
   /** The first blocker's sentence, for the printer column. */
   firstBlocker?: string;
   branches?: Record<string, EvacuationBranchStatus>;
+  /** Set by `drainbridge abort`: the evacuation stops at its next step and keeps the safe state. */
+  abortRequested?: { by: string; at: string };
 }
 
 /** `namespace/name` of a pod. */

@@ -17,6 +17,6 @@ export function redactingReplacer(key: string, value: unknown): unknown {
 }
 
 /** A logger for one component; `POWERTOOLS_LOG_LEVEL` / `LOG_LEVEL` set the level as usual. */
-export function createLogger(serviceName = 'drainbridge'): Logger {
-  return new Logger({ serviceName, jsonReplacerFn: redactingReplacer });
+export function createLogger(serviceName = 'drainbridge', logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'): Logger {
+  return new Logger({ serviceName, jsonReplacerFn: redactingReplacer, ...(logLevel ? { logLevel } : {}) });
 }

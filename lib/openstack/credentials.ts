@@ -15,55 +15,64 @@ import { registerSecret } from '../log/redact.ts';
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
-/** Validated credentials; exactly one auth method. */
-export const openStackCredentialsSchema = z
-  .object({
-    authUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    method: z.enum(['password', 'application_credential']),
-    username: nonEmpty.optional(),
-    userId: nonEmpty.optional(),
-    password: nonEmpty.optional(),
-    userDomainName: nonEmpty.optional(),
-    userDomainId: nonEmpty.optional(),
-    applicationCredentialId: nonEmpty.optional(),
-    applicationCredentialName: nonEmpty.optional(),
-    applicationCredentialSecret: nonEmpty.optional(),
-    projectName: nonEmpty.optional(),
-    projectId: nonEmpty.optional(),
-    projectDomainName: nonEmpty.optional(),
-    projectDomainId: nonEmpty.optional(),
-    regionName: nonEmpty.optional(),
-    interface: z.enum(['public', 'internal', 'admin']).default('public'),
-    caBundlePath: nonEmpty.optional(),
-    insecure: z.boolean().default(false),
-  })
-  .superRefine((c, ctx) => {
-    const need = (ok: boolean, path: string, message: string) => {
-      if (!ok) ctx.addIssue({ code: 'custom', path: [path], message });
-    };
-    if (c.method === 'password') {
-      need(c.password !== undefined, 'password', 'required for password authentication');
-      need(c.username !== undefined || c.userId !== undefined, 'username', 'a user name or user id is required');
-      need(
-        c.userId !== undefined || c.userDomainName !== undefined || c.userDomainId !== undefined,
-        'userDomainName',
-        'a user domain name or id is required with a user name',
-      );
-      need(c.projectName !== undefined || c.projectId !== undefined, 'projectName', 'a project name or id is required');
-      need(
-        c.projectName === undefined || c.projectDomainName !== undefined || c.projectDomainId !== undefined,
-        'projectDomainName',
-        'a project domain name or id is required with a project name',
-      );
-    } else {
-      need(c.applicationCredentialSecret !== undefined, 'applicationCredentialSecret', 'required');
-      need(
-        c.applicationCredentialId !== undefined || c.applicationCredentialName !== undefined,
-        'applicationCredentialId',
-        'an application credential id (or name with a user) is required',
-      );
-    }
-  });
+const credentialsShape = z.object({
+  authUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  method: z.enum(['password', 'application_credential']),
+  username: nonEmpty.optional(),
+  userId: nonEmpty.optional(),
+  password: nonEmpty.optional(),
+  userDomainName: nonEmpty.optional(),
+  userDomainId: nonEmpty.optional(),
+  applicationCredentialId: nonEmpty.optional(),
+  applicationCredentialName: nonEmpty.optional(),
+  applicationCredentialSecret: nonEmpty.optional(),
+  projectName: nonEmpty.optional(),
+  projectId: nonEmpty.optional(),
+  projectDomainName: nonEmpty.optional(),
+  projectDomainId: nonEmpty.optional(),
+  regionName: nonEmpty.optional(),
+  interface: z.enum(['public', 'internal', 'admin']).default('public'),
+  caBundlePath: nonEmpty.optional(),
+  insecure: z.boolean().default(false),
+});
+
+/** Which fields an auth method needs together (checked on the raw input too, so every gap is reported at once). */
+function missingCombinations(c: { [K in keyof z.infer<typeof credentialsShape>]?: unknown }): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const need = (ok: boolean, path: string, message: string) => {
+    if (!ok) problems.push({ path, message });
+  };
+  const has = (value: unknown) => value !== undefined;
+  if (c.method === 'application_credential') {
+    need(has(c.applicationCredentialSecret), 'applicationCredentialSecret', 'required');
+    need(
+      has(c.applicationCredentialId) || has(c.applicationCredentialName),
+      'applicationCredentialId',
+      'an application credential id (or name with a user) is required',
+    );
+    return problems;
+  }
+  need(has(c.password), 'password', 'required for password authentication');
+  need(has(c.username) || has(c.userId), 'username', 'a user name or user id is required');
+  need(
+    has(c.userId) || has(c.userDomainName) || has(c.userDomainId),
+    'userDomainName',
+    'a user domain name or id is required with a user name',
+  );
+  need(has(c.projectName) || has(c.projectId), 'projectName', 'a project name or id is required');
+  need(
+    !has(c.projectName) || has(c.projectDomainName) || has(c.projectDomainId),
+    'projectDomainName',
+    'a project domain name or id is required with a project name',
+  );
+  return problems;
+}
+
+/** Validated credentials; exactly one auth method with the fields it needs. */
+export const openStackCredentialsSchema = credentialsShape.superRefine((c, ctx) => {
+  for (const problem of missingCombinations(c))
+    ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+});
 
 export type OpenStackCredentials = z.infer<typeof openStackCredentialsSchema>;
 type RawCredentials = { [K in keyof OpenStackCredentials]?: unknown };
@@ -247,13 +256,11 @@ export async function loadOpenStackCredentials(sources: CredentialSources): Prom
   await resolveSecrets(raw, sources, label);
   for (const field of SECRET_FIELDS) if (typeof raw[field] === 'string') registerSecret(raw[field] as string);
   normaliseAuthUrl(raw);
-  const parsed = openStackCredentialsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems: FieldProblem[] = parsed.error.issues.map((issue) => ({
-      path: label(String(issue.path[0] ?? '')),
-      message: issue.message,
-    }));
-    throw new ConfigError(problems);
-  }
+  const parsed = credentialsShape.safeParse(raw);
+  const problems: FieldProblem[] = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => ({ path: String(i.path[0] ?? ''), message: i.message }))),
+    ...missingCombinations(raw),
+  ].map((p) => ({ path: label(p.path), message: p.message }));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return parsed.data;
 }

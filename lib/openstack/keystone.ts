@@ -123,6 +123,9 @@ export class KeystoneSession {
 
   constructor(options: KeystoneSessionOptions) {
     this.#credentials = options.credentials;
+    // Registered here too, for credentials that did not come through loadOpenStackCredentials.
+    registerSecret(options.credentials.password);
+    registerSecret(options.credentials.applicationCredentialSecret);
     this.#http =
       options.http ??
       createHttp({

@@ -125,6 +125,18 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     await this.#update(requestId, (status) => ({ ...status, phase }));
   }
 
+  /** Asks the running evacuation of `requestId` to stop (it sees this at its next step). Idempotent. */
+  async requestAbort(requestId: string, by: string, at: Date): Promise<void> {
+    await this.#update(requestId, (status) =>
+      status.abortRequested ? status : { ...status, abortRequested: { by, at: at.toISOString() } },
+    );
+  }
+
+  /** Who asked to abort `requestId`'s evacuation, or undefined. */
+  async abortRequestedBy(requestId: string): Promise<string | undefined> {
+    return (await this.#get(requestId))?.status?.abortRequested?.by;
+  }
+
   async #get(requestId: string): Promise<EvacuationObject | undefined> {
     try {
       return await this.#client.getEvacuation(evacuationName(requestId));

@@ -29,6 +29,8 @@ export interface NovaPort {
   pass(): ReconcilePass;
   /** Aborts drainbridge's in-flight migrations and re-enables the service if the reason is still ours. */
   restore(request: ResolvedRequest): Promise<NovaRestored>;
+  /** Aborts drainbridge's in-flight migrations only (servers stay running where they are; the service stays disabled). */
+  cancel(request: ResolvedRequest): Promise<{ readonly abortedMigrations: number }>;
 }
 
 const NOTHING_TO_DO: PassResult = {
@@ -42,4 +44,5 @@ export const NO_NOVA: NovaPort = {
   prepare: async () => ({ host: null, disabledNow: false, note: 'Nova is not enabled (DRAINBRIDGE_NOVA=false)' }),
   pass: () => ({ branch: 'nova', run: async (_input: PassInput) => NOTHING_TO_DO }),
   restore: async () => ({ serviceEnabled: false, abortedMigrations: 0, leftAlone: [] }),
+  cancel: async () => ({ abortedMigrations: 0 }),
 };

@@ -4,6 +4,7 @@
  */
 
 import type { Config } from '../../config/index.ts';
+import type { PassResult } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { createEvictionPass } from '../../drain/eviction-pass.ts';
 import { NotYetDone } from '../../errors/index.ts';
@@ -59,7 +60,7 @@ export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = 
   input: TaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
-    await guardStep(deps.kube, input.request, { ...timing(input, deps, tools) });
+    await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
     const prepared = await deps.nova.prepare(input.request);
     tools.logger.info('nova prepared', { ...prepared });
     await advancePhase(deps, input, 'NodeDraining', tools);
@@ -67,8 +68,15 @@ export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = 
   },
 };
 
-function timing(input: TaskInput, deps: WorkflowDeps, tools: TaskTools) {
-  return { startedAt: input.startedAt, maxEvacuationHours: deps.config.maxEvacuationHours, now: tools.now() };
+/** What the guard needs: the timing of the request and whether an operator asked to abort it. */
+async function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools) {
+  const abortedBy = await deps.progress.abortRequestedBy(input.request.requestId);
+  return {
+    startedAt: input.startedAt,
+    maxEvacuationHours: deps.config.maxEvacuationHours,
+    now: tools.now(),
+    ...(abortedBy !== undefined ? { abortedBy } : {}),
+  };
 }
 
 /** The reconcile pass of one branch. */
@@ -85,7 +93,7 @@ function passFor(branch: BranchName, deps: WorkflowDeps) {
 }
 
 /** Summary for NotYetDone's message: what is left and what blocks. */
-function waitingMessage(branch: BranchName, result: Awaited<ReturnType<ReturnType<typeof passFor>['run']>>): string {
+function waitingMessage(branch: BranchName, result: PassResult): string {
   const { moved, total, inFlight } = result.progress;
   const blockers = result.blockers.map((b) => b.reason).join('; ');
   return `${branch}: ${moved}/${total} moved, ${inFlight} in flight${blockers ? `; blocked: ${blockers}` : ''}`;
@@ -95,12 +103,21 @@ function waitingMessage(branch: BranchName, result: Awaited<ReturnType<ReturnTyp
  * One reconcile pass of a branch. Returns when it progressed or finished (the machine loops straight
  * back); throws NotYetDone when nothing changed (the machine retries with backoff).
  */
-export const passTask: TaskSpec<PassTaskInput, { done: boolean; progressed: boolean }, WorkflowDeps> = {
+/** What a pass step returns to the state machine (and what progress lines are printed from). */
+export interface PassOutput {
+  readonly done: boolean;
+  readonly progressed: boolean;
+  readonly branch: BranchName;
+  readonly progress: PassResult['progress'];
+  readonly blockers: readonly string[];
+}
+
+export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   name: 'pass',
   input: PassTaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
-    await guardStep(deps.kube, input.request, timing(input, deps, tools));
+    await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
     const result = await passFor(input.branch, deps).run({
       request: input.request,
       now: tools.now(),
@@ -108,6 +125,7 @@ export const passTask: TaskSpec<PassTaskInput, { done: boolean; progressed: bool
     });
     await deps.progress.recordProgress(input.request.requestId, input.branch, result.progress, result.blockers);
     if (!result.done && !result.progressed) throw new NotYetDone(waitingMessage(input.branch, result));
-    return { done: result.done, progressed: result.progressed };
+    const blockers = result.blockers.map((b) => b.reason);
+    return { done: result.done, progressed: result.progressed, branch: input.branch, progress: result.progress, blockers };
   },
 };

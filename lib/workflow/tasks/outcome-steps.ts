@@ -56,6 +56,8 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
   run: async (input, deps, tools) => {
     const error = errorFromCatch(input.error);
     tools.logger.warn('evacuation failed', { errorType: error.name, reason: error.message });
+    // An operator's abort also stops drainbridge's live migrations; the servers stay where they are.
+    if (error.name === 'EvacuationAborted') await deps.nova.cancel(input.request);
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
       if (readLedger(node).holds[input.request.requestId])

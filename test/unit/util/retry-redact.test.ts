@@ -98,7 +98,7 @@ describe('redaction', () => {
     process.stdout.write = capture;
     process.stderr.write = capture;
     try {
-      const logger = createLogger('test');
+      const logger = createLogger('test', 'DEBUG');
       logger.error('keystone refused', { error: httpError, body: '{"password":"hunter2-keystone"}' });
       logger.info('debug', { request: httpError.config });
     } finally {

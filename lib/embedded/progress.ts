@@ -1,0 +1,67 @@
+/**
+ * Progress lines for a person watching an embedded run: one line when something changes (a phase, a
+ * branch's counts, what blocks it), never a line per poll. Pure formatting plus a small de-duplicator.
+ */
+import type { TaskCall } from './executor.ts';
+
+const VERB: Record<string, string> = { pods: 'pods evicted', 'infra-pods': 'infra pods evicted', nova: 'servers migrated', kubevirt: 'VMs migrated' };
+
+interface PassOutputShape {
+  branch?: string;
+  done?: boolean;
+  progress?: { total: number; moved: number; inFlight: number; skipped: number };
+  blockers?: string[];
+}
+
+/** The line for a pass step's output, e.g. `pods: 3/10 pods evicted, 2 in flight, 4 skipped`. */
+export function passLine(output: PassOutputShape): string | undefined {
+  if (!output.branch || !output.progress) return undefined;
+  const { total, moved, inFlight, skipped } = output.progress;
+  const parts = [`${moved}/${total} ${VERB[output.branch] ?? 'moved'}`];
+  if (inFlight > 0) parts.push(`${inFlight} in flight`);
+  if (skipped > 0) parts.push(`${skipped} skipped`);
+  const done = output.done ? ' — done' : '';
+  return `${output.branch}: ${parts.join(', ')}${done}`;
+}
+
+/** The line for a task call, or undefined when it says nothing new for a person. */
+export function taskLine(call: TaskCall): string | undefined {
+  if (call.error) {
+    // NotYetDone carries "<branch>: x/y moved …; blocked: …" — the waiting reason is the news.
+    if (call.error.name === 'NotYetDone') return `waiting — ${call.error.message}`;
+    if (call.error.name === 'SlotUnavailable') return `waiting for a maintenance slot — ${call.error.message}`;
+    return `${call.stateName} failed: ${call.error.name}: ${call.error.message}`;
+  }
+  const output = call.output as PassOutputShape | undefined;
+  if (call.functionKey === 'pass') return output ? passLine(output) : undefined;
+  return undefined;
+}
+
+/** Prints each distinct line once per execution, with the time since `start`. */
+export function createProgressPrinter(write: (line: string) => void, start = Date.now()): (line: string | undefined) => void {
+  let last = '';
+  return (line) => {
+    if (!line || line === last) return;
+    last = line;
+    write(`[+${((Date.now() - start) / 1000).toFixed(1)}s] ${line}`);
+  };
+}
+
+/** A line for an event on the bus (requests and outcomes). */
+export function busLine(detailType: string, detail: Record<string, unknown>): string {
+  const node = String(detail.nodeName ?? (detail.target as { nodeName?: string } | undefined)?.nodeName ?? '');
+  switch (detailType) {
+    case 'Evacuation Progress':
+      return `phase ${String(detail.phase)} (node ${node})`;
+    case 'Evacuation Succeeded':
+      return `evacuation of ${node} succeeded in ${Number(detail.durationSeconds).toFixed(1)}s`;
+    case 'Evacuation Failed': {
+      const error = detail.error as { name: string; message: string };
+      return `evacuation of ${node} FAILED: ${error.name}: ${error.message} (the node stays cordoned and held)`;
+    }
+    case 'Node Restored':
+      return `node ${node} restored: ${detail.lastHold ? (detail.uncordoned ? 'uncordoned' : 'left cordoned (it was cordoned before)') : 'other holds remain, still cordoned'}`;
+    default:
+      return `${detailType} (request ${String(detail.requestId)})`;
+  }
+}

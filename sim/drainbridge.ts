@@ -1,0 +1,36 @@
+/**
+ * A simulated cluster ready for drainbridge: the scenario settled, drainbridge's CRDs and least-privilege
+ * RBAC from deploy/ applied, and a kubeconfig file for drainbridge's ServiceAccount (never the admin's).
+ * Used by the demo, the workflow suite and the benchmarks.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { whenSettled } from './scenarios/index.ts';
+import { type Simulator, type SimulatorOptions, startSimulator } from './simulator.ts';
+
+const DEPLOY = new URL('../deploy/', import.meta.url);
+/** The manifests drainbridge needs in a cluster (cluster admin applies them once). */
+export const DRAINBRIDGE_MANIFESTS = ['crds/evacuations.yaml', 'rbac/drainbridge.yaml'] as const;
+
+export interface DrainbridgeCluster {
+  readonly sim: Simulator;
+  /** A kubeconfig file (mode 0600) for the drainbridge ServiceAccount. */
+  readonly kubeconfigPath: string;
+  stop(): Promise<void>;
+}
+
+export async function startDrainbridgeCluster(options: SimulatorOptions & { settleMs?: number }): Promise<DrainbridgeCluster> {
+  const sim = await startSimulator(options);
+  try {
+    for (const file of DRAINBRIDGE_MANIFESTS) sim.apply(readFileSync(new URL(file, DEPLOY), 'utf8'), `deploy/${file}`);
+    if (sim.scenario) await whenSettled(sim.store, sim.scenario, options.settleMs ?? 30_000);
+    const dir = mkdtempSync(join(tmpdir(), 'drainbridge-'));
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfigPath, sim.kubeconfig(await sim.tokenFor('drainbridge/drainbridge')), { mode: 0o600 });
+    return { sim, kubeconfigPath, stop: () => sim.stop() };
+  } catch (error) {
+    await sim.stop();
+    throw error;
+  }
+}
