@@ -17,6 +17,8 @@ export interface DrainbridgeCluster {
   readonly sim: Simulator;
   /** A kubeconfig file (mode 0600) for the drainbridge ServiceAccount. */
   readonly kubeconfigPath: string;
+  /** A kubeconfig file (mode 0600) for the cluster admin: what a person at the keyboard uses. */
+  readonly adminKubeconfigPath: string;
   stop(): Promise<void>;
 }
 
@@ -28,7 +30,9 @@ export async function startDrainbridgeCluster(options: SimulatorOptions & { sett
     const dir = mkdtempSync(join(tmpdir(), 'drainbridge-'));
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, sim.kubeconfig(await sim.tokenFor('drainbridge/drainbridge')), { mode: 0o600 });
-    return { sim, kubeconfigPath, stop: () => sim.stop() };
+    const adminKubeconfigPath = join(dir, 'admin.kubeconfig');
+    writeFileSync(adminKubeconfigPath, sim.kubeconfig(sim.adminToken), { mode: 0o600 });
+    return { sim, kubeconfigPath, adminKubeconfigPath, stop: () => sim.stop() };
   } catch (error) {
     await sim.stop();
     throw error;

@@ -4,9 +4,12 @@
  * and people read `message`.
  */
 
-/** One `details.causes[]` entry. */
+/**
+ * One `details.causes[]` entry (`metav1.StatusCause`). Its Go field is `Type`, but it goes on the wire
+ * as `reason` (`json:"reason,omitempty"`): clients such as kubectl's `HasStatusCause` read that key.
+ */
 export interface StatusCause {
-  type?: string;
+  reason?: string;
   message?: string;
   field?: string;
 }

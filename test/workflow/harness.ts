@@ -66,3 +66,41 @@ export function maintenanceRequested(
     ...overrides,
   };
 }
+
+/** drainbridge's ServiceAccount as the simulator's request log names it. */
+export const DRAINBRIDGE_USER = 'system:serviceaccount:drainbridge:drainbridge';
+
+/** A `Maintenance Ended` detail for `node` (same requestId scheme as `maintenanceRequested`). */
+export function maintenanceEnded(node: string, requestId = `req-${node}`): {
+  version: '1';
+  requestId: string;
+  requester: string;
+  origin: 'manual';
+  target: { nodeName: string };
+} {
+  return { version: '1', requestId, requester: 'test@example.com', origin: 'manual', target: { nodeName: node } };
+}
+
+/** Successful writes by drainbridge since `mark` (a `sim.requestLog.mark()`). */
+export function writesSince(w: WorkflowSim, mark: number): { verb: string; resource: string; name: string }[] {
+  return w.sim.requestLog
+    .writes({ since: mark, user: DRAINBRIDGE_USER })
+    .map((record) => ({ verb: record.verb, resource: record.resource, name: record.name }));
+}
+
+/** Successful evictions by drainbridge since `mark`, as pod keys (namespace/name), in request order. */
+export function evictionsSince(w: WorkflowSim, mark = 0): string[] {
+  return w.sim.requestLog
+    .writes({ since: mark, user: DRAINBRIDGE_USER, resource: 'pods' })
+    .filter((record) => record.subresource === 'eviction')
+    .map((record) => `${record.namespace}/${record.name}`);
+}
+
+/** Waits (real time, polling every 5 ms) until `check` holds; fails naming `what` after `limitMs`. */
+export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -10,10 +10,12 @@ export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> 
   name: 'resolveTarget',
   input: ResolveInput,
   deps: depsFromEnvironment,
-  run: async (input, deps, { logger }) => {
+  run: async (input, deps, { logger, now }) => {
     const request = acceptRequest(input.machine, input.input, deps.config.drainDefaults);
     const nodeName = await resolveNode(deps.kube, request.target);
     logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin });
-    return { request: { ...request, nodeName }, executionId: input.executionId, startedAt: input.startedAt };
+    // startedAt is read from the tasks' clock, not taken from $$.Execution.StartTime, so that deadlines and
+    // durations use one clock everywhere (they differ only where the embedded runtime runs on a simulated clock).
+    return { request: { ...request, nodeName }, executionId: input.executionId, startedAt: now().toISOString() };
   },
 };

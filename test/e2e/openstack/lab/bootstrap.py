@@ -42,6 +42,16 @@ def admin_session():
     return ks_session.Session(auth=auth)
 
 
+def password_works(username, password):
+    auth = v3.Password(auth_url=KEYSTONE, username=username, password=password, user_domain_id='default',
+                       project_name='service', project_domain_id='default')
+    try:
+        ks_session.Session(auth=auth).get_token()
+        return True
+    except Exception:  # any auth failure means: set it again
+        return False
+
+
 def first(items):
     return items[0] if items else None
 
@@ -63,9 +73,11 @@ def register():
     for name in ('nova', 'placement'):
         user = first(get(f'/users?name={name}&domain_id=default', 'users'))
         body = {'name': name, 'domain_id': 'default', 'password': os.environ['LAB_SERVICE_PASSWORD']}
-        if user:
+        # Setting a password (even the same one) revokes the user's tokens, which running services
+        # hold: touch it only when it no longer works.
+        if user and not password_works(name, body['password']):
             sess.patch(f'/users/{user["id"]}', json={'user': {'password': body['password']}}, **ident)
-        else:
+        elif not user:
             user = post('/users', 'user', body)
         for role in (admin_role, service_role):
             sess.put(f'/projects/{project["id"]}/users/{user["id"]}/roles/{role["id"]}', **ident)
