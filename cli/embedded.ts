@@ -13,7 +13,10 @@ export interface EmbeddedRun {
 
 /** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG. */
 export function configFor(kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
-  return loadConfig({ ...env, ...(kubeconfig ? { KUBECONFIG: kubeconfig, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' } : {}) });
+  return loadConfig({
+    ...env,
+    ...(kubeconfig ? { KUBECONFIG: kubeconfig, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' } : {}),
+  });
 }
 
 /** Who is asking, for the ledger: `user@host`. */

@@ -44,19 +44,23 @@ async function podsOn(client: KubeClient, node: string): Promise<string[]> {
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'run a whole evacuation and restore on a simulated cluster, embedded (what `npm start` runs)',
-  usage: 'Usage: drainbridge demo [--speed X]   (X: the simulated cluster\'s clock speed, default 20)',
+  usage: "Usage: drainbridge demo [--speed X]   (X: the simulated cluster's clock speed, default 20)",
   async run(argv) {
     const args = parseArgs(argv, { speed: true });
     const speed = Number(args.own.get('speed') ?? '20');
     if (!(speed > 0 && speed <= 1000)) throw new UsageError('--speed must be a number between 0 and 1000');
     const started = Date.now();
-    heading('a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1');
+    heading(
+      'a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1',
+    );
     const cluster = await startDrainbridgeCluster({ scenario: 'demo', speed });
     const tally: DemoTally = { pdbWaits: 0, polls: 0, blockerCleared: false };
     try {
       const client = kubeClientFor(cluster.kubeconfigPath);
       const admin = kubeClientFor(cluster.adminKubeconfigPath);
-      console.log(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`);
+      console.log(
+        `API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`,
+      );
       console.log(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
 
       heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
@@ -88,13 +92,23 @@ export const demoCommand: Command = {
         const evacuation = runtime.executionsFor(REQUEST)[0];
         const outcome = await evacuation?.outcome;
         if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
-        console.log(`pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`);
+        console.log(
+          `pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`,
+        );
 
         heading(`drainbridge restore ${NODE}   (the Restore state machine)`);
-        await runtime.put('Maintenance Ended', { version: '1', requestId: REQUEST, requester: 'demo', origin: 'manual', target: { nodeName: NODE } });
+        await runtime.put('Maintenance Ended', {
+          version: '1',
+          requestId: REQUEST,
+          requester: 'demo',
+          origin: 'manual',
+          target: { nodeName: NODE },
+        });
         await runtime.settle();
         const node = await client.getNode(NODE);
-        console.log(`${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`);
+        console.log(
+          `${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`,
+        );
 
         heading('summary');
         const stats = evacuation?.stats;

@@ -30,7 +30,13 @@ export const evacuateCommand: Command = {
     const args = parseArgs(argv, OWN);
     if (args.positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${args.positional.length}`);
     const node = args.positional[0] ?? '';
-    if (args.own.has('dry-run')) return planCommand.run(argv.filter((a) => a !== '--dry-run'));
+    if (args.own.has('dry-run')) {
+      const kubeconfig = args.own.get('kubeconfig');
+      const drainArgs = args.drainFlags.map(([name, value]) =>
+        value === undefined ? `--${name}` : `--${name}=${value}`,
+      );
+      return planCommand.run([node, ...drainArgs, ...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : [])]);
+    }
     let drain: ReturnType<typeof drainOptionsFromFlags>;
     try {
       drain = drainOptionsFromFlags(args.drainFlags);
@@ -39,7 +45,8 @@ export const evacuateCommand: Command = {
       throw error;
     }
     const { runtime } = await startEmbedded(configFor(args.own.get('kubeconfig')));
-    const requestId = args.own.get('request-id') ?? `manual-${node}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`;
+    const requestId =
+      args.own.get('request-id') ?? `manual-${node}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`;
     const deadline = args.own.get('deadline');
     try {
       await runtime.put('Maintenance Requested', {

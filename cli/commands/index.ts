@@ -7,4 +7,11 @@ import { planCommand } from './plan.ts';
 import { restoreCommand } from './restore.ts';
 import { simCommand } from './sim.ts';
 
-export const COMMANDS: readonly Command[] = [evacuateCommand, restoreCommand, abortCommand, planCommand, simCommand, demoCommand];
+export const COMMANDS: readonly Command[] = [
+  evacuateCommand,
+  restoreCommand,
+  abortCommand,
+  planCommand,
+  simCommand,
+  demoCommand,
+];

@@ -1,17 +1,19 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
 import { KubeConfig } from '@kubernetes/client-node';
 import { isBlocked } from '../../lib/domain/plan.ts';
-import { drainOptionsFromFlags, takesValue } from '../../lib/drain/flags.ts';
+import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
 import { planNode } from '../../lib/drain/plan-node.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/drain/render.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
+import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
 
 /** Exit code when the plan has blockers (1 is an error, 2 a usage error). */
 export const EXIT_BLOCKED = 3;
 
-const OWN_FLAGS = new Set(['json', 'kubeconfig', 'infra-pod-selector', 'server-dry-run']);
+/** plan's own flags (true: takes a value); every other flag is a kubectl drain flag. */
+const OWN = { json: false, kubeconfig: true, 'infra-pod-selector': true, 'server-dry-run': false };
 
 export interface PlanArgs {
   readonly nodeName: string;
@@ -22,33 +24,13 @@ export interface PlanArgs {
   readonly serverDryRun: boolean;
 }
 
-function splitFlag(arg: string): [string, string | undefined] {
-  const body = arg.replace(/^--?/, '');
-  const eq = body.indexOf('=');
-  return eq < 0 ? [body, undefined] : [body.slice(0, eq), body.slice(eq + 1)];
-}
-
 /** Parses the command line (pure). */
 export function parsePlanArgs(argv: readonly string[]): PlanArgs {
-  const positional: string[] = [];
-  const flags: [string, string | undefined][] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('-')) {
-      positional.push(arg);
-      continue;
-    }
-    const [name, inline] = splitFlag(arg);
-    const needsValue = takesValue(name) || name === 'kubeconfig' || name === 'infra-pod-selector';
-    const value = inline ?? (needsValue ? argv[++i] : undefined);
-    if (needsValue && value === undefined) throw new UsageError(`--${name} needs a value`);
-    flags.push([name, value]);
-  }
+  const { positional, own, drainFlags } = parseArgs(argv, OWN);
   if (positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${positional.length}`);
-  const own = new Map(flags.filter(([name]) => OWN_FLAGS.has(name)));
   return {
     nodeName: positional[0] ?? '',
-    drainFlags: flags.filter(([name]) => !OWN_FLAGS.has(name)),
+    drainFlags,
     json: own.has('json') && own.get('json') !== 'false',
     kubeconfig: own.get('kubeconfig'),
     infraPodSelector: own.get('infra-pod-selector') ?? '',

@@ -15,7 +15,9 @@ export async function pickRequest(client: KubeClient, node: string, given: strin
   const holds = Object.entries(readLedger(await readNodeOrFail(client, node)).holds);
   if (holds.length === 1) return holds[0]?.[0] ?? '';
   if (holds.length === 0) throw new UsageError(`node ${node} has no drainbridge hold; nothing to restore`);
-  const list = holds.map(([id, hold]) => `  ${id}  (${hold.origin}, ${hold.requester}, since ${hold.since})`).join('\n');
+  const list = holds
+    .map(([id, hold]) => `  ${id}  (${hold.origin}, ${hold.requester}, since ${hold.since})`)
+    .join('\n');
   throw new UsageError(`node ${node} has ${holds.length} holds; name one with --request-id:\n${list}`);
 }
 
@@ -26,8 +28,8 @@ export const restoreCommand: Command = {
     'Usage: drainbridge restore NODE [--request-id ID] [--kubeconfig FILE]',
     '',
     "Releases one request's hold (the node's only hold when --request-id is not given). When it was the",
-    "last hold, drainbridge uncordons the node — unless it was cordoned before drainbridge came — and",
-    're-enables nova-compute if it is still disabled with drainbridge\'s reason. A running evacuation of',
+    'last hold, drainbridge uncordons the node — unless it was cordoned before drainbridge came — and',
+    "re-enables nova-compute if it is still disabled with drainbridge's reason. A running evacuation of",
     'the same request stops at its next step.',
     'Exit status: 0 restored, 1 failed, 2 usage error.',
   ].join('\n'),
@@ -36,7 +38,11 @@ export const restoreCommand: Command = {
     if (args.positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${args.positional.length}`);
     const node = args.positional[0] ?? '';
     const config = configFor(args.own.get('kubeconfig'));
-    const requestId = await pickRequest(new KubeClient(await buildKubeConfig(config)), node, args.own.get('request-id'));
+    const requestId = await pickRequest(
+      new KubeClient(await buildKubeConfig(config)),
+      node,
+      args.own.get('request-id'),
+    );
     const { runtime } = await startEmbedded(config);
     try {
       await runtime.put('Maintenance Ended', {
