@@ -4,6 +4,7 @@
  * Types are derived from the schemas, so the contract and the code cannot drift apart.
  */
 import { z } from 'zod';
+import { PHASES } from '../domain/phase.ts';
 import { BLOCKER_CODES, BRANCHES } from '../domain/plan.ts';
 import { DrainOptionsInput, Instant, NodeName, Origin, Reason, Requester, RequestId, Target } from './fields.ts';
 
@@ -102,19 +103,7 @@ const outcomeBase = {
   executionId: z.string().max(2048).optional(),
 };
 
-/** Phases of the node's progress record (after DrainSafe's maintenance states). */
-export const PHASES = [
-  'MaintenanceScheduled',
-  'NodeCordoning',
-  'NodeCordoned',
-  'NodeDraining',
-  'NodeDrained',
-  'MaintenanceStarted',
-  'NodeRunning',
-  'NodeUncordoned',
-  'Failed',
-] as const;
-export type Phase = (typeof PHASES)[number];
+export { PHASES, type Phase } from '../domain/phase.ts';
 
 /** Published at phase changes. */
 export const EvacuationProgress = z.strictObject({

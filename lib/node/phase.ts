@@ -4,24 +4,15 @@
  * Evacuation record instead.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { PHASES, type Phase } from '../domain/phase.ts';
 import { InvalidInput } from '../errors/index.ts';
 import type { MergePatch } from '../kube/paths.ts';
 
 export const PHASE_ANNOTATION = 'drainbridge.io/phase';
 
-/** In order of a normal evacuation; `Failed` can follow any of them. */
-export const NODE_PHASES = [
-  'MaintenanceScheduled',
-  'NodeCordoning',
-  'NodeCordoned',
-  'NodeDraining',
-  'NodeDrained',
-  'MaintenanceStarted',
-  'NodeRunning',
-  'NodeUncordoned',
-  'Failed',
-] as const;
-export type NodePhase = (typeof NODE_PHASES)[number];
+/** The phases, shared with the events and the Evacuation record (lib/domain/phase.ts). */
+export const NODE_PHASES = PHASES;
+export type NodePhase = Phase;
 
 export function isNodePhase(value: unknown): value is NodePhase {
   return typeof value === 'string' && (NODE_PHASES as readonly string[]).includes(value);
