@@ -22,7 +22,9 @@ export interface DrainbridgeCluster {
   stop(): Promise<void>;
 }
 
-export async function startDrainbridgeCluster(options: SimulatorOptions & { settleMs?: number }): Promise<DrainbridgeCluster> {
+export async function startDrainbridgeCluster(
+  options: SimulatorOptions & { settleMs?: number },
+): Promise<DrainbridgeCluster> {
   const sim = await startSimulator(options);
   try {
     for (const file of DRAINBRIDGE_MANIFESTS) sim.apply(readFileSync(new URL(file, DEPLOY), 'utf8'), `deploy/${file}`);

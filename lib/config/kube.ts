@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
+import { buildEksKubeConfig, EksTokenSource } from './eks.ts';
 import type { Config } from './schema.ts';
 import { resolveMaybeRef, resolveSecretRef, type SecretFetcher } from './secret-refs.ts';
 
@@ -30,7 +31,7 @@ function checkUser(kc: KubeConfig, mode: Config['mode'], where: string): void {
     throw new ConfigError([
       {
         path: where,
-        message: `user "${user.name}" authenticates with an ${user.exec ? 'exec plugin' : 'auth-provider'}, which cannot run in Lambda; store a kubeconfig with a bearer token (or client certificate) instead`,
+        message: `user "${user.name}" authenticates with an ${user.exec ? 'exec plugin' : 'auth-provider'}, which cannot run in Lambda; for EKS set DRAINBRIDGE_KUBE_ACCESS=eks (a token presigned in-process), otherwise store a kubeconfig with a bearer token (or client certificate)`,
       },
     ]);
   }
@@ -82,6 +83,12 @@ export async function buildKubeConfig(
         currentContext: 'drainbridge',
       });
       break;
+    }
+    case 'eks': {
+      const source = new EksTokenSource({ clusterName: access.clusterName, region: access.region });
+      // Mint once now so that missing credentials fail at start, not on the first API call.
+      await source.token();
+      return buildEksKubeConfig(access, source);
     }
   }
   return kc;

@@ -24,6 +24,35 @@ function requireVars(env: Env, names: readonly (keyof Env)[], problems: FieldPro
   }
 }
 
+/**
+ * `eks` access: cluster, endpoint and CA are required; the region defaults to Lambda's AWS_REGION,
+ * which the environment schema does not list (it is the runtime's, not drainbridge's).
+ */
+function eksAccessOf(env: Env, runtimeRegion: string | undefined, problems: FieldProblem[]): KubeAccess {
+  requireVars(env, ['DRAINBRIDGE_EKS_CLUSTER', 'DRAINBRIDGE_KUBE_SERVER', 'DRAINBRIDGE_KUBE_CA'], problems);
+  if (env.DRAINBRIDGE_KUBE_SERVER && !env.DRAINBRIDGE_KUBE_SERVER.startsWith('https://')) {
+    // The token is a credential for 15 minutes: it only ever travels over TLS.
+    problems.push({
+      path: 'DRAINBRIDGE_KUBE_SERVER',
+      message: 'must be an https:// URL with DRAINBRIDGE_KUBE_ACCESS=eks',
+    });
+  }
+  const region = env.DRAINBRIDGE_EKS_REGION ?? runtimeRegion ?? '';
+  if (!region) {
+    problems.push({
+      path: 'DRAINBRIDGE_EKS_REGION',
+      message: 'is required when DRAINBRIDGE_KUBE_ACCESS=eks and AWS_REGION is unset',
+    });
+  }
+  return {
+    source: 'eks',
+    clusterName: env.DRAINBRIDGE_EKS_CLUSTER ?? '',
+    region,
+    server: env.DRAINBRIDGE_KUBE_SERVER ?? '',
+    caData: env.DRAINBRIDGE_KUBE_CA ?? '',
+  };
+}
+
 function kubeAccessOf(env: Env, problems: FieldProblem[]): KubeAccess {
   const context = env.DRAINBRIDGE_KUBE_CONTEXT ? { context: env.DRAINBRIDGE_KUBE_CONTEXT } : {};
   switch (env.DRAINBRIDGE_KUBE_ACCESS) {
@@ -52,7 +81,8 @@ function crossFieldProblems(env: Env): FieldProblem[] {
   if (env.DRAINBRIDGE_MODE === 'aws' && env.DRAINBRIDGE_KUBE_ACCESS === 'kubeconfig') {
     problems.push({
       path: 'DRAINBRIDGE_KUBE_ACCESS',
-      message: 'kubeconfig files are not available in Lambda; use secret (a kubeconfig in Secrets Manager) or token',
+      message:
+        'kubeconfig files are not available in Lambda; use secret (a kubeconfig in Secrets Manager), token, or eks (a token presigned with the function role)',
     });
   }
   if (env.DRAINBRIDGE_MODE === 'aws' && env.DRAINBRIDGE_KUBE_ACCESS === 'token' && env.DRAINBRIDGE_KUBE_TOKEN) {
@@ -114,7 +144,10 @@ export function loadConfig(env: Environment = process.env): Config {
   const parsed = EnvSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(redactProblems(problemsOf(parsed.error), env));
   const problems = crossFieldProblems(parsed.data);
-  const kube = kubeAccessOf(parsed.data, problems);
+  const kube =
+    parsed.data.DRAINBRIDGE_KUBE_ACCESS === 'eks'
+      ? eksAccessOf(parsed.data, env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined, problems)
+      : kubeAccessOf(parsed.data, problems);
   if (problems.length > 0) throw new ConfigError(redactProblems(problems, env));
   return toConfig(parsed.data, kube);
 }

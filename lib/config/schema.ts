@@ -25,7 +25,7 @@ const selector = z.string().superRefine((value, ctx) => {
 });
 
 /** Where drainbridge's Kubernetes credentials come from. */
-export const KUBE_ACCESS_SOURCES = ['kubeconfig', 'in-cluster', 'secret', 'token'] as const;
+export const KUBE_ACCESS_SOURCES = ['kubeconfig', 'in-cluster', 'secret', 'token', 'eks'] as const;
 export type KubeAccessSource = (typeof KUBE_ACCESS_SOURCES)[number];
 
 export type KubeAccess =
@@ -36,7 +36,23 @@ export type KubeAccess =
   /** A whole kubeconfig (server + CA + token) held in Secrets Manager / SSM: Lambda's way in. */
   | { readonly source: 'secret'; readonly kubeconfigRef: string; readonly context?: string }
   /** Server URL + CA + a bearer token (the token usually a secret reference). */
-  | { readonly source: 'token'; readonly server: string; readonly caData?: string; readonly token: string };
+  | { readonly source: 'token'; readonly server: string; readonly caData?: string; readonly token: string }
+  /** EKS: a token presigned with the function's own AWS credentials (no exec plugin); see eks.ts. */
+  | {
+      readonly source: 'eks';
+      readonly clusterName: string;
+      readonly region: string;
+      readonly server: string;
+      readonly caData: string;
+    };
+
+/**
+ * The longest an evacuation may poll: Step Functions keeps at most 25,000 events per execution, and every
+ * poll costs about three. With all branches polling in parallel at the workflow's backoff, 8 hours stays
+ * under the limit with room for progress (test/workflow/history.test.ts). A maintenance announced days
+ * ahead waits for its `notBefore` (a Wait state: two events), not inside the evacuation.
+ */
+export const MAX_EVACUATION_HOURS_LIMIT = 8;
 
 export const SHUTOFF_POLICIES = ['block', 'cold-migrate'] as const;
 export const COMPATIBILITY_TAINTS = ['medik8s.io/drain', 'kubevirt.io/drain'] as const;
@@ -72,7 +88,7 @@ export interface Config {
   readonly eventBusName: string;
   /** Namespace of drainbridge's own objects in the cluster (the admission Lease). */
   readonly namespace: string;
-  /** An evacuation without a deadline gives up (DeadlineExceeded, safe state kept) after this many hours. */
+  /** An evacuation gives up (DeadlineExceeded, safe state kept) after this many hours, or at the request's deadline if sooner. */
   readonly maxEvacuationHours: number;
 }
 
@@ -86,9 +102,14 @@ export const ENV_VARS = {
     default: undefined,
     help: '`secret` access: ssm:… / secretsmanager:… holding a kubeconfig',
   },
-  DRAINBRIDGE_KUBE_SERVER: { default: undefined, help: '`token` access: API server URL (https://…)' },
-  DRAINBRIDGE_KUBE_CA: { default: undefined, help: '`token` access: CA bundle, base64 PEM (optional)' },
+  DRAINBRIDGE_KUBE_SERVER: { default: undefined, help: '`token` / `eks` access: API server URL (https://…)' },
+  DRAINBRIDGE_KUBE_CA: {
+    default: undefined,
+    help: '`token` access: CA bundle, base64 PEM (optional); `eks`: required (certificateAuthority.data)',
+  },
   DRAINBRIDGE_KUBE_TOKEN: { default: undefined, help: '`token` access: bearer token or a secret reference to it' },
+  DRAINBRIDGE_EKS_CLUSTER: { default: undefined, help: '`eks` access: the EKS cluster name (signed into each token)' },
+  DRAINBRIDGE_EKS_REGION: { default: undefined, help: "`eks` access: the cluster's region (default: AWS_REGION)" },
   DRAINBRIDGE_DRAIN_FORCE: { default: 'false', help: 'kubectl drain --force' },
   DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: { default: 'false', help: 'kubectl drain --ignore-daemonsets' },
   DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: { default: 'false', help: 'kubectl drain --delete-emptydir-data' },
@@ -123,8 +144,8 @@ export const ENV_VARS = {
     help: "namespace for drainbridge's Lease (admission mutex and queue)",
   },
   DRAINBRIDGE_MAX_EVACUATION_HOURS: {
-    default: '12',
-    help: 'an evacuation without a deadline fails (safe state kept) after this long',
+    default: '6',
+    help: `an evacuation fails (safe state kept) after this long, or at the request's deadline if sooner; at most ${MAX_EVACUATION_HOURS_LIMIT} (execution history limit)`,
   },
 } as const satisfies Record<string, { default: string | undefined; help: string }>;
 
@@ -140,6 +161,15 @@ export const EnvSchema = z.object({
   DRAINBRIDGE_KUBE_SERVER: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   DRAINBRIDGE_KUBE_CA: z.base64({ error: 'must be base64 (a PEM bundle, base64-encoded)' }).optional(),
   DRAINBRIDGE_KUBE_TOKEN: z.string().optional(),
+  DRAINBRIDGE_EKS_CLUSTER: z
+    .string()
+    .regex(/^[0-9A-Za-z][A-Za-z0-9_-]*$/, 'must be an EKS cluster name (letters, digits, - and _)')
+    .max(100)
+    .optional(),
+  DRAINBRIDGE_EKS_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1')
+    .optional(),
   DRAINBRIDGE_DRAIN_FORCE: bool,
   DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: bool,
   DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: bool,
@@ -172,7 +202,7 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a valid namespace name')
     .max(63),
-  DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, 72),
+  DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, MAX_EVACUATION_HOURS_LIMIT),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -51,12 +51,13 @@ export interface ExecutionStats {
 }
 
 /**
- * Events Step Functions would write to the execution history for these counts: per state entry
- * StateEntered + StateExited; per Lambda attempt Scheduled + Started + Succeeded/Failed (and the task
- * wrapper's three); per Parallel four more; ExecutionStarted + the end. An upper estimate.
+ * Events Step Functions writes to the execution history for these counts: per state entry
+ * …StateEntered + …StateExited; per Lambda attempt (a Task whose Resource is a Lambda ARN, retries
+ * included) LambdaFunctionScheduled + …Started + …Succeeded/Failed; per Parallel state
+ * ParallelStateStarted + …Succeeded; ExecutionStarted + the end.
  */
 export function estimateHistoryEvents(stats: ExecutionStats): number {
-  return 2 * stats.stateTransitions + 6 * stats.lambdaInvocations + 4 * stats.parallelStates + 2;
+  return 2 * stats.stateTransitions + 3 * stats.lambdaInvocations + 2 * stats.parallelStates + 2;
 }
 
 /** One task invocation, as reported to `onTask`. */
@@ -106,6 +107,12 @@ function lambdaContext(functionKey: string, executionId: string): Context {
 
 export class EmbeddedExecutor {
   readonly #definitions: Readonly<Record<string, MachineDefinition>>;
+  /**
+   * One interpreter per machine, built (and its definition validated) once: validation takes hundreds of
+   * ms, which at a simulator's speed is minutes of simulated time between `start` and the first task.
+   * `run` keeps no state on the instance, so concurrent executions share it.
+   */
+  readonly #machines: ReadonlyMap<string, StateMachine>;
   readonly #handlers: Readonly<Record<string, LocalHandler>>;
   readonly #options: ExecutorOptions;
 
@@ -117,12 +124,15 @@ export class EmbeddedExecutor {
     this.#definitions = definitions;
     this.#handlers = handlers;
     this.#options = options;
+    const machines = new Map<string, StateMachine>();
     for (const [machine, definition] of Object.entries(definitions)) {
+      machines.set(machine, new StateMachine(definition as never, { validationOptions: { checkPaths: true } }));
       for (const [state, key] of taskFunctions(definition)) {
         if (!handlers[key])
           throw new Error(`state machine ${machine}: state ${state} needs function ${key}, which has no handler`);
       }
     }
+    this.#machines = machines;
   }
 
   get machines(): string[] {
@@ -132,7 +142,9 @@ export class EmbeddedExecutor {
   /** Starts an execution of `machine`; `name` is the execution name (unique per run, like on AWS). */
   start(machine: string, input: unknown, name: string = randomUUID()): Execution {
     const definition = this.#definitions[machine];
-    if (!definition) throw new Error(`no state machine named ${machine} (have ${this.machines.join(', ')})`);
+    const stateMachine = this.#machines.get(machine);
+    if (!definition || !stateMachine)
+      throw new Error(`no state machine named ${machine} (have ${this.machines.join(', ')})`);
     const id = `arn:aws:states:local:000000000000:execution:drainbridge-${machine}:${name}`;
     const stats: ExecutionStats = {
       stateTransitions: 0,
@@ -141,7 +153,7 @@ export class EmbeddedExecutor {
       retries: 0,
       parallelStates: 0,
     };
-    const run = new StateMachine(definition as never, { validationOptions: { checkPaths: true } }).run(input as never, {
+    const run = stateMachine.run(input as never, {
       overrides: this.#overrides(definition, id, stats),
       context: { Execution: { Id: id, Name: name } },
     });

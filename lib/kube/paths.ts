@@ -19,7 +19,12 @@ export const EVACUATION_API = Object.freeze({
 export interface EvacuationObject {
   apiVersion: string;
   kind: 'Evacuation';
-  metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: {
     requestId: string;
     nodeName: string;

@@ -112,7 +112,9 @@ export class NovaEvacuationPass implements ReconcilePass {
       servers: {},
     };
     if (service.status === 'disabled') {
-      if (state || isOurDisable(service.disabledReason, request.requestId)) return base;
+      if (state) return base;
+      // Our own disable from a pass that died before it could record it.
+      if (isOurDisable(service.disabledReason, request.requestId)) return { ...base, disabledByUs: true };
       logger?.info('nova-compute service already disabled by someone else; it stays so', { host: mapping.host });
       return { ...base, ...(service.disabledReason ? { foreignDisabledReason: service.disabledReason } : {}) };
     }

@@ -33,6 +33,37 @@ export const novaHostRuleSchema = z.strictObject({
 export type NovaHostRule = z.infer<typeof novaHostRuleSchema>;
 export const novaHostRulesSchema = z.array(novaHostRuleSchema);
 
+/**
+ * The one-line form for an environment variable (`DRAINBRIDGE_NOVA_HOST_RULE`):
+ *   `node-name`                       the default: no rule;
+ *   `regex:<pattern>=><replacement>`  one rule, e.g. `regex:^(.*)\.k8s\.example$=>$1`;
+ *   a JSON array of rule objects      several rules, first match wins.
+ */
+export const novaHostRuleTextSchema = z.string().transform((text, ctx): NovaHostRule[] => {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === 'node-name') return [];
+  let candidate: unknown;
+  if (trimmed.startsWith('regex:')) {
+    const [pattern, replacement] = trimmed.slice('regex:'.length).split('=>');
+    candidate = [{ nodeNamePattern: pattern ?? '', novaHost: replacement ?? '' }];
+  } else {
+    try {
+      candidate = JSON.parse(trimmed);
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected node-name, regex:<pattern>=><replacement> or a JSON array of rules',
+      });
+      return z.NEVER;
+    }
+  }
+  const parsed = novaHostRulesSchema.safeParse(candidate);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
+  return z.NEVER;
+});
+
 export interface NodeIdentity {
   readonly name: string;
   readonly labels?: Readonly<Record<string, string>>;

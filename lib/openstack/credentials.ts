@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { resolveSecretRef as resolveAwsSecretRef } from '../config/secret-refs.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
 
@@ -30,6 +31,9 @@ const credentialsShape = z.object({
   projectId: nonEmpty.optional(),
   projectDomainName: nonEmpty.optional(),
   projectDomainId: nonEmpty.optional(),
+  /** Domain scope (`OS_DOMAIN_NAME`/`_ID`), used only when no project is given. */
+  domainName: nonEmpty.optional(),
+  domainId: nonEmpty.optional(),
   regionName: nonEmpty.optional(),
   interface: z.enum(['public', 'internal', 'admin']).default('public'),
   caBundlePath: nonEmpty.optional(),
@@ -59,7 +63,11 @@ function missingCombinations(c: { [K in keyof z.infer<typeof credentialsShape>]?
     'userDomainName',
     'a user domain name or id is required with a user name',
   );
-  need(has(c.projectName) || has(c.projectId), 'projectName', 'a project name or id is required');
+  need(
+    has(c.projectName) || has(c.projectId) || has(c.domainName) || has(c.domainId),
+    'projectName',
+    'a project (or domain) name or id is required',
+  );
   need(
     !has(c.projectName) || has(c.projectDomainName) || has(c.projectDomainId),
     'projectDomainName',
@@ -82,7 +90,8 @@ export type SecretResolver = (ref: string) => Promise<string>;
 
 export interface CredentialSources {
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly resolveSecretRef?: SecretResolver;
+  /** Defaults to lib/config/secret-refs.ts (SSM / Secrets Manager); `null` refuses references. */
+  readonly resolveSecretRef?: SecretResolver | null;
   /** Working directory and home for the clouds.yaml search path; injected for tests. */
   readonly cwd?: string;
   readonly home?: string;
@@ -105,6 +114,8 @@ const ENV_NAMES: Record<keyof OpenStackCredentials, string> = {
   projectId: 'OS_PROJECT_ID',
   projectDomainName: 'OS_PROJECT_DOMAIN_NAME',
   projectDomainId: 'OS_PROJECT_DOMAIN_ID',
+  domainName: 'OS_DOMAIN_NAME',
+  domainId: 'OS_DOMAIN_ID',
   regionName: 'OS_REGION_NAME',
   interface: 'OS_INTERFACE',
   caBundlePath: 'OS_CACERT',
@@ -127,6 +138,8 @@ const CLOUDS_KEYS: Record<keyof OpenStackCredentials, string> = {
   projectId: 'auth.project_id',
   projectDomainName: 'auth.project_domain_name',
   projectDomainId: 'auth.project_domain_id',
+  domainName: 'auth.domain_name',
+  domainId: 'auth.domain_id',
   regionName: 'region_name',
   interface: 'interface',
   caBundlePath: 'cacert',
@@ -217,11 +230,13 @@ async function resolveSecrets(raw: RawCredentials, sources: CredentialSources, l
   for (const field of SECRET_FIELDS) {
     const value = raw[field];
     if (typeof value !== 'string' || !SECRET_REF.test(value)) continue;
-    if (!sources.resolveSecretRef) {
+    const resolve =
+      sources.resolveSecretRef === undefined ? (ref: string) => resolveAwsSecretRef(ref) : sources.resolveSecretRef;
+    if (!resolve) {
       throw new ConfigError([{ path: label(field), message: 'is a secret reference but no resolver is configured' }]);
     }
     try {
-      raw[field] = await sources.resolveSecretRef(value);
+      raw[field] = await resolve(value);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       throw new ConfigError([{ path: label(field), message: `cannot resolve secret reference: ${why}` }]);

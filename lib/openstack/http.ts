@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
+import { rootCertificates } from 'node:tls';
 import axios, { type AxiosInstance, isAxiosError } from 'axios';
 import { DrainbridgeError } from '../errors/index.ts';
 import { redactString } from '../log/redact.ts';
@@ -50,7 +51,11 @@ export class OpenStackHttpError extends DrainbridgeError {
 /** Creates the axios instance every OpenStack client uses. Responses of any status are returned, not thrown. */
 export function createHttp(options: HttpOptions = {}): AxiosInstance {
   const ca = options.caBundlePath ? readFileSync(options.caBundlePath, 'utf8') : undefined;
-  const httpsAgent = new Agent({ rejectUnauthorized: options.insecure !== true, ...(ca ? { ca: [ca] } : {}) });
+  // Node's `ca` replaces the default trust store: keep the public roots and add the bundle.
+  const httpsAgent = new Agent({
+    rejectUnauthorized: options.insecure !== true,
+    ...(ca ? { ca: [...rootCertificates, ca] } : {}),
+  });
   return axios.create({
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     httpsAgent,

@@ -5,6 +5,7 @@
  * (token revoked or expired early), retrying transient faults with backoff.
  */
 import type { AxiosInstance, AxiosResponse } from 'axios';
+import { ConfigError } from '../errors/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import { type RetryOptions, withRetry } from '../util/retry.ts';
@@ -86,6 +87,7 @@ function authScope(c: OpenStackCredentials): Record<string, unknown> | undefined
   // An application credential carries its own project scope; Keystone rejects an explicit one.
   if (c.method === 'application_credential') return undefined;
   if (c.projectId) return { project: { id: c.projectId } };
+  if (!c.projectName) return { domain: c.domainId ? { id: c.domainId } : { name: c.domainName } };
   const domain = c.projectDomainId ? { id: c.projectDomainId } : { name: c.projectDomainName };
   return { project: { name: c.projectName, domain } };
 }
@@ -154,11 +156,14 @@ export class KeystoneSession {
     const selector = { interface: this.#credentials.interface, region: this.#credentials.regionName };
     const url = findEndpoint(token.catalog, serviceType, selector);
     if (!url) {
-      throw new OpenStackHttpError({
-        method: 'CATALOG',
-        url: serviceType,
-        fault: `no ${selector.interface} endpoint for service type "${serviceType}"${selector.region ? ` in region ${selector.region}` : ''}`,
-      });
+      // Not an HTTP failure and not transient: the catalog will not change between retries.
+      const where = selector.region ? ` in region ${selector.region}` : '';
+      throw new ConfigError([
+        {
+          path: 'OS_INTERFACE/OS_REGION_NAME',
+          message: `no ${selector.interface} endpoint for service type "${serviceType}"${where} in the Keystone catalog`,
+        },
+      ]);
     }
     return url;
   }

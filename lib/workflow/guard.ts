@@ -10,10 +10,13 @@ import type { KubeClient } from '../kube/client.ts';
 import { readNodeOrFail } from '../node/hold.ts';
 import { readLedger } from '../node/ledger.ts';
 
-/** The instant after which the evacuation gives up: the request's deadline, else the configured maximum. */
+/**
+ * The instant after which the evacuation gives up: the request's deadline or the configured maximum,
+ * whichever comes first (the maximum keeps every execution inside Step Functions' history limit).
+ */
 export function giveUpAt(request: ResolvedRequest, startedAt: string, maxEvacuationHours: number): Date {
-  if (request.deadline) return new Date(request.deadline);
-  return new Date(Date.parse(startedAt) + maxEvacuationHours * 3600_000);
+  const maximum = Date.parse(startedAt) + maxEvacuationHours * 3600_000;
+  return new Date(request.deadline ? Math.min(Date.parse(request.deadline), maximum) : maximum);
 }
 
 /** Throws DeadlineExceeded when `now` is past the request's deadline (or the default maximum). Pure. */

@@ -15,7 +15,7 @@ import { selectorString, writeStatus } from './workload.ts';
 
 interface Budget extends KubeObject {
   spec?: BudgetSpec & { selector?: Parameters<typeof selectorMatches>[0] };
-  status?: { disruptedPods?: Record<string, string>; conditions?: BudgetCondition[] };
+  status?: { disruptedPods?: Record<string, string>; conditions?: BudgetCondition[]; expectedPods?: number };
 }
 
 function groupOf(apiVersion: string): string {
@@ -73,6 +73,11 @@ function syncBudget(context: Context, budget: Budget): ReconcileResult {
     nowMs,
   });
   const before = JSON.stringify(budget.status?.conditions ?? []);
+  // Upstream records NoPods on every sync without pods and its recorder folds the repeats into one
+  // event; recording only on the way into "no pods" (or at the first sync) gives the same picture.
+  if (pods.length === 0 && budget.status?.expectedPods !== 0) {
+    context.recorder({ component: 'controllermanager' }).record(budget, 'Normal', 'NoPods', 'No matching pods found');
+  }
   writeStatus(store, REFS.pdbs, budget, { ...sync.status });
   if (sync.error && before !== JSON.stringify(sync.status.conditions)) {
     context

@@ -70,19 +70,41 @@ export function isSettled(store: ObjectStore, scenario: Scenario): boolean {
   return unsettled(store, scenario).length === 0;
 }
 
+const WATCHED = [
+  { group: '', resource: 'pods' },
+  { group: 'apps', resource: 'deployments' },
+  { group: 'apps', resource: 'daemonsets' },
+  { group: 'apps', resource: 'statefulsets' },
+  { group: 'batch', resource: 'jobs' },
+  { group: 'policy', resource: 'poddisruptionbudgets' },
+];
+
+function notSettledError(store: ObjectStore, scenario: Scenario, why: string): Error {
+  return new Error(`scenario ${scenario.name} ${why}: ${unsettled(store, scenario).slice(0, 5).join(', ')}`);
+}
+
 /**
- * Resolves once the scenario has settled, checking after every pod change; rejects after
- * `timeoutMs` of simulated time with what is still unsettled.
+ * Resolves once the scenario has settled: checked at once (a scenario with nothing to wait for is
+ * settled already, and produces no change to react to), then after every burst of changes. Rejects
+ * after `timeoutMs` of simulated time, or as soon as the store is closed, with what is still unsettled.
  */
 export function whenSettled(store: ObjectStore, scenario: Scenario, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
+    const closed = store.clock.stopped;
+    if (closed.aborted) {
+      reject(notSettledError(store, scenario, 'cannot settle: the store is closed'));
+      return;
+    }
     // One check per burst of events: a check lists every object, events come by the hundred.
     let queued = false;
     let done = false;
+    const onClosed = (): void => finish(notSettledError(store, scenario, 'did not settle before the store was closed'));
     const finish = (error?: Error): void => {
+      if (done) return;
       done = true;
       for (const watch of watches) watch.stop();
       timer.cancel();
+      closed.removeEventListener('abort', onClosed);
       if (error) reject(error);
       else resolve();
     };
@@ -94,21 +116,12 @@ export function whenSettled(store: ObjectStore, scenario: Scenario, timeoutMs: n
         if (!done && isSettled(store, scenario)) finish();
       }, 0);
     };
-    const timer = store.clock.setTimeout(() => {
-      finish(
-        new Error(
-          `scenario ${scenario.name} did not settle in ${timeoutMs} ms: ${unsettled(store, scenario).slice(0, 5).join(', ')}`,
-        ),
-      );
-    }, timeoutMs);
-    const refs = [
-      { group: '', resource: 'pods' },
-      { group: 'apps', resource: 'deployments' },
-      { group: 'apps', resource: 'daemonsets' },
-      { group: 'apps', resource: 'statefulsets' },
-      { group: 'batch', resource: 'jobs' },
-      { group: 'policy', resource: 'poddisruptionbudgets' },
-    ];
-    const watches = refs.map((ref) => store.watch(ref, {}, check));
+    const timer = store.clock.setTimeout(
+      () => finish(notSettledError(store, scenario, `did not settle in ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    closed.addEventListener('abort', onClosed, { once: true });
+    const watches = WATCHED.map((ref) => store.watch(ref, {}, check));
+    check();
   });
 }

@@ -29,10 +29,10 @@ function containerCauses(containers: unknown, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   containers.forEach((raw: Container, index) => {
     if (typeof raw?.name !== 'string' || raw.name === '') {
-      causes.push({ type: 'FieldValueRequired', message: 'Required value', field: `${field}[${index}].name` });
+      causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `${field}[${index}].name` });
     }
     if (typeof raw?.image !== 'string' || raw.image === '') {
-      causes.push({ type: 'FieldValueRequired', message: 'Required value', field: `${field}[${index}].image` });
+      causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `${field}[${index}].image` });
     }
   });
   return causes;
@@ -43,7 +43,7 @@ export function checkPod(object: KubeObject): void {
   const spec = (object.spec ?? {}) as { containers?: unknown; initContainers?: unknown };
   const causes: StatusCause[] = [];
   if (!Array.isArray(spec.containers) || spec.containers.length === 0) {
-    causes.push({ type: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' });
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' });
   }
   causes.push(...containerCauses(spec.containers, 'spec.containers'));
   causes.push(...containerCauses(spec.initContainers, 'spec.initContainers'));

@@ -32,6 +32,7 @@ export function createClock(speed = 1, startMs = Date.now()): Clock {
   }
 
   const pendingSleeps = new Set<(error: Error) => void>();
+  const stopSignal = new AbortController();
 
   return {
     speed,
@@ -55,12 +56,15 @@ export function createClock(speed = 1, startMs = Date.now()): Clock {
           false,
         );
       }),
+    stopped: stopSignal.signal,
     stop: () => {
+      if (stopped) return;
       stopped = true;
       for (const handle of pending) clearTimeout(handle);
       pending.clear();
       for (const reject of pendingSleeps) reject(new Error('clock stopped'));
       pendingSleeps.clear();
+      stopSignal.abort(new Error('clock stopped'));
     },
   };
 }

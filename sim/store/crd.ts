@@ -31,19 +31,29 @@ const CRD_KIND = { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinitio
 
 function problemsOf(name: string, spec: CrdSpec): StatusCause[] {
   const causes: StatusCause[] = [];
-  const require = (ok: boolean, field: string, message = 'Required value'): void => {
-    if (!ok) causes.push({ type: 'FieldValueRequired', message, field });
+  // The cause's reason is the field.ErrorType whose wording starts the message ("Required value", …).
+  const check = (ok: boolean, field: string, message = 'Required value', reason = 'FieldValueRequired'): void => {
+    if (!ok) causes.push({ reason, message, field });
   };
-  require(Boolean(spec.group), 'spec.group');
-  require(Boolean(spec.names?.plural), 'spec.names.plural');
-  require(Boolean(spec.names?.kind), 'spec.names.kind');
-  require(spec.scope === 'Namespaced' ||
-    spec.scope === 'Cluster', 'spec.scope', 'Unsupported value: must be Namespaced or Cluster');
-  require((spec.versions ?? []).some(
-    (v) => v.served && v.name,
-  ), 'spec.versions', 'Required value: must have at least one served version');
-  require(name ===
-    `${spec.names?.plural}.${spec.group}`, 'metadata.name', `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`);
+  check(Boolean(spec.group), 'spec.group');
+  check(Boolean(spec.names?.plural), 'spec.names.plural');
+  check(Boolean(spec.names?.kind), 'spec.names.kind');
+  if (!spec.scope) check(false, 'spec.scope');
+  else if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
+    const message = `Unsupported value: "${spec.scope}": supported values: "Cluster", "Namespaced"`;
+    check(false, 'spec.scope', message, 'FieldValueNotSupported');
+  }
+  check(
+    (spec.versions ?? []).some((v) => v.served && v.name),
+    'spec.versions',
+    'Required value: must have at least one served version',
+  );
+  check(
+    name === `${spec.names?.plural}.${spec.group}`,
+    'metadata.name',
+    `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
+    'FieldValueInvalid',
+  );
   return causes;
 }
 

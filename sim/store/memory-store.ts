@@ -177,7 +177,7 @@ class MemoryStore implements ClosableStore {
     const { namespace, name } = object.metadata;
     if (!namespace) {
       throw invalid(type, name ?? '', [
-        { type: 'FieldValueRequired', message: 'Required value', field: 'metadata.namespace' },
+        { reason: 'FieldValueRequired', message: 'Required value', field: 'metadata.namespace' },
       ]);
     }
     const ns = this.#bucket(NAMESPACES).get(namespace);
@@ -189,7 +189,7 @@ class MemoryStore implements ClosableStore {
         `unable to create new content in namespace ${namespace} because it is being terminated`,
         [
           {
-            type: 'NamespaceTerminating',
+            reason: 'NamespaceTerminating',
             message: `namespace ${namespace} is being terminated`,
             field: 'metadata.namespace',
           },
@@ -314,7 +314,7 @@ class MemoryStore implements ClosableStore {
     const storeKey = this.#keyOf(type, key.namespace, key.name);
     const existing = this.#bucket(ref).get(storeKey);
     if (!existing) throw notFound(ref, key.name);
-    this.#checkPreconditions(ref, existing, options);
+    this.#checkPreconditions(type, existing, options);
     if (isRef(ref, NAMESPACES)) return this.#deleteNamespace(storeKey, existing, options);
     const plan = planDeletion(type, existing, options, this.clock.now());
     if (plan.action === 'keep') return { object: structuredClone(existing), removed: false };
@@ -330,21 +330,26 @@ class MemoryStore implements ClosableStore {
     return { object: structuredClone(removed), removed: true };
   }
 
-  #checkPreconditions(ref: ResourceRef, existing: KubeObject, options: DeleteOptions): void {
+  /**
+   * The precondition check of the apiserver's BeforeDelete, which runs before the storage's own: its
+   * conflict names the object by kind (`Operation cannot be fulfilled on Pod "x": …`).
+   */
+  #checkPreconditions(type: ResourceType, existing: KubeObject, options: DeleteOptions): void {
     const wanted = options.preconditions ?? {};
     const meta = existing.metadata;
+    const byKind = { group: type.group, resource: type.kind };
     if (wanted.uid && wanted.uid !== meta.uid) {
       throw conflict(
-        ref,
+        byKind,
         meta.name ?? '',
-        `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${meta.uid}`,
+        `the UID in the precondition (${wanted.uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`,
       );
     }
     if (wanted.resourceVersion && wanted.resourceVersion !== meta.resourceVersion) {
       throw conflict(
-        ref,
+        byKind,
         meta.name ?? '',
-        `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+        `the ResourceVersion in the precondition (${wanted.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
       );
     }
   }

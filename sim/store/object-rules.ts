@@ -41,14 +41,18 @@ export function nameProblem(type: ResourceType, name: string | undefined): Statu
   const causes: StatusCause[] = [];
   if (!name) {
     causes.push({
-      type: 'FieldValueRequired',
+      reason: 'FieldValueRequired',
       message: 'Required value: name or generateName is required',
       field: 'metadata.name',
     });
   } else {
     const help = nameRuleFailure(type, name);
     if (help)
-      causes.push({ type: 'FieldValueInvalid', message: `Invalid value: "${name}": ${help}`, field: 'metadata.name' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${name}": ${help}`,
+        field: 'metadata.name',
+      });
   }
   return causes.length > 0 ? invalid(type, name ?? '', causes) : undefined;
 }
@@ -119,8 +123,9 @@ function podGracePeriod(object: KubeObject, options: DeleteOptions): number {
   if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
   const requested = options.gracePeriodSeconds ?? object.metadata.deletionGracePeriodSeconds;
   const period = requested ?? spec.terminationGracePeriodSeconds ?? 30;
-  // A negative request means "use the pod's own"; 0 stays 0 (kubectl --force --grace-period=0).
-  return period < 0 ? (spec.terminationGracePeriodSeconds ?? 30) : period;
+  // The apiserver turns a negative value into 1 s (BeforeDelete); "the pod's own period" is a kubectl
+  // flag meaning "send none". 0 stays 0: the pod goes at once (kubectl --force --grace-period=0).
+  return period < 0 ? 1 : period;
 }
 
 /**
@@ -139,8 +144,11 @@ export function planDeletion(
   const pendingGrace = meta.deletionGracePeriodSeconds;
   const finalizers = meta.finalizers ?? [];
   if (grace === 0 && finalizers.length === 0) return { action: 'remove' };
-  if (meta.deletionTimestamp && pendingGrace !== undefined && grace >= pendingGrace) return { action: 'keep' };
-  const deletionTimestamp = `${new Date(nowMs + grace * 1000).toISOString().slice(0, 19)}Z`;
+  const pending = meta.deletionTimestamp !== undefined && pendingGrace !== undefined;
+  if (pending && grace >= (pendingGrace ?? 0)) return { action: 'keep' };
+  // A shortened grace period counts from when the first deletion began, as BeforeDelete computes it.
+  const startMs = pending ? Date.parse(meta.deletionTimestamp ?? '') - (pendingGrace ?? 0) * 1000 : nowMs;
+  const deletionTimestamp = `${new Date(startMs + grace * 1000).toISOString().slice(0, 19)}Z`;
   return { action: 'mark', deletionTimestamp, gracePeriodSeconds: grace };
 }
 

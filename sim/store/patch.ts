@@ -118,7 +118,7 @@ interface Operation {
 
 function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw badRequest(`json patch: invalid path "${pointer}"`);
+  if (!pointer.startsWith('/')) throw new JsonPatchApplyFailed(`json patch: invalid path "${pointer}"`);
   return pointer
     .slice(1)
     .split('/')
@@ -129,7 +129,7 @@ function parentOf(document: Json, parts: string[], pointer: string): { parent: J
   let current = document;
   for (const part of parts.slice(0, -1)) {
     const next = Array.isArray(current) ? current[Number(part)] : isObject(current) ? current[part] : undefined;
-    if (next === undefined) throw badRequest(`json patch: path "${pointer}" does not exist`);
+    if (next === undefined) throw new JsonPatchApplyFailed(`json patch: path "${pointer}" does not exist`);
     current = next;
   }
   return { parent: current, last: parts.at(-1) ?? '' };
@@ -140,7 +140,7 @@ function readAt(document: Json, pointer: string): Json {
   if (parts.length === 0) return document;
   const { parent, last } = parentOf(document, parts, pointer);
   const value = Array.isArray(parent) ? parent[Number(last)] : isObject(parent) ? parent[last] : undefined;
-  if (value === undefined) throw badRequest(`json patch: path "${pointer}" does not exist`);
+  if (value === undefined) throw new JsonPatchApplyFailed(`json patch: path "${pointer}" does not exist`);
   return value;
 }
 
@@ -157,11 +157,11 @@ function addAt(document: Json, pointer: string, value: Json, replace: boolean): 
   if (Array.isArray(parent)) {
     const index = last === '-' ? parent.length : Number(last);
     if (!Number.isInteger(index) || index < 0 || index > parent.length) {
-      throw badRequest(`json patch: index out of range at "${pointer}"`);
+      throw new JsonPatchApplyFailed(`json patch: index out of range at "${pointer}"`);
     }
     parent.splice(index, replace ? 1 : 0, structuredClone(value));
   } else if (isObject(parent)) parent[last] = structuredClone(value);
-  else throw badRequest(`json patch: path "${pointer}" does not exist`);
+  else throw new JsonPatchApplyFailed(`json patch: path "${pointer}" does not exist`);
 }
 
 function applyOperation(document: Json, operation: Operation): void {
@@ -191,19 +191,31 @@ function applyOperation(document: Json, operation: Operation): void {
       }
       break;
     default:
-      throw badRequest(`json patch: unknown op "${String((operation as { op: unknown }).op)}"`);
+      throw new JsonPatchApplyFailed(`json patch: unknown op "${String((operation as { op: unknown }).op)}"`);
   }
 }
 
-/** A failed `test` operation; the apiserver answers it with 422 Invalid. */
-export class JsonPatchTestFailed extends Error {
+/**
+ * A well-formed JSON patch that cannot be applied to the object (a path that does not exist, an index
+ * out of range, an unknown op, a failed `test`): the apiserver answers 422 Invalid, unlike a body that
+ * is not a patch at all (400).
+ */
+export class JsonPatchApplyFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonPatchApplyFailed';
+  }
+}
+
+/** A failed `test` operation. */
+export class JsonPatchTestFailed extends JsonPatchApplyFailed {
   constructor(path: string) {
     super(`testing value ${path} failed`);
     this.name = 'JsonPatchTestFailed';
   }
 }
 
-/** RFC 6902 on a copy of `target`; 400 BadRequest for a malformed patch. */
+/** RFC 6902 on a copy of `target`; 400 BadRequest for a malformed patch, JsonPatchApplyFailed when it does not apply. */
 export function jsonPatch(target: Json, patch: Json): Json {
   if (!Array.isArray(patch)) throw badRequest('json patch: the body must be a JSON array of operations');
   const document = structuredClone(target);

@@ -218,6 +218,11 @@ export interface Clock {
   sleep(ms: number): Promise<void>;
   /** Cancels every pending timer; later scheduling calls do nothing. */
   stop(): void;
+  /**
+   * Aborted once `stop()` has run (the store was closed): waiters that rely on timers, which a stopped
+   * clock never fires, listen to it so that they settle instead of hanging.
+   */
+  readonly stopped: AbortSignal;
 }
 
 export interface ClockTimer {

@@ -167,9 +167,41 @@ describe('@kubernetes/client-node against the simulator', () => {
     );
     assert.equal(code, 429);
     assert.deepEqual((status.details as { causes: unknown[] }).causes, [
-      { type: 'DisruptionBudget', message: 'The disruption budget web-all needs 3 healthy pods and has 3 currently' },
+      { reason: 'DisruptionBudget', message: 'The disruption budget web-all needs 3 healthy pods and has 3 currently' },
     ]);
     await policy.deleteNamespacedPodDisruptionBudget({ name: 'web-all', namespace: 'shop' });
+  });
+
+  it('gets 403 with a NamespaceTerminating cause (key "reason") evicting in a terminating namespace', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'closing' } } });
+    await core.createNamespacedPod({
+      namespace: 'closing',
+      body: {
+        metadata: { name: 'leftover' },
+        // Long enough (simulated) that the pod is still terminating when the eviction arrives.
+        spec: {
+          nodeName: 'node-1',
+          terminationGracePeriodSeconds: 3600,
+          containers: [{ name: 'c', image: 'busybox' }],
+        },
+      },
+    });
+    await core.deleteNamespace({ name: 'closing' });
+    const { code, status } = await apiError(() =>
+      core.createNamespacedPodEviction({
+        name: 'leftover',
+        namespace: 'closing',
+        body: { metadata: { name: 'leftover', namespace: 'closing' } },
+      }),
+    );
+    assert.equal(code, 403);
+    assert.equal(
+      status.message,
+      'pods "leftover" is forbidden: unable to create new content in namespace closing because it is being terminated',
+    );
+    assert.deepEqual((status.details as { causes: unknown[] }).causes, [
+      { reason: 'NamespaceTerminating', message: 'namespace closing is being terminated', field: 'metadata.namespace' },
+    ]);
   });
 
   it('drains a node by hand: cordon, evict, retry on 429 until the budget frees, replacements elsewhere', async () => {

@@ -61,7 +61,7 @@ describe('pods/eviction', () => {
     assert.equal(answer.body.reason, 'TooManyRequests');
     assert.equal(answer.body.message, "Cannot evict pod as it would violate the pod's disruption budget.");
     assert.deepEqual((answer.body.details as { causes: unknown[] }).causes, [
-      { type: 'DisruptionBudget', message: 'The disruption budget web-pdb needs 1 healthy pods and has 1 currently' },
+      { reason: 'DisruptionBudget', message: 'The disruption budget web-pdb needs 1 healthy pods and has 1 currently' },
     ]);
     assert.equal(pod()?.metadata.deletionTimestamp, undefined);
     assert.deepEqual(sim.requestLog.writes({ since: mark }), []);
@@ -73,9 +73,11 @@ describe('pods/eviction', () => {
     const answer = await api(sim, 'POST', EVICT('web-1'), { body: eviction('web-1') });
     assert.equal(answer.status, 429);
     assert.equal(answer.headers.get('retry-after'), '10');
-    const details = answer.body.details as { causes: { type: string; message: string }[]; retryAfterSeconds: number };
+    const details = answer.body.details as { causes: unknown[]; retryAfterSeconds: number };
     assert.equal(details.retryAfterSeconds, 10);
-    assert.equal(details.causes[0]?.message, 'The disruption budget web-pdb is still being processed by the server.');
+    assert.deepEqual(details.causes, [
+      { reason: 'DisruptionBudget', message: 'The disruption budget web-pdb is still being processed by the server.' },
+    ]);
   });
 
   it('answers 500 when more than one budget matches the pod', async () => {
@@ -221,7 +223,7 @@ describe('pods/eviction', () => {
       'pods "a" is forbidden: unable to create new content in namespace gone because it is being terminated',
     );
     assert.deepEqual((answer.body.details as { causes: unknown[] }).causes, [
-      { type: 'NamespaceTerminating', message: 'namespace gone is being terminated', field: 'metadata.namespace' },
+      { reason: 'NamespaceTerminating', message: 'namespace gone is being terminated', field: 'metadata.namespace' },
     ]);
   });
 });

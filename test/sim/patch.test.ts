@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { JsonPatchTestFailed, jsonPatch, mergePatch, strategicMergePatch } from '../../sim/store/patch.ts';
+import {
+  JsonPatchApplyFailed,
+  JsonPatchTestFailed,
+  jsonPatch,
+  mergePatch,
+  strategicMergePatch,
+} from '../../sim/store/patch.ts';
 import { StatusError } from '../../sim/store/status.ts';
 
 describe('JSON merge patch (RFC 7386)', () => {
@@ -99,12 +105,15 @@ describe('JSON patch (RFC 6902)', () => {
     assert.deepEqual(target, { metadata: { labels: { a: '1' } }, list: [1, 2] }, 'the input is untouched');
   });
 
-  it('fails a test operation and refuses bad paths with 400', () => {
+  it('fails a test operation or a missing path as not applicable, and refuses a body that is no patch with 400', () => {
     assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), JsonPatchTestFailed);
     assert.throws(
       () => jsonPatch({ a: 1 }, [{ op: 'replace', path: '/missing/x', value: 2 }]),
-      (error: unknown) => error instanceof StatusError && error.code === 400,
+      (error: unknown) =>
+        error instanceof JsonPatchApplyFailed && /path "\/missing\/x" does not exist/.test(error.message),
     );
+    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'remove', path: '/b' }]), JsonPatchApplyFailed);
+    assert.throws(() => jsonPatch({ a: [] }, [{ op: 'add', path: '/a/5', value: 1 }]), JsonPatchApplyFailed);
     assert.throws(
       () => jsonPatch({ a: 1 }, { op: 'add' }),
       (error: unknown) => error instanceof StatusError && error.code === 400,

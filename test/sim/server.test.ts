@@ -140,6 +140,33 @@ describe('simulator HTTP API', () => {
     assert.equal(refused.status, 415);
   });
 
+  it('answers a JSON patch that does not apply as the apiserver does: 422 Invalid, no causes; no patch at all is 400', async () => {
+    const mark = sim.requestLog.mark();
+    const failed = await api(sim, 'PATCH', '/api/v1/nodes/node-1', {
+      contentType: 'application/json-patch+json',
+      body: [
+        { op: 'test', path: '/spec/unschedulable', value: 'not-what-is-stored' },
+        { op: 'replace', path: '/spec/unschedulable', value: true },
+      ],
+    });
+    assert.equal(failed.status, 422);
+    assert.equal(failed.body.reason, 'Invalid');
+    assert.equal(failed.body.message, 'the server rejected our request due to an error in our request');
+    assert.deepEqual(failed.body.details, {});
+    const missing = await api(sim, 'PATCH', '/api/v1/nodes/node-1', {
+      contentType: 'application/json-patch+json',
+      body: [{ op: 'remove', path: '/metadata/annotations/not-there' }],
+    });
+    assert.equal(missing.status, 422);
+    assert.equal(missing.body.message, 'the server rejected our request due to an error in our request');
+    const notAPatch = await api(sim, 'PATCH', '/api/v1/nodes/node-1', {
+      contentType: 'application/json-patch+json',
+      body: { op: 'remove' },
+    });
+    assert.equal(notAPatch.status, 400);
+    assert.deepEqual(sim.requestLog.writes({ since: mark }), []);
+  });
+
   it('answers 409 Conflict on a stale update and 404 with the apiserver wording', async () => {
     const current = await api(sim, 'GET', '/api/v1/namespaces/default/pods/a');
     const stale = { ...current.body, metadata: { ...(current.body.metadata as object), resourceVersion: '1' } };
@@ -311,7 +338,7 @@ describe('simulator HTTP API', () => {
       body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: {} },
     });
     assert.deepEqual((noContainers.body.details as { causes: unknown[] }).causes, [
-      { type: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' },
     ]);
     assert.equal(sim.store.get(PODS, 'default', 'x'), undefined);
     assert.deepEqual(sim.requestLog.writes({ since: mark }), []);

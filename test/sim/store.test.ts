@@ -55,7 +55,11 @@ describe('object store', () => {
         message: 'Pod "" is invalid: metadata.name: Required value: name or generateName is required',
       },
     );
-    assert.equal(statusOf(catchError(() => store.create(PODS, runningPod('Bad_Name')))).code, 422);
+    const badName = catchError(() => store.create(PODS, runningPod('Bad_Name')));
+    assert.equal(statusOf(badName).code, 422);
+    // metav1.StatusCause serialises its Type as "reason".
+    assert.deepEqual((badName as StatusError).details?.causes?.[0]?.reason, 'FieldValueInvalid');
+    assert.equal((badName as StatusError).details?.causes?.[0]?.field, 'metadata.name');
   });
 
   it('refuses a duplicate with 409 AlreadyExists and a missing namespace with 404', () => {
@@ -137,16 +141,31 @@ describe('object store', () => {
       statusOf(
         catchError(() => store.delete(PODS, { namespace: 'default', name: 'a' }, { preconditions: { uid: 'x' } })),
       ).message,
-      `Operation cannot be fulfilled on pods "a": Precondition failed: UID in precondition: x, UID in object meta: ${pod.metadata.uid}`,
+      // BeforeDelete's wording, which names the kind (its check runs before the storage's own).
+      `Operation cannot be fulfilled on Pod "a": the UID in the precondition (x) does not match the UID in record (${pod.metadata.uid}). The object might have been deleted and then recreated`,
     );
-    assert.equal(
+    assert.deepEqual(
       statusOf(
         catchError(() =>
           store.delete(PODS, { namespace: 'default', name: 'a' }, { preconditions: { resourceVersion: '1' } }),
         ),
-      ).code,
-      409,
+      ),
+      {
+        code: 409,
+        reason: 'Conflict',
+        message: `Operation cannot be fulfilled on Pod "a": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${pod.metadata.resourceVersion}). The object might have been modified`,
+      },
     );
+    store.create(DEPLOYMENTS, deployment('web'));
+    assert.match(
+      statusOf(
+        catchError(() =>
+          store.delete(DEPLOYMENTS, { namespace: 'default', name: 'web' }, { preconditions: { uid: 'x' } }),
+        ),
+      ).message,
+      /^Operation cannot be fulfilled on Deployment\.apps "web": the UID in the precondition \(x\)/,
+    );
+    assert.ok(store.get(PODS, 'default', 'a'), 'a refused delete removes nothing');
   });
 
   it('holds an object with finalizers until the last one is removed', () => {
@@ -324,6 +343,38 @@ describe('object store', () => {
       statusOf(error).message,
       /metadata\.name: Invalid value: "wrong": must be spec\.names\.plural\+"\."\+spec\.group/,
     );
+    assert.deepEqual((error as StatusError).details?.causes, [
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "wrong": must be spec.names.plural+"."+spec.group',
+        field: 'metadata.name',
+      },
+    ]);
+  });
+
+  it('names each bad CRD field with the cause reason its message starts with', () => {
+    const error = catchError(() =>
+      store.create(CRDS, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'things.x.io' },
+        spec: { group: 'x.io', scope: 'Global', names: { plural: 'things' }, versions: [] },
+      }),
+    );
+    assert.equal(statusOf(error).code, 422);
+    assert.deepEqual(
+      (error as StatusError).details?.causes?.map((c) => [c.field, c.reason]),
+      [
+        ['spec.names.kind', 'FieldValueRequired'],
+        ['spec.scope', 'FieldValueNotSupported'],
+        ['spec.versions', 'FieldValueRequired'],
+      ],
+    );
+    assert.match(
+      statusOf(error).message,
+      /spec\.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"/,
+    );
+    assert.equal(store.get(CRDS, undefined, 'things.x.io'), undefined);
   });
 
   it('dry runs change nothing', () => {

@@ -5,15 +5,20 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { V1Node } from '@kubernetes/client-node';
 import { loadConfig } from '../../lib/config/index.ts';
+import type { TaskCall } from '../../lib/embedded/executor.ts';
 import { type EmbeddedOptions, EmbeddedRuntime } from '../../lib/embedded/runtime.ts';
 import type { MaintenanceRequestedEvent } from '../../lib/events/contracts.ts';
+import { type EvacuationObject, evacuationName } from '../../lib/kube/paths.ts';
 import { type DrainSim, startDrainSim } from '../drain/harness.ts';
 
 export interface WorkflowSim extends DrainSim {
   readonly runtime: EmbeddedRuntime;
   /** Outcome and request events seen on the bus, in order. */
   readonly busEvents: { detailType: string; detail: Record<string, unknown> }[];
+  /** Every task call of every execution, in order (outputs and error names). */
+  readonly taskCalls: TaskCall[];
 }
 
 export async function startWorkflowSim(
@@ -27,6 +32,7 @@ export async function startWorkflowSim(
     writeFileSync(kubeconfig, drainSim.sim.kubeconfig(await drainSim.sim.tokenFor('drainbridge/drainbridge')));
     const config = loadConfig({ KUBECONFIG: kubeconfig, ...options.env });
     const busEvents: WorkflowSim['busEvents'] = [];
+    const taskCalls: TaskCall[] = [];
     const runtime = await EmbeddedRuntime.create({
       config,
       retryIntervalMs: 20,
@@ -35,11 +41,16 @@ export async function startWorkflowSim(
       now: () => new Date(drainSim.sim.clock.now()),
       onBusEvent: (detailType, detail) => busEvents.push({ detailType, detail: detail as Record<string, unknown> }),
       ...options.runtime,
+      onTask: (call) => {
+        taskCalls.push(call);
+        options.runtime?.onTask?.(call);
+      },
     });
     return {
       ...drainSim,
       runtime,
       busEvents,
+      taskCalls,
       stop: async () => {
         runtime.stop();
         await drainSim.stop();
@@ -71,7 +82,10 @@ export function maintenanceRequested(
 export const DRAINBRIDGE_USER = 'system:serviceaccount:drainbridge:drainbridge';
 
 /** A `Maintenance Ended` detail for `node` (same requestId scheme as `maintenanceRequested`). */
-export function maintenanceEnded(node: string, requestId = `req-${node}`): {
+export function maintenanceEnded(
+  node: string,
+  requestId = `req-${node}`,
+): {
   version: '1';
   requestId: string;
   requester: string;
@@ -97,10 +111,48 @@ export function evictionsSince(w: WorkflowSim, mark = 0): string[] {
 }
 
 /** Waits (real time, polling every 5 ms) until `check` holds; fails naming `what` after `limitMs`. */
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, limitMs = 10_000): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  limitMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** The node as the cluster admin reads it. */
+export function readNodeAsAdmin(w: WorkflowSim, name: string): Promise<V1Node> {
+  return w.admin.core.readNode({ name });
+}
+
+/** The request's Evacuation record (as the admin reads it). */
+export function readRecord(w: WorkflowSim, requestId: string): Promise<EvacuationObject> {
+  return w.admin.getEvacuation(evacuationName(requestId));
+}
+
+/** The simulator's clock plus `seconds`, as an ISO 8601 instant (deadlines in simulated time). */
+export function simInstant(w: WorkflowSim, seconds: number): string {
+  return new Date(w.sim.clock.now() + seconds * 1000).toISOString();
+}
+
+/** Bus events of one detail-type for one request. */
+export function eventsOf(w: WorkflowSim, detailType: string, requestId: string): Record<string, unknown>[] {
+  return w.busEvents
+    .filter((event) => event.detailType === detailType && event.detail.requestId === requestId)
+    .map((event) => event.detail);
+}
+
+/** The States error that ended an execution (the interpreter wraps it in an ExecutionError's `cause`). */
+export function failureOf(outcome: { ok: true } | { ok: false; error: Error }): { name: string; message: string } {
+  if (outcome.ok) return { name: '(succeeded)', message: '' };
+  const cause = outcome.error.cause;
+  return cause instanceof Error ? { name: cause.name, message: cause.message } : outcome.error;
+}
+
+/** Opens WORKFLOW_SCENARIO's spare nodes, so node-1's pods have somewhere to go (one at a time: the PDB). */
+export async function openSpareNodes(w: WorkflowSim): Promise<void> {
+  for (const name of ['node-2', 'node-3']) await w.admin.patchNode(name, { spec: { unschedulable: false } });
 }

@@ -45,3 +45,26 @@ export const WORKFLOW_SCENARIO = {
     },
   ],
 };
+
+/** WORKFLOW_SCENARIO with the web PDB at maxUnavailable 0: node-1 can never drain. */
+export const BLOCKED_SCENARIO = {
+  ...WORKFLOW_SCENARIO,
+  name: 'workflow-blocked',
+  pdbs: [
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'web' } } },
+    },
+  ],
+};
+
+/** Three schedulable nodes with only a DaemonSet: every evacuation drains at once (admission tests). */
+export const IDLE_NODES_SCENARIO = {
+  ...WORKFLOW_SCENARIO,
+  name: 'workflow-idle',
+  nodes: WORKFLOW_SCENARIO.nodes.map(({ name, providerID }) => ({ name, providerID })),
+  workloads: WORKFLOW_SCENARIO.workloads.filter((workload) => workload.kind === 'DaemonSet'),
+  pdbs: [],
+};

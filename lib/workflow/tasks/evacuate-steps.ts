@@ -7,7 +7,7 @@ import type { Config } from '../../config/index.ts';
 import type { PassResult } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { createEvictionPass } from '../../drain/eviction-pass.ts';
-import { NotYetDone } from '../../errors/index.ts';
+import { NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { setPhase } from '../../node/hold.ts';
 import type { LedgerSettings } from '../../node/ledger.ts';
@@ -17,6 +17,7 @@ import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
+import { describeOwner, reconcileOwnership } from '../ownership.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
 export function ledgerSettings(config: Config): LedgerSettings {
@@ -49,7 +50,21 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     checkDeadline(input.request, input.startedAt, config.maxEvacuationHours, tools.now());
     const settings = { namespace: config.namespace, maxHeldNodes: config.maxHeldNodes, ledger: ledgerSettings(config) };
     const admitted = await admitRequest(deps.kube, input.request, settings, tools.now());
-    await deps.progress.ensure(input.request);
+    const record = await deps.progress.ensure(input.request);
+    // A duplicate of a request whose evacuation already ended: drop it before it writes anything
+    // (re-running the steps would walk the phase back through NodeCordoned and publish a second outcome).
+    const ended = record.status?.phase;
+    if (!admitted.acquired && (ended === 'NodeDrained' || ended === 'Failed')) {
+      throw new SkipEvent(
+        `request ${input.request.requestId} already ended on node ${input.request.nodeName} (${ended}); duplicate dropped`,
+      );
+    }
+    const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input.executionId, tools.now());
+    if (ownership.action === 'yield') {
+      throw new SlotUnavailable(
+        `request ${input.request.requestId} is being evacuated by ${describeOwner(ownership)}; waiting for it to end`,
+      );
+    }
     await advancePhase(deps, input, 'NodeCordoned', tools);
     return admitted;
   },
@@ -61,6 +76,7 @@ export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = 
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
+    await assertOwner(input, deps, tools);
     const prepared = await deps.nova.prepare(input.request);
     tools.logger.info('nova prepared', { ...prepared });
     await advancePhase(deps, input, 'NodeDraining', tools);
@@ -77,6 +93,19 @@ async function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools) {
     now: tools.now(),
     ...(abortedBy !== undefined ? { abortedBy } : {}),
   };
+}
+
+/**
+ * Keeps this execution the request's owner (refreshing its mark); stops it when another execution took
+ * the request over (this one was presumed dead), so two executions never evict side by side.
+ */
+async function assertOwner(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<void> {
+  const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input.executionId, tools.now());
+  if (ownership.action === 'yield') {
+    throw new SkipEvent(
+      `request ${input.request.requestId} was taken over by ${describeOwner(ownership)}; this execution stops`,
+    );
+  }
 }
 
 /** The reconcile pass of one branch. */
@@ -118,6 +147,7 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
+    await assertOwner(input, deps, tools);
     const result = await passFor(input.branch, deps).run({
       request: input.request,
       now: tools.now(),
@@ -126,6 +156,12 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
     await deps.progress.recordProgress(input.request.requestId, input.branch, result.progress, result.blockers);
     if (!result.done && !result.progressed) throw new NotYetDone(waitingMessage(input.branch, result));
     const blockers = result.blockers.map((b) => b.reason);
-    return { done: result.done, progressed: result.progressed, branch: input.branch, progress: result.progress, blockers };
+    return {
+      done: result.done,
+      progressed: result.progressed,
+      branch: input.branch,
+      progress: result.progress,
+      blockers,
+    };
   },
 };

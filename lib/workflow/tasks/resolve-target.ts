@@ -14,8 +14,10 @@ export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> 
     const request = acceptRequest(input.machine, input.input, deps.config.drainDefaults);
     const nodeName = await resolveNode(deps.kube, request.target);
     logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin });
-    // startedAt is read from the tasks' clock, not taken from $$.Execution.StartTime, so that deadlines and
-    // durations use one clock everywhere (they differ only where the embedded runtime runs on a simulated clock).
-    return { request: { ...request, nodeName }, executionId: input.executionId, startedAt: now().toISOString() };
+    // The evacuation starts now, or at notBefore when the machine first waits for it: the maximum
+    // evacuation time counts from there. Read from the tasks' clock rather than $$.Execution.StartTime so
+    // that deadlines and durations use one clock (they differ where the embedded runtime runs on a simulated clock).
+    const startsAt = Math.max(now().getTime(), request.notBefore ? Date.parse(request.notBefore) : 0);
+    return { request: { ...request, nodeName }, executionId: input.executionId, startedAt: new Date(startsAt).toISOString() };
   },
 };

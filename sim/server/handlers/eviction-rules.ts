@@ -72,7 +72,7 @@ export function budgetStatus(pdb: KubeObject): Required<Omit<BudgetStatus, 'cond
 /** The 429 for a budget the disruption controller has not observed yet. */
 export function budgetNotObserved(pdbName: string): StatusError {
   const error = tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", [
-    { type: 'DisruptionBudget', message: `The disruption budget ${pdbName} is still being processed by the server.` },
+    { reason: 'DisruptionBudget', message: `The disruption budget ${pdbName} is still being processed by the server.` },
   ]);
   return new StatusError(error.code, error.reason, error.message, { ...error.details, retryAfterSeconds: 10 });
 }
@@ -99,7 +99,7 @@ export function checkBudget(pdb: KubeObject): void {
   if (status.disruptionsAllowed === 0) {
     throw tooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", [
       {
-        type: 'DisruptionBudget',
+        reason: 'DisruptionBudget',
         message: `The disruption budget ${name} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`,
       },
     ]);

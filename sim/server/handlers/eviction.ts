@@ -40,7 +40,7 @@ function checkNamespace(store: ObjectStore, namespace: string, podName: string):
       `unable to create new content in namespace ${namespace} because it is being terminated`,
       [
         {
-          type: 'NamespaceTerminating',
+          reason: 'NamespaceTerminating',
           message: `namespace ${namespace} is being terminated`,
           field: 'metadata.namespace',
         },

@@ -1,6 +1,6 @@
 /** create, update, patch, delete and deletecollection on a resource or its status subresource. */
-import { JsonPatchTestFailed, jsonPatch, mergePatch, strategicMergePatch } from '../../store/patch.ts';
-import { badRequest, invalid, StatusError } from '../../store/status.ts';
+import { JsonPatchApplyFailed, jsonPatch, mergePatch, strategicMergePatch } from '../../store/patch.ts';
+import { badRequest, StatusError } from '../../store/status.ts';
 import type { KubeObject } from '../../store/types.ts';
 import type { Reply, RequestContext } from '../context.ts';
 import { deleteOptionsOf, listOptionsOf } from '../query.ts';
@@ -78,10 +78,10 @@ function applyPatch(contentType: string, custom: boolean, target: KubeObject, pa
     if (contentType === MERGE_PATCH || contentType === APPLY_PATCH) return mergePatch(target, patch);
     if (contentType === STRATEGIC_PATCH && !custom) return strategicMergePatch(target, patch);
   } catch (error) {
-    if (error instanceof JsonPatchTestFailed) {
-      throw invalid({ group: '', kind: target.kind }, target.metadata.name ?? '', [
-        { type: 'FieldValueInvalid', message: error.message, field: '' },
-      ]);
+    if (error instanceof JsonPatchApplyFailed) {
+      // The apiserver wraps a patch that fails to apply in NewGenericServerResponse(422): a fixed
+      // message, empty details and no causes; the library's own error text is not sent.
+      throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     }
     throw error;
   }

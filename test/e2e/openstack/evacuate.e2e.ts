@@ -148,6 +148,26 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     }
   });
 
+  test('a node whose host has no nova-compute service fails, never skips', async () => {
+    const store = new MemoryProgressStore();
+    await assert.rejects(
+      newPass(store).run({
+        request: request(requestId('nohost'), 'worker-9'),
+        now: new Date(),
+        startedAt: new Date().toISOString(),
+      }),
+      (error: unknown) =>
+        error instanceof Error &&
+        error.name === 'EvacuationFailed' &&
+        /no nova-compute service on host "worker-9"/.test(error.message),
+    );
+    const plan = await planNovaHost({ nova: lab.nova, placement: lab.placement }, 'worker-9');
+    assert.deepEqual(
+      plan.blockers.map((b) => b.code),
+      ['NoComputeService'],
+    );
+  });
+
   test('a SHUTOFF server is a blocker by default and is left alone', async () => {
     const [running, stopped] = await bootServers(lab, 'compute-1', 2, 'shutoff');
     await compute(lab, 'POST', `/servers/${stopped}/action`, { 'os-stop': null });
@@ -163,6 +183,18 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     assert.equal(left?.status, 'SHUTOFF');
     assert.equal(left?.host, 'compute-1');
     await assertMovedOff([running as string], 'compute-1');
+  });
+
+  test('opt-in: a SHUTOFF server is cold-migrated and confirmed, and stays SHUTOFF', async () => {
+    const [stopped] = await bootServers(lab, 'compute-1', 1, 'cold');
+    await compute(lab, 'POST', `/servers/${stopped}/action`, { 'os-stop': null });
+    await waitForStatus(lab, stopped as string, 'SHUTOFF');
+    const pass = newPass(new MemoryProgressStore(), { shutoffPolicy: 'cold-migrate' });
+    const outcome = await drive(pass, request(requestId('cold'), 'compute-1'));
+    report('cold-migrate 1 SHUTOFF server', outcome.seconds);
+    assert.equal(outcome.result.done, true, JSON.stringify(outcome.result));
+    const moved = await waitForStatus(lab, stopped as string, 'SHUTOFF');
+    assert.notEqual(moved.host, 'compute-1');
   });
 
   test('capacity short on the other hosts: the plan says so before anything moves', async () => {

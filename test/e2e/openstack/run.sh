@@ -15,7 +15,10 @@ echo "# timing: harness start (lab.sh up): $((t1 - t0)) s"
 
 rc=0
 cd "$ROOT"
-node --test --test-concurrency=1 --test-reporter=spec "test/e2e/openstack/*.e2e.ts" || rc=$?
+# The project's Node 24 (npm puts node_modules/.bin first on PATH; called directly, use it explicitly).
+NODE=$ROOT/node_modules/.bin/node
+[ -x "$NODE" ] || NODE=node
+"$NODE" --test --test-concurrency=1 --test-reporter=spec "test/e2e/openstack/*.e2e.ts" || rc=$?
 t2=$(date +%s)
 echo "# timing: e2e suite: $((t2 - t1)) s; total with harness: $((t2 - t0)) s"
 if [ "${KEEP_LAB:-1}" = 0 ]; then bash "$HERE/lab/lab.sh" down; fi

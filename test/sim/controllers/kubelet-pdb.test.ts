@@ -232,6 +232,39 @@ describe('disruption controller', () => {
     assert.equal(status.expectedPods, 1);
   });
 
+  it('a budget whose selector matches no pods: nothing allowed, one NoPods event per time it finds none', async () => {
+    sim = startSim(100);
+    const { store } = sim;
+    store.create(NODES, node('n1'));
+    store.create(PDBS, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'solo', namespace: 'default' },
+      spec: { minAvailable: 1, selector: { matchLabels: { run: 'solo' } } },
+    });
+    const noPodsEvents = (): KubeObject[] =>
+      store
+        .list(EVENTS, { namespace: 'default', fieldSelector: 'involvedObject.name=solo' })
+        .items.filter((e) => (e as { reason?: string }).reason === 'NoPods');
+    const empty = await waitFor('the budget observed', () => {
+      const s = budget(store, 'solo');
+      return s.observedGeneration === 1 && s;
+    });
+    assert.deepEqual(
+      [empty.expectedPods, empty.currentHealthy, empty.desiredHealthy, empty.disruptionsAllowed],
+      [0, 0, 1, 0],
+    );
+    // Unrelated pods in the namespace make the controller sync again: still one event.
+    store.create(PODS, barePod('other', 'n1'));
+    await waitFor('the other pod running', () => pods(store, 'run=other').some(isReady));
+    assert.equal(noPodsEvents().length, 1);
+    assert.equal((noPodsEvents()[0] as { message?: string }).message, 'No matching pods found');
+    store.create(PODS, barePod('solo', 'n1', 0));
+    await waitFor('the pod counted', () => budget(store, 'solo').expectedPods === 1);
+    store.delete(PODS, { namespace: 'default', name: 'solo' });
+    await waitFor('a second NoPods event', () => noPodsEvents().length === 2);
+  });
+
   it('fails safe (SyncFailed, nothing allowed) for maxUnavailable over pods whose controller has no scale', async () => {
     sim = startSim(100);
     const { store } = sim;

@@ -92,6 +92,77 @@ describe('bundled scenarios', () => {
   });
 });
 
+/** `promise`, or a rejection naming what hung once `ms` of real time have passed. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('whenSettled', () => {
+  it('resolves at once for a scenario with no workloads (no change ever comes to recheck on)', async () => {
+    const scenario = parseScenario('name: bare\nnodes: [{ name: n1 }, { name: n2 }]');
+    const store = createStore({ speed: 1 });
+    const controllers = startScenario(store, scenario);
+    try {
+      // The timeout is an hour of simulated (= real) time: only the immediate check can resolve it.
+      await within(2_000, 'whenSettled on a scenario without workloads', whenSettled(store, scenario, 3_600_000));
+      assert.equal(store.list(NODES).items.length, 2);
+    } finally {
+      controllers.stop();
+      store.close();
+    }
+  });
+
+  it('rejects, naming what is unsettled, when the store is closed while it waits', async () => {
+    const scenario = parseScenario(
+      `name: slow\npodStartupDelaySeconds: 3600\nnodes: [{ name: n1 }]\npods: [{ apiVersion: v1, kind: Pod, metadata: { name: p }, spec: { nodeName: n1, containers: [{ name: c, image: busybox }] } }]`,
+    );
+    const store = createStore({ speed: 1 });
+    const controllers = startScenario(store, scenario);
+    const waiting = whenSettled(store, scenario, 3_600_000);
+    controllers.stop();
+    store.close();
+    await assert.rejects(
+      within(2_000, 'whenSettled after close', waiting),
+      /scenario slow did not settle before the store was closed: Pod default\/p/,
+    );
+  });
+
+  it('rejects at once on a store that is already closed', async () => {
+    const scenario = parseScenario('name: bare\nnodes: [{ name: n1 }]');
+    const store = createStore({ speed: 1 });
+    store.close();
+    await assert.rejects(
+      within(2_000, 'whenSettled on a closed store', whenSettled(store, scenario, 60_000)),
+      /scenario bare cannot settle: the store is closed/,
+    );
+  });
+
+  it('still rejects after its timeout with what is unsettled', async () => {
+    const scenario = parseScenario(
+      `name: slow\npodStartupDelaySeconds: 3600\nnodes: [{ name: n1 }]\npods: [{ apiVersion: v1, kind: Pod, metadata: { name: p }, spec: { nodeName: n1, containers: [{ name: c, image: busybox }] } }]`,
+    );
+    const store = createStore({ speed: 1000 });
+    const controllers = startScenario(store, scenario);
+    try {
+      await assert.rejects(
+        whenSettled(store, scenario, 5_000),
+        /scenario slow did not settle in 5000 ms: Pod default\/p/,
+      );
+    } finally {
+      controllers.stop();
+      store.close();
+    }
+  });
+});
+
 describe('scenario validation', () => {
   const node = 'nodes: [{ name: n1 }]';
   const cases: [string, string, RegExp][] = [

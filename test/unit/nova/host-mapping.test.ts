@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidInput } from '../../../lib/errors/index.ts';
-import { NOVA_HOST_KEY, novaHostOf, novaHostRulesSchema } from '../../../lib/nova/host-mapping.ts';
+import {
+  NOVA_HOST_KEY,
+  novaHostOf,
+  novaHostRulesSchema,
+  novaHostRuleTextSchema,
+} from '../../../lib/nova/host-mapping.ts';
 
 const rules = novaHostRulesSchema.parse([
   { nodeNamePattern: '^(?<short>[^.]+)\\.k8s\\.example$', novaHost: '$<short>' },
@@ -44,5 +49,20 @@ describe('novaHostRulesSchema', () => {
     const paths = result.error?.issues.map((i) => i.path.join('.')) ?? [];
     assert.ok(paths.includes('0.nodeNamePattern'), paths.join());
     assert.ok(result.error?.issues.some((i) => i.code === 'unrecognized_keys'));
+  });
+});
+
+describe('novaHostRuleTextSchema (the environment variable form)', () => {
+  test('node-name, regex: and JSON forms', () => {
+    assert.deepEqual(novaHostRuleTextSchema.parse('node-name'), []);
+    const [rule] = novaHostRuleTextSchema.parse('regex:^(.*)\\.k8s$=>$1');
+    assert.deepEqual(novaHostOf({ name: 'n1.k8s' }, rule ? [rule] : []), { host: 'n1', source: 'rule' });
+    assert.equal(novaHostRuleTextSchema.parse('[{"nodeNamePattern":"^a$","novaHost":"b"}]').length, 1);
+  });
+
+  test('bad text is refused with a reason', () => {
+    assert.equal(novaHostRuleTextSchema.safeParse('label:foo').success, false);
+    const bad = novaHostRuleTextSchema.safeParse('regex:([=>x');
+    assert.match(bad.error?.issues[0]?.message ?? '', /nodeNamePattern: is not a valid regular expression/);
   });
 });

@@ -109,7 +109,7 @@ describe('secret references', () => {
     assert.match((error as Error).message, /ParameterNotFound/);
   });
 
-  test('a reference without a resolver is a configuration error', async () => {
+  test('references refused (resolver null) is a configuration error', async () => {
     const error = await loadOpenStackCredentials({ env: { ...OPENRC, OS_PASSWORD: 'ssm:/x' } }).catch(
       (e: unknown) => e,
     );

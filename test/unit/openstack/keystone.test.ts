@@ -129,6 +129,14 @@ describe('KeystoneSession', () => {
     });
   });
 
+  test('project by id, or a domain scope when no project is given', async () => {
+    const { projectName: _p, projectDomainName: _d, ...unscoped } = credentials();
+    await new KeystoneSession({ credentials: { ...unscoped, projectId: 'p-1' }, retry: fastRetry }).token();
+    await new KeystoneSession({ credentials: { ...unscoped, domainName: 'Ops' }, retry: fastRetry }).token();
+    const scopes = authBodies.map((b) => (b as { auth: { scope: unknown } }).auth.scope);
+    assert.deepEqual(scopes, [{ project: { id: 'p-1' } }, { domain: { name: 'Ops' } }]);
+  });
+
   test('application credential auth sends no scope', async () => {
     const session = new KeystoneSession({
       credentials: {

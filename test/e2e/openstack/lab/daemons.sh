@@ -130,6 +130,12 @@ rabbit_environment() {
   export RABBITMQ_CTL_ERL_ARGS='-kernel inet_dist_use_interface {127,0,0,1}'
 }
 
+# Runs a set-up command with its chatter (eventlet warnings, alembic progress) in log/setup.log;
+# shows the tail only when it fails.
+quiet() {
+  "$@" >>"$NOVALAB/log/setup.log" 2>&1 || { tail -30 "$NOVALAB/log/setup.log"; fail "failed: $*"; }
+}
+
 mariadb_sql() { mariadb --no-defaults -S "$NOVALAB/run/mariadb.sock" -u root "$@"; }
 
 start_infrastructure() {
@@ -167,7 +173,7 @@ start_identity_and_placement() {
   start_daemon keystone
   wait_url "$KEYSTONE_URL/v3" 60 keystone
   "$LAB_PYTHON" "$HERE/bootstrap.py" register
-  schemas_ready || placement-manage --config-file "$NOVALAB/etc/placement/placement.conf" db sync
+  schemas_ready || quiet placement-manage --config-file "$NOVALAB/etc/placement/placement.conf" db sync
   start_daemon placement
   wait_url "$PLACEMENT_URL/" 60 placement
   start_daemon neutron-stub
@@ -177,12 +183,12 @@ start_identity_and_placement() {
 
 setup_keystone_db() {
   local kconf=(--config-file "$NOVALAB/etc/keystone/keystone.conf")
-  keystone-manage "${kconf[@]}" db_sync
-  [ -e "$NOVALAB/etc/keystone/fernet-keys/0" ] || keystone-manage "${kconf[@]}" fernet_setup --keystone-user root --keystone-group root
-  [ -e "$NOVALAB/etc/keystone/credential-keys/0" ] || keystone-manage "${kconf[@]}" credential_setup --keystone-user root --keystone-group root
-  keystone-manage "${kconf[@]}" bootstrap --bootstrap-password "$LAB_ADMIN_PASSWORD" \
+  quiet keystone-manage "${kconf[@]}" db_sync
+  [ -e "$NOVALAB/etc/keystone/fernet-keys/0" ] || quiet keystone-manage "${kconf[@]}" fernet_setup --keystone-user root --keystone-group root
+  [ -e "$NOVALAB/etc/keystone/credential-keys/0" ] || quiet keystone-manage "${kconf[@]}" credential_setup --keystone-user root --keystone-group root
+  quiet keystone-manage "${kconf[@]}" bootstrap --bootstrap-password "$LAB_ADMIN_PASSWORD" \
     --bootstrap-admin-url "$KEYSTONE_URL/v3/" --bootstrap-internal-url "$KEYSTONE_URL/v3/" \
-    --bootstrap-public-url "$KEYSTONE_URL/v3/" --bootstrap-region-id RegionOne >/dev/null
+    --bootstrap-public-url "$KEYSTONE_URL/v3/" --bootstrap-region-id RegionOne
 }
 
 start_nova() {
@@ -196,10 +202,10 @@ start_nova() {
 
 setup_nova_dbs() {
   local nconf=(--config-file "$NOVALAB/etc/nova/nova.conf")
-  nova-manage "${nconf[@]}" api_db sync
-  nova-manage "${nconf[@]}" cell_v2 map_cell0 \
+  quiet nova-manage "${nconf[@]}" api_db sync
+  quiet nova-manage "${nconf[@]}" cell_v2 map_cell0 \
     --database_connection "mysql+pymysql://lab:$LAB_DB_PASSWORD@127.0.0.1:3306/nova_cell0?charset=utf8"
   local cells; cells=$(nova-manage "${nconf[@]}" cell_v2 list_cells 2>/dev/null)
-  grep -q ' cell1 ' <<<"$cells" || nova-manage "${nconf[@]}" cell_v2 create_cell --name cell1 >/dev/null
-  nova-manage "${nconf[@]}" db sync
+  grep -q ' cell1 ' <<<"$cells" || quiet nova-manage "${nconf[@]}" cell_v2 create_cell --name cell1
+  quiet nova-manage "${nconf[@]}" db sync
 }

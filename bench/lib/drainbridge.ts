@@ -1,0 +1,87 @@
+/**
+ * Runs one drainbridge evacuation through the embedded runtime — the packaged Evacuate state machine,
+ * its Retry backoffs unchanged (real time) — and measures wall time from the request to the end of the
+ * execution, plus what the execution cost in Step Functions terms.
+ */
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../lib/config/index.ts';
+import type { DrainOptions } from '../../lib/domain/request.ts';
+import { type ExecutionStats, estimateHistoryEvents, type TaskCall } from '../../lib/embedded/executor.ts';
+import { EmbeddedRuntime } from '../../lib/embedded/runtime.ts';
+
+/** What one drainbridge evacuation did. */
+export interface DrainbridgeOutcome {
+  readonly ok: boolean;
+  readonly wallMs: number;
+  readonly stats: ExecutionStats;
+  readonly historyEvents: number;
+  /** Task calls that ended NotYetDone (a poll that found the work unfinished). */
+  readonly notYetDone: number;
+  /** Why the run failed (execution error or the time limit), empty when ok. */
+  readonly failure: string;
+}
+
+const EMPTY_STATS: ExecutionStats = {
+  stateTransitions: 0,
+  lambdaInvocations: 0,
+  lambdaErrors: 0,
+  retries: 0,
+  parallelStates: 0,
+};
+
+function timeLimit(ms: number): { promise: Promise<'timeout'>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Evacuates `node` as drainbridge's ServiceAccount (`kubeconfigPath`) with `drain`; never rejects. */
+export async function runDrainbridgeEvacuation(
+  kubeconfigPath: string,
+  node: string,
+  options: { drain: DrainOptions; timeoutMs: number },
+): Promise<DrainbridgeOutcome> {
+  let notYetDone = 0;
+  const config = loadConfig({ KUBECONFIG: kubeconfigPath, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' });
+  const runtime = await EmbeddedRuntime.create({
+    config,
+    onTask: (call: TaskCall) => {
+      if (call.error?.name === 'NotYetDone') notYetDone++;
+    },
+  });
+  const requestId = `bench-${randomUUID().slice(0, 8)}`;
+  const limit = timeLimit(options.timeoutMs);
+  const started = performance.now();
+  try {
+    await runtime.put('Maintenance Requested', {
+      version: '1',
+      requestId,
+      requester: 'bench',
+      origin: 'manual',
+      target: { nodeName: node },
+      reason: 'benchmark',
+      drain: options.drain,
+    });
+    const execution = runtime.executionsFor(requestId)[0];
+    if (!execution) throw new Error('no Evacuate execution was started (the bus rule did not match)');
+    const outcome = await Promise.race([execution.outcome, limit.promise]);
+    const wallMs = performance.now() - started;
+    const stats = { ...execution.stats };
+    const failure =
+      outcome === 'timeout'
+        ? `time limit of ${options.timeoutMs / 1000} s reached`
+        : outcome.ok
+          ? ''
+          : outcome.error.message;
+    return { ok: failure === '', wallMs, stats, historyEvents: estimateHistoryEvents(stats), notYetDone, failure };
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    const wallMs = performance.now() - started;
+    return { ok: false, wallMs, stats: EMPTY_STATS, historyEvents: 0, notYetDone, failure };
+  } finally {
+    limit.cancel();
+    runtime.stop();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Runs the real `kubectl drain` against a simulated cluster: its own HOME and cache directory (never
+ * ~/.kube), a hard timeout, and the wall time from spawn to exit.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+/** What one kubectl drain did. */
+export interface KubectlOutcome {
+  readonly ok: boolean;
+  readonly wallMs: number;
+  readonly exitCode: number | string;
+  /** The last lines of stderr, for a failed run. */
+  readonly stderrTail: string;
+}
+
+/** `$KUBECTL_BINARY`, else /usr/bin/kubectl, else the first kubectl on PATH; undefined when none. */
+export function findKubectl(): string | undefined {
+  const override = process.env.KUBECTL_BINARY;
+  const candidates = override
+    ? [override]
+    : ['/usr/bin/kubectl', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'kubectl'))];
+  return candidates.find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Drains `node` with `kubectl drain NODE flags…`, as the owner of `kubeconfigPath`; never rejects. */
+export function runKubectlDrain(
+  binary: string,
+  kubeconfigPath: string,
+  node: string,
+  options: { flags: readonly string[]; timeoutMs: number },
+): Promise<KubectlOutcome> {
+  // A fresh HOME per run: kubectl's discovery cache starts empty every time, as on a first run.
+  const home = mkdtempSync(join(tmpdir(), 'drainbridge-bench-kubectl-'));
+  const env = { PATH: process.env.PATH, HOME: home, KUBECONFIG: kubeconfigPath, KUBECACHEDIR: join(home, 'cache') };
+  const args = ['drain', node, ...options.flags];
+  const started = performance.now();
+  return new Promise((resolve) => {
+    execFile(binary, args, { env, timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, _out, stderr) => {
+      const wallMs = performance.now() - started;
+      rmSync(home, { recursive: true, force: true });
+      const exitCode = error ? (typeof error.code === 'number' ? error.code : (error.signal ?? 'error')) : 0;
+      const stderrTail = stderr.trim().split('\n').slice(-3).join('\n');
+      resolve({ ok: exitCode === 0, wallMs, exitCode, stderrTail });
+    });
+  });
+}

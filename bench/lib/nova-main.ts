@@ -1,0 +1,153 @@
+/**
+ * The Nova benchmark: on the real-Nova lab, N servers booted on one compute host are evacuated by
+ * drainbridge's Nova branch and, on a fresh set of N, by `nova host-evacuate-live`; alternating order
+ * per repetition. Prints a table and writes JSON to bench/results/.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bootServers, connectLab, deleteAllServers, type NovaLab } from './nova-lab.ts';
+import { type NovaRun, runDrainbridgeNova, runNovaHostEvacuateLive } from './nova-runs.ts';
+import { ratioOf, spreadOf } from './stats.ts';
+import { renderColumns } from './table.ts';
+
+interface NovaBenchOptions {
+  readonly servers: number;
+  readonly host: string;
+  readonly repetitions: number;
+  readonly maxConcurrent: number;
+  readonly runTimeoutMs: number;
+  readonly outDir: string;
+}
+
+const USAGE = `Usage: npm run bench:nova -- [--servers 6] [--host compute-1] [--repetitions 2] [--max-concurrent 1]
+                             [--run-timeout 300] [--out bench/results]
+  Needs the real-Nova lab up (test/e2e/openstack/README.md).`;
+
+function intFlag(raw: string | undefined, flag: string, range: [number, number, number]): number {
+  const [min, max, fallback] = range;
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`--${flag} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseNovaOptions(argv: readonly string[]): NovaBenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      servers: { type: 'string' },
+      host: { type: 'string' },
+      repetitions: { type: 'string' },
+      'max-concurrent': { type: 'string' },
+      'run-timeout': { type: 'string' },
+      out: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const host = values.host ?? 'compute-1';
+  if (!/^[A-Za-z0-9._-]+$/.test(host)) throw new RangeError(`--host must be a Nova host name, got "${host}"`);
+  return {
+    servers: intFlag(values.servers, 'servers', [1, 20, 6]),
+    host,
+    repetitions: intFlag(values.repetitions, 'repetitions', [1, 5, 2]),
+    maxConcurrent: intFlag(values['max-concurrent'], 'max-concurrent', [1, 20, 1]),
+    runTimeoutMs: intFlag(values['run-timeout'], 'run-timeout', [30, 1800, 300]) * 1000,
+    outDir: values.out ?? 'bench/results',
+  };
+}
+
+async function measure(
+  lab: NovaLab,
+  options: NovaBenchOptions,
+  tool: NovaRun['tool'],
+  repetition: number,
+): Promise<NovaRun> {
+  await deleteAllServers(lab);
+  const ids = await bootServers(lab, options.host, options.servers, `bench-${repetition + 1}`);
+  const settings = { host: options.host, repetition, timeoutMs: options.runTimeoutMs };
+  if (tool === 'drainbridge')
+    return runDrainbridgeNova(lab, ids, { ...settings, maxConcurrent: options.maxConcurrent });
+  return runNovaHostEvacuateLive(lab, ids, settings);
+}
+
+function summaryRows(runs: readonly NovaRun[]): { rows: string[][]; ratio: number | undefined } {
+  const tools: NovaRun['tool'][] = ['nova host-evacuate-live', 'drainbridge'];
+  const medians: (number | undefined)[] = [];
+  const rows = [['tool', 'ok', 'median s', 'min s', 'max s']];
+  for (const tool of tools) {
+    const mine = runs.filter((run) => run.tool === tool);
+    const spread = spreadOf(mine.filter((run) => run.ok).map((run) => run.wallMs / 1000));
+    medians.push(spread?.median);
+    const cell = (value: number | undefined): string => (value === undefined ? '-' : value.toFixed(1));
+    rows.push([
+      tool,
+      `${mine.filter((r) => r.ok).length}/${mine.length}`,
+      cell(spread?.median),
+      cell(spread?.min),
+      cell(spread?.max),
+    ]);
+  }
+  return { rows, ratio: ratioOf(medians[1], medians[0]) };
+}
+
+/** Runs the Nova benchmark; resolves to the exit code (0 all ok, 1 a run failed, 2 usage or no lab). */
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: NovaBenchOptions;
+  try {
+    options = parseNovaOptions(argv);
+  } catch (error) {
+    console.error(`bench:nova: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  let lab: NovaLab;
+  try {
+    lab = await connectLab();
+  } catch (error) {
+    console.error(
+      `bench:nova: the real-Nova lab is not reachable: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return 2;
+  }
+  const startedAt = new Date().toISOString();
+  const host = { cpus: availableParallelism(), loadavg: loadavg(), node: process.version };
+  console.log(
+    `drainbridge Nova branch vs nova host-evacuate-live — ${options.servers} servers on ${options.host}, ` +
+      `${options.repetitions} repetition(s), drainbridge maxConcurrentMigrations ${options.maxConcurrent}; ` +
+      `${host.cpus} CPUs, load ${host.loadavg.map((l) => l.toFixed(1)).join(' ')}`,
+  );
+  const runs: NovaRun[] = [];
+  for (let repetition = 0; repetition < options.repetitions; repetition++) {
+    const order: NovaRun['tool'][] =
+      repetition % 2 === 0 ? ['drainbridge', 'nova host-evacuate-live'] : ['nova host-evacuate-live', 'drainbridge'];
+    for (const tool of order) {
+      const run = await measure(lab, options, tool, repetition);
+      runs.push(run);
+      const detail = Object.entries(run.detail)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      console.log(
+        `#${repetition + 1} ${tool.padEnd(24)} ${run.ok ? 'all moved' : 'FAILED'} in ${(run.wallMs / 1000).toFixed(1)} s` +
+          `${detail ? ` (${detail})` : ''}${run.failure ? `: ${run.failure}` : ''}`,
+      );
+    }
+  }
+  await deleteAllServers(lab);
+  const { rows, ratio } = summaryRows(runs);
+  console.log(
+    `\n${renderColumns(rows)}\nratio drainbridge / nova host-evacuate-live (median wall time): ${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}×`}`,
+  );
+  const dir = resolve(options.outDir);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `nova-${new Date().toISOString().replaceAll(':', '-')}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), host, options, runs, ratio }, null, 2)}\n`,
+  );
+  console.log(`results: ${file}`);
+  return runs.every((run) => run.ok) ? 0 : 1;
+}

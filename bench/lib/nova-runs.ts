@@ -1,0 +1,114 @@
+/**
+ * The two measured Nova evacuations: drainbridge's Nova branch (NovaEvacuationPass driven as the
+ * Evacuate machine drives it) and `nova host-evacuate-live`, which only requests the migrations, so
+ * its run lasts until Nova reports every server ACTIVE on another host.
+ */
+import { execFile } from 'node:child_process';
+import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/domain/request.ts';
+import { NovaEvacuationPass } from '../../lib/nova/evacuate.ts';
+import { restoreNovaHost } from '../../lib/nova/restore.ts';
+import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
+import { allMovedOff, type NovaLab, waitFor } from './nova-lab.ts';
+import { driveLikeStepFunctions, notYetDoneRetry } from './sfn-retry.ts';
+
+/** One measured evacuation of a host. */
+export interface NovaRun {
+  readonly tool: 'drainbridge' | 'nova host-evacuate-live';
+  readonly repetition: number;
+  readonly servers: number;
+  readonly ok: boolean;
+  /** From the first request to every server ACTIVE and idle on another host. */
+  readonly wallMs: number;
+  /** drainbridge: pass invocations; nova: seconds the command itself ran. */
+  readonly detail: Record<string, number | string>;
+  readonly failure: string;
+}
+
+/** Evacuates `host` with drainbridge's Nova pass, then restores the service (drainbridge's Restore). */
+export async function runDrainbridgeNova(
+  lab: NovaLab,
+  ids: readonly string[],
+  settings: { host: string; repetition: number; maxConcurrent: number; timeoutMs: number },
+): Promise<NovaRun> {
+  const store = new MemoryProgressStore();
+  const requestId = `bench-nova-${Date.now()}`;
+  const request: ResolvedRequest = {
+    requestId,
+    requester: 'bench',
+    origin: 'manual',
+    target: { nodeName: settings.host },
+    nodeName: settings.host,
+    reason: 'benchmark',
+    drain: KUBECTL_DRAIN_DEFAULTS,
+  };
+  const pass = new NovaEvacuationPass({
+    nova: lab.nova,
+    store,
+    options: { maxConcurrentMigrations: settings.maxConcurrent },
+  });
+  const base = { tool: 'drainbridge' as const, repetition: settings.repetition, servers: ids.length };
+  const started = performance.now();
+  try {
+    const rule = notYetDoneRetry('NovaPass');
+    const drive = await driveLikeStepFunctions(pass, request, { rule, deadline: Date.now() + settings.timeoutMs });
+    const wallMs = performance.now() - started;
+    const moved = await allMovedOff(lab, ids, settings.host);
+    const detail = {
+      passes: drive.passes,
+      notYetDone: drive.notYetDone,
+      maxConcurrentMigrations: settings.maxConcurrent,
+    };
+    return {
+      ...base,
+      ok: moved,
+      wallMs,
+      detail,
+      failure: moved ? '' : 'done, but not every server is ACTIVE elsewhere',
+    };
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    return { ...base, ok: false, wallMs: performance.now() - started, detail: {}, failure };
+  } finally {
+    await restoreNovaHost({ nova: lab.nova, store }, requestId).catch(() => undefined);
+  }
+}
+
+function runNovaCommand(
+  lab: NovaLab,
+  host: string,
+  timeoutMs: number,
+): Promise<{ code: number | string; stderr: string }> {
+  const args = ['--os-compute-api-version', '2.88', 'host-evacuate-live', host];
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...lab.osEnv };
+  return new Promise((resolve) => {
+    execFile('nova', args, { env, timeout: timeoutMs }, (error, _stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : (error.signal ?? 'error')) : 0;
+      resolve({ code, stderr: stderr.trim().split('\n').slice(-3).join('\n') });
+    });
+  });
+}
+
+/** `nova host-evacuate-live HOST`, then polls Nova (every 250 ms) until every server is ACTIVE elsewhere. */
+export async function runNovaHostEvacuateLive(
+  lab: NovaLab,
+  ids: readonly string[],
+  settings: { host: string; repetition: number; timeoutMs: number },
+): Promise<NovaRun> {
+  const base = { tool: 'nova host-evacuate-live' as const, repetition: settings.repetition, servers: ids.length };
+  const started = performance.now();
+  try {
+    const command = await runNovaCommand(lab, settings.host, settings.timeoutMs);
+    const commandSeconds = (performance.now() - started) / 1000;
+    if (command.code !== 0) throw new Error(`nova host-evacuate-live exited ${command.code}: ${command.stderr}`);
+    await waitFor(
+      `every server off ${settings.host}`,
+      async () => ((await allMovedOff(lab, ids, settings.host)) ? true : undefined),
+      { seconds: settings.timeoutMs / 1000, everyMs: 250 },
+    );
+    const wallMs = performance.now() - started;
+    return { ...base, ok: true, wallMs, detail: { commandSeconds: Number(commandSeconds.toFixed(2)) }, failure: '' };
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    return { ...base, ok: false, wallMs: performance.now() - started, detail: {}, failure };
+  }
+}

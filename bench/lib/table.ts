@@ -1,0 +1,83 @@
+/** Plain-text rendering of the summary: one table per case, then the ratios. Pure. */
+import type { BenchCase } from './cases.ts';
+import type { CaseSummary, ToolSummary } from './summary.ts';
+
+const HEADER = [
+  'tool',
+  'ok',
+  'median s',
+  'min s',
+  'max s',
+  'requests',
+  'discovery',
+  'reads',
+  'writes',
+  'evictions (ok / 429)',
+  'failed',
+];
+
+function seconds(value: number | undefined): string {
+  return value === undefined ? '-' : value.toFixed(1);
+}
+
+function count(value: number | undefined): string {
+  return value === undefined ? '-' : String(Math.round(value));
+}
+
+function row(summary: ToolSummary): string[] {
+  const wall = summary.wallSeconds;
+  const req = summary.requests;
+  const evictions = req
+    ? `${count(req.evictions)} (${count(req.evictionsAccepted)} / ${count(req.evictionsRefused)})`
+    : '-';
+  return [
+    summary.tool,
+    `${summary.ok}/${summary.runs}`,
+    seconds(wall?.median),
+    seconds(wall?.min),
+    seconds(wall?.max),
+    count(req?.total),
+    count(req?.discovery),
+    count(req?.reads),
+    count(req?.writes),
+    evictions,
+    count(req?.failed),
+  ];
+}
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function renderColumns(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((r) => (r[column] ?? '').length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+function ratio(value: number | undefined): string {
+  return value === undefined ? 'n/a' : `${value.toFixed(2)}×`;
+}
+
+/** The text block of one case. */
+export function renderCase(summary: CaseSummary, benchCase: BenchCase | undefined): string {
+  const lines = [`## ${summary.case}${benchCase ? ` — node ${benchCase.node}: ${benchCase.description}` : ''}`];
+  if (benchCase) lines.push(`   kubectl drain ${benchCase.node} ${benchCase.kubectlFlags.join(' ')}`);
+  lines.push(renderColumns([HEADER, row(summary.kubectl), row(summary.drainbridge)]));
+  const execution = summary.drainbridge.execution;
+  if (execution) {
+    lines.push(
+      `drainbridge Evacuate execution (median): ${execution.stateTransitions} state transitions, ` +
+        `${execution.lambdaInvocations} Lambda invocations (${execution.notYetDone} of them NotYetDone polls), ` +
+        `≈${execution.historyEvents} history events`,
+    );
+  }
+  const { wallTime, requests, evictions } = summary.ratio;
+  lines.push(
+    `ratio drainbridge / kubectl: wall time ${ratio(wallTime)}, API requests ${ratio(requests)}, eviction requests ${ratio(evictions)}`,
+  );
+  return lines.join('\n');
+}

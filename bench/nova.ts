@@ -1,0 +1,10 @@
+/**
+ * `npm run bench:nova`: drainbridge's Nova branch against `nova host-evacuate-live` on the real-Nova
+ * lab (test/e2e/openstack/), in the same run. See bench/README.md.
+ */
+
+// The Nova pass logs at INFO, as it does on Lambda; the benchmark's output is its table.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+
+const { main } = await import('./lib/nova-main.ts');
+process.exitCode = await main(process.argv.slice(2));

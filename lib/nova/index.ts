@@ -1,0 +1,68 @@
+/**
+ * The Nova branch, wired: credentials (OS_* / clouds.yaml / secret references) → Keystone session →
+ * Nova and Placement clients → the evacuation pass, restore, cancel and plan. What the workflow and
+ * `drainbridge plan` call; everything else in lib/nova is the parts.
+ */
+import type { ProgressStore } from '../domain/pass.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+import { type CredentialSources, loadOpenStackCredentials } from '../openstack/credentials.ts';
+import { KeystoneSession, type LogSink } from '../openstack/keystone.ts';
+import { NovaClient } from '../openstack/nova.ts';
+import { PlacementClient } from '../openstack/placement.ts';
+import { NovaEvacuationPass } from './evacuate.ts';
+import type { HostMapping } from './host-mapping.ts';
+import type { NovaEvacuationOptions } from './model.ts';
+import { planNovaHost } from './plan.ts';
+import { cancelNovaMigrations, restoreNovaHost } from './restore.ts';
+
+export { NovaEvacuationFailed, NovaEvacuationPass } from './evacuate.ts';
+export { NOVA_HOST_KEY, novaHostOf, novaHostRuleSchema, novaHostRuleTextSchema } from './host-mapping.ts';
+export { novaEvacuationOptionsSchema } from './model.ts';
+export type { NovaPlan } from './plan.ts';
+
+/** The Nova settings of drainbridge's configuration (lib/config `nova`), in the branch's option names. */
+export function novaOptionsFromConfig(config: {
+  readonly maxConcurrentMigrations: number;
+  readonly migrationTimeoutSeconds: number;
+  readonly maxMigrationAttempts: number;
+  readonly shutoffPolicy: 'block' | 'cold-migrate';
+}): Partial<NovaEvacuationOptions> {
+  return {
+    maxConcurrentMigrations: config.maxConcurrentMigrations,
+    abortAfterSeconds: config.migrationTimeoutSeconds,
+    maxAttempts: config.maxMigrationAttempts,
+    shutoffPolicy: config.shutoffPolicy,
+  };
+}
+
+export interface NovaBranchDeps {
+  readonly credentials: CredentialSources;
+  readonly store: ProgressStore;
+  readonly options?: Partial<NovaEvacuationOptions>;
+  readonly resolveHost?: (request: ResolvedRequest) => Promise<HostMapping>;
+  readonly logger?: LogSink;
+}
+
+/** Loads credentials once and returns the branch's entry points. */
+export async function createNovaBranch(deps: NovaBranchDeps) {
+  const credentials = await loadOpenStackCredentials(deps.credentials);
+  const session = new KeystoneSession({ credentials, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const nova = new NovaClient(session);
+  const placement = new PlacementClient(session);
+  const undo = { nova, store: deps.store, ...(deps.logger ? { logger: deps.logger } : {}) };
+  return {
+    session,
+    nova,
+    placement,
+    pass: new NovaEvacuationPass({
+      nova,
+      store: deps.store,
+      ...(deps.options ? { options: deps.options } : {}),
+      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+      ...(deps.logger ? { logger: deps.logger } : {}),
+    }),
+    restore: (requestId: string) => restoreNovaHost(undo, requestId),
+    cancel: (requestId: string) => cancelNovaMigrations(undo, requestId),
+    plan: (host: string) => planNovaHost({ nova, placement, ...(deps.options ? { options: deps.options } : {}) }, host),
+  };
+}

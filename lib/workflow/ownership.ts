@@ -1,0 +1,85 @@
+/**
+ * One execution at a time per request. EventBridge delivers at least once, so two executions can run
+ * for one requestId; both would pass admission (the hold is the request's, not the execution's) and
+ * evict side by side. The execution that runs an evacuation records itself as the owner on the
+ * request's Evacuation record (an annotation, refreshed while it runs); another execution for the same
+ * request waits while the owner is alive and takes over only when the owner stopped refreshing — the
+ * case of a process killed mid-step and re-run with the same input.
+ */
+import { ConflictError } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
+
+export const OWNER_ANNOTATION = 'drainbridge.io/owner';
+/**
+ * An owner not seen for this long is gone. Steps of a live execution are at most a retry delay
+ * (MaxDelaySeconds 30) plus one task run apart, so a live owner always refreshes well within it.
+ */
+export const OWNER_TTL_SECONDS = 120;
+/** The owner refreshes its mark when it is older than this (a record write per half minute, not per step). */
+export const OWNER_REFRESH_SECONDS = 30;
+const CONFLICT_ATTEMPTS = 3;
+
+/** Who runs a request's evacuation, and when it last said so (ISO 8601). */
+export interface Owner {
+  readonly executionId: string;
+  readonly seen: string;
+}
+
+export type OwnerDecision =
+  | { readonly action: 'keep' }
+  | { readonly action: 'claim'; readonly owner: Owner }
+  | { readonly action: 'yield'; readonly owner: Owner; readonly ageSeconds: number };
+
+/** The owner recorded on the Evacuation record; an unreadable mark reads as none. */
+export function readOwner(record: EvacuationObject): Owner | undefined {
+  const text = record.metadata.annotations?.[OWNER_ANNOTATION];
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as Partial<Owner>;
+    return typeof parsed.executionId === 'string' && typeof parsed.seen === 'string'
+      ? { executionId: parsed.executionId, seen: parsed.seen }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`. */
+export function planOwnership(current: Owner | undefined, executionId: string, now: Date): OwnerDecision {
+  const claim: OwnerDecision = { action: 'claim', owner: { executionId, seen: now.toISOString() } };
+  if (!current) return claim;
+  const ageSeconds = (now.getTime() - Date.parse(current.seen)) / 1000;
+  if (current.executionId === executionId) return ageSeconds > OWNER_REFRESH_SECONDS ? claim : { action: 'keep' };
+  return ageSeconds > OWNER_TTL_SECONDS ? claim : { action: 'yield', owner: current, ageSeconds };
+}
+
+/**
+ * Reads the request's record and applies `planOwnership`: writes the mark when claiming (conditional on
+ * the record's resourceVersion, re-read on conflict). Returns the decision; the caller says what a
+ * `yield` means for it (wait at admission, stop in a later step). The record must exist.
+ */
+export async function reconcileOwnership(
+  client: KubeClient,
+  requestId: string,
+  executionId: string,
+  now: Date,
+): Promise<OwnerDecision> {
+  for (let attempt = 1; ; attempt++) {
+    const record = await client.getEvacuation(evacuationName(requestId));
+    const decision = planOwnership(readOwner(record), executionId, now);
+    if (decision.action !== 'claim') return decision;
+    const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: JSON.stringify(decision.owner) };
+    try {
+      await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
+      return decision;
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** A sentence for logs and errors: who owns the request and how recently it was seen. */
+export function describeOwner(decision: { owner: Owner; ageSeconds: number }): string {
+  return `execution ${decision.owner.executionId} (seen ${Math.round(decision.ageSeconds)} s ago)`;
+}

@@ -1,0 +1,93 @@
+/**
+ * Admission slots (DRAINBRIDGE_MAX_HELD_NODES, default 1): a request for a second node waits
+ * (SlotUnavailable retries) until the first node is restored; waiting requests are admitted oldest
+ * first; a re-run of an admitted request takes no second slot.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TrackedExecution } from '../../lib/embedded/runtime.ts';
+import { isHeld, readLedger } from '../../lib/node/ledger.ts';
+import {
+  failureOf,
+  maintenanceEnded,
+  maintenanceRequested,
+  readNodeAsAdmin,
+  startWorkflowSim,
+  type WorkflowSim,
+  waitUntil,
+} from './harness.ts';
+import { IDLE_NODES_SCENARIO } from './scenario.ts';
+
+async function heldNodes(w: WorkflowSim): Promise<string[]> {
+  const nodes = await w.admin.listNodes();
+  return nodes.filter((node) => isHeld(readLedger(node))).map((node) => node.metadata?.name ?? '');
+}
+
+function slotWaits(w: WorkflowSim, execution: TrackedExecution): number {
+  return w.taskCalls.filter((call) => call.executionId === execution.id && call.error?.name === 'SlotUnavailable')
+    .length;
+}
+
+async function request(w: WorkflowSim, node: string): Promise<TrackedExecution> {
+  await w.runtime.put('Maintenance Requested', maintenanceRequested(node));
+  const execution = w.runtime.executionsFor(`req-${node}`).at(-1);
+  assert.ok(execution, `an Evacuate started for ${node}`);
+  return execution;
+}
+
+async function succeeds(execution: TrackedExecution): Promise<void> {
+  const outcome = await execution.outcome;
+  assert.equal(outcome.ok, true, `${failureOf(outcome).name}: ${failureOf(outcome).message}`);
+}
+
+async function restore(w: WorkflowSim, node: string): Promise<void> {
+  await w.runtime.put('Maintenance Ended', maintenanceEnded(node));
+  await waitUntil(`${node} is released`, async () => !(await heldNodes(w)).includes(node));
+}
+
+/** Whether `execution` is still running (its outcome has not settled). */
+async function isRunning(execution: TrackedExecution): Promise<boolean> {
+  const pending = Symbol('pending');
+  return (await Promise.race([execution.outcome, Promise.resolve(pending)])) === pending;
+}
+
+describe('admission slots (one held node by default)', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(IDLE_NODES_SCENARIO);
+    assert.equal(w.runtime.deps.config.maxHeldNodes, 1, 'the default is one held node');
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('queues other nodes behind the held one and admits the oldest waiting request first', async () => {
+    const first = await request(w, 'node-1');
+    await succeeds(first);
+
+    const second = await request(w, 'node-2');
+    await waitUntil('node-2 waits for a slot', () => slotWaits(w, second) >= 2);
+    const third = await request(w, 'node-3');
+    await waitUntil('node-3 waits for a slot', () => slotWaits(w, third) >= 2);
+
+    // A re-run of the admitted request finds its own hold: no second slot, and the others keep waiting.
+    const rerun = w.runtime.startExecution('evacuate', first.input);
+    await rerun.outcome;
+    assert.equal(slotWaits(w, rerun), 0, 'the re-run did not wait for a slot');
+    assert.deepEqual(await heldNodes(w), ['node-1']);
+    assert.equal((await readNodeAsAdmin(w, 'node-2')).spec?.unschedulable, undefined, 'node-2 is not cordoned');
+
+    await restore(w, 'node-1');
+    await succeeds(second);
+    assert.deepEqual(await heldNodes(w), ['node-2'], 'the oldest waiting request got the slot');
+    const waitsBefore = slotWaits(w, third);
+    await waitUntil('node-3 keeps waiting', () => slotWaits(w, third) > waitsBefore);
+    assert.equal(await isRunning(third), true);
+
+    await restore(w, 'node-2');
+    await succeeds(third);
+    assert.deepEqual(await heldNodes(w), ['node-3']);
+    await restore(w, 'node-3');
+    await w.runtime.settle();
+  });
+});

@@ -1,0 +1,37 @@
+/** One execution at a time per request: the pure ownership decision (lib/workflow/ownership.ts). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { OWNER_REFRESH_SECONDS, OWNER_TTL_SECONDS, planOwnership } from '../../lib/workflow/ownership.ts';
+
+const NOW = new Date('2026-11-21T10:00:00.000Z');
+const secondsAgo = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
+
+describe('planOwnership', () => {
+  it('claims a request nobody owns', () => {
+    assert.deepEqual(planOwnership(undefined, 'exec-a', NOW), {
+      action: 'claim',
+      owner: { executionId: 'exec-a', seen: NOW.toISOString() },
+    });
+  });
+
+  it('keeps its own fresh mark without writing, and refreshes it once it is older than the refresh interval', () => {
+    assert.deepEqual(planOwnership({ executionId: 'exec-a', seen: secondsAgo(5) }, 'exec-a', NOW), { action: 'keep' });
+    const refreshed = planOwnership(
+      { executionId: 'exec-a', seen: secondsAgo(OWNER_REFRESH_SECONDS + 1) },
+      'exec-a',
+      NOW,
+    );
+    assert.equal(refreshed.action, 'claim');
+  });
+
+  it('yields to another live execution (a duplicate delivery waits)', () => {
+    const decision = planOwnership({ executionId: 'exec-a', seen: secondsAgo(OWNER_TTL_SECONDS - 1) }, 'exec-b', NOW);
+    assert.equal(decision.action, 'yield');
+    if (decision.action === 'yield') assert.equal(decision.owner.executionId, 'exec-a');
+  });
+
+  it('takes over from an execution that stopped refreshing (killed and re-run)', () => {
+    const decision = planOwnership({ executionId: 'exec-a', seen: secondsAgo(OWNER_TTL_SECONDS + 1) }, 'exec-b', NOW);
+    assert.deepEqual(decision, { action: 'claim', owner: { executionId: 'exec-b', seen: NOW.toISOString() } });
+  });
+});
