@@ -13,6 +13,13 @@ export interface ParsedArgs {
   readonly drainFlags: readonly (readonly [string, string | undefined])[];
 }
 
+/** Splits `--name=value` / `--name` into its parts. */
+function splitFlag(arg: string): { name: string; inline: string | undefined } {
+  const body = arg.replace(/^--?/, '');
+  const eq = body.indexOf('=');
+  return eq < 0 ? { name: body, inline: undefined } : { name: body.slice(0, eq), inline: body.slice(eq + 1) };
+}
+
 /** `own` maps each of the command's own flags to whether it takes a value. */
 export function parseArgs(argv: readonly string[], own: Readonly<Record<string, boolean>>): ParsedArgs {
   const positional: string[] = [];
@@ -24,11 +31,9 @@ export function parseArgs(argv: readonly string[], own: Readonly<Record<string, 
       positional.push(arg);
       continue;
     }
-    const body = arg.replace(/^--?/, '');
-    const eq = body.indexOf('=');
-    const name = eq < 0 ? body : body.slice(0, eq);
+    const { name, inline } = splitFlag(arg);
     const needsValue = own[name] ?? takesValue(name);
-    const value = eq >= 0 ? body.slice(eq + 1) : needsValue ? argv[++i] : undefined;
+    const value = inline ?? (needsValue ? argv[++i] : undefined);
     if (needsValue && value === undefined) throw new UsageError(`--${name} needs a value`);
     if (Object.hasOwn(own, name)) ownValues.set(name, value ?? '');
     else drainFlags.push([name, value]);

@@ -127,7 +127,8 @@ async function listAllServers(lab: NovaLab): Promise<ServerSummary[]> {
  */
 export async function labBusyReason(lab: NovaLab): Promise<string | undefined> {
   const foreign = (await listAllServers(lab)).filter((s) => !s.name.startsWith(BENCH_SERVER_PREFIX));
-  if (foreign.length > 0) return `${foreign.length} server(s) not booted by the benchmark exist (e.g. ${foreign[0]?.name})`;
+  if (foreign.length > 0)
+    return `${foreign.length} server(s) not booted by the benchmark exist (e.g. ${foreign[0]?.name})`;
   const disabled = (await lab.nova.listComputeServices()).filter((s) => s.status !== 'enabled');
   if (disabled.length > 0) return `nova-compute on ${disabled.map((s) => s.host).join(', ')} is disabled`;
   return undefined;

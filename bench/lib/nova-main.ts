@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bootServers, connectLab, deleteAllServers, type NovaLab } from './nova-lab.ts';
+import { bootServers, connectLab, deleteBenchServers, labBusyReason, type NovaLab } from './nova-lab.ts';
 import { type NovaRun, runDrainbridgeNova, runNovaHostEvacuateLive } from './nova-runs.ts';
 import { ratioOf, spreadOf } from './stats.ts';
 import { renderColumns } from './table.ts';
@@ -67,8 +67,8 @@ async function measure(
   tool: NovaRun['tool'],
   repetition: number,
 ): Promise<NovaRun> {
-  await deleteAllServers(lab);
-  const ids = await bootServers(lab, options.host, options.servers, `bench-${repetition + 1}`);
+  await deleteBenchServers(lab);
+  const ids = await bootServers(lab, options.host, options.servers, `${repetition + 1}`);
   const settings = { host: options.host, repetition, timeoutMs: options.runTimeoutMs };
   if (tool === 'drainbridge')
     return runDrainbridgeNova(lab, ids, { ...settings, maxConcurrent: options.maxConcurrent });
@@ -95,6 +95,14 @@ function summaryRows(runs: readonly NovaRun[]): { rows: string[][]; ratio: numbe
   return { rows, ratio: ratioOf(medians[1], medians[0]) };
 }
 
+function runLine(run: NovaRun): string {
+  const detail = Object.entries(run.detail)
+    .map(([key, value]) => `${key} ${value}`)
+    .join(', ');
+  const outcome = `${run.ok ? 'all moved' : 'FAILED'} in ${(run.wallMs / 1000).toFixed(1)} s`;
+  return `#${run.repetition + 1} ${run.tool.padEnd(24)} ${outcome}${detail ? ` (${detail})` : ''}${run.failure ? `: ${run.failure}` : ''}`;
+}
+
 /** Runs the Nova benchmark; resolves to the exit code (0 all ok, 1 a run failed, 2 usage or no lab). */
 export async function main(argv: readonly string[]): Promise<number> {
   let options: NovaBenchOptions;
@@ -113,6 +121,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
     return 2;
   }
+  const busy = await labBusyReason(lab);
+  if (busy) {
+    console.error(
+      `bench:nova: the lab is in use (${busy}); run it when the e2e suite and others are done with the lab`,
+    );
+    return 2;
+  }
   const startedAt = new Date().toISOString();
   const host = { cpus: availableParallelism(), loadavg: loadavg(), node: process.version };
   console.log(
@@ -121,22 +136,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       `${host.cpus} CPUs, load ${host.loadavg.map((l) => l.toFixed(1)).join(' ')}`,
   );
   const runs: NovaRun[] = [];
-  for (let repetition = 0; repetition < options.repetitions; repetition++) {
-    const order: NovaRun['tool'][] =
-      repetition % 2 === 0 ? ['drainbridge', 'nova host-evacuate-live'] : ['nova host-evacuate-live', 'drainbridge'];
-    for (const tool of order) {
-      const run = await measure(lab, options, tool, repetition);
-      runs.push(run);
-      const detail = Object.entries(run.detail)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ');
-      console.log(
-        `#${repetition + 1} ${tool.padEnd(24)} ${run.ok ? 'all moved' : 'FAILED'} in ${(run.wallMs / 1000).toFixed(1)} s` +
-          `${detail ? ` (${detail})` : ''}${run.failure ? `: ${run.failure}` : ''}`,
-      );
+  try {
+    for (let repetition = 0; repetition < options.repetitions; repetition++) {
+      const order: NovaRun['tool'][] =
+        repetition % 2 === 0 ? ['drainbridge', 'nova host-evacuate-live'] : ['nova host-evacuate-live', 'drainbridge'];
+      for (const tool of order) {
+        const run = await measure(lab, options, tool, repetition);
+        runs.push(run);
+        console.log(runLine(run));
+      }
     }
+  } finally {
+    await deleteBenchServers(lab);
   }
-  await deleteAllServers(lab);
   const { rows, ratio } = summaryRows(runs);
   console.log(
     `\n${renderColumns(rows)}\nratio drainbridge / nova host-evacuate-live (median wall time): ${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}×`}`,

@@ -4,7 +4,12 @@
  */
 import type { TaskCall } from './executor.ts';
 
-const VERB: Record<string, string> = { pods: 'pods evicted', 'infra-pods': 'infra pods evicted', nova: 'servers migrated', kubevirt: 'VMs migrated' };
+const VERB: Record<string, string> = {
+  pods: 'pods evicted',
+  'infra-pods': 'infra pods evicted',
+  nova: 'servers migrated',
+  kubevirt: 'VMs migrated',
+};
 
 interface PassOutputShape {
   branch?: string;
@@ -38,7 +43,10 @@ export function taskLine(call: TaskCall): string | undefined {
 }
 
 /** Prints each distinct line once per execution, with the time since `start`. */
-export function createProgressPrinter(write: (line: string) => void, start = Date.now()): (line: string | undefined) => void {
+export function createProgressPrinter(
+  write: (line: string) => void,
+  start = Date.now(),
+): (line: string | undefined) => void {
   let last = '';
   return (line) => {
     if (!line || line === last) return;

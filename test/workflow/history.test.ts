@@ -112,7 +112,6 @@ function simulatePolling(
   return { invocations, loopTransitions: 2 * loops, exhausted: false };
 }
 
-
 describe('execution history of the longest drain the configuration allows', () => {
   // The longest the configuration allows (not just the default), so no setting can exceed the limit.
   const maxHours = MAX_EVACUATION_HOURS_LIMIT;
@@ -128,10 +127,7 @@ describe('execution history of the longest drain the configuration allows', () =
   });
 
   /** The worst of 200 jitter runs of the longest default drain: stats and both event counts. */
-  function longestDrain(
-    progressCalls: number,
-    placement: Placement,
-  ): { stats: ExecutionStats; estimated: number } {
+  function longestDrain(progressCalls: number, placement: Placement): { stats: ExecutionStats; estimated: number } {
     const random = seeded(20261121);
     let worst: { stats: ExecutionStats; estimated: number } | undefined;
     for (let trial = 0; trial < 200; trial++) {

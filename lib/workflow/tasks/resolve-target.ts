@@ -18,6 +18,10 @@ export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> 
     // evacuation time counts from there. Read from the tasks' clock rather than $$.Execution.StartTime so
     // that deadlines and durations use one clock (they differ where the embedded runtime runs on a simulated clock).
     const startsAt = Math.max(now().getTime(), request.notBefore ? Date.parse(request.notBefore) : 0);
-    return { request: { ...request, nodeName }, executionId: input.executionId, startedAt: new Date(startsAt).toISOString() };
+    return {
+      request: { ...request, nodeName },
+      executionId: input.executionId,
+      startedAt: new Date(startsAt).toISOString(),
+    };
   },
 };
