@@ -8,6 +8,14 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 export NOVALAB=${NOVALAB:-${TMPDIR:-/tmp}/drainbridge-novalab}
 export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
 
+# One suite at a time per lab: two runs against the same Nova would delete each other's servers.
+mkdir -p "$(dirname "$NOVALAB")"
+exec 9>"$NOVALAB.lock"
+if ! flock -n 9; then
+  echo "# another e2e run holds $NOVALAB.lock: waiting for it"
+  flock 9
+fi
+
 t0=$(date +%s)
 bash "$HERE/lab/lab.sh" up
 t1=$(date +%s)
