@@ -428,7 +428,7 @@ const CASES: Case[] = [
 describe('differential: kubectl drain vs drainbridge passes', { concurrency: 4 }, () => {
   const available = kubectlAvailable();
   for (const c of CASES) {
-    test(c.name, { skip: available ? false : '/usr/bin/kubectl is not installed' }, async (t) => {
+    test(c.name, { skip: available ? false : '/usr/bin/kubectl is not installed' }, async () => {
       const options = drainOptionsFromFlags(flagPairs(c.flags));
       const [kubectl, ours] = await Promise.all([runKubectl(c), runDrainbridge(c, options)]);
       if (process.env.DEBUG_DIFFERENTIAL) console.log(c.name, JSON.stringify({ kubectl, ours }));
