@@ -6,6 +6,8 @@
 // The functions log every pass at INFO, as they do on Lambda; the benchmark's output is its table.
 // Set before the modules load, because their loggers read the level when they are created.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+// Their CloudWatch metrics (EMF lines on stdout) mean nothing here; the benchmark counts for itself.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { main } = await import('./lib/drain-main.ts');
 process.exitCode = await main(process.argv.slice(2));

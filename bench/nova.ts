@@ -5,6 +5,8 @@
 
 // The Nova pass logs at INFO, as it does on Lambda; the benchmark's output is its table.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+// Their CloudWatch metrics (EMF lines on stdout) mean nothing here; the benchmark counts for itself.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const { main } = await import('./lib/nova-main.ts');
 process.exitCode = await main(process.argv.slice(2));

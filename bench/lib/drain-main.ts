@@ -26,7 +26,8 @@ const MIN_RUN_MS = 10_000;
 function runLine(result: RunResult, elapsedMs: number): string {
   const total = totalOf(result.requests);
   const head = `[${(elapsedMs / 1000).toFixed(0).padStart(5)} s] ${result.case} #${result.repetition + 1} ${result.tool.padEnd(11)}`;
-  if (!result.ok) return `${head} FAILED after ${(result.wallMs / 1000).toFixed(1)} s: ${result.failure}`;
+  const moved = `${result.podsMoved}/${result.podsMoved + result.podsLeft} pods moved`;
+  if (!result.ok) return `${head} FAILED after ${(result.wallMs / 1000).toFixed(1)} s (${moved}): ${result.failure}`;
   const left = result.podsLeft > 0 ? `, ${result.podsLeft} pods LEFT on the node` : '';
   return `${head} drained in ${(result.wallMs / 1000).toFixed(1)} s: ${result.podsMoved} pods moved, ${total.total} requests (${total.evictions} evictions)${left}`;
 }

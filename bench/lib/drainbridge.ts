@@ -19,7 +19,12 @@ export interface DrainbridgeOutcome {
   readonly notYetDone: number;
   /** Why the run failed (execution error or the time limit), empty when ok. */
   readonly failure: string;
+  /** The run was stopped by the time limit (its wall time is a lower bound). */
+  readonly timedOut: boolean;
 }
+
+/** How long a stopped run may take to let an in-flight task call end. */
+const IN_FLIGHT_GRACE_MS = 5_000;
 
 const EMPTY_STATS: ExecutionStats = {
   stateTransitions: 0,
@@ -75,13 +80,18 @@ export async function runDrainbridgeEvacuation(
         : outcome.ok
           ? ''
           : outcome.error.message;
-    return { ok: failure === '', wallMs, stats, historyEvents: estimateHistoryEvents(stats), notYetDone, failure };
+    const timedOut = outcome === 'timeout';
+    return { ok: failure === '', wallMs, stats, historyEvents: estimateHistoryEvents(stats), notYetDone, failure, timedOut };
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error);
     const wallMs = performance.now() - started;
-    return { ok: false, wallMs, stats: EMPTY_STATS, historyEvents: 0, notYetDone, failure };
+    return { ok: false, wallMs, stats: EMPTY_STATS, historyEvents: 0, notYetDone, failure, timedOut: false };
   } finally {
     limit.cancel();
     runtime.stop();
+    // A task already running when the limit hit cannot be cancelled: let it end while the API is still up.
+    const grace = timeLimit(IN_FLIGHT_GRACE_MS);
+    await Promise.race([runtime.settle(), grace.promise]);
+    grace.cancel();
   }
 }

@@ -14,6 +14,8 @@ export interface KubectlOutcome {
   readonly exitCode: number | string;
   /** The last lines of stderr, for a failed run. */
   readonly stderrTail: string;
+  /** Killed by the time limit (its wall time is a lower bound). */
+  readonly timedOut: boolean;
 }
 
 /** `$KUBECTL_BINARY`, else /usr/bin/kubectl, else the first kubectl on PATH; undefined when none. */
@@ -50,7 +52,7 @@ export function runKubectlDrain(
       rmSync(home, { recursive: true, force: true });
       const exitCode = error ? (typeof error.code === 'number' ? error.code : (error.signal ?? 'error')) : 0;
       const stderrTail = stderr.trim().split('\n').slice(-3).join('\n');
-      resolve({ ok: exitCode === 0, wallMs, exitCode, stderrTail });
+      resolve({ ok: exitCode === 0, wallMs, exitCode, stderrTail, timedOut: error?.killed === true });
     });
   });
 }

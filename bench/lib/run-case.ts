@@ -29,6 +29,8 @@ export interface RunResult {
   readonly execution?: Pick<DrainbridgeOutcome, 'stats' | 'historyEvents' | 'notYetDone'>;
   /** Why the run failed, empty when ok. */
   readonly failure: string;
+  /** Stopped by the time limit: `wallMs` is a lower bound of the time to drained. */
+  readonly timedOut: boolean;
 }
 
 const PODS = { group: '', resource: 'pods' };
@@ -67,13 +69,14 @@ export async function runOnce(
     const before = drainablePods(sim, benchCase.node, benchCase.drainOptions.podSelector);
     const mark = sim.requestLog.mark();
     const base = { tool, case: benchCase.name, repetition };
-    let outcome: { ok: boolean; wallMs: number; failure: string; execution?: RunResult['execution'] };
+    let outcome: { ok: boolean; wallMs: number; failure: string; timedOut: boolean; execution?: RunResult['execution'] };
     if (tool === 'kubectl') {
       const run = await runKubectlDrain(settings.kubectl, cluster.adminKubeconfigPath, benchCase.node, {
         flags: benchCase.kubectlFlags,
         timeoutMs: settings.timeoutMs,
       });
-      outcome = { ok: run.ok, wallMs: run.wallMs, failure: run.ok ? '' : `exit ${run.exitCode}: ${run.stderrTail}` };
+      const failure = run.ok ? '' : `exit ${run.exitCode}${run.timedOut ? ' (time limit)' : ''}: ${run.stderrTail}`;
+      outcome = { ok: run.ok, wallMs: run.wallMs, failure, timedOut: run.timedOut };
     } else {
       const run = await runDrainbridgeEvacuation(cluster.kubeconfigPath, benchCase.node, {
         drain: benchCase.drainOptions,

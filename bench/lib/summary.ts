@@ -11,6 +11,8 @@ export interface ToolSummary {
   readonly tool: Tool;
   readonly runs: number;
   readonly ok: number;
+  /** The run that moved fewest pods (failed runs included), as moved / drainable at the start. */
+  readonly worstMoved: { readonly moved: number; readonly of: number } | undefined;
   /** Wall time to drained in seconds, over the successful runs. */
   readonly wallSeconds: Spread | undefined;
   /** Median per run of each request count (all users added up), over the successful runs. */
@@ -29,7 +31,13 @@ export interface CaseSummary {
   readonly case: string;
   readonly kubectl: ToolSummary;
   readonly drainbridge: ToolSummary;
-  readonly ratio: { readonly wallTime?: number; readonly requests?: number; readonly evictions?: number };
+  readonly ratio: {
+    readonly wallTime?: number;
+    /** When every drainbridge run hit the time limit: its shortest limit over kubectl's median (a lower bound). */
+    readonly wallTimeAtLeast?: number;
+    readonly requests?: number;
+    readonly evictions?: number;
+  };
 }
 
 function medianOf(values: readonly number[]): number {
@@ -60,14 +68,22 @@ function summarizeTool(tool: Tool, runs: readonly RunResult[]): ToolSummary {
   const mine = runs.filter((run) => run.tool === tool);
   const ok = mine.filter((run) => run.ok);
   const execution = executionMedians(ok);
+  const worst = [...mine].sort((a, b) => a.podsMoved - b.podsMoved)[0];
   return {
     tool,
     runs: mine.length,
     ok: ok.length,
+    worstMoved: worst ? { moved: worst.podsMoved, of: worst.podsMoved + worst.podsLeft } : undefined,
     wallSeconds: spreadOf(ok.map((run) => run.wallMs / 1000)),
     requests: medianCounts(ok),
     ...(execution ? { execution } : {}),
   };
+}
+
+function lowerBoundRatio(runs: readonly RunResult[], kubectl: ToolSummary): number | undefined {
+  const mine = runs.filter((run) => run.tool === 'drainbridge');
+  if (mine.length === 0 || !mine.every((run) => run.timedOut)) return undefined;
+  return ratioOf(Math.min(...mine.map((run) => run.wallMs / 1000)), kubectl.wallSeconds?.median);
 }
 
 /** The summary of every case in `runs`, in order of first appearance. */
@@ -79,6 +95,7 @@ export function summarize(runs: readonly RunResult[]): CaseSummary[] {
     const drainbridge = summarizeTool('drainbridge', mine);
     const ratio = {
       wallTime: ratioOf(drainbridge.wallSeconds?.median, kubectl.wallSeconds?.median),
+      wallTimeAtLeast: lowerBoundRatio(mine, kubectl),
       requests: ratioOf(drainbridge.requests?.total, kubectl.requests?.total),
       evictions: ratioOf(drainbridge.requests?.evictions, kubectl.requests?.evictions),
     };

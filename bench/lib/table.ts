@@ -5,6 +5,7 @@ import type { CaseSummary, ToolSummary } from './summary.ts';
 const HEADER = [
   'tool',
   'ok',
+  'moved (worst)',
   'median s',
   'min s',
   'max s',
@@ -33,6 +34,7 @@ function row(summary: ToolSummary): string[] {
   return [
     summary.tool,
     `${summary.ok}/${summary.runs}`,
+    summary.worstMoved ? `${summary.worstMoved.moved}/${summary.worstMoved.of}` : '-',
     seconds(wall?.median),
     seconds(wall?.min),
     seconds(wall?.max),
@@ -75,9 +77,13 @@ export function renderCase(summary: CaseSummary, benchCase: BenchCase | undefine
         `≈${execution.historyEvents} history events`,
     );
   }
-  const { wallTime, requests, evictions } = summary.ratio;
+  const { wallTime, wallTimeAtLeast, requests, evictions } = summary.ratio;
+  const wall =
+    wallTime === undefined && wallTimeAtLeast !== undefined
+      ? `≥ ${wallTimeAtLeast.toFixed(1)}× (no drainbridge run finished within the time limit)`
+      : ratio(wallTime);
   lines.push(
-    `ratio drainbridge / kubectl: wall time ${ratio(wallTime)}, API requests ${ratio(requests)}, eviction requests ${ratio(evictions)}`,
+    `ratio drainbridge / kubectl: wall time ${wall}, API requests ${ratio(requests)}, eviction requests ${ratio(evictions)}`,
   );
   return lines.join('\n');
 }

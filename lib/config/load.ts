@@ -112,6 +112,7 @@ function toConfig(env: Env, kube: KubeAccess): Config {
       chunkSize: env.DRAINBRIDGE_DRAIN_CHUNK_SIZE,
     },
     maxHeldNodes: env.DRAINBRIDGE_MAX_HELD_NODES,
+    slotLimits: env.DRAINBRIDGE_SLOT_LIMITS,
     infraPodSelector: env.DRAINBRIDGE_INFRA_POD_SELECTOR,
     tombstoneTtlHours: env.DRAINBRIDGE_TOMBSTONE_TTL_HOURS,
     compatibilityTaints: env.DRAINBRIDGE_COMPAT_TAINTS,

@@ -24,6 +24,27 @@ const selector = z.string().superRefine((value, ctx) => {
   }
 });
 
+/** `SELECTOR=MAX`: the last `=` separates the limit (selectors contain `=` themselves). */
+const slotLimit = z.string().transform((text, ctx) => {
+  const at = text.lastIndexOf('=');
+  const selectorText = text.slice(0, at).trim();
+  const max = Number(text.slice(at + 1));
+  if (at <= 0 || !Number.isInteger(max) || max < 1) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" must be SELECTOR=MAX with MAX a whole number ≥ 1` });
+    return z.NEVER;
+  }
+  try {
+    parseSelector(selectorText);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${selectorText}" is not a valid label selector (${(error as Error).message})`,
+    });
+    return z.NEVER;
+  }
+  return { selector: selectorText, max };
+});
+
 /** Where drainbridge's Kubernetes credentials come from. */
 export const KUBE_ACCESS_SOURCES = ['kubeconfig', 'in-cluster', 'secret', 'token', 'eks'] as const;
 export type KubeAccessSource = (typeof KUBE_ACCESS_SOURCES)[number];
@@ -65,6 +86,8 @@ export interface Config {
   readonly drainDefaults: DrainOptions;
   /** At most this many nodes held by drainbridge at once, cluster-wide. */
   readonly maxHeldNodes: number;
+  /** Optional further limits: at most `max` held nodes among those matching `selector`. */
+  readonly slotLimits: readonly { readonly selector: string; readonly max: number }[];
   /** Pods (e.g. nova-compute, libvirt, network agents) evicted only after the VM branches finish. Empty: none. */
   readonly infraPodSelector: string;
   /** How long a released request's tombstone is kept, so a late duplicate does not cordon again. */
@@ -129,6 +152,10 @@ export const ENV_VARS = {
   },
   DRAINBRIDGE_DRAIN_CHUNK_SIZE: { default: '500', help: 'kubectl drain --chunk-size' },
   DRAINBRIDGE_MAX_HELD_NODES: { default: '1', help: 'nodes drainbridge may hold (cordon/drain) at once' },
+  DRAINBRIDGE_SLOT_LIMITS: {
+    default: '',
+    help: 'extra limits by node label selector, `;`-separated SELECTOR=MAX, e.g. `topology.kubernetes.io/zone=zone-a=1`',
+  },
   DRAINBRIDGE_INFRA_POD_SELECTOR: { default: '', help: 'pods evicted only after the VM branches finished' },
   DRAINBRIDGE_TOMBSTONE_TTL_HOURS: { default: '24', help: 'how long a released request is remembered' },
   DRAINBRIDGE_COMPAT_TAINTS: { default: '', help: `comma-separated, from ${COMPATIBILITY_TAINTS.join(', ')}` },
@@ -180,6 +207,15 @@ export const EnvSchema = z.object({
   DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT: int(0, 86_400),
   DRAINBRIDGE_DRAIN_CHUNK_SIZE: int(1, 10_000),
   DRAINBRIDGE_MAX_HELD_NODES: int(1, 10_000),
+  DRAINBRIDGE_SLOT_LIMITS: z
+    .string()
+    .transform((text) =>
+      text
+        .split(';')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(slotLimit)),
   DRAINBRIDGE_INFRA_POD_SELECTOR: selector,
   DRAINBRIDGE_TOMBSTONE_TTL_HOURS: int(24, 24 * 90),
   DRAINBRIDGE_COMPAT_TAINTS: z

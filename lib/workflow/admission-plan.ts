@@ -2,7 +2,9 @@
  * Admission, planned purely. A slot is a node held by drainbridge (counted from the nodes' ledgers).
  * Requests that find no free slot wait in a queue kept on the admission Lease, and are admitted oldest
  * first. Waiting entries that stop refreshing (their execution died) expire, so they never block others.
+ * Optional label-selector limits cap held nodes per group (per zone, per rack) on top of the total.
  */
+import { type Labels, matchesAll, parseSelector } from '../kube/selectors.ts';
 
 /** One waiting request, as kept in the Lease's queue annotation. */
 export interface QueueEntry {
@@ -15,6 +17,12 @@ export interface QueueEntry {
 
 export type AdmissionQueue = Readonly<Record<string, QueueEntry>>;
 
+/** At most `max` held nodes among those matching `selector` (e.g. one per zone: one limit per zone). */
+export interface SlotLimit {
+  readonly selector: string;
+  readonly max: number;
+}
+
 export interface AdmissionFacts {
   readonly requestId: string;
   readonly node: string;
@@ -22,6 +30,10 @@ export interface AdmissionFacts {
   /** Nodes currently held by drainbridge (any request). */
   readonly heldNodes: readonly string[];
   readonly maxHeldNodes: number;
+  /** Extra limits by label selector; each applies to the nodes its selector matches. */
+  readonly slotLimits?: readonly SlotLimit[];
+  /** Node labels, for the slot limits: the requested node's and every held node's. */
+  readonly labelsOf?: (node: string) => Labels;
   readonly queue: AdmissionQueue;
   /** Waiting entries not refreshed for this long are dropped. */
   readonly queueTtlSeconds: number;
@@ -37,6 +49,23 @@ function freshEntries(queue: AdmissionQueue, now: Date, ttlSeconds: number): Rec
     if (now.getTime() - Date.parse(entry.seen) <= ttlSeconds * 1000) fresh[id] = entry;
   }
   return fresh;
+}
+
+/**
+ * The first label-selector limit that admitting `node` would break, as a sentence; undefined when none.
+ * A limit binds only when its selector matches the requested node.
+ */
+export function brokenSlotLimit(facts: AdmissionFacts): string | undefined {
+  const labelsOf = facts.labelsOf ?? (() => ({}));
+  for (const limit of facts.slotLimits ?? []) {
+    const requirements = parseSelector(limit.selector);
+    if (!matchesAll(requirements, labelsOf(facts.node))) continue;
+    const held = [...new Set(facts.heldNodes)].filter((name) => matchesAll(requirements, labelsOf(name)));
+    if (held.length >= limit.max) {
+      return `the limit of ${limit.max} held node(s) matching "${limit.selector}" is reached (held: ${held.join(', ')})`;
+    }
+  }
+  return undefined;
 }
 
 /** Queue order: oldest first, requestId as the tie-breaker so every reader agrees. */
@@ -67,6 +96,8 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   }
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
+  const limited = brokenSlotLimit(facts);
+  if (limited) return { admit: false, why: limited, queue };
   const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
   const ordered = Object.entries(queue).sort(compareEntries);
   const position = ordered.findIndex(([id]) => id === facts.requestId);

@@ -9,9 +9,10 @@ import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
+import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
 import { type LedgerSettings, readLedger } from '../node/ledger.ts';
-import { type AdmissionQueue, planAdmission } from './admission-plan.ts';
+import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
 const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
@@ -23,6 +24,7 @@ const QUEUE_TTL_SECONDS = 180;
 export interface AdmissionSettings {
   readonly namespace: string;
   readonly maxHeldNodes: number;
+  readonly slotLimits?: readonly SlotLimit[];
   readonly ledger?: LedgerSettings;
 }
 
@@ -84,11 +86,14 @@ async function lockAdmission(client: KubeClient, namespace: string, requestId: s
   }
 }
 
-async function heldNodeNames(client: KubeClient): Promise<string[]> {
+/** Every node's labels, and the names of those drainbridge holds (from their ledgers). */
+async function observeNodes(client: KubeClient): Promise<{ held: string[]; labels: Map<string, Labels> }> {
   const nodes = await client.listNodes();
-  return nodes
+  const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
+  const held = nodes
     .filter((node) => Object.keys(readLedger(node).holds).length > 0)
     .map((node) => node.metadata?.name ?? '');
+  return { held, labels };
 }
 
 /**
@@ -110,12 +115,15 @@ export async function admitRequest(
   }
   let lease = await lockAdmission(client, settings.namespace, request.requestId, now);
   try {
+    const nodes = await observeNodes(client);
     const decision = planAdmission({
       requestId: request.requestId,
       node: request.nodeName,
       now,
-      heldNodes: await heldNodeNames(client),
+      heldNodes: nodes.held,
       maxHeldNodes: settings.maxHeldNodes,
+      slotLimits: settings.slotLimits ?? [],
+      labelsOf: (name) => nodes.labels.get(name) ?? {},
       queue: readQueue(lease),
       queueTtlSeconds: QUEUE_TTL_SECONDS,
     });

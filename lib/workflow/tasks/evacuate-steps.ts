@@ -48,7 +48,12 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
   run: async (input, deps, tools) => {
     const { config } = deps;
     checkDeadline(input.request, input.startedAt, config.maxEvacuationHours, tools.now());
-    const settings = { namespace: config.namespace, maxHeldNodes: config.maxHeldNodes, ledger: ledgerSettings(config) };
+    const settings = {
+      namespace: config.namespace,
+      maxHeldNodes: config.maxHeldNodes,
+      slotLimits: config.slotLimits,
+      ledger: ledgerSettings(config),
+    };
     const admitted = await admitRequest(deps.kube, input.request, settings, tools.now());
     const record = await deps.progress.ensure(input.request);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
