@@ -4,7 +4,6 @@ import { type Config, loadConfig } from '../lib/config/index.ts';
 import type { TaskCall } from '../lib/embedded/executor.ts';
 import { busLine, createProgressPrinter, taskLine } from '../lib/embedded/progress.ts';
 import { EmbeddedRuntime, type TrackedExecution } from '../lib/embedded/runtime.ts';
-import { novaPortFor } from '../lib/workflow/nova-wiring.ts';
 
 export interface EmbeddedRun {
   readonly runtime: EmbeddedRuntime;
@@ -37,7 +36,6 @@ export async function startEmbedded(
   const print = createProgressPrinter(options.write ?? ((line) => console.log(line)));
   const runtime = await EmbeddedRuntime.create({
     config,
-    nova: novaPortFor,
     onTask: (call: TaskCall) => print(taskLine(call)),
     onBusEvent: (detailType, detail) => print(busLine(detailType, detail as Record<string, unknown>)),
     ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),

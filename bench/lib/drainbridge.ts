@@ -21,10 +21,9 @@ export interface DrainbridgeOutcome {
   readonly failure: string;
   /** The run was stopped by the time limit (its wall time is a lower bound). */
   readonly timedOut: boolean;
+  /** When the measurement ended (ms since the epoch): requests after it are not the run's. */
+  readonly endedAt: number;
 }
-
-/** How long a stopped run may take to let an in-flight task call end. */
-const IN_FLIGHT_GRACE_MS = 5_000;
 
 const EMPTY_STATS: ExecutionStats = {
   stateTransitions: 0,
@@ -73,6 +72,7 @@ export async function runDrainbridgeEvacuation(
     if (!execution) throw new Error('no Evacuate execution was started (the bus rule did not match)');
     const outcome = await Promise.race([execution.outcome, limit.promise]);
     const wallMs = performance.now() - started;
+    const endedAt = Date.now();
     const stats = { ...execution.stats };
     const failure =
       outcome === 'timeout'
@@ -81,17 +81,33 @@ export async function runDrainbridgeEvacuation(
           ? ''
           : outcome.error.message;
     const timedOut = outcome === 'timeout';
-    return { ok: failure === '', wallMs, stats, historyEvents: estimateHistoryEvents(stats), notYetDone, failure, timedOut };
+    return {
+      ok: failure === '',
+      wallMs,
+      stats,
+      historyEvents: estimateHistoryEvents(stats),
+      notYetDone,
+      failure,
+      timedOut,
+      endedAt,
+    };
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error);
     const wallMs = performance.now() - started;
-    return { ok: false, wallMs, stats: EMPTY_STATS, historyEvents: 0, notYetDone, failure, timedOut: false };
+    return {
+      ok: false,
+      wallMs,
+      stats: EMPTY_STATS,
+      historyEvents: 0,
+      notYetDone,
+      failure,
+      timedOut: false,
+      endedAt: Date.now(),
+    };
   } finally {
     limit.cancel();
+    // After a time limit the aborted execution still finishes its current Task state's retries (the
+    // interpreter's Retry wait returns at once on abort); it ends on its own once the simulator is gone.
     runtime.stop();
-    // A task already running when the limit hit cannot be cancelled: let it end while the API is still up.
-    const grace = timeLimit(IN_FLIGHT_GRACE_MS);
-    await Promise.race([runtime.settle(), grace.promise]);
-    grace.cancel();
   }
 }

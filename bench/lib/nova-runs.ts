@@ -69,7 +69,7 @@ export async function runDrainbridgeNova(
     const failure = error instanceof Error ? error.message : String(error);
     return { ...base, ok: false, wallMs: performance.now() - started, detail: {}, failure };
   } finally {
-    await restoreNovaHost({ nova: lab.nova, store }, requestId).catch(() => undefined);
+    await restoreNovaHost({ nova: lab.nova, store }, [requestId]).catch(() => undefined);
   }
 }
 

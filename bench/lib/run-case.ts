@@ -69,14 +69,21 @@ export async function runOnce(
     const before = drainablePods(sim, benchCase.node, benchCase.drainOptions.podSelector);
     const mark = sim.requestLog.mark();
     const base = { tool, case: benchCase.name, repetition };
-    let outcome: { ok: boolean; wallMs: number; failure: string; timedOut: boolean; execution?: RunResult['execution'] };
+    let outcome: {
+      ok: boolean;
+      wallMs: number;
+      failure: string;
+      timedOut: boolean;
+      execution?: RunResult['execution'];
+      endedAt: number;
+    };
     if (tool === 'kubectl') {
       const run = await runKubectlDrain(settings.kubectl, cluster.adminKubeconfigPath, benchCase.node, {
         flags: benchCase.kubectlFlags,
         timeoutMs: settings.timeoutMs,
       });
       const failure = run.ok ? '' : `exit ${run.exitCode}${run.timedOut ? ' (time limit)' : ''}: ${run.stderrTail}`;
-      outcome = { ok: run.ok, wallMs: run.wallMs, failure, timedOut: run.timedOut };
+      outcome = { ok: run.ok, wallMs: run.wallMs, failure, timedOut: run.timedOut, endedAt: Date.now() };
     } else {
       const run = await runDrainbridgeEvacuation(cluster.kubeconfigPath, benchCase.node, {
         drain: benchCase.drainOptions,
@@ -87,13 +94,17 @@ export async function runOnce(
         ok: run.ok,
         wallMs: run.wallMs,
         failure: run.failure,
+        timedOut: run.timedOut,
         execution: { stats, historyEvents, notYetDone },
+        endedAt: run.endedAt,
       };
     }
-    const requests = countByUser(sim.requestLog.all({ since: mark }));
+    // Only what the tool asked while it was measured (an aborted execution may still be retrying).
+    const { endedAt, ...measured } = outcome;
+    const requests = countByUser(sim.requestLog.all({ since: mark }).filter((record) => record.at <= endedAt));
     const left = drainablePods(sim, benchCase.node, benchCase.drainOptions.podSelector);
     const moved = before.filter((name) => !left.includes(name)).length;
-    return { ...base, ...outcome, requests, podsLeft: left.length, podsMoved: moved };
+    return { ...base, ...measured, requests, podsLeft: left.length, podsMoved: moved };
   } finally {
     await cluster.stop();
   }

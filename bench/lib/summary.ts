@@ -11,6 +11,8 @@ export interface ToolSummary {
   readonly tool: Tool;
   readonly runs: number;
   readonly ok: number;
+  /** The API users the tool's requests came from (each tool runs as its own user). */
+  readonly users: readonly string[];
   /** The run that moved fewest pods (failed runs included), as moved / drainable at the start. */
   readonly worstMoved: { readonly moved: number; readonly of: number } | undefined;
   /** Wall time to drained in seconds, over the successful runs. */
@@ -73,6 +75,7 @@ function summarizeTool(tool: Tool, runs: readonly RunResult[]): ToolSummary {
     tool,
     runs: mine.length,
     ok: ok.length,
+    users: [...new Set(mine.flatMap((run) => Object.keys(run.requests)))],
     worstMoved: worst ? { moved: worst.podsMoved, of: worst.podsMoved + worst.podsLeft } : undefined,
     wallSeconds: spreadOf(ok.map((run) => run.wallMs / 1000)),
     requests: medianCounts(ok),

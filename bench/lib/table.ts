@@ -69,6 +69,8 @@ export function renderCase(summary: CaseSummary, benchCase: BenchCase | undefine
   const lines = [`## ${summary.case}${benchCase ? ` — node ${benchCase.node}: ${benchCase.description}` : ''}`];
   if (benchCase) lines.push(`   kubectl drain ${benchCase.node} ${benchCase.kubectlFlags.join(' ')}`);
   lines.push(renderColumns([HEADER, row(summary.kubectl), row(summary.drainbridge)]));
+  const users = [summary.kubectl, summary.drainbridge].map((tool) => `${tool.tool} as ${tool.users.join(', ') || '-'}`);
+  lines.push(`requests: medians per run, from the simulator's request log; ${users.join('; ')}`);
   const execution = summary.drainbridge.execution;
   if (execution) {
     lines.push(

@@ -9,8 +9,7 @@ import type { Config } from '../config/index.ts';
 import type { DetailByType, DetailType } from '../events/contracts.ts';
 import { CONTRACTS } from '../events/contracts.ts';
 import { parseDetail } from '../events/parse.ts';
-import { connectDeps, type WorkflowDeps } from '../workflow/deps.ts';
-import type { NovaPort } from '../workflow/nova-port.ts';
+import { connectDeps, type NovaFactory, type WorkflowDeps } from '../workflow/deps.ts';
 import { EmbeddedExecutor, type Execution, type ExecutorOptions, type MachineDefinition } from './executor.ts';
 import { type Definitions, EMBEDDED_BUS } from './extract.ts';
 import { embeddedHandlers } from './functions.ts';
@@ -29,7 +28,7 @@ export interface TrackedExecution extends Execution {
 
 export interface EmbeddedOptions extends ExecutorOptions {
   readonly config: Config;
-  readonly nova?: (config: Config) => Promise<NovaPort>;
+  readonly nova?: NovaFactory;
   /** Deliver every bus event twice (EventBridge is at-least-once), to test idempotency. */
   readonly duplicateDeliveries?: boolean | 'concurrent';
   /** Called for every event put on the bus (requests and outcomes). */

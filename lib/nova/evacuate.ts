@@ -80,6 +80,21 @@ export class NovaEvacuationPass implements ReconcilePass {
     return this.#result(plan, servers, refused);
   }
 
+  /**
+   * The workflow's PrepareNova step: find the node's host and its nova-compute service, disable it with
+   * drainbridge's reason, and record that for the passes. Idempotent (a re-run finds the state it wrote).
+   */
+  async prepare(request: ResolvedRequest): Promise<{ host: string; disabledByUs: boolean; foreignDisabledReason?: string }> {
+    const stored = await this.#deps.store.read<NovaBranchState>(request.requestId, 'nova');
+    const state = await this.#ensureDisabled(stored?.state, request);
+    if (!stored) await this.#deps.store.write(request.requestId, 'nova', state, undefined);
+    return {
+      host: state.host,
+      disabledByUs: state.disabledByUs,
+      ...(state.foreignDisabledReason ? { foreignDisabledReason: state.foreignDisabledReason } : {}),
+    };
+  }
+
   #result(plan: PassPlan, servers: Record<string, ServerProgress>, refused: boolean): PassResult {
     const all = Object.values(servers);
     const inFlight = all.filter((p) => p.phase === 'live-migrating' || p.phase === 'cold-migrating').length;

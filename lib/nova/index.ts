@@ -50,18 +50,21 @@ export async function createNovaBranch(deps: NovaBranchDeps) {
   const nova = new NovaClient(session);
   const placement = new PlacementClient(session);
   const undo = { nova, store: deps.store, ...(deps.logger ? { logger: deps.logger } : {}) };
+  const pass = new NovaEvacuationPass({
+    nova,
+    store: deps.store,
+    ...(deps.options ? { options: deps.options } : {}),
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
   return {
     session,
     nova,
     placement,
-    pass: new NovaEvacuationPass({
-      nova,
-      store: deps.store,
-      ...(deps.options ? { options: deps.options } : {}),
-      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
-      ...(deps.logger ? { logger: deps.logger } : {}),
-    }),
-    restore: (requestId: string) => restoreNovaHost(undo, requestId),
+    pass,
+    prepare: (request: ResolvedRequest) => pass.prepare(request),
+    /** Re-enables the service if drainbridge disabled it for one of `requestIds` (this request first). */
+    restore: (requestIds: readonly string[]) => restoreNovaHost(undo, requestIds),
     cancel: (requestId: string) => cancelNovaMigrations(undo, requestId),
     plan: (host: string) => planNovaHost({ nova, placement, ...(deps.options ? { options: deps.options } : {}) }, host),
   };

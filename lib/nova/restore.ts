@@ -26,14 +26,19 @@ export interface NovaUndoDeps {
   readonly logger?: LogSink;
 }
 
-/** Re-enables the host's service if, and only if, drainbridge's disable for this request is still in place. */
-export async function restoreNovaHost(deps: NovaUndoDeps, requestId: string): Promise<RestoreOutcome> {
-  const stored = await deps.store.read<NovaBranchState>(requestId, 'nova');
+/**
+ * Re-enables the host's service if, and only if, it is still disabled with drainbridge's reason for
+ * one of `requestIds`. The workflow calls it when the node's last hold is released and passes this request
+ * first, then the other requests that held the node (their disable is drainbridge's too, and none of
+ * them needs it any more). Anyone else's disable is left alone and reported.
+ */
+export async function restoreNovaHost(deps: NovaUndoDeps, requestIds: readonly string[]): Promise<RestoreOutcome> {
+  const stored = await firstStored(deps, requestIds);
   if (!stored) return { action: 'nothing-recorded' };
   const host = stored.state.host;
   const service = await computeServiceOf(deps.nova, host);
   if (service.status === 'enabled') return { action: 'already-enabled', host };
-  if (!isOurDisable(service.disabledReason, requestId)) {
+  if (!requestIds.some((id) => isOurDisable(service.disabledReason, id))) {
     deps.logger?.warn('nova-compute service was disabled by someone else: leaving it disabled', {
       host,
       disabledReason: service.disabledReason ?? '',
@@ -43,6 +48,15 @@ export async function restoreNovaHost(deps: NovaUndoDeps, requestId: string): Pr
   await deps.nova.enableService(service.id);
   deps.logger?.info('re-enabled nova-compute service', { host });
   return { action: 'enabled', host };
+}
+
+/** The Nova branch state of the first of `requestIds` that has one. */
+async function firstStored(deps: NovaUndoDeps, requestIds: readonly string[]) {
+  for (const id of requestIds) {
+    const stored = await deps.store.read<NovaBranchState>(id, 'nova');
+    if (stored) return stored;
+  }
+  return undefined;
 }
 
 export interface CancelOutcome {

@@ -8,7 +8,8 @@ import type { EventPublisher } from '../bus/types.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
 import { KubeClient } from '../kube/client.ts';
 import { EvacuationProgressStore } from '../progress/evacuation-store.ts';
-import { NO_NOVA, type NovaPort } from './nova-port.ts';
+import type { NovaPort } from './nova-port.ts';
+import { type NovaWiringBase, novaPortFor } from './nova-wiring.ts';
 
 export interface WorkflowDeps {
   readonly config: Config;
@@ -23,12 +24,16 @@ export interface WorkflowDeps {
 export async function connectDeps(
   config: Config,
   publisher: EventPublisher,
-  nova: (config: Config) => Promise<NovaPort> = async () => NO_NOVA,
+  nova: NovaFactory = novaPortFor,
 ): Promise<WorkflowDeps> {
   const kubeConfig = await buildKubeConfig(config);
   const kube = new KubeClient(kubeConfig, { chunkSize: config.drainDefaults.chunkSize });
-  return { config, kube, progress: new EvacuationProgressStore(kube), publisher, nova: await nova(config) };
+  const progress = new EvacuationProgressStore(kube);
+  return { config, kube, progress, publisher, nova: await nova(config, { kube, progress }) };
 }
+
+/** Builds the Nova port; NO_NOVA when Nova is not enabled. */
+export type NovaFactory = (config: Config, base: NovaWiringBase) => Promise<NovaPort>;
 
 /** Lambda: configuration from the environment, outcome events to EventBridge. */
 export async function depsFromEnvironment(

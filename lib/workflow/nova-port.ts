@@ -27,8 +27,12 @@ export interface NovaPort {
   prepare(request: ResolvedRequest): Promise<NovaPrepared>;
   /** The live-migration branch. */
   pass(): ReconcilePass;
-  /** Aborts drainbridge's in-flight migrations and re-enables the service if the reason is still ours. */
-  restore(request: ResolvedRequest): Promise<NovaRestored>;
+  /**
+   * Aborts drainbridge's in-flight migrations and re-enables the service if its disabled reason is
+   * drainbridge's — for this request or one of `otherRequestIds` (the node's earlier holds: when the
+   * last hold goes, none of them needs the service disabled any more).
+   */
+  restore(request: ResolvedRequest, otherRequestIds: readonly string[]): Promise<NovaRestored>;
   /** Aborts drainbridge's in-flight migrations only (servers stay running where they are; the service stays disabled). */
   cancel(request: ResolvedRequest): Promise<{ readonly abortedMigrations: number }>;
 }

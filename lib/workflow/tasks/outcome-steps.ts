@@ -109,7 +109,17 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
   name: 'restoreNova',
   input: TaskInput,
   deps: depsFromEnvironment,
-  run: async (input, deps) => deps.nova.restore(input.request),
+  run: async (input, deps) => {
+    // This request's hold was the last: the node's earlier holds (now tombstones) disabled Nova for the same maintenance.
+    let others: string[] = [];
+    try {
+      const node = await readNodeOrFail(deps.kube, input.request.nodeName);
+      others = Object.keys(readLedger(node).released).filter((id) => id !== input.request.requestId);
+    } catch (error) {
+      if (!(error instanceof EvacuationFailed)) throw error;
+    }
+    return deps.nova.restore(input.request, others);
+  },
 };
 
 const FinishRestoreInput = TaskInput.extend({

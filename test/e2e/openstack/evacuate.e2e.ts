@@ -102,7 +102,7 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     assert.match(service?.disabledReason ?? '', new RegExp(`^drainbridge:${req.requestId}:`));
     await assertMovedOff(ids, 'compute-1');
 
-    const restored = await restoreNovaHost({ nova: lab.nova, store }, req.requestId);
+    const restored = await restoreNovaHost({ nova: lab.nova, store }, [req.requestId]);
     assert.equal(restored.action, 'enabled');
     const [after] = await lab.nova.listComputeServices('compute-1');
     assert.equal(after?.status, 'enabled');
@@ -117,7 +117,7 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     report('evacuate 2 servers from a host disabled by someone else', outcome.seconds);
     assert.equal(outcome.result.done, true);
     await assertMovedOff(ids, 'compute-2');
-    const restored = await restoreNovaHost({ nova: lab.nova, store }, req.requestId);
+    const restored = await restoreNovaHost({ nova: lab.nova, store }, [req.requestId]);
     assert.equal(restored.action, 'left-disabled');
     const [service] = await lab.nova.listComputeServices('compute-2');
     assert.equal(service?.status, 'disabled');
