@@ -84,7 +84,9 @@ export class NovaEvacuationPass implements ReconcilePass {
    * The workflow's PrepareNova step: find the node's host and its nova-compute service, disable it with
    * drainbridge's reason, and record that for the passes. Idempotent (a re-run finds the state it wrote).
    */
-  async prepare(request: ResolvedRequest): Promise<{ host: string; disabledByUs: boolean; foreignDisabledReason?: string }> {
+  async prepare(
+    request: ResolvedRequest,
+  ): Promise<{ host: string; disabledByUs: boolean; foreignDisabledReason?: string }> {
     const stored = await this.#deps.store.read<NovaBranchState>(request.requestId, 'nova');
     const state = await this.#ensureDisabled(stored?.state, request);
     if (!stored) await this.#deps.store.write(request.requestId, 'nova', state, undefined);

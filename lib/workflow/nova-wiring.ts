@@ -28,7 +28,10 @@ export async function novaPortFor(config: Config, base: NovaWiringBase): Promise
     resolveHost: async (request) => {
       const node = await base.kube.getNode(request.nodeName);
       const meta = node.metadata ?? {};
-      return novaHostOf({ name: request.nodeName, labels: meta.labels ?? {}, annotations: meta.annotations ?? {} }, rules);
+      return novaHostOf(
+        { name: request.nodeName, labels: meta.labels ?? {}, annotations: meta.annotations ?? {} },
+        rules,
+      );
     },
     logger: createLogger('drainbridge.nova'),
   });
@@ -48,7 +51,9 @@ export async function novaPortFor(config: Config, base: NovaWiringBase): Promise
       const outcome = await branch.restore(requestIds);
       const leftAlone =
         outcome.action === 'left-disabled'
-          ? [`nova-compute on ${outcome.host} is disabled by someone else (reason: ${outcome.disabledReason ?? 'none'}); left disabled`]
+          ? [
+              `nova-compute on ${outcome.host} is disabled by someone else (reason: ${outcome.disabledReason ?? 'none'}); left disabled`,
+            ]
           : [];
       return { serviceEnabled: outcome.action === 'enabled', abortedMigrations: aborted, leftAlone };
     },
