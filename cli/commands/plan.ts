@@ -1,13 +1,15 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
-import { KubeConfig } from '@kubernetes/client-node';
+import { buildKubeConfig } from '../../lib/config/index.ts';
 import { isBlocked } from '../../lib/domain/plan.ts';
 import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
 import { planNode } from '../../lib/drain/plan-node.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/drain/render.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
+import { novaPlannerFor } from '../../lib/workflow/nova-wiring.ts';
 import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
+import { configFor } from '../embedded.ts';
 
 /** Exit code when the plan has blockers (1 is an error, 2 a usage error). */
 export const EXIT_BLOCKED = 3;
@@ -38,13 +40,6 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs {
   };
 }
 
-function loadKubeConfig(path: string | undefined): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  if (path) kubeConfig.loadFromFile(path);
-  else kubeConfig.loadFromDefault();
-  return kubeConfig;
-}
-
 export const planCommand: Command = {
   name: 'plan',
   summary: 'show what evacuating a node would do (pods to evict, skipped, blockers); changes nothing',
@@ -54,9 +49,12 @@ export const planCommand: Command = {
     'kubectl drain flags (kubectl defaults): --force, --ignore-daemonsets, --delete-emptydir-data,',
     '  --grace-period=-1, --timeout=0s, --pod-selector=SELECTOR, --disable-eviction,',
     '  --skip-wait-for-delete-timeout=0, --chunk-size=500',
-    'drainbridge flags: --infra-pod-selector=SELECTOR (pods held back until the VM branches finish),',
+    'drainbridge flags: --infra-pod-selector=SELECTOR (pods held back until the VM branches finish;',
+    '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE (default: DRAINBRIDGE_KUBE_ACCESS / KUBECONFIG),',
     '  --server-dry-run=false (skip the API server dry-run evictions), --json',
     '',
+    'With DRAINBRIDGE_NOVA=true and OS_* credentials, the plan has a nova branch: the servers to live-migrate,',
+    'those that would block, and whether the other enabled hosts have room (Placement).',
     `Exit status: 0 not blocked, ${EXIT_BLOCKED} blocked, 1 error, 2 usage error.`,
   ].join('\n'),
   async run(argv) {
@@ -68,11 +66,14 @@ export const planCommand: Command = {
       if (error instanceof InvalidInput) throw new UsageError(error.message);
       throw error;
     }
-    const client = new KubeClient(loadKubeConfig(args.kubeconfig), { chunkSize: options.chunkSize });
+    const config = configFor(args.kubeconfig);
+    const client = new KubeClient(await buildKubeConfig(config), { chunkSize: options.chunkSize });
+    const nova = await novaPlannerFor(config, { kube: client });
     const nodePlan = await planNode(client, args.nodeName, {
       options,
-      infraPodSelector: args.infraPodSelector,
+      infraPodSelector: args.infraPodSelector || config.infraPodSelector,
       serverDryRun: args.serverDryRun,
+      extraPlanners: nova ? [nova] : [],
     });
     console.log(args.json ? renderPlanJson(nodePlan) : renderPlanText(nodePlan));
     return isBlocked(nodePlan.plan) ? EXIT_BLOCKED : 0;

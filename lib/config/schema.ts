@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../domain/request.ts';
 import { parseSelector } from '../kube/selectors.ts';
+import { novaHostRuleTextSchema } from '../nova/host-mapping.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -228,7 +229,14 @@ export const EnvSchema = z.object({
     )
     .pipe(z.array(z.enum(COMPATIBILITY_TAINTS, { error: `each must be one of ${COMPATIBILITY_TAINTS.join(', ')}` }))),
   DRAINBRIDGE_NOVA: bool,
-  DRAINBRIDGE_NOVA_HOST_RULE: z.string().min(1, 'must not be empty'),
+  DRAINBRIDGE_NOVA_HOST_RULE: z
+    .string()
+    .min(1, 'must not be empty')
+    .superRefine((text, ctx) => {
+      const parsed = novaHostRuleTextSchema.safeParse(text);
+      if (!parsed.success)
+        ctx.addIssue({ code: 'custom', message: parsed.error.issues.map((i) => i.message).join('; ') });
+    }),
   DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: int(1, 100),
   DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: int(30, 86_400),
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: int(1, 20),

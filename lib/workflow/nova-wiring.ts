@@ -5,9 +5,12 @@
  */
 import type { Config } from '../config/index.ts';
 import type { ProgressStore } from '../domain/pass.ts';
+import type { BranchPlanner } from '../drain/plan-node.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { createLogger } from '../log/logger.ts';
+import type { HostMapping } from '../nova/host-mapping.ts';
 import { createNovaBranch, novaHostOf, novaHostRuleTextSchema, novaOptionsFromConfig } from '../nova/index.ts';
+import { MemoryProgressStore } from '../progress/memory-store.ts';
 import { NO_NOVA, type NovaPort } from './nova-port.ts';
 
 /** What the Nova port needs from the rest of the workflow's dependencies. */
@@ -18,23 +21,41 @@ export interface NovaWiringBase {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function novaPortFor(config: Config, base: NovaWiringBase): Promise<NovaPort> {
-  if (!config.nova.enabled) return NO_NOVA;
+/** The Nova host of a node: its annotation or label `drainbridge.io/nova-host`, the configured rules, or its name. */
+function hostResolver(config: Config, kube: KubeClient): (nodeName: string) => Promise<HostMapping> {
   const rules = novaHostRuleTextSchema.parse(config.nova.hostRule);
-  const branch = await createNovaBranch({
+  return async (nodeName) => {
+    const meta = (await kube.getNode(nodeName)).metadata ?? {};
+    return novaHostOf({ name: nodeName, labels: meta.labels ?? {}, annotations: meta.annotations ?? {} }, rules);
+  };
+}
+
+function branchFor(config: Config, base: NovaWiringBase) {
+  const hostOf = hostResolver(config, base.kube);
+  return createNovaBranch({
     credentials: { env: base.env ?? process.env },
     store: base.progress,
     options: novaOptionsFromConfig(config.nova),
-    resolveHost: async (request) => {
-      const node = await base.kube.getNode(request.nodeName);
-      const meta = node.metadata ?? {};
-      return novaHostOf(
-        { name: request.nodeName, labels: meta.labels ?? {}, annotations: meta.annotations ?? {} },
-        rules,
-      );
-    },
+    resolveHost: (request) => hostOf(request.nodeName),
     logger: createLogger('drainbridge.nova'),
   });
+}
+
+/** The Nova part of `drainbridge plan` (reads only), or undefined when Nova is not enabled. */
+export async function novaPlannerFor(
+  config: Config,
+  base: Omit<NovaWiringBase, 'progress'>,
+): Promise<BranchPlanner | undefined> {
+  if (!config.nova.enabled) return undefined;
+  // The planner only reads Nova; its store is never written.
+  const branch = await branchFor(config, { ...base, progress: new MemoryProgressStore() });
+  const hostOf = hostResolver(config, base.kube);
+  return async (nodeName) => branch.plan((await hostOf(nodeName)).host);
+}
+
+export async function novaPortFor(config: Config, base: NovaWiringBase): Promise<NovaPort> {
+  if (!config.nova.enabled) return NO_NOVA;
+  const branch = await branchFor(config, base);
   return {
     prepare: async (request) => {
       const prepared = await branch.prepare(request);

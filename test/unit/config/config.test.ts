@@ -166,3 +166,14 @@ users: [{ name: u, user: ${user} }]
     );
   });
 });
+
+describe('Nova settings', () => {
+  it('accepts the host rule forms and refuses a broken one at start', () => {
+    assert.equal(
+      loadConfig({ DRAINBRIDGE_NOVA_HOST_RULE: 'regex:^(.*)\\.k8s$=>$1' }).nova.hostRule,
+      'regex:^(.*)\\.k8s$=>$1',
+    );
+    const error = configError({ DRAINBRIDGE_NOVA_HOST_RULE: 'regex:([=>x' });
+    assert.equal(error.problems[0]?.path, 'DRAINBRIDGE_NOVA_HOST_RULE');
+  });
+});
