@@ -61,6 +61,11 @@ function parseNovaOptions(argv: readonly string[]): NovaBenchOptions {
   };
 }
 
+/** The lab was in use by someone else before a run: the benchmark stops rather than disturb them. */
+class LabBusy extends Error {
+  override readonly name = 'LabBusy';
+}
+
 async function measure(
   lab: NovaLab,
   options: NovaBenchOptions,
@@ -68,11 +73,18 @@ async function measure(
   repetition: number,
 ): Promise<NovaRun> {
   await deleteBenchServers(lab);
+  const busyBefore = await labBusyReason(lab);
+  if (busyBefore) throw new LabBusy(busyBefore);
   const ids = await bootServers(lab, options.host, options.servers, `${repetition + 1}`);
   const settings = { host: options.host, repetition, timeoutMs: options.runTimeoutMs };
-  if (tool === 'drainbridge')
-    return runDrainbridgeNova(lab, ids, { ...settings, maxConcurrent: options.maxConcurrent });
-  return runNovaHostEvacuateLive(lab, ids, settings);
+  const run =
+    tool === 'drainbridge'
+      ? await runDrainbridgeNova(lab, ids, { ...settings, maxConcurrent: options.maxConcurrent })
+      : await runNovaHostEvacuateLive(lab, ids, settings);
+  // Someone else's servers or service switches during the run make its figures meaningless.
+  const busyAfter = await labBusyReason(lab);
+  if (!busyAfter) return run;
+  return { ...run, ok: false, failure: `the lab was used by someone else during the run (${busyAfter})` };
 }
 
 function summaryRows(runs: readonly NovaRun[]): { rows: string[][]; ratio: number | undefined } {
@@ -146,6 +158,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         console.log(runLine(run));
       }
     }
+  } catch (error) {
+    if (!(error instanceof LabBusy)) throw error;
+    console.error(`bench:nova: stopped: the lab is in use (${error.message}); the runs so far are reported`);
   } finally {
     await deleteBenchServers(lab);
   }

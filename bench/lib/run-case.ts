@@ -38,6 +38,7 @@ const PODS = { group: '', resource: 'pods' };
 interface PodView {
   metadata: {
     name: string;
+    namespace?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     ownerReferences?: { kind: string; controller?: boolean }[];
@@ -45,7 +46,7 @@ interface PodView {
   status?: { phase?: string };
 }
 
-/** Pods on `node` that a drain with `podSelector` must remove: not DaemonSet, not mirror, not finished. */
+/** Pods (namespace/name) on `node` that a drain with `podSelector` must remove: not DaemonSet, mirror or finished. */
 function drainablePods(sim: Simulator, node: string, podSelector: string): string[] {
   const requirements = parseSelector(podSelector);
   return (sim.store.list(PODS, { fieldSelector: `spec.nodeName=${node}` }).items as unknown as PodView[])
@@ -53,7 +54,7 @@ function drainablePods(sim: Simulator, node: string, podSelector: string): strin
     .filter((pod) => !pod.metadata.ownerReferences?.some((owner) => owner.controller && owner.kind === 'DaemonSet'))
     .filter((pod) => pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined)
     .filter((pod) => pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed')
-    .map((pod) => pod.metadata.name);
+    .map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`);
 }
 
 /** Runs `tool` on a fresh cluster for `benchCase`; the cluster is stopped before this resolves. */

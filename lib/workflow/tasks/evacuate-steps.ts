@@ -80,8 +80,7 @@ export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = 
   input: TaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
-    await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
-    await assertOwner(input, deps, tools);
+    await checkStep(input, deps, tools);
     const prepared = await deps.nova.prepare(input.request);
     tools.logger.info('nova prepared', { ...prepared });
     await advancePhase(deps, input, 'NodeDraining', tools);
@@ -113,6 +112,15 @@ async function assertOwner(input: TaskInput, deps: WorkflowDeps, tools: TaskTool
   }
 }
 
+/**
+ * What every step after admission checks before it acts: the request still holds the node, no abort was
+ * asked for, the deadline has not passed, and this execution still owns the request.
+ */
+async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<void> {
+  await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
+  await assertOwner(input, deps, tools);
+}
+
 /** The reconcile pass of one branch. */
 function passFor(branch: BranchName, deps: WorkflowDeps) {
   if (branch === 'nova') return deps.nova.pass();
@@ -133,10 +141,6 @@ function waitingMessage(branch: BranchName, result: PassResult): string {
   return `${branch}: ${moved}/${total} moved, ${inFlight} in flight${blockers ? `; blocked: ${blockers}` : ''}`;
 }
 
-/**
- * One reconcile pass of a branch. Returns when it progressed or finished (the machine loops straight
- * back); throws NotYetDone when nothing changed (the machine retries with backoff).
- */
 /** What a pass step returns to the state machine (and what progress lines are printed from). */
 export interface PassOutput {
   readonly done: boolean;
@@ -146,13 +150,16 @@ export interface PassOutput {
   readonly blockers: readonly string[];
 }
 
+/**
+ * One reconcile pass of a branch. Returns when it progressed or finished (the machine loops straight
+ * back); throws NotYetDone when nothing changed (the machine retries with backoff).
+ */
 export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   name: 'pass',
   input: PassTaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
-    await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
-    await assertOwner(input, deps, tools);
+    await checkStep(input, deps, tools);
     const result = await passFor(input.branch, deps).run({
       request: input.request,
       now: tools.now(),

@@ -73,6 +73,25 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
   let runtime: EmbeddedRuntime;
   const outcomes: { detailType: string; detail: Record<string, unknown> }[] = [];
 
+  /** Puts Maintenance Ended for `requestId` and waits for the Restore to finish. */
+  async function endMaintenance(requestId: string): Promise<void> {
+    await runtime.put('Maintenance Ended', {
+      version: '1',
+      requestId,
+      requester: 'e2e',
+      origin: 'manual',
+      target: { nodeName: NODE },
+    });
+    await runtime.settle();
+  }
+
+  /** Puts Maintenance Requested for `requestId` and asserts that its evacuation succeeded. */
+  async function evacuate(requestId: string): Promise<void> {
+    await runtime.put('Maintenance Requested', requested(requestId));
+    const outcome = await runtime.executionsFor(requestId)[0]?.outcome;
+    assert.equal(outcome?.ok, true, outcome && !outcome.ok ? outcome.error.message : `no execution for ${requestId}`);
+  }
+
   before(async () => {
     lab = await connect();
     await deleteAllServers(lab);
@@ -127,42 +146,19 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
     assert.ok(succeeded, 'Evacuation Succeeded was published');
     assert.equal((succeeded.detail.progress as Record<string, { moved: number }>).nova?.moved, SERVERS);
 
-    await runtime.put('Maintenance Ended', {
-      version: '1',
-      requestId: 'wf-1',
-      requester: 'e2e',
-      origin: 'manual',
-      target: { nodeName: NODE },
-    });
-    await runtime.settle();
+    await endMaintenance('wf-1');
     assert.equal((await serviceOf(lab, NODE)).status, 'enabled', 'restore re-enabled the service');
     const restored = outcomes.find((e) => e.detailType === 'Node Restored');
     assert.equal(restored?.detail.novaServiceEnabled, true);
   });
 
   it('two requests hold the node: the first Restore leaves Nova disabled, the last one re-enables it', async () => {
-    await runtime.put('Maintenance Requested', requested('wf-a'));
-    assert.equal((await runtime.executionsFor('wf-a')[0]?.outcome)?.ok, true);
-    await runtime.put('Maintenance Requested', requested('wf-b'));
-    assert.equal((await runtime.executionsFor('wf-b')[0]?.outcome)?.ok, true);
+    await evacuate('wf-a');
+    await evacuate('wf-b');
 
-    await runtime.put('Maintenance Ended', {
-      version: '1',
-      requestId: 'wf-a',
-      requester: 'e2e',
-      origin: 'manual',
-      target: { nodeName: NODE },
-    });
-    await runtime.settle();
+    await endMaintenance('wf-a');
     assert.equal((await serviceOf(lab, NODE)).status, 'disabled', 'wf-b still holds the node');
-    await runtime.put('Maintenance Ended', {
-      version: '1',
-      requestId: 'wf-b',
-      requester: 'e2e',
-      origin: 'manual',
-      target: { nodeName: NODE },
-    });
-    await runtime.settle();
+    await endMaintenance('wf-b');
     assert.equal(
       (await serviceOf(lab, NODE)).status,
       'enabled',
@@ -172,16 +168,8 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
 
   it('leaves a service someone else disabled as it is, and says so', async () => {
     await setServiceEnabled(lab, NODE, false, 'hardware ticket 4711');
-    await runtime.put('Maintenance Requested', requested('wf-x'));
-    assert.equal((await runtime.executionsFor('wf-x')[0]?.outcome)?.ok, true);
-    await runtime.put('Maintenance Ended', {
-      version: '1',
-      requestId: 'wf-x',
-      requester: 'e2e',
-      origin: 'manual',
-      target: { nodeName: NODE },
-    });
-    await runtime.settle();
+    await evacuate('wf-x');
+    await endMaintenance('wf-x');
     const service = await serviceOf(lab, NODE);
     assert.equal(service.status, 'disabled');
     assert.equal(service.disabledReason, 'hardware ticket 4711');
