@@ -119,6 +119,7 @@ function toConfig(env: Env, kube: KubeAccess): Config {
     nova: {
       enabled: env.DRAINBRIDGE_NOVA,
       hostRule: env.DRAINBRIDGE_NOVA_HOST_RULE,
+      nodeSelector: env.DRAINBRIDGE_NOVA_NODE_SELECTOR,
       maxConcurrentMigrations: env.DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS,
       migrationTimeoutSeconds: env.DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT,
       maxMigrationAttempts: env.DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS,

@@ -99,6 +99,8 @@ export interface Config {
     readonly enabled: boolean;
     /** How a node maps to its Nova host; see lib/nova/host-mapping.ts. Default: the node name. */
     readonly hostRule: string;
+    /** Which nodes are Nova hosts (empty: every node); a node naming its host by annotation/label always is. */
+    readonly nodeSelector: string;
     /** Live migrations in flight per source host (Nova's own default max_concurrent_live_migrations is 1). */
     readonly maxConcurrentMigrations: number;
     /** Abort a live migration still running after this many seconds. */
@@ -162,6 +164,10 @@ export const ENV_VARS = {
   DRAINBRIDGE_COMPAT_TAINTS: { default: '', help: `comma-separated, from ${COMPATIBILITY_TAINTS.join(', ')}` },
   DRAINBRIDGE_NOVA: { default: 'false', help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD)' },
   DRAINBRIDGE_NOVA_HOST_RULE: { default: 'node-name', help: 'node → Nova host mapping (see lib/nova/host-mapping.ts)' },
+  DRAINBRIDGE_NOVA_NODE_SELECTOR: {
+    default: '',
+    help: 'label selector of the nodes that are Nova hosts (empty: every node), e.g. openstack-compute-node=enabled',
+  },
   DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: { default: '1', help: 'live migrations in flight per source host' },
   DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: { default: '1800', help: 'seconds before a running migration is aborted' },
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: { default: '3', help: 'attempts per server' },
@@ -237,6 +243,7 @@ export const EnvSchema = z.object({
       if (!parsed.success)
         ctx.addIssue({ code: 'custom', message: parsed.error.issues.map((i) => i.message).join('; ') });
     }),
+  DRAINBRIDGE_NOVA_NODE_SELECTOR: selector,
   DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: int(1, 100),
   DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: int(30, 86_400),
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: int(1, 20),

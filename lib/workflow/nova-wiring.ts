@@ -4,12 +4,19 @@
  * with the node → host mapping read from the node (annotation/label) and DRAINBRIDGE_NOVA_HOST_RULE.
  */
 import type { Config } from '../config/index.ts';
-import type { ProgressStore } from '../domain/pass.ts';
+import type { PassResult, ProgressStore } from '../domain/pass.ts';
 import type { BranchPlanner } from '../drain/plan-node.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { matchesAll, parseSelector } from '../kube/selectors.ts';
 import { createLogger } from '../log/logger.ts';
 import type { HostMapping } from '../nova/host-mapping.ts';
-import { createNovaBranch, novaHostOf, novaHostRuleTextSchema, novaOptionsFromConfig } from '../nova/index.ts';
+import {
+  createNovaBranch,
+  NOVA_HOST_KEY,
+  novaHostOf,
+  novaHostRuleTextSchema,
+  novaOptionsFromConfig,
+} from '../nova/index.ts';
 import { MemoryProgressStore } from '../progress/memory-store.ts';
 import { NO_NOVA, type NovaPort } from './nova-port.ts';
 
@@ -29,6 +36,27 @@ function hostResolver(config: Config, kube: KubeClient): (nodeName: string) => P
     return novaHostOf({ name: nodeName, labels: meta.labels ?? {}, annotations: meta.annotations ?? {} }, rules);
   };
 }
+
+/**
+ * Whether a node is a Nova host: it names its host (annotation or label `drainbridge.io/nova-host`), or
+ * it matches DRAINBRIDGE_NOVA_NODE_SELECTOR (empty: every node). A node that is one and has no
+ * nova-compute service fails the evacuation; a node that is not one has no Nova branch.
+ */
+function novaHostMatcher(config: Config, kube: KubeClient): (nodeName: string) => Promise<boolean> {
+  const requirements = parseSelector(config.nova.nodeSelector);
+  return async (nodeName) => {
+    const meta = (await kube.getNode(nodeName)).metadata ?? {};
+    if (meta.annotations?.[NOVA_HOST_KEY] !== undefined || meta.labels?.[NOVA_HOST_KEY] !== undefined) return true;
+    return matchesAll(requirements, meta.labels ?? {});
+  };
+}
+
+const NOT_A_NOVA_HOST: PassResult = {
+  done: true,
+  progressed: false,
+  progress: { total: 0, moved: 0, inFlight: 0, skipped: 0 },
+  blockers: [],
+};
 
 function branchFor(config: Config, base: NovaWiringBase) {
   const hostOf = hostResolver(config, base.kube);
@@ -50,21 +78,36 @@ export async function novaPlannerFor(
   // The planner only reads Nova; its store is never written.
   const branch = await branchFor(config, { ...base, progress: new MemoryProgressStore() });
   const hostOf = hostResolver(config, base.kube);
-  return async (nodeName) => branch.plan((await hostOf(nodeName)).host);
+  const isNovaHost = novaHostMatcher(config, base.kube);
+  return async (nodeName) => {
+    if (!(await isNovaHost(nodeName))) return { branch: 'nova', toMove: [], skipped: [], blockers: [] };
+    return branch.plan((await hostOf(nodeName)).host);
+  };
 }
 
 export async function novaPortFor(config: Config, base: NovaWiringBase): Promise<NovaPort> {
   if (!config.nova.enabled) return NO_NOVA;
   const branch = await branchFor(config, base);
+  const isNovaHost = novaHostMatcher(config, base.kube);
   return {
     prepare: async (request) => {
+      if (!(await isNovaHost(request.nodeName))) {
+        return {
+          host: null,
+          disabledNow: false,
+          note: `node ${request.nodeName} is not a Nova host (DRAINBRIDGE_NOVA_NODE_SELECTOR)`,
+        };
+      }
       const prepared = await branch.prepare(request);
       const note = prepared.foreignDisabledReason
         ? `nova-compute on ${prepared.host} was already disabled by someone else ("${prepared.foreignDisabledReason}"); it stays so`
         : `nova-compute on ${prepared.host} disabled by drainbridge`;
       return { host: prepared.host, disabledNow: prepared.disabledByUs, note };
     },
-    pass: () => branch.pass,
+    pass: () => ({
+      branch: 'nova',
+      run: async (input) => ((await isNovaHost(input.request.nodeName)) ? branch.pass.run(input) : NOT_A_NOVA_HOST),
+    }),
     restore: async (request, otherRequestIds) => {
       const requestIds = [request.requestId, ...otherRequestIds];
       let aborted = 0;

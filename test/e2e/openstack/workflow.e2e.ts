@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { EmbeddedRuntime } from '../../../lib/embedded/runtime.ts';
 import type { MaintenanceRequestedEvent } from '../../../lib/events/contracts.ts';
+import { novaPortFor } from '../../../lib/workflow/nova-wiring.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../../sim/drainbridge.ts';
 import {
   bootServers,
@@ -103,7 +104,6 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
       DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: '2',
     });
     const env = await labEnv();
-    const { novaPortFor } = await import('../../../lib/workflow/nova-wiring.ts');
     runtime = await EmbeddedRuntime.create({
       config,
       retryIntervalMs: 500,
@@ -179,5 +179,34 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
       String((restored.detail.leftAlone as string[])[0]),
       /disabled by someone else \(reason: hardware ticket 4711\)/,
     );
+  });
+
+  it('a node that is not a Nova host (DRAINBRIDGE_NOVA_NODE_SELECTOR) is evacuated without touching Nova', async () => {
+    await setServiceEnabled(lab, NODE, true);
+    const ids = await bootServers(lab, NODE, 1, 'not-a-host');
+    const env = await labEnv();
+    const config = loadConfig({
+      KUBECONFIG: cluster.kubeconfigPath,
+      DRAINBRIDGE_NOVA: 'true',
+      DRAINBRIDGE_NOVA_NODE_SELECTOR: 'openstack-compute-node=enabled',
+    });
+    const other = await EmbeddedRuntime.create({
+      config,
+      retryIntervalMs: 500,
+      nova: (c, base) => novaPortFor(c, { ...base, env }),
+    });
+    try {
+      await other.put('Maintenance Requested', requested('wf-plain'));
+      const outcome = await other.executionsFor('wf-plain')[0]?.outcome;
+      assert.equal(outcome?.ok, true, outcome && !outcome.ok ? outcome.error.message : 'no execution');
+      assert.equal((await serviceOf(lab, NODE)).status, 'enabled', 'nova-compute untouched');
+      assert.deepEqual(
+        (await serversOn(lab, NODE)).map((s) => s.id),
+        ids,
+        'the server stays where it is',
+      );
+    } finally {
+      other.stop();
+    }
   });
 });
