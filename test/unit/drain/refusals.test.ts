@@ -128,10 +128,23 @@ describe('tracking', () => {
     assert.equal(blocker?.code, 'DisruptionBudget');
     assert.match(blocker?.reason ?? '', /PodDisruptionBudget web-pdb \(disruptionsAllowed=0\)/);
     const twice = recordOutcome(state, web, outcome, { now: NOW });
-    assert.equal(isDue(twice, web, new Date(NOW.getTime() + 5_000)), false, 'backoff doubles');
+    assert.equal(isDue(twice, web, new Date(NOW.getTime() + 4_999)), false, 'never a tight 429 loop');
+    assert.equal(
+      isDue(twice, web, new Date(NOW.getTime() + 5_000)),
+      true,
+      'a PDB refusal is asked again after 5 s, as kubectl',
+    );
+    const other = { kind: 'retry' as const, message: '429 Too Many Requests' };
+    const refusedTwice = recordOutcome(recordOutcome(INITIAL_DRAIN_STATE, web, other, { now: NOW }), web, other, {
+      now: NOW,
+    });
+    assert.equal(isDue(refusedTwice, web, new Date(NOW.getTime() + 5_000)), false, 'other refusals back off doubling');
+    assert.equal(isDue(refusedTwice, web, new Date(NOW.getTime() + 10_000)), true);
   });
 
-  test('backoff is bounded', () => {
+  test('backoff: PDB refusals every 5 s, others doubling and bounded', () => {
+    const budget = { kind: 'budget' as const, pdbName: 'web-pdb', message: 'x' };
+    assert.equal(backoffSeconds(7, budget), 5);
     assert.equal(backoffSeconds(1), 5);
     assert.equal(backoffSeconds(2), 10);
     assert.equal(backoffSeconds(50), BACKOFF_MAX_SECONDS);
