@@ -153,20 +153,33 @@ export class EmbeddedExecutor {
       retries: 0,
       parallelStates: 0,
     };
+    // After abort the interpreter still finishes its current Retry loop without waiting; calling no task
+    // once aborted keeps a stopped execution from touching the cluster (a killed process calls nothing either).
+    const aborted = { value: false };
     const run = stateMachine.run(input as never, {
-      overrides: this.#overrides(definition, id, stats),
+      overrides: this.#overrides(definition, { executionId: id, stats, aborted }),
       context: { Execution: { Id: id, Name: name } },
     });
     void this.#countEvents(run.eventLogs as AsyncGenerator<{ type: string; state?: { type?: string } }>, stats);
-    return { id, machine, result: run.result, stats, abort: run.abort };
+    const abort = () => {
+      aborted.value = true;
+      run.abort();
+    };
+    return { id, machine, result: run.result, stats, abort };
   }
 
-  #overrides(definition: MachineDefinition, executionId: string, stats: ExecutionStats): Overrides {
+  #overrides(
+    definition: MachineDefinition,
+    execution: { executionId: string; stats: ExecutionStats; aborted: { value: boolean } },
+  ): Overrides {
+    const { executionId, stats, aborted } = execution;
     const taskResourceLocalHandlers: Record<string, LocalTask> = {};
     const retryIntervalOverrides: Record<string, number> = {};
     for (const [stateName, key] of taskFunctions(definition)) {
       const handler = this.#handlers[key] as LocalHandler;
       taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
+        if (aborted.value)
+          throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
         stats.lambdaInvocations++;
         try {
           const output = await handler(input, lambdaContext(key, executionId));
