@@ -3,9 +3,9 @@
  * ~/.kube), a hard timeout, and the wall time from spawn to exit.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 
 /** What one kubectl drain did. */
 export interface KubectlOutcome {
@@ -18,21 +18,7 @@ export interface KubectlOutcome {
   readonly timedOut: boolean;
 }
 
-/** `$KUBECTL_BINARY`, else /usr/bin/kubectl, else the first kubectl on PATH; undefined when none. */
-export function findKubectl(): string | undefined {
-  const override = process.env.KUBECTL_BINARY;
-  const candidates = override
-    ? [override]
-    : ['/usr/bin/kubectl', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'kubectl'))];
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+export { findKubectl } from '../../sim/kubectl.ts';
 
 /** Drains `node` with `kubectl drain NODE flags…`, as the owner of `kubeconfigPath`; never rejects. */
 export function runKubectlDrain(

@@ -3,28 +3,11 @@
  * (never ~/.kube), a timeout on every call.
  */
 import { execFile, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 
-/**
- * The kubectl binary: `$KUBECTL_BINARY` when set (only that one is tried), else /usr/bin/kubectl, else
- * the first on PATH; undefined when there is none.
- */
-export function findKubectl(): string | undefined {
-  const override = process.env.KUBECTL_BINARY;
-  const candidates = override
-    ? [override]
-    : ['/usr/bin/kubectl', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'kubectl'))];
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+export { findKubectl } from '../../sim/kubectl.ts';
 
 export interface KubectlResult {
   code: number;
