@@ -18,7 +18,7 @@ export const POLLING_NOTE = [
   'How the tools wait (both in real time; the simulator speed scales only the cluster: grace periods, pod start-up):',
   '  kubectl drain: one goroutine per pod; a PDB-refused eviction (429) is retried every 5 s; deletion polled every 1 s.',
   '  drainbridge:   the pods pass is re-run by Step Functions Retry on NotYetDone (2 s × 1.5, at most 30 s, full jitter);',
-  '                 each refused pod is also backed off in the progress record (5 s, doubling, at most 5 min).',
+  '                 a PDB-refused pod is asked again after 5 s (other refusals: 5 s doubling, at most 5 min).',
 ].join('\n');
 
 const MIN_RUN_MS = 10_000;
