@@ -14,6 +14,7 @@ import { apiStatusOf } from '../kube/errors.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { checkOutOfBandUncordon, readNodeOrFail } from '../node/hold.ts';
 import type { ProgressRecorder } from '../progress/evacuation-store.ts';
+import { gateByBudgets } from './budget-gate.ts';
 import { describeBudgets, observeNodePods } from './observe.ts';
 import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
 import { type DrainSelection, type PodBranch, selectionBlockers, selectPods } from './selection.ts';
@@ -24,6 +25,7 @@ import {
   isDue,
   newRefusals,
   recordedBlockers,
+  recordHeldByBudget,
   recordOutcome,
   trackDepartures,
 } from './tracking.ts';
@@ -119,7 +121,7 @@ class EvictionPass implements ReconcilePass {
   }
 
   async #evictAll(
-    pods: readonly V1Pod[],
+    due: readonly V1Pod[],
     initial: DrainState,
     input: PassInput,
   ): Promise<{ state: DrainState; accepted: number }> {
@@ -130,6 +132,22 @@ class EvictionPass implements ReconcilePass {
       budgets ??= this.#client.listPodDisruptionBudgets();
       return budgets;
     };
+    let pods = due;
+    // Deleting (--disable-eviction) bypasses PDBs; evicting asks only what the budgets can grant.
+    if (due.length > 0 && !input.request.drain.disableEviction) {
+      const all = await loadBudgets();
+      const gate = gateByBudgets(due, all);
+      pods = gate.attempt;
+      for (const held of gate.held) {
+        const named = all.filter(
+          (pdb) => pdb.metadata?.name === held.pdbName && pdb.metadata?.namespace === held.pod.metadata?.namespace,
+        );
+        state = recordHeldByBudget(state, held.pod, {
+          ...held,
+          budgets: budgetText({ kind: 'budget', pdbName: held.pdbName, message: held.message }, held.pod, named),
+        });
+      }
+    }
     const concurrency = Math.max(1, this.#settings.concurrency ?? 8);
     for (let start = 0; start < pods.length; start += concurrency) {
       const chunk = pods.slice(start, start + concurrency);

@@ -123,6 +123,22 @@ export function recordOutcome(
   return { ...state, pods: { ...state.pods, [uid]: record } };
 }
 
+/**
+ * Records a pod held back by its PDB's status (lib/drain/budget-gate.ts): the same blocker as a 429 would
+ * give, but no backoff — it is asked again at the next pass, as soon as the budget allows.
+ */
+export function recordHeldByBudget(
+  state: DrainState,
+  pod: V1Pod,
+  held: { pdbName: string; message: string; budgets: string },
+): DrainState {
+  const uid = uidOf(pod);
+  const previous = state.pods[uid] ?? { name: podKey(pod), attempts: 0 };
+  const blocker = refusalBlocker({ kind: 'budget', pdbName: held.pdbName, message: held.message }, pod, held.budgets);
+  const { nextAttemptAt: _clear, ...rest } = previous;
+  return { ...state, pods: { ...state.pods, [uid]: { ...rest, ...(blocker ? { blocker } : {}) } } };
+}
+
 /** Blockers recorded for pods still listed (a refused pod keeps blocking while it is in backoff). */
 export function recordedBlockers(state: DrainState, listed: readonly V1Pod[]): Blocker[] {
   const blockers: Blocker[] = [];
