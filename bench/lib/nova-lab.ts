@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadOpenStackCredentials } from '../../lib/openstack/credentials.ts';
 import { KeystoneSession } from '../../lib/openstack/keystone.ts';
 import { NovaClient } from '../../lib/openstack/nova.ts';
+import { serverOnHost } from '../../test/e2e/openstack/support.ts';
 
 /** Where `test/e2e/openstack/lab/lab.sh` keeps its state (same default as the lab). */
 export const LAB_DIR = process.env.NOVALAB ?? join(process.env.TMPDIR ?? tmpdir(), 'drainbridge-novalab');
@@ -76,23 +77,8 @@ export async function waitFor<T>(
 export async function bootServers(lab: NovaLab, host: string, count: number, prefix: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const created = await compute<{ server: { id: string } }>(lab, 'POST', '/servers', {
-      server: {
-        name: `${BENCH_SERVER_PREFIX}${prefix}-${String(i).padStart(2, '0')}`,
-        flavorRef: '1',
-        networks: 'none',
-        availability_zone: `nova:${host}`,
-        block_device_mapping_v2: [
-          {
-            boot_index: 0,
-            source_type: 'blank',
-            destination_type: 'local',
-            volume_size: 1,
-            delete_on_termination: true,
-          },
-        ],
-      },
-    });
+    const name = `${BENCH_SERVER_PREFIX}${prefix}-${String(i).padStart(2, '0')}`;
+    const created = await compute<{ server: { id: string } }>(lab, 'POST', '/servers', serverOnHost(name, host));
     ids.push(created.server.id);
   }
   await waitFor(

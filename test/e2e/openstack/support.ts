@@ -59,27 +59,34 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/**
+ * The body that boots one m1.tiny server forced onto `host` (admin `nova:host` zone syntax). The lab has
+ * no image service: the server boots from a blank local disk.
+ */
+export function serverOnHost(name: string, host: string) {
+  return {
+    server: {
+      name,
+      flavorRef: '1',
+      networks: 'none',
+      availability_zone: `nova:${host}`,
+      block_device_mapping_v2: [
+        { boot_index: 0, source_type: 'blank', destination_type: 'local', volume_size: 1, delete_on_termination: true },
+      ],
+    },
+  };
+}
+
 /** Boots `count` servers forced onto `host` (admin `nova:host` zone syntax) and waits until all are ACTIVE. */
 export async function bootServers(lab: Lab, host: string, count: number, prefix: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const created = await compute<{ server: { id: string } }>(lab, 'POST', '/servers', {
-      server: {
-        name: `${prefix}-${String(i).padStart(2, '0')}`,
-        flavorRef: '1',
-        networks: 'none',
-        availability_zone: `nova:${host}`,
-        block_device_mapping_v2: [
-          {
-            boot_index: 0,
-            source_type: 'blank',
-            destination_type: 'local',
-            volume_size: 1,
-            delete_on_termination: true,
-          },
-        ],
-      },
-    });
+    const created = await compute<{ server: { id: string } }>(
+      lab,
+      'POST',
+      '/servers',
+      serverOnHost(`${prefix}-${String(i).padStart(2, '0')}`, host),
+    );
     ids.push(created.server.id);
   }
   for (const id of ids) await waitForStatus(lab, id, 'ACTIVE');
