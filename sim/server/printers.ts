@@ -5,6 +5,7 @@
  */
 import { fieldValue } from '../store/fields.ts';
 import type { KubeObject, PrinterColumn, ResourceType } from '../store/types.ts';
+import { jsonPathValue } from './jsonpath.ts';
 
 /** A column plus how to compute its cell. */
 export interface Column {
@@ -208,20 +209,27 @@ const BY_RESOURCE: Readonly<Record<string, Column[]>> = {
   ],
 };
 
+function crdCell(p: PrinterColumn, value: unknown, now: number): unknown {
+  if (value === undefined || value === null) return null;
+  if (p.type === 'date') return typeof value === 'string' ? humanDuration(now - Date.parse(value)) : null;
+  if (p.type === 'string' && typeof value === 'object') return JSON.stringify(value);
+  return value;
+}
+
+/**
+ * A CRD's columns, as apiextensions serves them: Name, then the printer columns in order; only a CRD
+ * version without printer columns gets the default Age column (`serveDefaultColumnsIfEmpty`).
+ */
 function crdColumns(printerColumns: readonly PrinterColumn[]): Column[] {
+  if (printerColumns.length === 0) return [NAME, AGE];
   const columns = printerColumns.map((p) => ({
     name: p.name,
     type: p.type === 'date' ? ('string' as const) : p.type,
     priority: p.priority ?? 0,
-    description: p.description ?? p.name,
-    cell: (o: KubeObject, now: number): unknown => {
-      const value = at(o, p.jsonPath.replace(/^\./, ''));
-      if (p.type === 'date' && typeof value === 'string') return humanDuration(now - Date.parse(value));
-      return value ?? null;
-    },
+    description: p.description ?? `Custom resource definition column (in JSONPath format): ${p.jsonPath}`,
+    cell: (o: KubeObject, now: number): unknown => crdCell(p, jsonPathValue(o, p.jsonPath), now),
   }));
-  const hasAge = printerColumns.some((p) => p.jsonPath === '.metadata.creationTimestamp');
-  return hasAge ? [NAME, ...columns] : [NAME, ...columns, AGE];
+  return [NAME, ...columns];
 }
 
 /** The columns for a type: the built-in printer, a CRD's printer columns, or Name + Age. */

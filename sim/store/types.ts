@@ -56,7 +56,7 @@ export interface KubeObject {
 export interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  /** A simple JSONPath such as `.status.phase` (the simulator supports dotted paths only). */
+  /** A simple JSONPath: fields, `[0]` indexes, `[?(@.type=='Ready')]` filters (sim/server/jsonpath.ts). */
   jsonPath: string;
   description?: string;
   priority?: number;
