@@ -30,7 +30,8 @@ export interface StatusBody {
   metadata: Record<string, never>;
   status: 'Failure' | 'Success';
   message: string;
-  reason: string;
+  /** Omitted when empty (`json:"reason,omitempty"`), e.g. on an admission webhook's denial. */
+  reason?: string;
   details?: StatusDetails;
   code: number;
 }
@@ -56,9 +57,9 @@ export class StatusError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
       code: this.code,
     };
+    if (this.reason) body.reason = this.reason;
     if (this.details) body.details = this.details;
     return body;
   }
