@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { ADMIN_USER, TokenAuthenticator } from './auth/authenticator.ts';
 import { installBootstrapRbac } from './auth/bootstrap.ts';
-import { type ControllerOptions, type Controllers, startControllers } from './controllers/index.ts';
+import { type ControllerOptions, type Controllers, type KubeVirt, startControllers } from './controllers/index.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { applyManifests } from './manifests.ts';
 import { loadScenario, parseScenario, type Scenario, startScenario } from './scenarios/index.ts';
@@ -62,6 +62,11 @@ export interface Simulator {
   readonly requestLog: RequestLog;
   /** The loaded scenario, if any. */
   readonly scenario: Scenario | undefined;
+  /**
+   * The simulated KubeVirt (faults, migration history, KubeVirt CR settings), when the scenario has a
+   * `kubevirt:` section or `controllerOptions.kubevirt` was given; undefined otherwise.
+   */
+  readonly kubevirt: KubeVirt | undefined;
   /** A kubeconfig (YAML) for this simulator with `token` (default: the admin token). */
   kubeconfig(token?: string): string;
   /**
@@ -140,6 +145,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clock: store.clock,
     requestLog,
     scenario,
+    kubevirt: controllers?.kubevirt,
     kubeconfig: (token = adminToken) => renderKubeconfig(url, token, tls?.cert),
     tokenFor: async (serviceAccount) => {
       const { namespace, name } = parseAccount(serviceAccount);

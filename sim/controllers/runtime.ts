@@ -5,6 +5,7 @@
 import { StatusError } from '../store/status.ts';
 import type { KubeObject, ObjectStore, ResourceRef, Watch, WatchEvent, WatchOptions } from '../store/types.ts';
 import { createRecorder, type EventRecorder, type EventSource, SILENT_RECORDER } from './events.ts';
+import type { KubeVirtOptions } from './kubevirt/options.ts';
 import type { PodTemplate } from './types.ts';
 
 /** A static pod manifest for one node; the node's kubelet keeps a mirror pod for it. */
@@ -29,6 +30,8 @@ export interface ControllerOptions {
   readonly staticPods?: Readonly<Record<string, readonly StaticPod[]>>;
   /** Told about a failed reconcile pass (it is retried). Default: ignored unless `SIM_DEBUG` is set. */
   readonly onError?: (controller: string, key: string, error: unknown) => void;
+  /** Simulate KubeVirt (CRDs, virt-api webhooks, virt-controller and virt-handler loops). Off when absent. */
+  readonly kubevirt?: KubeVirtOptions;
 }
 
 export interface ResolvedOptions {

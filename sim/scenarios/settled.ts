@@ -1,8 +1,10 @@
 /**
  * Whether a started scenario has settled: every pod Running and Ready (or Succeeded), every workload
- * at its desired ready count, every Job finished, every static pod mirrored, every PDB observed. Tests,
+ * at its desired ready count, every Job finished, every static pod mirrored, every PDB observed, and
+ * with KubeVirt simulated every VMI Running with its PDB and every VM that should run running. Tests,
  * the benchmark and `drainbridge sim` wait on this before they begin.
  */
+import { kubeVirtInstalled, unsettledKubeVirt } from '../controllers/kubevirt/settled.ts';
 import type { KubeObject, ObjectStore } from '../store/types.ts';
 import type { Scenario } from './load.ts';
 
@@ -40,6 +42,11 @@ function jobFinished(job: KubeObject): boolean {
   return conditions.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 }
 
+const KUBEVIRT_REFS = [
+  { group: 'kubevirt.io', resource: 'virtualmachineinstances' },
+  { group: 'kubevirt.io', resource: 'virtualmachines' },
+];
+
 /** What is not settled yet, as short phrases (empty when settled). */
 export function unsettled(store: ObjectStore, scenario: Scenario): string[] {
   const list = (group: string, resource: string): KubeObject[] => store.list({ group, resource }).items;
@@ -62,6 +69,7 @@ export function unsettled(store: ObjectStore, scenario: Scenario): string[] {
       .filter((o) => !observed(o))
       .map(name),
     ...(mirrors < staticCount ? [`${staticCount - mirrors} mirror pod(s) missing`] : []),
+    ...unsettledKubeVirt(store),
   ];
 }
 
@@ -121,7 +129,8 @@ export function whenSettled(store: ObjectStore, scenario: Scenario, timeoutMs: n
       timeoutMs,
     );
     closed.addEventListener('abort', onClosed, { once: true });
-    const watches = WATCHED.map((ref) => store.watch(ref, {}, check));
+    const kubevirtRefs = kubeVirtInstalled(store) ? KUBEVIRT_REFS : [];
+    const watches = [...WATCHED, ...kubevirtRefs].map((ref) => store.watch(ref, {}, check));
     check();
   });
 }
