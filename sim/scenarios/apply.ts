@@ -122,6 +122,7 @@ export function controllerOptionsFor(scenario: Scenario, overrides: ControllerOp
     podStartupDelayMs: scenario.podStartupDelayMs,
     jobPodRunMs: scenario.jobPodRunMs,
     staticPods: scenario.staticPods,
+    ...(scenario.kubevirt ? { kubevirt: scenario.kubevirt } : {}),
     ...overrides,
   };
 }

@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { type FieldProblem, InvalidInput } from '../../lib/errors/index.ts';
 import { selectorMatches } from '../../lib/kube/selectors.ts';
+import { type KubeVirtOptions, type KubeVirtTimings, kubeVirtInstallObjects } from '../controllers/kubevirt/index.ts';
 import type { StaticPod } from '../controllers/runtime.ts';
 import type { KubeObject } from '../store/types.ts';
+import type { KubevirtSection } from './kubevirt-schema.ts';
 import { type ScenarioFile, type ScenarioManifest, type ScenarioNode, scenarioSchema } from './schema.ts';
 
 /** A validated scenario, ready for `applyScenario`. Times are simulated milliseconds. */
@@ -26,6 +28,8 @@ export interface Scenario {
   readonly objects: readonly KubeObject[];
   /** Static pods by node name, for the kubelets. */
   readonly staticPods: Readonly<Record<string, readonly StaticPod[]>>;
+  /** The simulated KubeVirt's configuration and timings, when the scenario has a `kubevirt:` section. */
+  readonly kubevirt?: KubeVirtOptions;
 }
 
 /** The folder holding the bundled scenarios (this one). */
@@ -133,6 +137,14 @@ function semanticProblems(file: ScenarioFile): FieldProblem[] {
       'pods',
       (file.pods ?? []).map((p) => ({ key: manifestKey(p) })),
     ),
+    ...duplicates(
+      'kubevirt.virtualMachines',
+      (file.kubevirt?.virtualMachines ?? []).map((v) => ({ key: manifestKey(v) })),
+    ),
+    ...duplicates(
+      'kubevirt.virtualMachineInstances',
+      (file.kubevirt?.virtualMachineInstances ?? []).map((v) => ({ key: manifestKey(v) })),
+    ),
     ...workloadProblems(file),
   ];
   (file.pdbs ?? []).forEach((pdb, index) => {
@@ -226,13 +238,44 @@ function expandPods(file: ScenarioFile): KubeObject[] {
 function namespacesOf(file: ScenarioFile): KubeObject[] {
   const used = [
     ...(file.namespaces ?? []),
-    ...[...(file.customResources ?? []), ...(file.workloads ?? []), ...(file.pdbs ?? []), ...(file.pods ?? [])].map(
-      (m) => m.metadata.namespace,
-    ),
+    ...[
+      ...(file.customResources ?? []),
+      ...(file.workloads ?? []),
+      ...(file.pdbs ?? []),
+      ...(file.pods ?? []),
+      ...(file.kubevirt?.virtualMachines ?? []),
+      ...(file.kubevirt?.virtualMachineInstances ?? []),
+    ].map((m) => m.metadata.namespace),
     ...file.nodes.flatMap((n) => (n.staticPods ?? []).map((p) => p.namespace ?? 'kube-system')),
   ];
   const names = [...new Set(used.filter((n): n is string => n !== undefined))];
   return names.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+}
+
+/** KubeVirt's install (namespace, CRDs, KubeVirt CR) and the scenario's VMs and VMIs. */
+function kubevirtObjects(section: KubevirtSection | undefined): KubeObject[] {
+  if (!section) return [];
+  return [
+    ...kubeVirtInstallObjects(section.configuration ?? {}),
+    ...(section.virtualMachines ?? []).map((vm) => structuredClone(vm) as KubeObject),
+    ...(section.virtualMachineInstances ?? []).map((vmi) => structuredClone(vmi) as KubeObject),
+  ];
+}
+
+const msOf = (seconds: number | undefined): number | undefined => (seconds === undefined ? undefined : seconds * 1000);
+
+/** The section's KubeVirt options, timings turned into milliseconds. */
+function kubevirtOptions(section: KubevirtSection): KubeVirtOptions {
+  const t = section.timings ?? {};
+  const timings: Record<string, number | undefined> = {
+    targetPreparationMs: msOf(t.targetPreparationSeconds),
+    migrationStartMs: msOf(t.migrationStartSeconds),
+    transferBaseMs: msOf(t.transferBaseSeconds),
+    transferMsPerGiB: msOf(t.transferSecondsPerGiB),
+    abortMs: msOf(t.abortSeconds),
+  };
+  const defined = Object.fromEntries(Object.entries(timings).filter(([, v]) => v !== undefined)) as KubeVirtTimings;
+  return { configuration: section.configuration ?? {}, timings: defined };
 }
 
 function build(file: ScenarioFile, source: string): Scenario {
@@ -240,6 +283,7 @@ function build(file: ScenarioFile, source: string): Scenario {
     ...namespacesOf(file),
     ...file.nodes.map(nodeObject),
     ...(file.crds ?? []).map(withDefaultNamespace),
+    ...kubevirtObjects(file.kubevirt),
     ...(file.customResources ?? []).map(withDefaultNamespace),
     ...(file.workloads ?? []).map(withDefaultNamespace),
     ...(file.pdbs ?? []).map(withDefaultNamespace),
@@ -257,5 +301,6 @@ function build(file: ScenarioFile, source: string): Scenario {
     jobPodRunMs: (file.jobRunSeconds ?? 5) * 1000,
     objects,
     staticPods,
+    ...(file.kubevirt ? { kubevirt: kubevirtOptions(file.kubevirt) } : {}),
   };
 }

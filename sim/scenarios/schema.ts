@@ -18,11 +18,13 @@
  *   workloads: [ …Deployment / StatefulSet / DaemonSet / ReplicaSet / Job manifests… ]
  *   pdbs: [ …PodDisruptionBudget manifests… ]
  *   pods: [ …bare Pod manifests; `count: N` makes N copies named <name>-1…<name>-N… ]
+ *   kubevirt: { configuration, timings, virtualMachines, virtualMachineInstances }   # kubevirt-schema.ts
  *
  * Manifests are ordinary Kubernetes objects; an ownerReference without `uid` is resolved by kind and
  * name when the scenario is applied.
  */
 import { z } from 'zod';
+import { kubevirtSection } from './kubevirt-schema.ts';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const name = z.string().max(253).regex(DNS_SUBDOMAIN, 'must be a lowercase RFC 1123 subdomain');
@@ -112,6 +114,8 @@ export const scenarioSchema = z.strictObject({
   workloads: z.array(workload).optional(),
   pdbs: z.array(pdb).optional(),
   pods: z.array(pod).optional(),
+  /** Installs the simulated KubeVirt (CRDs, KubeVirt CR, its controllers) and declares VMs. */
+  kubevirt: kubevirtSection.optional(),
 });
 
 export type ScenarioFile = z.infer<typeof scenarioSchema>;
