@@ -138,9 +138,13 @@ export function startEvacuationController(kv: KubeVirtContext): Controller {
       const node = (event.object as Vmi).status?.nodeName;
       if (node) queue.add(node);
     }),
-    context.subscribe(KV_REFS.vmims, (event) =>
-      nodeOfVmi(event.object.metadata.namespace, (event.object.spec as { vmiName?: string }).vmiName),
-    ),
+    context.subscribe(KV_REFS.vmims, (event) => {
+      // The node a migration leaves gets a free spot when it ends: re-sync it as well as the VMI's node.
+      const source = event.object.metadata.annotations?.[ANNOTATIONS.evacuationMigration];
+      const state = (event.object.status as { migrationState?: { sourceNode?: string } } | undefined)?.migrationState;
+      for (const node of [source, state?.sourceNode]) if (node) queue.add(node);
+      nodeOfVmi(event.object.metadata.namespace, (event.object.spec as { vmiName?: string }).vmiName);
+    }),
   ];
   return {
     stop() {

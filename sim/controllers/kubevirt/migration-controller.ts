@@ -31,7 +31,7 @@ import { MigrationClocks, MigrationPass } from './migration-pass.ts';
 import { startNew, syncPending } from './migration-start.ts';
 import { syncScheduled, syncScheduling } from './migration-target.ts';
 import { failMigration, stateFor } from './migration-writes.ts';
-import { listMigrations, listVmis, mutateObject } from './objects.ts';
+import { dropFinalizer, listMigrations, listVmis, mutateObject } from './objects.ts';
 
 const FINALIZED_KEPT_PER_VMI = 5;
 
@@ -63,7 +63,7 @@ function finalize(pass: MigrationPass, vmim: Vmim, vmi: Vmi | undefined): void {
   if (!needsState && !vmim.metadata.finalizers?.includes(FINALIZERS.migration)) return;
   mutateObject(pass.kv.context.store, KV_REFS.vmims, vmim, (copy) => {
     if (needsState) copy.status = { ...copy.status, migrationState: structuredClone(state) };
-    copy.metadata.finalizers = (copy.metadata.finalizers ?? []).filter((f) => f !== FINALIZERS.migration);
+    dropFinalizer(copy.metadata, FINALIZERS.migration);
   });
 }
 

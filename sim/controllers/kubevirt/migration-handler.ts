@@ -90,6 +90,13 @@ export function transferMsOf(pass: MigrationPass, vmi: Vmi): number {
   return transferBaseMs + transferMsPerGiB * memoryGiB(vmi);
 }
 
+/** A migration with its VMI and target pod, as one step looks at them. */
+interface Subject {
+  readonly vmim: Vmim;
+  readonly vmi: Vmi;
+  readonly target: Pod | undefined;
+}
+
 /** Settles a handed-off migration whose VMI state says it ended; true when it did. */
 function settleFromVmi(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod | undefined): boolean {
   const state = stateFor(vmi, vmim);
@@ -117,10 +124,14 @@ function settleFromVmi(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod | 
   return true;
 }
 
-/** Marks the VMI's migration ended with a failure (the VMI stays where it is). */
-function failOnVmi(pass: MigrationPass, vmim: Vmim, vmi: Vmi, failure: { reason: string; aborted: boolean }): void {
+/**
+ * Marks the VMI's migration ended with a failure (the VMI stays where it is), then settles the
+ * migration in the same pass — KubeVirt's controller follows the handler's report within moments.
+ */
+function failOnVmi(pass: MigrationPass, subject: Subject, failure: { reason: string; aborted: boolean }): void {
+  const { vmim, vmi, target } = subject;
   const now = pass.nowIso;
-  updateMigrationState(pass, vmi, (state, copy) => {
+  const updated = updateMigrationState(pass, vmi, (state, copy) => {
     state.startTimestamp ??= now;
     state.endTimestamp = now;
     state.completed = true;
@@ -135,6 +146,7 @@ function failOnVmi(pass: MigrationPass, vmim: Vmim, vmi: Vmi, failure: { reason:
   recorders(pass.kv)
     .handler(vmi.status?.nodeName ?? '')
     .record(vmi, 'Warning', 'FailedMigration', message);
+  if (updated) settleFromVmi(pass, vmim, updated, target);
 }
 
 /** The common checks of every handed-off phase; true when the migration is settled (or failed) by them. */
@@ -142,7 +154,7 @@ function settledOrLost(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod | 
   if (settleFromVmi(pass, vmim, vmi, target)) return true;
   if (target && !isTerminal(target)) return false;
   // The target went away before the transfer started: handleMarkMigrationFailedOnVMI.
-  failOnVmi(pass, vmim, vmi, { reason: 'Target pod is down', aborted: false });
+  failOnVmi(pass, { vmim, vmi, target }, { reason: 'Target pod is down', aborted: false });
   return true;
 }
 
@@ -199,12 +211,15 @@ export function syncTargetReady(pass: MigrationPass, vmim: Vmim, vmi: Vmi, targe
   handler.record(vmi, 'Normal', 'Migrating', 'VirtualMachineInstance is migrating.');
 }
 
-/** Moves the VMI to the target: the migration is complete on the VMI and the source launcher exits. */
-function completeOnVmi(pass: MigrationPass, vmi: Vmi, target: Pod): void {
+/**
+ * Moves the VMI to the target: the migration is complete on the VMI, the source launcher exits, and
+ * the migration Succeeds in the same pass (so it never counts against its old node once the VMI left).
+ */
+function completeOnVmi(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod): void {
   const now = pass.nowIso;
   const node = target.spec.nodeName ?? '';
   const source = currentPodOf(vmi, launcherPodsOf(pass.kv.context.store, vmi));
-  updateMigrationState(pass, vmi, (state, copy) => {
+  const updated = updateMigrationState(pass, vmi, (state, copy) => {
     state.completed = true;
     state.endTimestamp = now;
     state.targetNodeDomainDetected = true;
@@ -225,6 +240,7 @@ function completeOnVmi(pass: MigrationPass, vmi: Vmi, target: Pod): void {
   recorders(pass.kv)
     .handler(node)
     .record(vmi, 'Normal', 'Migrated', `The VirtualMachineInstance migrated to node ${node}.`);
+  if (updated) settleFromVmi(pass, vmim, updated, target);
 }
 
 /** Running: the transfer ends as planned, or is aborted when the migration was deleted. */
@@ -232,7 +248,7 @@ export function syncRunning(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: P
   pass.countRunning(vmim);
   if (settledOrLost(pass, vmim, vmi, target) || !target) return;
   if (isDeleting(vmim)) {
-    abortRunning(pass, vmim, vmi);
+    abortRunning(pass, vmim, vmi, target);
     return;
   }
   const outcome = plannedOutcome({
@@ -247,11 +263,11 @@ export function syncRunning(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: P
     if (Number.isFinite(dueMs)) pass.wakeAt(dueMs);
     return;
   }
-  if (outcome.kind === 'success') completeOnVmi(pass, vmi, target);
-  else failOnVmi(pass, vmim, vmi, outcome);
+  if (outcome.kind === 'success') completeOnVmi(pass, vmim, vmi, target);
+  else failOnVmi(pass, { vmim, vmi, target }, outcome);
 }
 
-function abortRunning(pass: MigrationPass, vmim: Vmim, vmi: Vmi): void {
+function abortRunning(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod): void {
   markAbortCondition(pass, vmim);
   if (!stateFor(vmi, vmim)?.abortRequested) {
     updateMigrationState(pass, vmi, (state) => {
@@ -269,5 +285,5 @@ function abortRunning(pass: MigrationPass, vmim: Vmim, vmi: Vmi): void {
     pass.wakeAt(dueMs);
     return;
   }
-  failOnVmi(pass, vmim, vmi, { reason: 'Live migration aborted ', aborted: true });
+  failOnVmi(pass, { vmim, vmi, target }, { reason: 'Live migration aborted ', aborted: true });
 }

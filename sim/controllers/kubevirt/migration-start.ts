@@ -21,8 +21,6 @@ import { cancelBeforeHandOff } from './migration-target.ts';
 import { expandBudget, failMigration, setPhase } from './migration-writes.ts';
 import { isActivePod, launcherPodsOf } from './objects.ts';
 
-/** KubeVirt re-checks a migration waiting for capacity this often (besides every change). */
-const CAPACITY_RECHECK_MS = 5_000;
 const FIRST_BACKOFF_MS = 20_000;
 
 /** Whether the VMI is free for this migration (no other unfinished migration owns its migration state). */
@@ -91,12 +89,10 @@ function mustWait(pass: MigrationPass, vmim: Vmim, vmi: Vmi): boolean {
     return true;
   }
   if (vmi.status?.phase !== 'Running') return true;
+  // KubeVirt re-queues such a migration every 5 s; here every migration, VMI and launcher pod change
+  // starts a pass, which is when capacity can free up, so no timer is needed.
   const activePods = launcherPodsOf(pass.kv.context.store, vmi).filter(isActivePod).length;
-  if (activePods > 1 || !hasCapacity(pass, vmi)) {
-    pass.wakeAt(pass.nowMs + CAPACITY_RECHECK_MS);
-    return true;
-  }
-  return false;
+  return activePods > 1 || !hasCapacity(pass, vmi);
 }
 
 /** Pending: cancel when deleted, wait while it must, else create the target pod and go Scheduling. */

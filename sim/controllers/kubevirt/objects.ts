@@ -88,12 +88,17 @@ export function mutateObject<T extends KubeObject>(
   return written as T | undefined;
 }
 
+/** Drops `finalizer` from the metadata; the field goes when it empties (`omitempty`, as the API shows it). */
+export function dropFinalizer(metadata: KubeObject['metadata'], finalizer: string): void {
+  const rest = (metadata.finalizers ?? []).filter((f) => f !== finalizer);
+  if (rest.length > 0) metadata.finalizers = rest;
+  else delete metadata.finalizers;
+}
+
 /** Removes `finalizer` from the object (which may then be removed by the store). */
 export function removeFinalizer(store: ObjectStore, ref: ResourceRef, object: KubeObject, finalizer: string): void {
   if (!object.metadata.finalizers?.includes(finalizer)) return;
-  mutateObject(store, ref, object, (copy) => {
-    copy.metadata.finalizers = (copy.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-  });
+  mutateObject(store, ref, object, (copy) => dropFinalizer(copy.metadata, finalizer));
 }
 
 /** Writes a pod's status (a kubelet-side change such as a launcher exiting). */

@@ -20,6 +20,7 @@ import { type NotMigratable, notMigratableMessage } from './faults.ts';
 import { launcherPod } from './launcher.ts';
 import {
   currentPodOf,
+  dropFinalizer,
   getVmi,
   isActivePod,
   isServing,
@@ -55,7 +56,7 @@ function finishDeletion(kv: KubeVirtContext, vmi: Vmi, pods: readonly Pod[]): Re
   if (remaining.length > 0) return undefined;
   writeVmi(kv, vmi, (copy) => {
     if (!isFinalVmi(copy)) copy.status = finalStatus(copy, 'Succeeded', nowIso(kv));
-    copy.metadata.finalizers = (copy.metadata.finalizers ?? []).filter((f) => f !== FINALIZERS.vmi);
+    dropFinalizer(copy.metadata, FINALIZERS.vmi);
   });
   return undefined;
 }
