@@ -4,12 +4,12 @@
  * blocks it, the operator clearing the blocker, then restore and a summary.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
+import { busLine, createProgressPrinter, taskLine } from '../../embedded/progress.ts';
+import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { planNode } from '../../lib/drain/plan-node.ts';
 import { renderPlanText } from '../../lib/drain/render.ts';
-import { estimateHistoryEvents, type TaskCall } from '../../lib/embedded/executor.ts';
-import { busLine, createProgressPrinter, taskLine } from '../../lib/embedded/progress.ts';
-import { EmbeddedRuntime } from '../../lib/embedded/runtime.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { parseArgs } from '../args.ts';
