@@ -6,8 +6,8 @@
  * request waits while the owner is alive and takes over only when the owner stopped refreshing — the
  * case of a process killed mid-step and re-run with the same input.
  */
-import { ConflictError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { retryOnConflict } from '../kube/conflict.ts';
 import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';
@@ -18,6 +18,7 @@ export const OWNER_ANNOTATION = 'drainbridge.io/owner';
 export const OWNER_TTL_SECONDS = 120;
 /** The owner refreshes its mark when it is older than this (a record write per half minute, not per step). */
 export const OWNER_REFRESH_SECONDS = 30;
+/** Fewer than a node write's: a claim that keeps colliding is another execution claiming at the same time. */
 const CONFLICT_ATTEMPTS = 3;
 
 /** Who runs a request's evacuation, and when it last said so (ISO 8601). */
@@ -65,18 +66,17 @@ export async function reconcileOwnership(
   executionId: string,
   now: Date,
 ): Promise<OwnerDecision> {
-  for (let attempt = 1; ; attempt++) {
-    const record = await client.getEvacuation(evacuationName(requestId));
-    const decision = planOwnership(readOwner(record), executionId, now);
-    if (decision.action !== 'claim') return decision;
-    const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: JSON.stringify(decision.owner) };
-    try {
+  return retryOnConflict(
+    async () => {
+      const record = await client.getEvacuation(evacuationName(requestId));
+      const decision = planOwnership(readOwner(record), executionId, now);
+      if (decision.action !== 'claim') return decision;
+      const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: JSON.stringify(decision.owner) };
       await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
       return decision;
-    } catch (error) {
-      if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
-    }
-  }
+    },
+    { attempts: CONFLICT_ATTEMPTS },
+  );
 }
 
 /** A sentence for logs and errors: who owns the request and how recently it was seen. */
