@@ -6,9 +6,11 @@
  * request waits while the owner is alive and takes over only when the owner stopped refreshing — the
  * case of a process killed mid-step and re-run with the same input.
  */
+import { z } from 'zod';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
+import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';
 /**
@@ -32,18 +34,17 @@ export type OwnerDecision =
   | { readonly action: 'claim'; readonly owner: Owner }
   | { readonly action: 'yield'; readonly owner: Owner; readonly ageSeconds: number };
 
-/** The owner recorded on the Evacuation record; an unreadable mark reads as none. */
+/** The owner claim as executions write it (extra fields are dropped: the claim is rewritten whole). */
+export const OWNER_FORMAT: RecordFormat<Owner> = {
+  what: `owner claim (Evacuation annotation ${OWNER_ANNOTATION})`,
+  versions: [z.object({ executionId: z.string(), seen: z.string() })],
+};
+
+/** The owner recorded on the Evacuation record, or undefined when none is. */
 export function readOwner(record: EvacuationObject): Owner | undefined {
-  const text = record.metadata.annotations?.[OWNER_ANNOTATION];
-  if (!text) return undefined;
-  try {
-    const parsed = JSON.parse(text) as Partial<Owner>;
-    return typeof parsed.executionId === 'string' && typeof parsed.seen === 'string'
-      ? { executionId: parsed.executionId, seen: parsed.seen }
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readJsonRecord(record.metadata.annotations?.[OWNER_ANNOTATION], OWNER_FORMAT);
+  // Unreadable reads as no owner (this execution may claim the request) — today's choice.
+  return recordOr(read, { absent: undefined, unreadable: undefined });
 }
 
 /** Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`. */
@@ -71,7 +72,10 @@ export async function reconcileOwnership(
       const record = await client.getEvacuation(evacuationName(requestId));
       const decision = planOwnership(readOwner(record), executionId, now);
       if (decision.action !== 'claim') return decision;
-      const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: JSON.stringify(decision.owner) };
+      const annotations = {
+        ...record.metadata.annotations,
+        [OWNER_ANNOTATION]: writeJsonRecord(decision.owner, OWNER_FORMAT),
+      };
       await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
       return decision;
     },
