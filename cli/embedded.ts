@@ -1,9 +1,9 @@
 /** Starts drainbridge embedded for a command: configuration from the environment, progress printed. */
 import { hostname, userInfo } from 'node:os';
+import type { TaskCall } from '../embedded/executor.ts';
+import { busLine, createProgressPrinter, taskLine } from '../embedded/progress.ts';
+import { EmbeddedRuntime, type TrackedExecution } from '../embedded/runtime.ts';
 import { type Config, loadConfig } from '../lib/config/index.ts';
-import type { TaskCall } from '../lib/embedded/executor.ts';
-import { busLine, createProgressPrinter, taskLine } from '../lib/embedded/progress.ts';
-import { EmbeddedRuntime, type TrackedExecution } from '../lib/embedded/runtime.ts';
 
 export interface EmbeddedRun {
   readonly runtime: EmbeddedRuntime;

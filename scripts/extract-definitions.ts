@@ -4,7 +4,7 @@
  * (CI runs `serverless package` and then this with --check).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { extractDefinitions } from '../lib/embedded/extract.ts';
+import { extractDefinitions } from '../embedded/extract.ts';
 
 const templatePath = new URL('../.serverless/cloudformation-template-update-stack.json', import.meta.url);
 const outputPath = new URL('../workflow/definitions.json', import.meta.url);

@@ -4,10 +4,10 @@
  * execution, plus what the execution cost in Step Functions terms.
  */
 import { randomUUID } from 'node:crypto';
+import { type ExecutionStats, estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
+import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { loadConfig } from '../../lib/config/index.ts';
 import type { DrainOptions } from '../../lib/domain/request.ts';
-import { type ExecutionStats, estimateHistoryEvents, type TaskCall } from '../../lib/embedded/executor.ts';
-import { EmbeddedRuntime } from '../../lib/embedded/runtime.ts';
 
 /** What one drainbridge evacuation did. */
 export interface DrainbridgeOutcome {

@@ -4,13 +4,13 @@
  * blocks it, the operator clearing the blocker, then restore and a summary.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
+import { busLine, createProgressPrinter, taskLine } from '../../embedded/progress.ts';
+import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
-import { planNode } from '../../lib/drain/plan-node.ts';
-import { renderPlanText } from '../../lib/drain/render.ts';
-import { estimateHistoryEvents, type TaskCall } from '../../lib/embedded/executor.ts';
-import { busLine, createProgressPrinter, taskLine } from '../../lib/embedded/progress.ts';
-import { EmbeddedRuntime } from '../../lib/embedded/runtime.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
+import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
+import { renderPlanText } from '../../lib/workflow/branches/render.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
@@ -64,13 +64,15 @@ export const demoCommand: Command = {
       console.log(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
 
       heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
+      const config = configFor(cluster.kubeconfigPath, {});
       const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
-      console.log(renderPlanText(await planNode(client, NODE, { options, infraPodSelector: '', serverDryRun: true })));
+      const settings = { options, infraPodSelector: '', serverDryRun: true };
+      console.log(renderPlanText(await planEvacuation(config, client, NODE, settings)));
 
       heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
       const print = createProgressPrinter((line) => console.log(line), started);
       const runtime = await EmbeddedRuntime.create({
-        config: configFor(cluster.kubeconfigPath, {}),
+        config,
         retryIntervalMs: 300,
         now: () => new Date(cluster.sim.clock.now()),
         onBusEvent: (type, detail) => print(busLine(type, detail as Record<string, unknown>)),

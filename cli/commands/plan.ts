@@ -2,11 +2,10 @@
 import { buildKubeConfig } from '../../lib/config/index.ts';
 import { isBlocked } from '../../lib/domain/plan.ts';
 import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
-import { planNode } from '../../lib/drain/plan-node.ts';
-import { renderPlanJson, renderPlanText } from '../../lib/drain/render.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
-import { novaPlannerFor } from '../../lib/workflow/nova-wiring.ts';
+import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
+import { renderPlanJson, renderPlanText } from '../../lib/workflow/branches/render.ts';
 import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
 import { configFor } from '../embedded.ts';
@@ -68,12 +67,10 @@ export const planCommand: Command = {
     }
     const config = configFor(args.kubeconfig);
     const client = new KubeClient(await buildKubeConfig(config), { chunkSize: options.chunkSize });
-    const nova = await novaPlannerFor(config, { kube: client });
-    const nodePlan = await planNode(client, args.nodeName, {
+    const nodePlan = await planEvacuation(config, client, args.nodeName, {
       options,
       infraPodSelector: args.infraPodSelector || config.infraPodSelector,
       serverDryRun: args.serverDryRun,
-      extraPlanners: nova ? [nova] : [],
     });
     console.log(args.json ? renderPlanJson(nodePlan) : renderPlanText(nodePlan));
     return isBlocked(nodePlan.plan) ? EXIT_BLOCKED : 0;

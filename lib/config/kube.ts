@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
+import { resolveMaybeRef, resolveSecretRef, type SecretFetcher } from '../secrets/secret-refs.ts';
 import { buildEksKubeConfig, EksTokenSource } from './eks.ts';
 import type { Config } from './schema.ts';
-import { resolveMaybeRef, resolveSecretRef, type SecretFetcher } from './secret-refs.ts';
 
 function selectContext(kc: KubeConfig, context: string | undefined, where: string): void {
   if (!context) return;

@@ -1,6 +1,6 @@
 /**
  * drainbridge's configuration: one validated object, read from the environment (on AWS the
- * environment may hold SSM / Secrets Manager references instead of secrets; see secret-refs.ts).
+ * environment may hold SSM / Secrets Manager references instead of secrets; see lib/secrets/secret-refs.ts).
  * Every variable, its default and its meaning is listed in ENV_VARS, which the README renders.
  */
 import { z } from 'zod';

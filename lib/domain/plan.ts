@@ -66,6 +66,9 @@ export interface Plan {
   readonly branches: readonly BranchPlan[];
 }
 
+/** Plans one branch of a node's evacuation (reads only). */
+export type BranchPlanner = (nodeName: string) => Promise<BranchPlan>;
+
 /** True when any branch of the plan has a blocker. */
 export function isBlocked(plan: Plan): boolean {
   return plan.branches.some((branch) => branch.blockers.length > 0);

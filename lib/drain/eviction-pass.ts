@@ -14,10 +14,11 @@ import { apiStatusOf } from '../kube/errors.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { checkOutOfBandUncordon, readNodeOrFail } from '../node/hold.ts';
 import type { ProgressRecorder } from '../progress/evacuation-store.ts';
+import type { PodBranch } from './branch-filters.ts';
 import { gateByBudgets } from './budget-gate.ts';
 import { describeBudgets, observeNodePods } from './observe.ts';
 import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
-import { type DrainSelection, type PodBranch, selectionBlockers, selectPods } from './selection.ts';
+import { type DrainSelection, selectionBlockers, selectPods } from './selection.ts';
 import {
   countInFlight,
   type DrainState,

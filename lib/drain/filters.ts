@@ -2,6 +2,7 @@
  * kubectl drain's pod filters (k8s.io/kubectl/pkg/drain/filters.go), as small pure functions with the
  * same order, the same short-circuit and the same wording, so that drainbridge refuses exactly what
  * `kubectl drain` refuses. A filter failure is data (verdict `Error`), grouped by message like kubectl.
+ * drainbridge's own filters (branch-filters.ts) have the same shape and join through `makeFilters`.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { BlockerCode } from '../domain/plan.ts';
@@ -30,6 +31,11 @@ export interface PodDeleteStatus {
   readonly message: string;
   /** For `Error`: the blocker code drainbridge reports. */
   readonly code?: BlockerCode;
+  /**
+   * Set by drainbridge's filters (branch-filters.ts) on a pod that is not this branch's to move: a
+   * KubeVirt launcher pod (its VM's branch moves it) or a pod of the other pod branch.
+   */
+  readonly handOff?: 'vm-branch' | 'other-pod-branch';
 }
 
 /** What a filter may look at besides the pod. */
@@ -45,7 +51,7 @@ export interface FilterContext {
 
 export type PodFilter = (pod: V1Pod, context: FilterContext) => PodDeleteStatus;
 
-const OKAY: PodDeleteStatus = Object.freeze({ delete: true, verdict: 'Okay', message: '' });
+export const OKAY: PodDeleteStatus = Object.freeze({ delete: true, verdict: 'Okay', message: '' });
 const SKIP: PodDeleteStatus = Object.freeze({ delete: false, verdict: 'Skip', message: '' });
 
 function warning(remove: boolean, message: string): PodDeleteStatus {
@@ -131,6 +137,16 @@ export const KUBECTL_FILTERS: readonly PodFilter[] = Object.freeze([
   localStorageFilter,
   unreplicatedFilter,
 ]);
+
+/**
+ * kubectl's `makeFilters()` with drainbridge's filters joined in. kubectl appends its
+ * `AdditionalFilters` after its own; drainbridge's go first instead, because they decide whose pod it
+ * is at all (like the pod selector, which narrows kubectl's list before any filter): a launcher pod
+ * with emptyDir volumes is the VM branch's, not an emptyDir refusal of the pod branch.
+ */
+export function makeFilters(branchFilters: readonly PodFilter[] = []): readonly PodFilter[] {
+  return [...branchFilters, ...KUBECTL_FILTERS];
+}
 
 /**
  * Runs the filters in order; the first status that does not delete stops (kubectl's short-circuit),

@@ -1,7 +1,8 @@
 /**
- * `drainbridge plan`'s effects: gathers what the pure planner needs, plans, and asks the API server
- * for a dry-run eviction of every pod the plan would evict (so admission webhooks and PDB checks
- * answer as they would for real). Writes nothing.
+ * The pod drain's part of `drainbridge plan`: gathers what the pure planner needs, plans both pod
+ * branches, and asks the API server for a dry-run eviction of every pod the plan would evict (so
+ * admission webhooks and PDB checks answer as they would for real). Writes nothing. The other
+ * branches are planned beside it by lib/workflow/branches/plan.ts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Blocker, BranchPlan, Plan } from '../domain/plan.ts';
@@ -15,17 +16,12 @@ import { planDrain } from './plan.ts';
 import { classifyEvictionStatus } from './refusals.ts';
 import { itemOf } from './selection.ts';
 
-/** Another branch's planner (lib/nova exports one): returns its BranchPlan for the node. */
-export type BranchPlanner = (nodeName: string) => Promise<BranchPlan>;
-
 export interface NodePlanSettings {
   readonly options: DrainOptions;
   readonly infraPodSelector: string;
   readonly now?: Date;
   /** Ask the API server for dry-run evictions (default true). */
   readonly serverDryRun?: boolean;
-  /** Branches planned elsewhere (Nova, KubeVirt), added to the plan as they return. */
-  readonly extraPlanners?: readonly BranchPlanner[];
 }
 
 export interface NodePlan {
@@ -90,6 +86,5 @@ export async function planNode(client: KubeClient, nodeName: string, settings: N
   const branches = dryRun
     ? await Promise.all(drain.branches.map((b) => withDryRun(client, b, observed.pods)))
     : drain.branches;
-  const others = await Promise.all((settings.extraPlanners ?? []).map((planner) => planner(nodeName)));
-  return { plan: { nodeName, branches: [...branches, ...others] }, warnings: drain.warnings, serverDryRun: dryRun };
+  return { plan: { nodeName, branches }, warnings: drain.warnings, serverDryRun: dryRun };
 }

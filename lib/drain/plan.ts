@@ -8,10 +8,11 @@ import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-no
 import type { Blocker, BranchPlan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
 import { podKey } from '../kube/paths.ts';
+import type { PodBranch } from './branch-filters.ts';
 import { quorumBlocker } from './quorum.ts';
 import { budgetsCovering, ignoresBudgets } from './refusals.ts';
 import { unplaceableReplacements } from './replacements.ts';
-import { type DrainSelection, itemOf, type PodBranch, selectionBlockers, selectPods } from './selection.ts';
+import { type DrainSelection, itemOf, selectionBlockers, selectPods } from './selection.ts';
 
 export interface DrainPlanInput {
   readonly node: V1Node;

@@ -1,20 +1,23 @@
 /**
  * Which pods on a node a drain branch moves, skips or is blocked by. Pure: the pods, the DaemonSet
- * lookups and the clock come in; kubectl's filters (filters.ts) decide, plus drainbridge's two rules:
- * KubeVirt launcher pods are never evicted by the pod drain, and pods matching `infraPodSelector` are
- * held back for the `infra-pods` branch, which runs after the VM branches.
+ * lookups and the clock come in; one chain of filters decides — drainbridge's (branch-filters.ts:
+ * KubeVirt launcher pods are never evicted by the pod drain; pods matching `infraPodSelector` are held
+ * back for the `infra-pods` branch, which runs after the VM branches), then kubectl's (filters.ts).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Blocker, BlockerCode, PlanItem } from '../domain/plan.ts';
 import { podKey } from '../kube/paths.ts';
-import { matchesAll, parseSelector, type Requirement } from '../kube/selectors.ts';
-import { errorLine, type FilterContext, filterPod, isMirrorPod, type PodDeleteStatus, warningLine } from './filters.ts';
-
-/** The pod drain's two branches. */
-export type PodBranch = 'pods' | 'infra-pods';
-
-/** `kubevirt.io=virt-launcher`: the pod that runs a KubeVirt VM; its eviction can shut the VM down. */
-export const LAUNCHER_LABEL = Object.freeze({ key: 'kubevirt.io', value: 'virt-launcher' });
+import { matchesAll, parseSelector } from '../kube/selectors.ts';
+import { type PodBranch, podBranchFilters } from './branch-filters.ts';
+import {
+  errorLine,
+  type FilterContext,
+  filterPod,
+  isMirrorPod,
+  makeFilters,
+  type PodDeleteStatus,
+  warningLine,
+} from './filters.ts';
 
 export interface SelectionContext extends FilterContext {
   readonly branch: PodBranch;
@@ -45,14 +48,6 @@ export interface DrainSelection {
   readonly heldBack: readonly V1Pod[];
 }
 
-export function isLauncherPod(pod: V1Pod): boolean {
-  return pod.metadata?.labels?.[LAUNCHER_LABEL.key] === LAUNCHER_LABEL.value;
-}
-
-function isInfraPod(pod: V1Pod, infra: readonly Requirement[]): boolean {
-  return infra.length > 0 && matchesAll(infra, pod.metadata?.labels);
-}
-
 function skipReason(pod: V1Pod, message: string): string {
   if (message) return message;
   return isMirrorPod(pod) ? 'mirror pod of a static pod' : 'terminating longer than --skip-wait-for-delete-timeout';
@@ -64,19 +59,6 @@ function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-/** Where a pod goes before kubectl's filters run. */
-type Placement = 'not-selected' | 'launcher' | 'held-back' | 'filter';
-
-function placementOf(
-  pod: V1Pod,
-  context: SelectionContext,
-  selectors: { pods: Requirement[]; infra: Requirement[] },
-): Placement {
-  if (!matchesAll(selectors.pods, pod.metadata?.labels)) return 'not-selected';
-  if (isLauncherPod(pod)) return 'launcher';
-  return isInfraPod(pod, selectors.infra) === (context.branch === 'infra-pods') ? 'filter' : 'held-back';
-}
-
 /** Collects filter results the way kubectl's PodDeleteList groups them. */
 class SelectionBuilder {
   readonly toEvict: V1Pod[] = [];
@@ -85,8 +67,22 @@ class SelectionBuilder {
   readonly heldBack: V1Pod[] = [];
   readonly #warnings = new Map<string, string[]>();
   readonly #errors = new Map<string, { code: BlockerCode; pods: V1Pod[] }>();
+  /** Only the `pods` branch reports launcher pods (once per node, not once per branch). */
+  readonly #reportsLaunchers: boolean;
+
+  constructor(branch: PodBranch) {
+    this.#reportsLaunchers = branch === 'pods';
+  }
 
   addFiltered(pod: V1Pod, status: PodDeleteStatus): void {
+    if (status.handOff === 'vm-branch') {
+      if (this.#reportsLaunchers) this.launcherPods.push(pod);
+      return;
+    }
+    if (status.handOff === 'other-pod-branch') {
+      this.heldBack.push(pod);
+      return;
+    }
     if (status.verdict === 'Warning') addTo(this.#warnings, status.message, podKey(pod));
     if (status.delete) this.toEvict.push(pod);
     else if (status.verdict === 'Error') {
@@ -111,16 +107,13 @@ class SelectionBuilder {
 
 /** Decides, for one branch, what each pod on the node is. */
 export function selectPods(pods: readonly V1Pod[], context: SelectionContext): DrainSelection {
-  const selectors = {
-    pods: parseSelector(context.options.podSelector),
-    infra: parseSelector(context.infraPodSelector),
-  };
-  const builder = new SelectionBuilder();
+  const podSelector = parseSelector(context.options.podSelector);
+  const filters = makeFilters(podBranchFilters(context.branch, parseSelector(context.infraPodSelector)));
+  const builder = new SelectionBuilder(context.branch);
   for (const pod of pods) {
-    const placement = placementOf(pod, context, selectors);
-    if (placement === 'launcher' && context.branch === 'pods') builder.launcherPods.push(pod);
-    else if (placement === 'held-back') builder.heldBack.push(pod);
-    else if (placement === 'filter') builder.addFiltered(pod, filterPod(pod, context));
+    // kubectl lists the node's pods with the pod selector: a pod it does not match is not seen at all.
+    if (!matchesAll(podSelector, pod.metadata?.labels)) continue;
+    builder.addFiltered(pod, filterPod(pod, context, filters));
   }
   return builder.build();
 }

@@ -1,8 +1,10 @@
 /**
  * drainbridge's Kubernetes access: the one client (`KubeClient`: timeouts, retries, named errors),
- * error classification, Leases for the workflow's admission mutex, and pure request builders.
+ * error classification, the one conflict-retry loop, Leases for the workflow's admission mutex, and pure
+ * request builders.
  */
 export { KubeClient, type KubeClientOptions } from './client.ts';
+export { CONFLICT_RETRY, type ConflictRetryOptions, isConflict, retryOnConflict } from './conflict.ts';
 export {
   type ApiStatus,
   apiCodeOf,

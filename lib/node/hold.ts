@@ -1,12 +1,14 @@
 /**
  * Node mutations: taking and releasing maintenance holds, the phase annotation, the out-of-band
  * uncordon report. The only module that writes nodes. Each write is planned by pure code (ledger.ts,
- * phase.ts) from a fresh read, sent conditional on that read's resourceVersion, and replanned on 409.
+ * phase.ts) from a fresh read, sent conditional on that read's resourceVersion, and replanned on 409
+ * (lib/kube/conflict.ts).
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Blocker } from '../domain/plan.ts';
-import { ConflictError, EvacuationFailed, SkipEvent } from '../errors/index.ts';
+import { EvacuationFailed, SkipEvent } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { MergePatch } from '../kube/paths.ts';
 import { emitNodeEvent } from './events.ts';
@@ -23,9 +25,6 @@ import {
   type Restored,
 } from './ledger.ts';
 import { type NodePhase, planPhase } from './phase.ts';
-
-/** How often a conditional node write is replanned after a 409 before giving up with ConflictError. */
-const CONFLICT_ATTEMPTS = 5;
 
 /** Reads the node; a 404 becomes EvacuationFailed with a reason a person understands. */
 export async function readNodeOrFail(client: KubeClient, nodeName: string): Promise<V1Node> {
@@ -48,16 +47,12 @@ export async function updateNode<T>(
   nodeName: string,
   plan: (node: V1Node) => { patch?: MergePatch; value: T },
 ): Promise<{ value: T; node: V1Node; written: boolean }> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const node = await readNodeOrFail(client, nodeName);
     const { patch, value } = plan(node);
     if (!patch) return { value, node, written: false };
-    try {
-      return { value, node: await client.patchNode(nodeName, patch), written: true };
-    } catch (error) {
-      if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
-    }
-  }
+    return { value, node: await client.patchNode(nodeName, patch), written: true };
+  });
 }
 
 export interface HoldResult {

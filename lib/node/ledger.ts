@@ -6,8 +6,10 @@
  * on the node's resourceVersion) or nothing; lib/node/hold.ts sends it and retries on conflict.
  */
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
+import { z } from 'zod';
 import type { Origin } from '../domain/request.ts';
 import type { MergePatch } from '../kube/paths.ts';
+import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 
 export const LEDGER_ANNOTATION = 'drainbridge.io/ledger';
 
@@ -70,21 +72,34 @@ export interface Ledger {
 
 export const EMPTY_LEDGER: Ledger = Object.freeze({ holds: {}, released: {} });
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/**
+ * The ledger as drainbridge writes it. Loose objects: fields a newer drainbridge added are kept and
+ * written back, not dropped.
+ */
+const LEDGER_V1: z.ZodType<Ledger> = z.looseObject({
+  holds: z.record(z.string(), z.looseObject({ requester: z.string(), origin: z.string(), since: z.string() })),
+  released: z.record(z.string(), z.string()),
+  changes: z
+    .looseObject({
+      priorUnschedulable: z.boolean(),
+      cordoned: z.boolean(),
+      annotations: z.record(z.string(), z.string()),
+      taints: z.array(z.looseObject({ key: z.string(), effect: z.string() })),
+    })
+    .optional(),
+  outOfBandUncordonAt: z.string().optional(),
+});
 
-/** The node's ledger; a missing or unreadable annotation reads as empty (never as "held"). */
+export const LEDGER_FORMAT: RecordFormat<Ledger> = {
+  what: `ledger (node annotation ${LEDGER_ANNOTATION})`,
+  versions: [LEDGER_V1],
+};
+
+/** The node's ledger; a missing annotation reads as empty. */
 export function readLedger(node: V1Node): Ledger {
-  const text = node.metadata?.annotations?.[LEDGER_ANNOTATION];
-  if (!text) return EMPTY_LEDGER;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!isObject(parsed) || !isObject(parsed.holds) || !isObject(parsed.released)) return EMPTY_LEDGER;
-    return parsed as unknown as Ledger;
-  } catch {
-    return EMPTY_LEDGER;
-  }
+  const read = readJsonRecord(node.metadata?.annotations?.[LEDGER_ANNOTATION], LEDGER_FORMAT);
+  // Unreadable reads as empty (never as "held") — today's choice; issue 12 makes it a blocker instead.
+  return recordOr(read, { absent: EMPTY_LEDGER, unreadable: EMPTY_LEDGER });
 }
 
 export function isHeld(ledger: Ledger): boolean {
@@ -114,7 +129,7 @@ function ledgerPatch(
   const patch: Record<string, MergePatch> = {
     metadata: {
       resourceVersion: node.metadata?.resourceVersion ?? '',
-      annotations: { ...extra.annotations, [LEDGER_ANNOTATION]: JSON.stringify(ledger) },
+      annotations: { ...extra.annotations, [LEDGER_ANNOTATION]: writeJsonRecord(ledger, LEDGER_FORMAT) },
     },
   };
   if (extra.spec) patch.spec = extra.spec;

@@ -2,7 +2,7 @@
  * OpenStack credentials as operators already hold them: the `OS_*` variables of an openrc file, or a
  * `clouds.yaml` entry chosen by `OS_CLOUD`. Secret values may be AWS references
  * (`ssm:/param/name`, `secretsmanager:<name-or-arn>[#jsonKey]`), resolved through the injected
- * `resolveSecretRef` (lib/config/secret-refs.ts) so that no plaintext password sits in a Lambda
+ * `resolveSecretRef` (lib/secrets/secret-refs.ts) so that no plaintext password sits in a Lambda
  * environment. Every secret obtained is registered for redaction.
  */
 import { readFile } from 'node:fs/promises';
@@ -10,9 +10,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { resolveSecretRef as resolveAwsSecretRef } from '../config/secret-refs.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
+import { resolveSecretRef as resolveAwsSecretRef } from '../secrets/secret-refs.ts';
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -85,12 +85,12 @@ export const openStackCredentialsSchema = credentialsShape.superRefine((c, ctx) 
 export type OpenStackCredentials = z.infer<typeof openStackCredentialsSchema>;
 type RawCredentials = { [K in keyof OpenStackCredentials]?: unknown };
 
-/** Resolves `ssm:` / `secretsmanager:` references (lib/config/secret-refs.ts). */
+/** Resolves `ssm:` / `secretsmanager:` references (lib/secrets/secret-refs.ts). */
 export type SecretResolver = (ref: string) => Promise<string>;
 
 export interface CredentialSources {
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Defaults to lib/config/secret-refs.ts (SSM / Secrets Manager); `null` refuses references. */
+  /** Defaults to lib/secrets/secret-refs.ts (SSM / Secrets Manager); `null` refuses references. */
   readonly resolveSecretRef?: SecretResolver | null;
   /** Working directory and home for the clouds.yaml search path; injected for tests. */
   readonly cwd?: string;

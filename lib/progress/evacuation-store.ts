@@ -6,17 +6,17 @@
  * Versions are per branch, not the object's resourceVersion: the branches run in parallel and each
  * writes its own part, so a write by the Nova branch must not make the pod branch's next write fail.
  * Each write is still a conditional replace on the resourceVersion just read, retried on 409 after
- * re-checking the branch's own version, so two overlapping executions of one branch cannot both win.
+ * re-checking the branch's own version (lib/kube/conflict.ts), so two overlapping executions of one
+ * branch cannot both win.
  */
 import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
 import type { Blocker, BranchName } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { EVACUATION_API, type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
-
-const CONFLICT_ATTEMPTS = 5;
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -93,16 +93,21 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     expectedVersion: string | undefined,
   ): Promise<string> {
     let written = '';
+    // A stale expectedVersion is the caller's stale read: re-reading cannot cure it, so it is not retried.
+    let stale: ConflictError | undefined;
     await this.#update(requestId, (status) => {
       const current = status.branches?.[branch];
+      stale = undefined;
       if (current?.version !== expectedVersion) {
-        throw new ConflictError(
+        stale = new ConflictError(
           `progress of ${requestId}/${branch} changed since it was read (have ${current?.version}, expected ${expectedVersion})`,
         );
+        return undefined;
       }
       written = String(Number(current?.version ?? '0') + 1);
       return { ...status, branches: { ...status.branches, [branch]: { ...current, version: written, state } } };
     });
+    if (stale) throw stale;
     return written;
   }
 
@@ -146,20 +151,20 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     }
   }
 
-  /** Read, change the status, conditional replace; re-read and re-apply on 409. */
-  async #update(requestId: string, change: (status: EvacuationStatus) => EvacuationStatus): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+  /**
+   * Read, change the status, conditional replace; re-read and re-apply on 409. `change` returns
+   * undefined to write nothing.
+   */
+  async #update(requestId: string, change: (status: EvacuationStatus) => EvacuationStatus | undefined): Promise<void> {
+    await retryOnConflict(async () => {
       const record = (await this.#get(requestId)) ?? newEvacuation({ requestId, nodeName: '' });
-      const next = { ...record, status: summarise(change(record.status ?? { branches: {} })) };
+      const changed = change(record.status ?? { branches: {} });
+      if (changed === undefined) return;
+      const next = { ...record, status: summarise(changed) };
       // Unchanged: no write (passes run often; the record changes only when something did).
       if (record.metadata.resourceVersion && JSON.stringify(next.status) === JSON.stringify(record.status)) return;
-      try {
-        if (record.metadata.resourceVersion) await this.#client.replaceEvacuation(next);
-        else await this.#client.createEvacuation(next);
-        return;
-      } catch (error) {
-        if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
-      }
-    }
+      if (record.metadata.resourceVersion) await this.#client.replaceEvacuation(next);
+      else await this.#client.createEvacuation(next);
+    });
   }
 }

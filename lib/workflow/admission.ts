@@ -5,6 +5,7 @@
  * node and is admitted again without taking a slot (a crashed execution never leaks one).
  */
 import type { V1Lease } from '@kubernetes/client-node';
+import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -12,6 +13,7 @@ import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
 import { type LedgerSettings, readLedger } from '../node/ledger.ts';
+import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
@@ -34,15 +36,16 @@ export interface Admitted {
   readonly acquired: boolean;
 }
 
+/** The waiting queue, requestId → entry, as admission writes it. */
+export const ADMISSION_QUEUE_FORMAT: RecordFormat<AdmissionQueue> = {
+  what: `admission queue (Lease annotation ${QUEUE_ANNOTATION})`,
+  versions: [z.record(z.string(), z.looseObject({ node: z.string(), since: z.string(), seen: z.string() }))],
+};
+
 function readQueue(lease: V1Lease | undefined): AdmissionQueue {
-  const text = lease?.metadata?.annotations?.[QUEUE_ANNOTATION];
-  if (!text) return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as AdmissionQueue) : {};
-  } catch {
-    return {};
-  }
+  const read = readJsonRecord(lease?.metadata?.annotations?.[QUEUE_ANNOTATION], ADMISSION_QUEUE_FORMAT);
+  // Unreadable reads as an empty queue (waiting requests re-enter at their next retry) — today's choice.
+  return recordOr(read, { absent: {}, unreadable: {} });
 }
 
 function isMutexFree(lease: V1Lease | undefined, now: Date): boolean {
@@ -59,7 +62,7 @@ function withHolder(
   queue?: AdmissionQueue,
 ): V1Lease {
   const annotations = { ...lease?.metadata?.annotations };
-  if (queue) annotations[QUEUE_ANNOTATION] = JSON.stringify(queue);
+  if (queue) annotations[QUEUE_ANNOTATION] = writeJsonRecord(queue, ADMISSION_QUEUE_FORMAT);
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',

@@ -14,6 +14,7 @@ export interface NovaPrepared {
   readonly note: string;
 }
 
+/** What the Restore machine's RestoreNova step returns (its migrations are cancelled through the branch registry). */
 export interface NovaRestored {
   readonly serviceEnabled: boolean;
   /** Migrations drainbridge aborted (servers stay where they are). */
@@ -22,19 +23,25 @@ export interface NovaRestored {
   readonly leftAlone: readonly string[];
 }
 
+/** What re-enabling the service did. */
+export type NovaServiceRestored = Pick<NovaRestored, 'serviceEnabled' | 'leftAlone'>;
+
 export interface NovaPort {
   /** Finds the node's Nova host and disables its nova-compute service with drainbridge's reason. */
   prepare(request: ResolvedRequest): Promise<NovaPrepared>;
   /** The live-migration branch. */
   pass(): ReconcilePass;
   /**
-   * Aborts drainbridge's in-flight migrations and re-enables the service if its disabled reason is
-   * drainbridge's — for this request or one of `otherRequestIds` (the node's earlier holds: when the
-   * last hold goes, none of them needs the service disabled any more).
+   * Re-enables the service if its disabled reason is drainbridge's — for this request or one of
+   * `otherRequestIds` (the node's earlier holds: when the last hold goes, none of them needs the
+   * service disabled any more). Restore cancels the migrations first (`cancel`, through the registry).
    */
-  restore(request: ResolvedRequest, otherRequestIds: readonly string[]): Promise<NovaRestored>;
-  /** Aborts drainbridge's in-flight migrations only (servers stay running where they are; the service stays disabled). */
-  cancel(request: ResolvedRequest): Promise<{ readonly abortedMigrations: number }>;
+  restore(request: ResolvedRequest, otherRequestIds: readonly string[]): Promise<NovaServiceRestored>;
+  /**
+   * Aborts drainbridge's in-flight migrations of these requests, in order (servers stay running where
+   * they are; the service stays disabled).
+   */
+  cancel(requestIds: readonly string[]): Promise<{ readonly abortedMigrations: number }>;
 }
 
 const NOTHING_TO_DO: PassResult = {
@@ -47,6 +54,6 @@ const NOTHING_TO_DO: PassResult = {
 export const NO_NOVA: NovaPort = {
   prepare: async () => ({ host: null, disabledNow: false, note: 'Nova is not enabled (DRAINBRIDGE_NOVA=false)' }),
   pass: () => ({ branch: 'nova', run: async (_input: PassInput) => NOTHING_TO_DO }),
-  restore: async () => ({ serviceEnabled: false, abortedMigrations: 0, leftAlone: [] }),
+  restore: async () => ({ serviceEnabled: false, leftAlone: [] }),
   cancel: async () => ({ abortedMigrations: 0 }),
 };

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config/index.ts';
 import type { PassResult, ProgressStore } from '../domain/pass.ts';
-import type { BranchPlanner } from '../drain/plan-node.ts';
+import type { BranchPlanner } from '../domain/plan.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { matchesAll, parseSelector } from '../kube/selectors.ts';
 import { createLogger } from '../log/logger.ts';
@@ -109,18 +109,19 @@ export async function novaPortFor(config: Config, base: NovaWiringBase): Promise
       run: async (input) => ((await isNovaHost(input.request.nodeName)) ? branch.pass.run(input) : NOT_A_NOVA_HOST),
     }),
     restore: async (request, otherRequestIds) => {
-      const requestIds = [request.requestId, ...otherRequestIds];
-      let aborted = 0;
-      for (const id of requestIds) aborted += (await branch.cancel(id)).aborted.length;
-      const outcome = await branch.restore(requestIds);
+      const outcome = await branch.restore([request.requestId, ...otherRequestIds]);
       const leftAlone =
         outcome.action === 'left-disabled'
           ? [
               `nova-compute on ${outcome.host} is disabled by someone else (reason: ${outcome.disabledReason ?? 'none'}); left disabled`,
             ]
           : [];
-      return { serviceEnabled: outcome.action === 'enabled', abortedMigrations: aborted, leftAlone };
+      return { serviceEnabled: outcome.action === 'enabled', leftAlone };
     },
-    cancel: async (request) => ({ abortedMigrations: (await branch.cancel(request.requestId)).aborted.length }),
+    cancel: async (requestIds) => {
+      let aborted = 0;
+      for (const id of requestIds) aborted += (await branch.cancel(id)).aborted.length;
+      return { abortedMigrations: aborted };
+    },
   };
 }

@@ -6,9 +6,11 @@
  * request waits while the owner is alive and takes over only when the owner stopped refreshing — the
  * case of a process killed mid-step and re-run with the same input.
  */
-import { ConflictError } from '../errors/index.ts';
+import { z } from 'zod';
 import type { KubeClient } from '../kube/client.ts';
+import { retryOnConflict } from '../kube/conflict.ts';
 import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
+import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';
 /**
@@ -18,6 +20,7 @@ export const OWNER_ANNOTATION = 'drainbridge.io/owner';
 export const OWNER_TTL_SECONDS = 120;
 /** The owner refreshes its mark when it is older than this (a record write per half minute, not per step). */
 export const OWNER_REFRESH_SECONDS = 30;
+/** Fewer than a node write's: a claim that keeps colliding is another execution claiming at the same time. */
 const CONFLICT_ATTEMPTS = 3;
 
 /** Who runs a request's evacuation, and when it last said so (ISO 8601). */
@@ -31,18 +34,17 @@ export type OwnerDecision =
   | { readonly action: 'claim'; readonly owner: Owner }
   | { readonly action: 'yield'; readonly owner: Owner; readonly ageSeconds: number };
 
-/** The owner recorded on the Evacuation record; an unreadable mark reads as none. */
+/** The owner claim as executions write it (extra fields are dropped: the claim is rewritten whole). */
+export const OWNER_FORMAT: RecordFormat<Owner> = {
+  what: `owner claim (Evacuation annotation ${OWNER_ANNOTATION})`,
+  versions: [z.object({ executionId: z.string(), seen: z.string() })],
+};
+
+/** The owner recorded on the Evacuation record, or undefined when none is. */
 export function readOwner(record: EvacuationObject): Owner | undefined {
-  const text = record.metadata.annotations?.[OWNER_ANNOTATION];
-  if (!text) return undefined;
-  try {
-    const parsed = JSON.parse(text) as Partial<Owner>;
-    return typeof parsed.executionId === 'string' && typeof parsed.seen === 'string'
-      ? { executionId: parsed.executionId, seen: parsed.seen }
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = readJsonRecord(record.metadata.annotations?.[OWNER_ANNOTATION], OWNER_FORMAT);
+  // Unreadable reads as no owner (this execution may claim the request) — today's choice.
+  return recordOr(read, { absent: undefined, unreadable: undefined });
 }
 
 /** Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`. */
@@ -65,18 +67,20 @@ export async function reconcileOwnership(
   executionId: string,
   now: Date,
 ): Promise<OwnerDecision> {
-  for (let attempt = 1; ; attempt++) {
-    const record = await client.getEvacuation(evacuationName(requestId));
-    const decision = planOwnership(readOwner(record), executionId, now);
-    if (decision.action !== 'claim') return decision;
-    const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: JSON.stringify(decision.owner) };
-    try {
+  return retryOnConflict(
+    async () => {
+      const record = await client.getEvacuation(evacuationName(requestId));
+      const decision = planOwnership(readOwner(record), executionId, now);
+      if (decision.action !== 'claim') return decision;
+      const annotations = {
+        ...record.metadata.annotations,
+        [OWNER_ANNOTATION]: writeJsonRecord(decision.owner, OWNER_FORMAT),
+      };
       await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
       return decision;
-    } catch (error) {
-      if (!(error instanceof ConflictError) || attempt >= CONFLICT_ATTEMPTS) throw error;
-    }
-  }
+    },
+    { attempts: CONFLICT_ATTEMPTS },
+  );
 }
 
 /** A sentence for logs and errors: who owns the request and how recently it was seen. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TrackedExecution } from '../../lib/embedded/runtime.ts';
+import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { isHeld, readLedger } from '../../lib/node/ledger.ts';
 import {
   failureOf,

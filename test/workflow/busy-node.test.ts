@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { estimateHistoryEvents } from '../../lib/embedded/executor.ts';
-import type { TrackedExecution } from '../../lib/embedded/runtime.ts';
+import { estimateHistoryEvents } from '../../embedded/executor.ts';
+import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
 import {
   eventsOf,

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import type { TrackedExecution } from '../../lib/embedded/runtime.ts';
+import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import {
   eventsOf,

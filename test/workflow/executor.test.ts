@@ -5,13 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  EmbeddedExecutor,
-  type LocalHandler,
-  type MachineDefinition,
-  taskFunctions,
-} from '../../lib/embedded/executor.ts';
-import { loadDefinitions } from '../../lib/embedded/runtime.ts';
+import { EmbeddedExecutor, type LocalHandler, type MachineDefinition, taskFunctions } from '../../embedded/executor.ts';
+import { loadDefinitions } from '../../embedded/runtime.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
 
 /** Every function refuses its input: each execution ends at once in the Rejected state. */

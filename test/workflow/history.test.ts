@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { type ExecutionStats, estimateHistoryEvents } from '../../embedded/executor.ts';
 import { MAX_EVACUATION_HOURS_LIMIT } from '../../lib/config/schema.ts';
-import { type ExecutionStats, estimateHistoryEvents } from '../../lib/embedded/executor.ts';
 
 const HISTORY_LIMIT = 25_000;
 /** The kubelet's default --max-pods: the most pods one node carries by default. */

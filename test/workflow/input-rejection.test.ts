@@ -1,14 +1,14 @@
 /**
  * Every function refuses bad input with InvalidInput naming the field, and changes nothing: each
- * handler of lib/embedded/functions.ts, over the real dependencies against the simulator, is invoked with
+ * handler of embedded/functions.ts, over the real dependencies against the simulator, is invoked with
  * its input missing `request`, with a bad node name and with an extra field.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Context } from 'aws-lambda';
+import type { LocalHandler } from '../../embedded/executor.ts';
+import { embeddedHandlers } from '../../embedded/functions.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
-import type { LocalHandler } from '../../lib/embedded/executor.ts';
-import { embeddedHandlers } from '../../lib/embedded/functions.ts';
 import { maintenanceRequested, startWorkflowSim, type WorkflowSim, writesSince } from './harness.ts';
 import { WORKFLOW_SCENARIO } from './scenario.ts';
 

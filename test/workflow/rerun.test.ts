@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TaskCall } from '../../lib/embedded/executor.ts';
-import type { TrackedExecution } from '../../lib/embedded/runtime.ts';
+import type { TaskCall } from '../../embedded/executor.ts';
+import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
 import {

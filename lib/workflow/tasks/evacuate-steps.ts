@@ -1,18 +1,19 @@
 /**
  * The Evacuate machine's steps after ResolveTarget. Each is one Lambda function: validate (by the
- * shell), guard, act through lib/node, lib/drain or the Nova port, record progress, publish at phase changes.
+ * shell), guard, act through lib/node or a branch of the registry (branches/), record progress, publish at
+ * phase changes.
  */
 
 import type { Config } from '../../config/index.ts';
 import type { PassResult } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
-import { createEvictionPass } from '../../drain/eviction-pass.ts';
 import { NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { setPhase } from '../../node/hold.ts';
 import type { LedgerSettings } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { type Admitted, admitRequest } from '../admission.ts';
+import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
@@ -121,19 +122,6 @@ async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools)
   await assertOwner(input, deps, tools);
 }
 
-/** The reconcile pass of one branch. */
-function passFor(branch: BranchName, deps: WorkflowDeps) {
-  if (branch === 'nova') return deps.nova.pass();
-  if (branch === 'pods' || branch === 'infra-pods') {
-    return createEvictionPass(deps.kube, deps.progress, {
-      branch,
-      infraPodSelector: deps.config.infraPodSelector,
-      launcherPodsBlock: true,
-    });
-  }
-  throw new Error(`branch ${branch} is not available in this build`);
-}
-
 /** Summary for NotYetDone's message: what is left and what blocks. */
 function waitingMessage(branch: BranchName, result: PassResult): string {
   const { moved, total, inFlight } = result.progress;
@@ -160,7 +148,7 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     await checkStep(input, deps, tools);
-    const result = await passFor(input.branch, deps).run({
+    const result = await branchNamed(input.branch).pass(deps).run({
       request: input.request,
       now: tools.now(),
       startedAt: input.startedAt,

@@ -6,6 +6,7 @@ import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { readLedger } from '../../node/ledger.ts';
+import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import type { NovaRestored } from '../nova-port.ts';
 import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';
@@ -56,8 +57,8 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
   run: async (input, deps, tools) => {
     const error = errorFromCatch(input.error);
     tools.logger.warn('evacuation failed', { errorType: error.name, reason: error.message });
-    // An operator's abort also stops drainbridge's live migrations; the servers stay where they are.
-    if (error.name === 'EvacuationAborted') await deps.nova.cancel(input.request);
+    // An operator's abort also stops drainbridge's live migrations; the VMs stay where they are.
+    if (error.name === 'EvacuationAborted') await cancelBranches(deps, [input.request.requestId]);
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
       if (readLedger(node).holds[input.request.requestId])
@@ -118,7 +119,14 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
     } catch (error) {
       if (!(error instanceof EvacuationFailed)) throw error;
     }
-    return deps.nova.restore(input.request, others);
+    // Every branch's in-flight moves stop first (servers stay where they are), then the service.
+    const cancelled = await cancelBranches(deps, [input.request.requestId, ...others]);
+    const service = await deps.nova.restore(input.request, others);
+    return {
+      serviceEnabled: service.serviceEnabled,
+      abortedMigrations: cancelled.aborted,
+      leftAlone: [...service.leftAlone, ...cancelled.leftAlone],
+    };
   },
 };
 

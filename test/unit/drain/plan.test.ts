@@ -7,9 +7,9 @@ import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/r
 import { drainOptionsFromFlags, parseDurationSeconds } from '../../../lib/drain/flags.ts';
 import { type DrainPlanInput, planDrain } from '../../../lib/drain/plan.ts';
 import { quorumBlocker } from '../../../lib/drain/quorum.ts';
-import { renderPlanText } from '../../../lib/drain/render.ts';
 import { unplaceableReplacements } from '../../../lib/drain/replacements.ts';
 import { InvalidInput } from '../../../lib/errors/index.ts';
+import { renderPlanText } from '../../../lib/workflow/branches/render.ts';
 import { NOW, pdb, pod } from './fixtures.ts';
 
 function schedNode(

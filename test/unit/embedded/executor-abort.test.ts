@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EmbeddedExecutor, type MachineDefinition } from '../../../lib/embedded/executor.ts';
-import { LOCAL_ARN_PREFIX } from '../../../lib/embedded/extract.ts';
+import { EmbeddedExecutor, type MachineDefinition } from '../../../embedded/executor.ts';
+import { LOCAL_ARN_PREFIX } from '../../../embedded/extract.ts';
 
 /** A pass that never finishes, retried the way the Evacuate machine retries NotYetDone. */
 const POLLING: MachineDefinition = {

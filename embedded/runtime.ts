@@ -4,18 +4,18 @@
  * is only who delivers events and who runs the state machines.
  */
 import { readFileSync } from 'node:fs';
-import { InProcessBus, InProcessPublisher } from '../bus/index.ts';
-import type { Config } from '../config/index.ts';
-import type { DetailByType, DetailType } from '../events/contracts.ts';
-import { CONTRACTS } from '../events/contracts.ts';
-import { parseDetail } from '../events/parse.ts';
-import { connectDeps, type NovaFactory, type WorkflowDeps } from '../workflow/deps.ts';
+import { InProcessBus, InProcessPublisher } from '../lib/bus/index.ts';
+import type { Config } from '../lib/config/index.ts';
+import type { DetailByType, DetailType } from '../lib/events/contracts.ts';
+import { CONTRACTS } from '../lib/events/contracts.ts';
+import { parseDetail } from '../lib/events/parse.ts';
+import { connectDeps, type NovaFactory, type WorkflowDeps } from '../lib/workflow/deps.ts';
 import { EmbeddedExecutor, type Execution, type ExecutorOptions, type MachineDefinition } from './executor.ts';
 import { type Definitions, EMBEDDED_BUS } from './extract.ts';
 import { embeddedHandlers } from './functions.ts';
 
 export function loadDefinitions(): Definitions {
-  return JSON.parse(readFileSync(new URL('../../workflow/definitions.json', import.meta.url), 'utf8')) as Definitions;
+  return JSON.parse(readFileSync(new URL('../workflow/definitions.json', import.meta.url), 'utf8')) as Definitions;
 }
 
 /** One execution as the runtime tracks it. */

@@ -1,29 +1,11 @@
 /** Renders a node plan for people (`drainbridge plan`) and for programs (`--json`). Pure. */
-import { isBlocked } from '../domain/plan.ts';
-import type { NodePlan } from './plan-node.ts';
+import { type BranchPlan, isBlocked } from '../../domain/plan.ts';
+import type { NodePlan } from '../../drain/plan-node.ts';
+import { BRANCH_REGISTRY, wordsOf } from './registry.ts';
 
-/** What moving an item means in each branch. */
-const MOVE_VERB: Readonly<Record<string, string>> = { nova: 'to live-migrate', kubevirt: 'to live-migrate' };
-
-/** Extra lines a branch planner may carry: the Nova host and the room on the other hosts. */
-function capacityLines(branch: NodePlan['plan']['branches'][number]): string[] {
-  const extra = branch as {
-    host?: string;
-    capacity?: { fits: boolean; targets: readonly string[]; freeBefore: Record<string, Record<string, number>> };
-  };
-  if (!extra.host) return [];
-  const lines = [`  Nova host: ${extra.host}`];
-  if (!extra.capacity) return lines;
-  const room = Object.entries(extra.capacity.freeBefore).map(
-    ([host, free]) =>
-      `${host} (${Object.entries(free)
-        .map(([rc, n]) => `${rc} ${n}`)
-        .join(', ')})`,
-  );
-  lines.push(
-    `  room on the other enabled hosts: ${extra.capacity.fits ? 'enough' : 'NOT enough'} — free: ${room.join('; ') || 'none'}`,
-  );
-  return lines;
+/** The branch's own lines under its heading (Nova: its host and the room elsewhere). */
+function branchLines(branch: BranchPlan): readonly string[] {
+  return BRANCH_REGISTRY.find((b) => b.name === branch.branch)?.planLines?.(branch) ?? [];
 }
 
 function section(title: string, lines: readonly string[]): string[] {
@@ -36,10 +18,10 @@ export function renderPlanText(nodePlan: NodePlan): string {
   const { plan } = nodePlan;
   const out = [`Plan for node ${plan.nodeName} (server dry-run evictions: ${nodePlan.serverDryRun ? 'yes' : 'no'})`];
   for (const branch of plan.branches) {
-    out.push('', `Branch ${branch.branch}:`, ...capacityLines(branch));
+    out.push('', `Branch ${branch.branch}:`, ...branchLines(branch));
     out.push(
       ...section(
-        MOVE_VERB[branch.branch] ?? 'to evict',
+        wordsOf(branch.branch).toMove,
         branch.toMove.map((item) => item.name),
       ),
     );

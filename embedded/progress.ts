@@ -2,14 +2,8 @@
  * Progress lines for a person watching an embedded run: one line when something changes (a phase, a
  * branch's counts, what blocks it), never a line per poll. Pure formatting plus a small de-duplicator.
  */
+import { wordsOf } from '../lib/workflow/branches/registry.ts';
 import type { TaskCall } from './executor.ts';
-
-const VERB: Record<string, string> = {
-  pods: 'pods evicted',
-  'infra-pods': 'infra pods evicted',
-  nova: 'servers migrated',
-  kubevirt: 'VMs migrated',
-};
 
 interface PassOutputShape {
   branch?: string;
@@ -22,7 +16,7 @@ interface PassOutputShape {
 export function passLine(output: PassOutputShape): string | undefined {
   if (!output.branch || !output.progress) return undefined;
   const { total, moved, inFlight, skipped } = output.progress;
-  const parts = [`${moved}/${total} ${VERB[output.branch] ?? 'moved'}`];
+  const parts = [`${moved}/${total} ${wordsOf(output.branch).moved}`];
   if (inFlight > 0) parts.push(`${inFlight} in flight`);
   if (skipped > 0) parts.push(`${skipped} skipped`);
   const done = output.done ? ' — done' : '';

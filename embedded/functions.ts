@@ -3,16 +3,16 @@
  * handlers in functions/ (middy stack included), over dependencies given here instead of the environment.
  */
 
-import { handler as admit } from '../../functions/admit.ts';
-import { handler as failEvacuation } from '../../functions/fail-evacuation.ts';
-import { handler as finishEvacuation } from '../../functions/finish-evacuation.ts';
-import { handler as finishRestore } from '../../functions/finish-restore.ts';
-import { handler as pass } from '../../functions/pass.ts';
-import { handler as prepareNova } from '../../functions/prepare-nova.ts';
-import { handler as releaseHold } from '../../functions/release-hold.ts';
-import { handler as resolveTarget } from '../../functions/resolve-target.ts';
-import { handler as restoreNova } from '../../functions/restore-nova.ts';
-import type { WorkflowDeps } from '../workflow/deps.ts';
+import { handler as admit } from '../functions/admit.ts';
+import { handler as failEvacuation } from '../functions/fail-evacuation.ts';
+import { handler as finishEvacuation } from '../functions/finish-evacuation.ts';
+import { handler as finishRestore } from '../functions/finish-restore.ts';
+import { handler as pass } from '../functions/pass.ts';
+import { handler as prepareNova } from '../functions/prepare-nova.ts';
+import { handler as releaseHold } from '../functions/release-hold.ts';
+import { handler as resolveTarget } from '../functions/resolve-target.ts';
+import { handler as restoreNova } from '../functions/restore-nova.ts';
+import type { WorkflowDeps } from '../lib/workflow/deps.ts';
 import type { LocalHandler } from './executor.ts';
 
 const FUNCTIONS = {

@@ -7,6 +7,11 @@
  *   secretsmanager:arn:aws:secretsmanager:…#token    one key of a JSON SecretString
  *
  * Every resolved value is registered with the log redactor before it is returned.
+ *
+ * Its own folder (one module per external system: SSM and Secrets Manager) rather than part of
+ * lib/config: both the configuration and the OpenStack credentials resolve references, and the
+ * configuration validates Nova's host rule, so a copy under lib/config made config → nova → openstack
+ * → config a cycle.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';

@@ -1,0 +1,56 @@
+/**
+ * What a branch of an evacuation is, as the rest of drainbridge uses it: the Evacuate state machine
+ * (where the branch runs), the pass task (its reconcile pass), Restore and abort (its cancel),
+ * `drainbridge plan` (its planner) and the words people read in plans and progress lines. Every
+ * branch is one `BranchDefinition` in registry.ts; nothing else names branches one by one.
+ */
+import type { Config } from '../../config/index.ts';
+import type { ReconcilePass } from '../../domain/pass.ts';
+import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts';
+import type { NodePlan } from '../../drain/plan-node.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import type { WorkflowDeps } from '../deps.ts';
+
+/**
+ * When a branch runs in the Evacuate machine: `parallel` — in the Parallel state, beside the other
+ * branches (pods, the VMs); `after-vms` — after every parallel branch finished, one after another
+ * (infra pods such as nova-compute and libvirt may go only once the VMs have left).
+ */
+export type BranchStage = 'parallel' | 'after-vms';
+
+/** What a branch's cancel stopped (Restore and abort; the items stay where they are). */
+export interface BranchCancelled {
+  /** Moves drainbridge had in flight and stopped (live migrations aborted). */
+  readonly aborted: number;
+  /** What the branch saw and left alone, as sentences for the `Node Restored` event (e.g. someone else's migration). */
+  readonly leftAlone: readonly string[];
+}
+
+/** What a branch's planner may use: the configuration, the cluster, and the pod drain's shared plan. */
+export interface PlanSetup {
+  readonly config: Config;
+  readonly kube: KubeClient;
+  /** The pod drain's plan of the node (both pod branches, kubectl's warnings), made once and shared. */
+  readonly drainPlan: (nodeName: string) => Promise<NodePlan>;
+}
+
+export interface BranchDefinition {
+  readonly name: BranchName;
+  readonly stage: BranchStage;
+  /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
+  readonly words: { readonly toMove: string; readonly moved: string };
+  /** The comment on the branch's pass state in the state machine, if it needs one. */
+  readonly aslComment?: string;
+  /** The branch's reconcile pass (lib/domain/pass.ts), over the workflow's dependencies. */
+  pass(deps: WorkflowDeps): ReconcilePass;
+  /**
+   * Stops drainbridge's in-flight moves for these requests (this one first), leaving every item where
+   * it is: on Restore when the last hold goes, and when an operator aborts. Absent when there is
+   * nothing to stop (an eviction cannot be taken back).
+   */
+  cancel?(deps: WorkflowDeps, requestIds: readonly string[]): Promise<BranchCancelled>;
+  /** `drainbridge plan`: the branch's planner, or undefined when the branch is off (Nova not enabled). */
+  planner(setup: PlanSetup): Promise<BranchPlanner | undefined>;
+  /** Lines under the branch's heading in `drainbridge plan` (Nova: its host, the room on the other hosts). */
+  planLines?(plan: BranchPlan): readonly string[];
+}

@@ -1,0 +1,40 @@
+/**
+ * The pod drain's two branches (lib/drain): `pods`, beside the VM branches, and `infra-pods`, after
+ * them. Both are planned together by the drain planner, whose one plan of the node they share.
+ */
+import type { BranchPlan } from '../../domain/plan.ts';
+import type { PodBranch } from '../../drain/branch-filters.ts';
+import { createEvictionPass } from '../../drain/eviction-pass.ts';
+import type { NodePlan } from '../../drain/plan-node.ts';
+import type { WorkflowDeps } from '../deps.ts';
+import type { BranchDefinition } from './branch.ts';
+
+function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {
+  return plan.plan.branches.find((b) => b.branch === branch) ?? { branch, toMove: [], skipped: [], blockers: [] };
+}
+
+function evictionPass(branch: PodBranch, deps: WorkflowDeps) {
+  return createEvictionPass(deps.kube, deps.progress, {
+    branch,
+    infraPodSelector: deps.config.infraPodSelector,
+    // Until the KubeVirt branch moves their VMs, launcher pods keep the pods branch from finishing.
+    launcherPodsBlock: true,
+  });
+}
+
+export const podsBranch: BranchDefinition = {
+  name: 'pods',
+  stage: 'parallel',
+  words: { toMove: 'to evict', moved: 'pods evicted' },
+  pass: (deps) => evictionPass('pods', deps),
+  planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'pods'),
+};
+
+export const infraPodsBranch: BranchDefinition = {
+  name: 'infra-pods',
+  stage: 'after-vms',
+  words: { toMove: 'to evict', moved: 'infra pods evicted' },
+  aslComment: 'pods matching infraPodSelector (nova-compute, libvirt, agents) go only after the VMs have left',
+  pass: (deps) => evictionPass('infra-pods', deps),
+  planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'infra-pods'),
+};

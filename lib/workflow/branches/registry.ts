@@ -1,0 +1,52 @@
+/**
+ * The branches of an evacuation, in one place. The pass task, Restore's and abort's cancel,
+ * `drainbridge plan`, the progress lines and the Evacuate state machine (its Parallel branches are
+ * generated from this list by `npm run asl`) all follow it: a new branch is one definition here plus
+ * its implementation, and `npm run definitions`.
+ *
+ * Order matters twice: it is the order of the Parallel state's branches (and of the `after-vms`
+ * states), and the order `drainbridge plan` prints the branches in.
+ */
+import type { BranchName } from '../../domain/plan.ts';
+import type { WorkflowDeps } from '../deps.ts';
+import type { BranchCancelled, BranchDefinition, BranchStage } from './branch.ts';
+import { novaBranch } from './nova.ts';
+import { infraPodsBranch, podsBranch } from './pods.ts';
+
+export const BRANCH_REGISTRY: readonly BranchDefinition[] = Object.freeze([podsBranch, infraPodsBranch, novaBranch]);
+
+/**
+ * The definition of a branch. The event contracts name every branch drainbridge has or will have
+ * (lib/domain/plan.ts); one without a definition here is not built yet.
+ */
+export function branchNamed(name: BranchName): BranchDefinition {
+  const branch = BRANCH_REGISTRY.find((b) => b.name === name);
+  if (!branch) throw new Error(`branch ${name} is not available in this build`);
+  return branch;
+}
+
+/** The branches of one stage of the Evacuate machine, in registry order. */
+export function branchesOf(stage: BranchStage): BranchDefinition[] {
+  return BRANCH_REGISTRY.filter((b) => b.stage === stage);
+}
+
+/** The words for a branch, with neutral ones for a name not built yet. */
+export function wordsOf(name: string): BranchDefinition['words'] {
+  return BRANCH_REGISTRY.find((b) => b.name === name)?.words ?? { toMove: 'to move', moved: 'moved' };
+}
+
+/**
+ * Cancels every branch's in-flight moves for these requests (this one first), in registry order;
+ * the items stay where they are.
+ */
+export async function cancelBranches(deps: WorkflowDeps, requestIds: readonly string[]): Promise<BranchCancelled> {
+  let aborted = 0;
+  const leftAlone: string[] = [];
+  for (const branch of BRANCH_REGISTRY) {
+    if (!branch.cancel) continue;
+    const cancelled = await branch.cancel(deps, requestIds);
+    aborted += cancelled.aborted;
+    leftAlone.push(...cancelled.leftAlone);
+  }
+  return { aborted, leftAlone };
+}

@@ -1,0 +1,84 @@
+/**
+ * The layering check (.dependency-cruiser.cjs) can fail: each rule is run on a small tree that breaks
+ * it, and on one that keeps to the layers. (`npm run lint` runs it on the real tree.)
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const DEPCRUISE = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+const dirs: string[] = [];
+
+/** Writes `files` (path → source) into a fresh folder and runs the check there; its output and exit code. */
+async function check(files: Record<string, string>): Promise<{ code: number; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'drainbridge-layers-'));
+  dirs.push(dir);
+  for (const [path, source] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), source);
+  }
+  const folders = [...new Set(Object.keys(files).map((path) => path.split('/')[0] ?? ''))];
+  const args = [DEPCRUISE, '--config', CONFIG, '--output-type', 'err', ...folders];
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: dir });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the layering check', () => {
+  it('passes a tree that keeps to the layers', async () => {
+    const result = await check({
+      'lib/util/a.ts': 'export const a = 1;\n',
+      'lib/config/b.ts': "import { a } from '../util/a.ts';\nexport const b = a;\n",
+      'functions/f.ts': "import { b } from '../lib/config/b.ts';\nexport const f = b;\n",
+      'embedded/e.ts': "import { f } from '../functions/f.ts';\nexport const e = f;\n",
+      'cli/c.ts': "import { e } from '../embedded/e.ts';\nexport const c = e;\n",
+    });
+    assert.equal(result.code, 0, result.output);
+  });
+
+  it('refuses lib/ importing the wiring above it, and functions/ importing anything but lib/', async () => {
+    const result = await check({
+      'lib/workflow/w.ts': "import { f } from '../../functions/f.ts';\nexport const w = f;\n",
+      'functions/f.ts': "import { c } from '../cli/c.ts';\nexport const f = c;\n",
+      'cli/c.ts': 'export const c = 1;\n',
+    });
+    assert.notEqual(result.code, 0);
+    assert.match(result.output, /lib-stays-below: lib\/workflow\/w\.ts → functions\/f\.ts/);
+    assert.match(result.output, /functions-import-only-lib: functions\/f\.ts → cli\/c\.ts/);
+  });
+
+  it('refuses import cycles between files (type-only too) and between lib/ folders', async () => {
+    const result = await check({
+      'lib/util/a.ts': "import type { B } from './b.ts';\nexport type A = { b?: B };\n",
+      'lib/util/b.ts': "import type { A } from './a.ts';\nexport type B = { a?: A };\n",
+      'lib/config/c.ts': "import { n } from '../nova/n.ts';\nexport const c = n;\n",
+      'lib/nova/n.ts': "import { o } from '../openstack/o.ts';\nexport const n = o;\n",
+      'lib/openstack/o.ts': "import { s } from '../config/s.ts';\nexport const o = s;\n",
+      'lib/config/s.ts': 'export const s = 1;\n',
+    });
+    assert.notEqual(result.code, 0);
+    assert.match(result.output, /no-cycles: lib\/util\/a\.ts →/);
+    assert.match(result.output, /no-lib-folder-cycles: lib\/config →\s+lib\/nova →\s+lib\/openstack →\s+lib\/config/);
+  });
+
+  it('refuses an import it cannot resolve (it could not judge it)', async () => {
+    const result = await check({ 'lib/x.ts': "import { y } from './missing.ts';\nexport const x = y;\n" });
+    assert.notEqual(result.code, 0);
+    assert.match(result.output, /resolvable: lib\/x\.ts → \.\/missing\.ts/);
+  });
+});

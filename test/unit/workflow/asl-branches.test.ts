@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { BRANCH_REGISTRY } from '../../../lib/workflow/branches/registry.ts';
+import {
+  type AslBranch,
+  checkStates,
+  generateEvacuateAsl,
+  renderBranchStates,
+  statePrefix,
+} from '../../../scripts/asl-branches.ts';
+
+const ASL = readFileSync(new URL('../../../workflow/evacuate.asl.yml', import.meta.url), 'utf8');
+
+interface State {
+  Type: string;
+  Next?: string;
+  Parameters?: { branch?: string };
+  Branches?: { StartAt: string; States: Record<string, State> }[];
+}
+type Machine = { StartAt: string; States: Record<string, State> };
+
+describe('the Evacuate branch states follow the branch registry', () => {
+  it('the committed definition is what the registry generates (`npm run asl`)', () => {
+    assert.equal(generateEvacuateAsl(ASL, BRANCH_REGISTRY), ASL);
+  });
+
+  it('parallel branches run in the Parallel state in registry order, after-vms ones after it', () => {
+    const machine = parse(ASL) as Machine;
+    const parallel = machine.States.Evacuate?.Branches?.map((b) => b.States[b.StartAt]?.Parameters?.branch);
+    assert.deepEqual(
+      parallel,
+      BRANCH_REGISTRY.filter((b) => b.stage === 'parallel').map((b) => b.name),
+    );
+    assert.equal(machine.States.Evacuate?.Next, 'InfraPodsPass');
+    assert.equal(machine.States.InfraPodsPass?.Parameters?.branch, 'infra-pods');
+  });
+
+  it('a third parallel branch is one more Parallel branch with its own state names', () => {
+    const branches: AslBranch[] = [...BRANCH_REGISTRY, { name: 'kubevirt', stage: 'parallel' }];
+    const machine = parse(generateEvacuateAsl(ASL, branches)) as Machine;
+    const evacuate = machine.States.Evacuate;
+    assert.equal(evacuate?.Branches?.length, 3);
+    const third = evacuate?.Branches?.[2];
+    assert.deepEqual(Object.keys(third?.States ?? {}), ['KubevirtPass', 'KubevirtDone', 'KubevirtFinished']);
+    assert.equal(third?.States.KubevirtPass?.Parameters?.branch, 'kubevirt');
+    assert.deepEqual(checkStates(machine), []);
+  });
+
+  it('two after-vms branches run one after the other, then FinishEvacuation', () => {
+    const branches: AslBranch[] = [
+      { name: 'pods', stage: 'parallel' },
+      { name: 'infra-pods', stage: 'after-vms' },
+      { name: 'late', stage: 'after-vms' },
+    ];
+    const machine = parse(generateEvacuateAsl(ASL, branches)) as Machine;
+    assert.equal(machine.States.Evacuate?.Next, 'InfraPodsPass');
+    const done = machine.States.InfraPodsDone as unknown as { Choices: { Next: string }[] };
+    assert.equal(done.Choices[0]?.Next, 'LatePass');
+    const lateDone = machine.States.LateDone as unknown as { Choices: { Next: string }[] };
+    assert.equal(lateDone.Choices[0]?.Next, 'FinishEvacuation');
+  });
+
+  it('refuses a registry that would reuse a state name, or has no parallel branch', () => {
+    const clash: AslBranch[] = [...BRANCH_REGISTRY, { name: 'infra_pods', stage: 'after-vms' }];
+    assert.equal(statePrefix('infra_pods'), statePrefix('infra-pods'));
+    assert.throws(() => generateEvacuateAsl(ASL, clash), /branches infra-pods and infra_pods would both have states/);
+    // A hand-written state of the same name elsewhere in the machine is caught too.
+    const machine = parse(generateEvacuateAsl(ASL, BRANCH_REGISTRY)) as Machine;
+    const pods = machine.States.Evacuate?.Branches?.[0];
+    if (pods) pods.States.Admit = { Type: 'Succeed' };
+    assert.match(checkStates(machine).join('\n'), /state name Admit is used twice/);
+    assert.throws(() => renderBranchStates([{ name: 'pods', stage: 'after-vms' }]), /no parallel branch/);
+  });
+
+  it('refuses a definition without its marker lines', () => {
+    assert.throws(() => generateEvacuateAsl('StartAt: A\nStates: {}\n', BRANCH_REGISTRY), /marker lines are missing/);
+  });
+});
