@@ -17,7 +17,8 @@ if ! flock -n 9; then
 fi
 
 t0=$(date +%s)
-bash "$HERE/lab/lab.sh" up
+# The lab's daemons outlive this script: they must not inherit the lock (fd 9), or it is never released.
+bash "$HERE/lab/lab.sh" up 9>&-
 t1=$(date +%s)
 echo "# timing: harness start (lab.sh up): $((t1 - t0)) s"
 
