@@ -9,6 +9,7 @@ import type { DrainOptions } from '../domain/request.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { DrainOptionsInput, NodeName } from '../events/fields.ts';
 import { problemsOf } from '../events/parse.ts';
+import { REPORT } from './notice.ts';
 import { DEFAULT_NOTICE_POLICY, NOTICE_TIMINGS, NOTICE_TYPES, type NoticePolicy, type NoticeRule } from './policy.ts';
 
 export interface AgentConfig {
@@ -142,7 +143,7 @@ function providerRules(
       });
       continue;
     }
-    const parsed = RuleOverride.safeParse(value);
+    const parsed = RuleOverride.safeParse(value, REPORT);
     if (!parsed.success) {
       problems.push(...problemsOf(parsed.error, `${path}.${type}`));
       continue;
@@ -225,7 +226,7 @@ function toAgentConfig(env: AgentEnv, policy: NoticePolicy): AgentConfig {
 
 /** The agent's configuration from the environment; a ConfigError lists every problem. */
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>> = process.env): AgentConfig {
-  const parsed = AgentEnv.safeParse(withDefaults(env));
+  const parsed = AgentEnv.safeParse(withDefaults(env), REPORT);
   const problems = parsed.success ? [] : problemsOf(parsed.error);
   const policy = parseNoticePolicy(env[POLICY_VAR] ?? '');
   if (Array.isArray(policy)) problems.push(...policy);

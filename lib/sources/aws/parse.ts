@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { problemsOf } from '../../events/parse.ts';
 import { parseEc2ImdsDate, parseRfc3339 } from '../dates.ts';
-import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
+import { type Notice, NoticeParseError, type ParsedDocument, REPORT } from '../notice.ts';
 
 export const EC2_EVENT_CODES = [
   'instance-reboot',
@@ -66,15 +66,15 @@ function scheduledNotice(event: ScheduledEvent): Notice {
   };
 }
 
-function parseScheduledEvent(raw: unknown, index: number, seen: Set<string>): Notice | NoticeParseError {
-  const parsed = ScheduledEvent.safeParse(raw);
+function parseScheduledEvent(raw: unknown, index: number, repeated: ReadonlySet<string>): Notice | NoticeParseError {
+  const parsed = ScheduledEvent.safeParse(raw, REPORT);
   if (!parsed.success) return new NoticeParseError('aws-scheduled-events', problemsOf(parsed.error, `[${index}]`));
-  if (seen.has(parsed.data.EventId)) {
+  // Two events with one id: neither can be trusted to be the real one.
+  if (repeated.has(parsed.data.EventId)) {
     return new NoticeParseError('aws-scheduled-events', [
       { path: `[${index}].EventId`, message: 'is listed twice in the document' },
     ]);
   }
-  seen.add(parsed.data.EventId);
   const notice = scheduledNotice(parsed.data);
   if (notice.notAfter && notice.notBefore && notice.notAfter < notice.notBefore) {
     return new NoticeParseError('aws-scheduled-events', [
@@ -84,13 +84,20 @@ function parseScheduledEvent(raw: unknown, index: number, seen: Set<string>): No
   return notice;
 }
 
+function repeatedIds(events: readonly unknown[]): Set<string> {
+  const ids = events
+    .map((event) => (event as { EventId?: unknown } | null)?.EventId)
+    .filter((id) => typeof id === 'string');
+  return new Set(ids.filter((id, index) => ids.indexOf(id) !== index));
+}
+
 /** The scheduled events of `events/maintenance/scheduled`; anything but a list throws NoticeParseError. */
 export function parseEc2ScheduledEvents(document: unknown): ParsedDocument {
   if (!Array.isArray(document)) {
     throw new NoticeParseError('aws-scheduled-events', [{ path: '', message: 'must be a JSON list of events' }]);
   }
-  const seen = new Set<string>();
-  const results = document.map((raw, index) => parseScheduledEvent(raw, index, seen));
+  const repeated = repeatedIds(document);
+  const results = document.map((raw, index) => parseScheduledEvent(raw, index, repeated));
   return {
     notices: results.filter((r): r is Notice => !(r instanceof NoticeParseError)),
     rejected: results.filter((r): r is NoticeParseError => r instanceof NoticeParseError),
@@ -109,7 +116,7 @@ function objectOrThrow(source: Notice['source'], document: unknown): void {
 export function parseSpotInstanceAction(document: unknown): ParsedDocument {
   if (document === undefined) return { notices: [], rejected: [] };
   objectOrThrow('aws-spot-instance-action', document);
-  const parsed = InstanceAction.safeParse(document);
+  const parsed = InstanceAction.safeParse(document, REPORT);
   if (!parsed.success) throw new NoticeParseError('aws-spot-instance-action', problemsOf(parsed.error));
   const time = parseRfc3339(parsed.data.time) as string;
   const notice: Notice = {
@@ -132,7 +139,7 @@ const Rebalance = z.looseObject({ noticeTime: rfc3339 });
 export function parseRebalanceRecommendation(document: unknown): ParsedDocument {
   if (document === undefined) return { notices: [], rejected: [] };
   objectOrThrow('aws-rebalance-recommendation', document);
-  const parsed = Rebalance.safeParse(document);
+  const parsed = Rebalance.safeParse(document, REPORT);
   if (!parsed.success) throw new NoticeParseError('aws-rebalance-recommendation', problemsOf(parsed.error));
   const issued = parseRfc3339(parsed.data.noticeTime) as string;
   const notice: Notice = {

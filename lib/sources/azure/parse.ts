@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { FieldProblem } from '../../errors/index.ts';
 import { problemsOf } from '../../events/parse.ts';
 import { parseRfc1123 } from '../dates.ts';
-import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
+import { type Notice, NoticeParseError, type ParsedDocument, REPORT } from '../notice.ts';
 
 export const AZURE_EVENT_TYPES = ['Freeze', 'Reboot', 'Redeploy', 'Preempt', 'Terminate'] as const;
 export const AZURE_EVENT_STATUSES = ['Scheduled', 'Started'] as const;
@@ -77,16 +77,27 @@ function toNotice(event: AzureEvent): Notice {
   };
 }
 
-function parseEvent(raw: unknown, index: number, seen: Set<string>): Notice | NoticeParseError {
-  const parsed = AzureEvent.safeParse(raw);
+function parseEvent(raw: unknown, index: number, repeated: ReadonlySet<string>): Notice | NoticeParseError {
+  const parsed = AzureEvent.safeParse(raw, REPORT);
   if (!parsed.success) return new NoticeParseError(SOURCE, problemsOf(parsed.error, `Events[${index}]`));
-  const id = parsed.data.EventId.toLowerCase();
-  if (seen.has(id)) {
+  // Two events with one id: neither can be trusted to be the real one.
+  if (repeated.has(parsed.data.EventId.toLowerCase())) {
     const problem: FieldProblem = { path: `Events[${index}].EventId`, message: 'is listed twice in the document' };
     return new NoticeParseError(SOURCE, [problem]);
   }
-  seen.add(id);
   return toNotice(parsed.data);
+}
+
+function repeatedIds(events: readonly unknown[]): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const event of events) {
+    const id = (event as { EventId?: unknown } | null)?.EventId;
+    if (typeof id !== 'string') continue;
+    if (seen.has(id.toLowerCase())) repeated.add(id.toLowerCase());
+    seen.add(id.toLowerCase());
+  }
+  return repeated;
 }
 
 /** The notices of a Scheduled Events document; a document that is not one throws NoticeParseError. */
@@ -94,10 +105,10 @@ export function parseAzureScheduledEvents(document: unknown): ParsedDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new NoticeParseError(SOURCE, [{ path: '', message: 'must be a JSON object' }]);
   }
-  const parsed = Document.safeParse(document);
+  const parsed = Document.safeParse(document, REPORT);
   if (!parsed.success) throw new NoticeParseError(SOURCE, problemsOf(parsed.error));
-  const seen = new Set<string>();
-  const results = parsed.data.Events.map((raw, index) => parseEvent(raw, index, seen));
+  const repeated = repeatedIds(parsed.data.Events);
+  const results = parsed.data.Events.map((raw, index) => parseEvent(raw, index, repeated));
   return {
     notices: results.filter((r): r is Notice => !(r instanceof NoticeParseError)),
     rejected: results.filter((r): r is NoticeParseError => r instanceof NoticeParseError),

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { problemsOf } from '../../events/parse.ts';
 import { parseRfc3339 } from '../dates.ts';
-import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
+import { type Notice, NoticeParseError, type ParsedDocument, REPORT } from '../notice.ts';
 
 export const GCE_MAINTENANCE_EVENTS = ['NONE', 'MIGRATE_ON_HOST_MAINTENANCE', 'TERMINATE_ON_HOST_MAINTENANCE'] as const;
 export const GCE_MAINTENANCE_STATUSES = ['PENDING', 'ONGOING'] as const;
@@ -96,7 +96,7 @@ export function parseGceUpcomingMaintenance(document: unknown): ParsedDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new NoticeParseError(source, [{ path: '', message: 'must be a JSON object' }]);
   }
-  const parsed = Upcoming.safeParse(document);
+  const parsed = Upcoming.safeParse(document, REPORT);
   if (!parsed.success) throw new NoticeParseError(source, problemsOf(parsed.error));
   const notice = upcomingNotice(parsed.data);
   if (notice.notAfter && notice.notBefore && notice.notAfter < notice.notBefore) {
