@@ -143,15 +143,12 @@ function providerRules(
       });
       continue;
     }
-    const parsed = RuleOverride.safeParse(value, REPORT);
-    if (!parsed.success) {
-      problems.push(...problemsOf(parsed.error, `${path}.${type}`));
-      continue;
-    }
-    if (parsed.data.approveWhenDrained && provider !== 'azure') {
+    if (provider !== 'azure' && isObject(value) && value.approveWhenDrained === true) {
       problems.push({ path: `${path}.${type}.approveWhenDrained`, message: 'only Azure events can be approved' });
     }
-    rules[type] = mergeRule(rules[type] as NoticeRule, parsed.data);
+    const parsed = RuleOverride.safeParse(value, REPORT);
+    if (!parsed.success) problems.push(...problemsOf(parsed.error, `${path}.${type}`));
+    else rules[type] = mergeRule(rules[type] as NoticeRule, parsed.data);
   }
   return rules;
 }
