@@ -113,7 +113,9 @@ class LoopRunner {
   readonly #publisher: EventPublisher;
   readonly #tracker: NoticeTracker;
   #adopted = false;
-  #lastProblem = '';
+  /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
+  #lastProblems = new Set<string>();
+  #problems = new Set<string>();
 
   constructor(loop: SourceLoop, context: LoopContext, publisher: EventPublisher) {
     this.#loop = loop;
@@ -125,6 +127,7 @@ class LoopRunner {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       let ok = true;
+      this.#problems = new Set();
       try {
         await this.#adopt();
         await this.#handle(await this.#loop.read(signal), signal);
@@ -133,6 +136,7 @@ class LoopRunner {
         if (signal.aborted) break;
         this.#report(error);
       }
+      this.#lastProblems = this.#problems;
       // After a failure even a waiting source pauses, so a broken endpoint is not hammered.
       await pause(ok ? this.#loop.intervalMs : this.#context.config.pollSeconds * 1000, signal);
     }
@@ -154,16 +158,14 @@ class LoopRunner {
     const source = this.#loop.source;
     const message = error instanceof Error ? error.message : String(error);
     metrics.count(error instanceof NoticeParseError ? 'parseErrors' : 'failures', source);
-    // The same problem on every read is logged once, until it changes.
-    if (message === this.#lastProblem) return;
-    this.#lastProblem = message;
+    this.#problems.add(message);
+    if (this.#lastProblems.has(message)) return;
     if (error instanceof NoticeParseError) logger.error('malformed document: nothing published', { source, message });
     else logger.warn('reading the notices failed; trying again', { source, message });
   }
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
     for (const rejected of document.rejected) this.#report(rejected);
-    if (document.rejected.length === 0) this.#lastProblem = '';
     const notices = await this.#loop.mine(document.notices, signal);
     const snapshot = { notices, complete: document.rejected.length === 0 };
     for (const action of this.#tracker.plan(snapshot)) {
