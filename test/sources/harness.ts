@@ -186,19 +186,16 @@ export function testConfig(env: Record<string, string>): AgentConfig {
 
 export interface RunningAgent {
   readonly agent: NodeAgent;
+  /** What the agent published (empty when another publisher was given). */
   readonly publisher: RecordingPublisher;
   readonly logger: RecordingLogger;
   readonly metrics: MemoryNoticeMetrics;
 }
 
-export function runAgent(
-  config: AgentConfig,
-  kube: KubeClient,
-  extra: Partial<NodeAgentOptions> & { publisher?: RecordingPublisher } = {},
-): RunningAgent {
-  const publisher = extra.publisher ?? new RecordingPublisher();
+export function runAgent(config: AgentConfig, kube: KubeClient, extra: Partial<NodeAgentOptions> = {}): RunningAgent {
+  const recording = extra.publisher instanceof RecordingPublisher ? extra.publisher : new RecordingPublisher();
   const logger = new RecordingLogger();
   const metrics = new MemoryNoticeMetrics();
-  const agent = startNodeAgent({ config, kube, publisher, logger, metrics, ...extra });
-  return { agent, publisher, logger, metrics };
+  const agent = startNodeAgent({ config, kube, publisher: recording, logger, metrics, ...extra });
+  return { agent, publisher: recording, logger, metrics };
 }
