@@ -6,7 +6,17 @@
 import { z } from 'zod';
 import { PHASES } from '../domain/phase.ts';
 import { BLOCKER_CODES, BRANCHES } from '../domain/plan.ts';
-import { DrainOptionsInput, Instant, NodeName, Origin, Reason, Requester, RequestId, Target } from './fields.ts';
+import {
+  CloudNotice,
+  DrainOptionsInput,
+  Instant,
+  NodeName,
+  Origin,
+  Reason,
+  Requester,
+  RequestId,
+  Target,
+} from './fields.ts';
 
 /** Event sources. `aws.*` is reserved by AWS, so ours are `drainbridge.*`. */
 export const SOURCES = {
@@ -52,6 +62,8 @@ export const MaintenanceRequested = z
     notBefore: Instant.optional(),
     deadline: Instant.optional(),
     drain: DrainOptionsInput.optional(),
+    /** Optional (added in 1 without a version change): the cloud notice this request came from. */
+    notice: CloudNotice.optional(),
   })
   .superRefine((event, ctx) => {
     if (event.notBefore && event.deadline && Date.parse(event.deadline) <= Date.parse(event.notBefore)) {
@@ -65,6 +77,8 @@ export const MaintenanceEnded = z.strictObject({
   origin: Origin,
   target: Target,
   reason: Reason.optional(),
+  /** Optional: the cloud notice whose end this is (same fields as in the request). */
+  notice: CloudNotice.optional(),
 });
 
 /**

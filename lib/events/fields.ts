@@ -3,6 +3,7 @@
  * because the message is what an operator sees when an invocation is refused.
  */
 import { z } from 'zod';
+import { NOTICE_ACTIONS, NOTICE_PROVIDERS, NOTICE_SOURCES } from '../domain/notice.ts';
 import { INSTANCE_PROVIDERS, ORIGINS } from '../domain/request.ts';
 
 /** A Kubernetes object name (DNS-1123 subdomain): what the API server accepts for a Node. */
@@ -97,4 +98,18 @@ export const DrainOptionsInput = z.strictObject({
   disableEviction: z.boolean().optional(),
   skipWaitForDeleteTimeoutSeconds: seconds('0 never skips').min(0, 'must be 0 or more').optional(),
   chunkSize: z.number().int().min(1).max(10_000).optional(),
+});
+
+/**
+ * The cloud maintenance notice a request came from (set by the node agent and the AWS notice normaliser):
+ * the provider's own event id and type, the document it was read from, and what the notice policy decided.
+ */
+export const CloudNotice = z.strictObject({
+  provider: z.enum(NOTICE_PROVIDERS, { error: `must be one of ${NOTICE_PROVIDERS.join(', ')}` }),
+  source: z.enum(NOTICE_SOURCES, { error: `must be one of ${NOTICE_SOURCES.join(', ')}` }),
+  /** Azure EventId, EC2 instance event id, AWS Health event ARN, … (what repeats of one notice share). */
+  eventId: z.string().min(1, 'must not be empty').max(1600, 'must be at most 1600 characters'),
+  /** The provider's type: Reboot, system-reboot, AWS_EC2_INSTANCE_STOP_SCHEDULED, MIGRATE_ON_HOST_MAINTENANCE, … */
+  eventType: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+  action: z.enum(NOTICE_ACTIONS, { error: `must be one of ${NOTICE_ACTIONS.join(', ')}` }),
 });

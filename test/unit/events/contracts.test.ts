@@ -255,6 +255,36 @@ describe('bus envelope', () => {
   });
 });
 
+describe('the optional cloud notice field', () => {
+  const notice = {
+    provider: 'azure',
+    source: 'azure-scheduled-events',
+    eventId: '602d9444-d2cd-49c7-8624-8643e7171297',
+    eventType: 'Reboot',
+    action: 'evacuate',
+  };
+
+  it('is accepted on Maintenance Requested and Maintenance Ended, and optional', () => {
+    const requested = parseDetail(DETAIL_TYPES.maintenanceRequested, { ...validDetail(), notice });
+    assert.deepEqual(requested.notice, notice);
+    assert.equal(parseDetail(DETAIL_TYPES.maintenanceRequested, validDetail()).notice, undefined);
+    const ended = { version: '1', requestId: 'r1', requester: 'agent', origin: 'azure', target: { nodeName: 'n' } };
+    assert.deepEqual(parseDetail(DETAIL_TYPES.maintenanceEnded, { ...ended, notice }).notice, notice);
+  });
+
+  it('names the bad notice field', () => {
+    assert.match(
+      rejection({ ...validDetail(), notice: { ...notice, provider: 'ibm' } }),
+      /notice\.provider: must be one of azure, aws, gcp/,
+    );
+    assert.match(
+      rejection({ ...validDetail(), notice: { ...notice, action: 'panic' } }),
+      /notice\.action: must be one of evacuate, ignore/,
+    );
+    assert.match(rejection({ ...validDetail(), notice: { ...notice, extra: 1 } }), /notice\.extra: unknown field/);
+  });
+});
+
 describe('generated JSON Schema', () => {
   it('docs/schemas is current (run `npm run schemas` after changing a contract)', async () => {
     const { generateJsonSchemas } = await import('../../../lib/events/json-schema.ts');

@@ -147,6 +147,12 @@ const CASES: readonly Case[] = [
     }),
     field: 'release.lastHold',
   },
+  {
+    fn: 'normalize-aws-notice',
+    what: 'not an EventBridge event',
+    event: { instance: 'i-abcd1111' },
+    field: 'source',
+  },
 ];
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;

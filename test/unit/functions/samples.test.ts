@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import { matchesPattern } from '../../../lib/bus/event-pattern.ts';
 import { InvalidInput } from '../../../lib/errors/index.ts';
 import { problemsOf } from '../../../lib/events/parse.ts';
+import { normalizeAwsNoticeTask } from '../../../lib/sources/aws/normalize.ts';
 import { ResolveInput } from '../../../lib/workflow/state.ts';
 import { admitTask, passTask, prepareNovaTask } from '../../../lib/workflow/tasks/evacuate-steps.ts';
 import {
@@ -56,6 +57,8 @@ const FUNCTION_SAMPLES: Record<string, Spec> = {
   'release-hold.json': releaseHoldTask,
   'restore-nova.json': restoreNovaTask,
   'finish-restore.json': finishRestoreTask,
+  'normalize-aws-notice-health.json': normalizeAwsNoticeTask,
+  'normalize-aws-notice-spot.json': normalizeAwsNoticeTask,
 };
 
 /** Execution inputs (what the rules deliver): events/<file> → the machine it starts. */
@@ -123,7 +126,7 @@ describe('events/ samples', () => {
       [],
       'functions without a sample',
     );
-    assert.equal(functions.length, 9);
+    assert.equal(functions.length, 10);
   });
 
   for (const [file, spec] of Object.entries(FUNCTION_SAMPLES)) {

@@ -1,0 +1,216 @@
+/**
+ * The node agent: one loop per enabled source of this node's cloud, each reading its document, turning
+ * the notices that concern this node into `Maintenance Requested` / `Maintenance Ended` through the
+ * publisher, and (Azure) approving events drainbridge drained for. It keeps no state that matters
+ * across restarts: ids are derived from the notices (repeats are duplicates the workflow drops) and
+ * the requests a previous run published are found again in the node's ledger, so their end is not lost.
+ *
+ *   const agent = startNodeAgent({ config: loadAgentConfig(), publisher, kube });
+ *   process.on('SIGTERM', () => agent.stop());
+ *   await agent.done;
+ */
+import type { EventPublisher } from '../bus/types.ts';
+import type { NoticeSource } from '../domain/notice.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { createLogger } from '../log/logger.ts';
+import { readLedger } from '../node/ledger.ts';
+import { awsSources } from './aws/source.ts';
+import { AzureSource } from './azure/source.ts';
+import type { AgentConfig } from './config.ts';
+import { endedEvent, requestedEvent } from './events.ts';
+import { gcpSources } from './gcp/source.ts';
+import type { AgentLogger, LoopContext, SourceLoop } from './loop.ts';
+import { pause } from './loop.ts';
+import { MemoryNoticeMetrics, type NoticeMetrics } from './metrics.ts';
+import { describeNotice, NoticeParseError, type ParsedDocument } from './notice.ts';
+import { NoticeTracker, type TrackerAction } from './tracker.ts';
+
+export interface NodeAgentOptions {
+  readonly config: AgentConfig;
+  /** Where requests go: the EventBridge publisher on AWS, the in-process bus embedded. */
+  readonly publisher: EventPublisher;
+  /** Reads only: this node (its ledger), and for Azure approvals all nodes and Evacuation records. */
+  readonly kube: KubeClient;
+  readonly logger?: AgentLogger;
+  /** Counters; a MemoryNoticeMetrics (renderable for a scrape endpoint) by default. */
+  readonly metrics?: NoticeMetrics;
+  readonly now?: () => Date;
+  /** Stops the agent as `stop()` does. */
+  readonly signal?: AbortSignal;
+  /** Sources to run instead of those the configuration names (tests). */
+  readonly sources?: (context: LoopContext) => SourceLoop[];
+}
+
+export interface NodeAgent {
+  readonly sources: readonly NoticeSource[];
+  readonly metrics: NoticeMetrics;
+  /** Settles when every loop has stopped. Loops never fail: errors are logged and counted, and the loop goes on. */
+  readonly done: Promise<void>;
+  /** Stops every loop (an in-flight metadata request is aborted) and waits for them. */
+  stop(): Promise<void>;
+}
+
+/** drainbridge's structured, redacting logger (lib/log) behind the agent's logger interface. */
+function powertoolsLogger(): AgentLogger {
+  const logger = createLogger('drainbridge.node-agent');
+  return {
+    debug: (message, extra) => logger.debug(message, extra ?? {}),
+    info: (message, extra) => logger.info(message, extra ?? {}),
+    warn: (message, extra) => logger.warn(message, extra ?? {}),
+    error: (message, extra) => logger.error(message, extra ?? {}),
+  };
+}
+
+/** The sources of the configured provider. */
+export function sourcesFor(context: LoopContext): SourceLoop[] {
+  switch (context.config.provider) {
+    case 'azure':
+      return [new AzureSource(context)];
+    case 'aws':
+      return awsSources(context);
+    case 'gcp':
+      return gcpSources(context);
+  }
+}
+
+/** Runs the agent until stopped. */
+export function startNodeAgent(options: NodeAgentOptions): NodeAgent {
+  const controller = new AbortController();
+  options.signal?.addEventListener('abort', () => controller.abort(options.signal?.reason), { once: true });
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  const metrics = options.metrics ?? new MemoryNoticeMetrics();
+  const context: LoopContext = {
+    config: options.config,
+    kube: options.kube,
+    logger: options.logger ?? powertoolsLogger(),
+    metrics,
+    now: options.now ?? (() => new Date()),
+  };
+  const loops = (options.sources ?? sourcesFor)(context);
+  const done = Promise.all(
+    loops.map((loop) => new LoopRunner(loop, context, options.publisher).run(controller.signal)),
+  ).then(() => undefined);
+  context.logger.info('node agent started', {
+    node: options.config.nodeName,
+    provider: options.config.provider,
+    sources: loops.map((loop) => loop.source),
+  });
+  return {
+    sources: loops.map((loop) => loop.source),
+    metrics,
+    done,
+    stop: async () => {
+      controller.abort(new Error('node agent stopped'));
+      await done;
+    },
+  };
+}
+
+/** One source's loop: read, track, publish, wait. */
+class LoopRunner {
+  readonly #loop: SourceLoop;
+  readonly #context: LoopContext;
+  readonly #publisher: EventPublisher;
+  readonly #tracker: NoticeTracker;
+  #adopted = false;
+  /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
+  #lastProblems = new Set<string>();
+  #problems = new Set<string>();
+
+  constructor(loop: SourceLoop, context: LoopContext, publisher: EventPublisher) {
+    this.#loop = loop;
+    this.#context = context;
+    this.#publisher = publisher;
+    this.#tracker = new NoticeTracker(loop.source, context.config.nodeName, context.config.policy);
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let ok = true;
+      this.#problems = new Set();
+      try {
+        await this.#adopt();
+        await this.#handle(await this.#loop.read(signal), signal);
+      } catch (error) {
+        ok = false;
+        if (signal.aborted) break;
+        this.#report(error);
+      }
+      this.#lastProblems = this.#problems;
+      // After a failure even a waiting source pauses, so a broken endpoint is not hammered.
+      await pause(ok ? this.#loop.intervalMs : this.#context.config.pollSeconds * 1000, signal);
+    }
+  }
+
+  /** Once: take over the requests of this source that the node's ledger still holds (a previous run's). */
+  async #adopt(): Promise<void> {
+    if (this.#adopted) return;
+    const node = await this.#context.kube.getNode(this.#context.config.nodeName);
+    const held = Object.keys(readLedger(node).holds).filter((id) => this.#tracker.owns(id));
+    this.#tracker.adopt(held);
+    this.#adopted = true;
+    if (held.length > 0)
+      this.#context.logger.info('found requests of a previous run', { source: this.#loop.source, held });
+  }
+
+  #report(error: unknown): void {
+    const { logger, metrics } = this.#context;
+    const source = this.#loop.source;
+    const message = error instanceof Error ? error.message : String(error);
+    metrics.count(error instanceof NoticeParseError ? 'parseErrors' : 'failures', source);
+    this.#problems.add(message);
+    if (this.#lastProblems.has(message)) return;
+    if (error instanceof NoticeParseError) logger.error('malformed document: nothing published', { source, message });
+    else logger.warn('reading the notices failed; trying again', { source, message });
+  }
+
+  async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
+    for (const rejected of document.rejected) this.#report(rejected);
+    const notices = await this.#loop.mine(document.notices, signal);
+    const snapshot = { notices, complete: document.rejected.length === 0 };
+    for (const action of this.#tracker.plan(snapshot)) {
+      if (signal.aborted) return;
+      await this.#carryOut(action);
+    }
+    this.#tracker.forgetUnlisted(snapshot);
+    await this.#loop.after?.(notices, this.#tracker, signal);
+  }
+
+  async #carryOut(action: TrackerAction): Promise<void> {
+    const { config, logger, metrics, now } = this.#context;
+    const source = this.#loop.source;
+    const base = {
+      requestId: action.requestId,
+      nodeName: config.nodeName,
+      requester: `drainbridge-node-agent/${config.nodeName}`.slice(0, 256),
+      now: now(),
+    };
+    try {
+      if (action.kind === 'ignore') {
+        logger.info('notice ignored by the policy', { source, requestId: action.requestId, why: action.why });
+        metrics.count('ignored', source);
+      } else if (action.kind === 'request') {
+        await this.#publisher.publish('Maintenance Requested', requestedEvent(action.notice, action.rule, base));
+        logger.info('maintenance requested', {
+          source,
+          requestId: action.requestId,
+          notice: describeNotice(action.notice),
+        });
+        metrics.count('requested', source);
+      } else {
+        const detail = endedEvent({ ...base, provider: config.provider }, action.why, action.last);
+        await this.#publisher.publish('Maintenance Ended', detail);
+        logger.info('maintenance ended', { source, requestId: action.requestId, why: action.why });
+        metrics.count('ended', source);
+      }
+      this.#tracker.commit(action);
+    } catch (error) {
+      metrics.count('failures', source);
+      logger.warn('publishing failed; trying again at the next read', {
+        source,
+        requestId: action.requestId,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * A fake GCE metadata server for maintenance notices: `Metadata-Flavor: Google` required on requests
+ * (403 without it) and sent on answers, an `ETag` that changes with the value, `wait_for_change=true`
+ * hanging until the value changes (at once when `last_etag` is given and differs; at `timeout_sec` with
+ * the value unchanged), and `upcoming-maintenance?alt=json` (404 where the VM has none).
+ */
+import { createHash } from 'node:crypto';
+import { FakeHttpServer, type FakeReply, type RecordedRequest } from './http.ts';
+
+export const MAINTENANCE_EVENT_PATH = '/computeMetadata/v1/instance/maintenance-event';
+export const UPCOMING_PATH = '/computeMetadata/v1/instance/upcoming-maintenance';
+
+/** The longest a hanging request waits without `timeout_sec`. */
+const DEFAULT_WAIT_SECONDS = 300;
+
+export interface FakeGceOptions {
+  readonly port?: number;
+}
+
+export class FakeGceMetadata {
+  readonly server: FakeHttpServer;
+  #value = 'NONE';
+  #version = 0;
+  /** A document, `undefined` for 404, or raw text. */
+  #upcoming: { kind: 'json'; value: unknown } | { kind: 'raw'; text: string } | undefined = {
+    kind: 'json',
+    value: {},
+  };
+  #waiters = new Set<() => void>();
+
+  private constructor(server: FakeHttpServer) {
+    this.server = server;
+  }
+
+  static async start(options: FakeGceOptions = {}): Promise<FakeGceMetadata> {
+    let fake: FakeGceMetadata | undefined;
+    const server = await FakeHttpServer.start(
+      (request, signal) => (fake as FakeGceMetadata).handle(request, signal),
+      options.port,
+    );
+    fake = new FakeGceMetadata(server);
+    return fake;
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  get maintenanceEvent(): string {
+    return this.#value;
+  }
+
+  /** The current ETag: a new one for every change of the value. */
+  get etag(): string {
+    return createHash('sha256').update(`${this.#version}:${this.#value}`).digest('hex').slice(0, 16);
+  }
+
+  /** Requests waiting for a change right now. */
+  get waiting(): number {
+    return this.#waiters.size;
+  }
+
+  /** Sets the maintenance-event value (any text, to test malformed values) and wakes waiting requests. */
+  setMaintenanceEvent(value: string): void {
+    if (value === this.#value) return;
+    this.#value = value;
+    this.#version += 1;
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /** The upcoming-maintenance document (`{}` for nothing scheduled); `undefined`: 404. */
+  setUpcomingMaintenance(document: unknown): void {
+    this.#upcoming = document === undefined ? undefined : { kind: 'json', value: structuredClone(document) };
+  }
+
+  serveRawUpcoming(text: string): void {
+    this.#upcoming = { kind: 'raw', text };
+  }
+
+  private reply(status: number, body: string): FakeReply {
+    return { status, headers: { 'Metadata-Flavor': 'Google', ETag: this.etag, 'Content-Type': 'text/plain' }, body };
+  }
+
+  private async handle(request: RecordedRequest, stopping: AbortSignal): Promise<FakeReply> {
+    if (request.headers['metadata-flavor'] !== 'Google') {
+      return { status: 403, body: 'Missing Metadata-Flavor:Google header.' };
+    }
+    if (request.path === UPCOMING_PATH) {
+      if (!this.#upcoming) return this.reply(404, 'Not Found');
+      return this.reply(
+        200,
+        this.#upcoming.kind === 'raw' ? this.#upcoming.text : JSON.stringify(this.#upcoming.value),
+      );
+    }
+    if (request.path !== MAINTENANCE_EVENT_PATH) return this.reply(404, 'Not Found');
+    if (request.query.wait_for_change === 'true') await this.waitForChange(request, stopping);
+    return this.reply(200, this.#value);
+  }
+
+  private async waitForChange(request: RecordedRequest, stopping: AbortSignal): Promise<void> {
+    const last = request.query.last_etag;
+    if (last !== undefined && last !== this.etag) return;
+    const seconds = Number(request.query.timeout_sec ?? DEFAULT_WAIT_SECONDS);
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        stopping.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, seconds) * 1000);
+      this.#waiters.add(done);
+      stopping.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * The node agent on Azure, against the fake Scheduled Events service over HTTP and the simulator:
+ * notices become requests and ends, and an event is approved only when drainbridge drained every node
+ * it lists for it (DrainSafe's rule).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { formatRfc1123 } from '../../lib/sources/dates.ts';
+import { noticeRequestId } from '../../lib/sources/ids.ts';
+import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
+import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+
+const VMSS_0 = 'aks-pool-12345678-vmss_0';
+const VMSS_1 = 'aks-pool-12345678-vmss_1';
+
+let cluster: AgentCluster;
+let fake: FakeAzureMetadata;
+let eventNumber = 0;
+
+before(async () => {
+  cluster = await startAgentCluster(AZURE_NODES);
+});
+after(async () => {
+  await fake?.server.stop();
+  await cluster.stop();
+});
+
+/** A fresh fake per test, and a fresh event id: tests do not see each other's events or records. */
+async function freshFake(): Promise<FakeAzureMetadata> {
+  await fake?.server.stop();
+  fake = await FakeAzureMetadata.start({ vmName: VMSS_0 });
+  return fake;
+}
+
+function reboot(resources: string[], change: Partial<AzureScheduledEvent> = {}): AzureScheduledEvent {
+  eventNumber += 1;
+  return {
+    EventId: `602D9444-D2CD-49C7-8624-${String(eventNumber).padStart(12, '0')}`,
+    EventStatus: 'Scheduled',
+    EventType: 'Reboot',
+    ResourceType: 'VirtualMachine',
+    Resources: resources,
+    NotBefore: formatRfc1123(new Date(Date.now() + 15 * 60_000)),
+    Description: 'Host server is undergoing maintenance.',
+    EventSource: 'Platform',
+    DurationInSeconds: 9,
+    ...change,
+  };
+}
+
+const config = (nodeName: string) =>
+  testConfig({
+    DRAINBRIDGE_NODE_NAME: nodeName,
+    DRAINBRIDGE_AGENT_PROVIDER: 'azure',
+    DRAINBRIDGE_AGENT_AZURE_URL: fake.url,
+  });
+const idOf = (node: string, event: AzureScheduledEvent) =>
+  noticeRequestId('azure-scheduled-events', node, event.EventId);
+/** GETs of the document the fake answered so far. */
+const reads = () => fake.server.requestsTo('/metadata/scheduledevents', 'GET').length;
+
+describe('node agent: Azure Scheduled Events', () => {
+  it('a Reboot listing this node → one Maintenance Requested; a new incarnation repeats nothing; gone → Maintenance Ended', async () => {
+    await freshFake();
+    const event = reboot([VMSS_0]);
+    fake.putEvent(event);
+    const { agent, publisher } = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
+      const [requested] = publisher.of('Maintenance Requested');
+      assert.equal(requested?.requestId, `azure:node-1:se:${event.EventId}`);
+      assert.equal(requested?.origin, 'azure');
+      assert.deepEqual(requested?.target, { nodeName: 'node-1' });
+      assert.equal(requested?.notBefore, new Date(formatRfc1123(new Date(Date.parse(event.NotBefore)))).toISOString());
+      assert.deepEqual(requested?.drain, { ignoreDaemonSets: true });
+      assert.deepEqual(requested?.notice, {
+        provider: 'azure',
+        source: 'azure-scheduled-events',
+        eventId: event.EventId,
+        eventType: 'Reboot',
+        action: 'evacuate',
+      });
+      assert.match(
+        String(requested?.reason),
+        /Reboot \(Scheduled\) not before .* Host server is undergoing maintenance/,
+      );
+
+      const incarnation = fake.incarnation;
+      fake.putEvent({ ...event, EventStatus: 'Started', NotBefore: '' });
+      assert.equal(fake.incarnation, incarnation + 1);
+      const seen = reads();
+      await waitUntil('the agent read the new incarnation twice', () => reads() >= seen + 2);
+      assert.equal(publisher.events.length, 1, 'the started event is the same request');
+
+      fake.removeEvent(event.EventId);
+      await waitUntil('the end is published', () => publisher.of('Maintenance Ended').length === 1);
+      const [ended] = publisher.of('Maintenance Ended');
+      assert.equal(ended?.requestId, requested?.requestId);
+      assert.equal(ended?.origin, 'azure');
+      assert.equal(ended?.reason, 'the notice is no longer listed');
+      assert.equal(fake.startRequests.length, 0, 'nothing was drained, nothing approved');
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('an event for another VM of the placement group is not this node’s', async () => {
+    await freshFake();
+    fake.putEvent(reboot(['some-other-vm']));
+    const { agent, publisher } = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('three reads', () => reads() >= 3);
+      assert.deepEqual(publisher.events, []);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('approves only once drainbridge drained the node for this very event', async () => {
+    await freshFake();
+    const event = reboot([VMSS_0]);
+    fake.putEvent(event);
+    const { agent, publisher, logger, metrics } = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
+      await waitUntil('an approval check found it not drained', () =>
+        logger.has('not approving the event yet', (e) =>
+          String(e.why).includes(`no evacuation of node-1 for ${idOf('node-1', event)}`),
+        ),
+      );
+      // Drained for another request (a manual one): still not this event's drain.
+      cluster.markDrained('node-1', `manual-${eventNumber}`);
+      const seen = reads();
+      await waitUntil('two more reads', () => reads() >= seen + 2);
+      assert.equal(fake.startRequests.length, 0);
+
+      cluster.markDrained('node-1', idOf('node-1', event));
+      await waitUntil('the event is approved', () => fake.approved(event.EventId));
+      assert.deepEqual(
+        fake.startRequests.map((r) => r.eventId),
+        [event.EventId],
+        'one StartRequest, for this event',
+      );
+      const post = fake.server.requestsTo('/metadata/scheduledevents', 'POST')[0];
+      assert.deepEqual(JSON.parse(post?.body ?? ''), { StartRequests: [{ EventId: event.EventId }] });
+      assert.equal(post?.headers.metadata, 'true');
+      assert.equal(post?.query['api-version'], '2020-07-01');
+      assert.equal(metrics.get('approved'), 1);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('an event listing two nodes is approved only after both are drained', async () => {
+    await freshFake();
+    const event = reboot([VMSS_0, VMSS_1]);
+    fake.putEvent(event);
+    const one = runAgent(config('node-1'), cluster.kube);
+    const two = runAgent(config('node-2'), cluster.kube);
+    try {
+      await waitUntil(
+        'both nodes requested',
+        () =>
+          one.publisher.of('Maintenance Requested').length === 1 &&
+          two.publisher.of('Maintenance Requested').length === 1,
+      );
+      assert.equal(two.publisher.of('Maintenance Requested')[0]?.requestId, idOf('node-2', event));
+      cluster.markDrained('node-1', idOf('node-1', event));
+      await waitUntil('node-1 drained, node-2 not: the check says so', () =>
+        one.logger.has('not approving the event yet', (e) => {
+          const why = String(e.why);
+          return why.includes('node-2') && !why.includes('node-1');
+        }),
+      );
+      assert.equal(fake.startRequests.length, 0);
+      cluster.markDrained('node-2', idOf('node-2', event));
+      await waitUntil('the event is approved', () => fake.approved(event.EventId));
+      assert.ok(fake.startRequests.every((r) => r.eventId === event.EventId));
+    } finally {
+      await Promise.all([one.agent.stop(), two.agent.stop()]);
+    }
+  });
+
+  it('never approves an event with a resource that is no node, nor one the policy ignores', async () => {
+    await freshFake();
+    const mixed = reboot([VMSS_0, 'some-other-vm']);
+    const freeze = reboot([VMSS_0], { EventType: 'Freeze', DurationInSeconds: 5 });
+    fake.setEvents([mixed, freeze]);
+    const { agent, publisher, logger, metrics } = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('the Reboot is requested', () => publisher.of('Maintenance Requested').length === 1);
+      assert.equal(publisher.of('Maintenance Requested')[0]?.requestId, idOf('node-1', mixed));
+      await waitUntil('the Freeze is reported as ignored', () => logger.has('notice ignored by the policy'));
+      assert.equal(metrics.get('ignored'), 1, 'reported once');
+      cluster.markDrained('node-1', idOf('node-1', mixed));
+      cluster.markDrained('node-3', idOf('node-1', freeze));
+      await waitUntil('the check names the unknown resource', () =>
+        logger.has('not approving the event yet', (e) => String(e.why).includes('some-other-vm')),
+      );
+      const seen = reads();
+      await waitUntil('two more reads', () => reads() >= seen + 2);
+      assert.equal(fake.startRequests.length, 0);
+      assert.equal(metrics.get('ignored'), 1, 'still reported once');
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('restart-safe: a new agent finds the held request and ends it when the notice is gone; a listed one is only repeated', async () => {
+    await freshFake();
+    const gone = reboot([VMSS_0]);
+    const kept = reboot([VMSS_0]);
+    fake.setEvents([gone, kept]);
+    const first = runAgent(config('node-1'), cluster.kube);
+    await waitUntil('both requested', () => first.publisher.of('Maintenance Requested').length === 2);
+    await first.agent.stop();
+    cluster.markHeld('node-1', idOf('node-1', gone));
+    fake.removeEvent(gone.EventId);
+
+    const second = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('the vanished notice is ended', () => second.publisher.of('Maintenance Ended').length === 1);
+      assert.equal(second.publisher.of('Maintenance Ended')[0]?.requestId, idOf('node-1', gone));
+      assert.deepEqual(
+        second.publisher.of('Maintenance Requested').map((d) => d.requestId),
+        [idOf('node-1', kept)],
+        'the listed notice is requested again under the same id (a duplicate the workflow drops)',
+      );
+      assert.ok(second.logger.has('found requests of a previous run'));
+    } finally {
+      await second.agent.stop();
+    }
+  });
+
+  it('a failed publish is tried again at the next read', async () => {
+    await freshFake();
+    const event = reboot([VMSS_0]);
+    fake.putEvent(event);
+    const { agent, publisher, metrics } = runAgent(config('node-1'), cluster.kube);
+    publisher.failing = true;
+    try {
+      await waitUntil('two failed publishes', () => metrics.get('failures') >= 2);
+      publisher.failing = false;
+      await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
+      assert.equal(metrics.get('requested'), 1);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('stops when its signal aborts: every loop ends', async () => {
+    await freshFake();
+    const controller = new AbortController();
+    const { agent } = runAgent(config('node-1'), cluster.kube, { signal: controller.signal });
+    await waitUntil('one read', () => reads() >= 1);
+    controller.abort();
+    await agent.done;
+    assert.deepEqual(agent.sources, ['azure-scheduled-events']);
+  });
+});

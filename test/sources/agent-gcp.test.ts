@@ -1,0 +1,115 @@
+/**
+ * The node agent on GCE, against the fake metadata server over HTTP: maintenance-event read with
+ * hanging requests (wait_for_change, last_etag), upcoming-maintenance polled.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import axios from 'axios';
+import { FakeGceMetadata } from '../../sim/metadata/index.ts';
+import { type AgentCluster, GCP_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+
+const EVENT = '/computeMetadata/v1/instance/maintenance-event';
+const UPCOMING = '/computeMetadata/v1/instance/upcoming-maintenance';
+
+let cluster: AgentCluster;
+let fake: FakeGceMetadata;
+
+before(async () => {
+  cluster = await startAgentCluster(GCP_NODES);
+});
+beforeEach(async () => {
+  await fake?.server.stop();
+  fake = await FakeGceMetadata.start();
+});
+after(async () => {
+  await fake?.server.stop();
+  await cluster.stop();
+});
+
+const config = (extra: Record<string, string> = {}) =>
+  testConfig({
+    DRAINBRIDGE_NODE_NAME: 'node-1',
+    DRAINBRIDGE_AGENT_PROVIDER: 'gcp',
+    DRAINBRIDGE_AGENT_GCP_URL: fake.url,
+    DRAINBRIDGE_AGENT_GCP_UPCOMING: 'false',
+    ...extra,
+  });
+
+describe('node agent: GCE metadata', () => {
+  it('the fake refuses requests without Metadata-Flavor: Google', async () => {
+    const bare = await axios.get(`${fake.url}${EVENT}`, { validateStatus: () => true, proxy: false });
+    assert.equal(bare.status, 403);
+  });
+
+  it('MIGRATE_ON_HOST_MAINTENANCE while the agent waits → requested at once; back to NONE → ended', async () => {
+    const { agent, publisher } = runAgent(config(), cluster.kube);
+    try {
+      await waitUntil('the agent waits for a change', () => fake.waiting === 1);
+      const waiting = fake.server.requestsTo(EVENT).at(-1);
+      assert.equal(waiting?.query.wait_for_change, 'true');
+      assert.equal(waiting?.query.last_etag, fake.etag, 'it waits from the version it saw');
+      assert.equal(waiting?.headers['metadata-flavor'], 'Google');
+
+      const etag = () => fake.etag;
+      fake.setMaintenanceEvent('MIGRATE_ON_HOST_MAINTENANCE');
+      const migrating = etag();
+      await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
+      const [requested] = publisher.of('Maintenance Requested');
+      assert.equal(requested?.requestId, `gcp:node-1:maintenance-event:maintenance-event-${migrating}`);
+      assert.equal(requested?.origin, 'gcp');
+      assert.equal(requested?.notBefore, undefined, 'a 60-second notice starts at once');
+      assert.equal((requested?.notice as { eventType?: string } | undefined)?.eventType, 'MIGRATE_ON_HOST_MAINTENANCE');
+
+      await waitUntil('the agent waits again', () => fake.waiting === 1);
+      fake.setMaintenanceEvent('NONE');
+      await waitUntil('the end is published', () => publisher.of('Maintenance Ended').length === 1);
+      assert.equal(publisher.of('Maintenance Ended')[0]?.requestId, requested?.requestId);
+      assert.equal(publisher.events.length, 2);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('a hanging read that times out unchanged publishes nothing and waits again', async () => {
+    const { agent, publisher } = runAgent(config({ DRAINBRIDGE_AGENT_GCP_WAIT_SECONDS: '1' }), cluster.kube);
+    try {
+      await waitUntil('a read timed out and another waits', () => fake.server.requestsTo(EVENT).length >= 3, 5_000);
+      assert.deepEqual(publisher.events, []);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('upcoming-maintenance → requested for the window (notBefore start, deadline end); gone → ended', async () => {
+    const start = new Date(Date.now() + 86_400_000);
+    start.setMilliseconds(0);
+    const end = new Date(start.getTime() + 7_200_000);
+    fake.setUpcomingMaintenance({
+      can_reschedule: 'true',
+      latest_window_start_time: start.toISOString(),
+      maintenance_reasons: ['PLANNED_UPDATE'],
+      maintenance_status: 'PENDING',
+      type: 'SCHEDULED',
+      window_end_time: end.toISOString(),
+      window_start_time: start.toISOString(),
+    });
+    const { agent, publisher } = runAgent(
+      {
+        ...config({ DRAINBRIDGE_AGENT_GCP_UPCOMING: 'true' }),
+        gcp: { ...config().gcp, upcoming: true, upcomingPollSeconds: 0.05 },
+      },
+      cluster.kube,
+    );
+    try {
+      await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
+      const [requested] = publisher.of('Maintenance Requested');
+      assert.equal(requested?.notBefore, start.toISOString());
+      assert.equal(requested?.deadline, end.toISOString());
+      assert.equal(fake.server.requestsTo(UPCOMING)[0]?.query.alt, 'json');
+      fake.setUpcomingMaintenance({});
+      await waitUntil('the end is published', () => publisher.of('Maintenance Ended').length === 1);
+    } finally {
+      await agent.stop();
+    }
+  });
+});
