@@ -3,7 +3,7 @@
  * values of secret variables are never echoed back.
  */
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
-import { problemsOf } from '../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../events/parse.ts';
 import { type Config, ENV_VARS, type Env, EnvSchema, type KubeAccess, SECRET_ENV_VARS } from './schema.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -143,7 +143,7 @@ function redactProblems(problems: FieldProblem[], env: Environment): FieldProble
 /** Reads and validates the configuration; throws ConfigError listing every problem. */
 export function loadConfig(env: Environment = process.env): Config {
   const raw = withDefaults(env);
-  const parsed = EnvSchema.safeParse(raw);
+  const parsed = safeParseReporting(EnvSchema, raw);
   if (!parsed.success) throw new ConfigError(redactProblems(problemsOf(parsed.error), env));
   const problems = crossFieldProblems(parsed.data);
   const kube =

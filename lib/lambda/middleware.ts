@@ -7,14 +7,14 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
 import { InvalidInput } from '../errors/index.ts';
-import { problemsOf } from '../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../events/parse.ts';
 
 /** Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field. */
 export function validateInput(what: string, schema: z.ZodType): MiddlewareObj {
   return {
     name: 'validateInput',
     before: (request) => {
-      const result = schema.safeParse(request.event);
+      const result = safeParseReporting(schema, request.event);
       if (!result.success) throw new InvalidInput(`invalid input to ${what}`, problemsOf(result.error));
       request.event = result.data;
     },
