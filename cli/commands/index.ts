@@ -3,6 +3,7 @@ import type { Command } from '../command.ts';
 import { abortCommand } from './abort.ts';
 import { demoCommand } from './demo.ts';
 import { evacuateCommand } from './evacuate.ts';
+import { forwarderCommand } from './forwarder.ts';
 import { planCommand } from './plan.ts';
 import { restoreCommand } from './restore.ts';
 import { simCommand } from './sim.ts';
@@ -12,6 +13,7 @@ export const COMMANDS: readonly Command[] = [
   restoreCommand,
   abortCommand,
   planCommand,
+  forwarderCommand,
   simCommand,
   demoCommand,
 ];
