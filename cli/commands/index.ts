@@ -6,6 +6,7 @@ import { evacuateCommand } from './evacuate.ts';
 import { forwarderCommand } from './forwarder.ts';
 import { planCommand } from './plan.ts';
 import { restoreCommand } from './restore.ts';
+import { runCommand } from './run.ts';
 import { simCommand } from './sim.ts';
 
 export const COMMANDS: readonly Command[] = [
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   abortCommand,
   planCommand,
   forwarderCommand,
+  runCommand,
   simCommand,
   demoCommand,
 ];
