@@ -8,7 +8,7 @@
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 
 /** Why NMO is taken to be installed, or undefined. */
-export function nmoMarker(crd: V1CustomResourceDefinition | undefined): string | undefined {
+export function nmoMarker(crd: Pick<V1CustomResourceDefinition, 'metadata'> | undefined): string | undefined {
   const labels = crd?.metadata?.labels ?? {};
   if (Object.hasOwn(labels, 'node-maintenance-operator')) {
     return 'the NodeMaintenance CRD carries the node-maintenance-operator label';
