@@ -8,9 +8,12 @@
  *     churn (label changes and cordons on random nodes) — target ≤ 80 MiB;
  *  3. API requests per minute while idle (1,000 nodes): by verb and resource, from the simulator's log.
  *
- *   npm run bench:forwarder -- [--idle-seconds 60] [--churn-seconds 30] [--churn-rate 50]
+ * It runs the image's bundle (dist/drainbridge.mjs, built when missing or with --rebuild).
+ *
+ *   npm run bench:forwarder -- [--idle-seconds 60] [--churn-seconds 30] [--churn-rate 50] [--rebuild]
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { InProcessBus } from '../lib/bus/in-process-bus.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../sim/eventbridge/endpoint.ts';
 import {
@@ -32,6 +35,9 @@ function option(name: string, fallback: number): number {
   }
   return value;
 }
+
+/** The image's bundle: what runs in the cluster (the sources through type stripping cost ~60 MiB more). */
+const BUNDLE = 'dist/drainbridge.mjs';
 
 const IDLE_SECONDS = option('idle-seconds', 60);
 const CHURN_SECONDS = option('churn-seconds', 30);
@@ -93,6 +99,7 @@ async function setUp(nodes: number): Promise<Setup> {
       AWS_SECRET_ACCESS_KEY: 'bench',
       DRAINBRIDGE_NODE_MAINTENANCE: 'true',
     },
+    BUNDLE,
   );
   await waitUntil(
     'the forwarder is ready',
@@ -183,6 +190,7 @@ async function scale(): Promise<{
   return { rssIdle, rssChurnMax, perMinute, changes };
 }
 
+if (!existsSync(BUNDLE) || process.argv.includes('--rebuild')) execFileSync(process.execPath, ['scripts/bundle.ts'], { stdio: 'inherit' });
 const started = Date.now();
 const small = await latency();
 const big = await scale();

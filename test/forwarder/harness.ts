@@ -121,8 +121,9 @@ export class DrainbridgeProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly #child: ChildProcess;
 
-  constructor(args: readonly string[], env: Record<string, string>) {
-    this.#child = spawn(process.execPath, [join(ROOT, 'bin/drainbridge.js'), ...args], {
+  /** `entry`: the TypeScript sources' bin/drainbridge.js (default) or the image's bundle, dist/drainbridge.mjs. */
+  constructor(args: readonly string[], env: Record<string, string>, entry = join(ROOT, 'bin/drainbridge.js')) {
+    this.#child = spawn(process.execPath, [entry, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), POWERTOOLS_LOG_LEVEL: 'INFO', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
