@@ -190,7 +190,8 @@ async function scale(): Promise<{
   return { rssIdle, rssChurnMax, perMinute, changes };
 }
 
-if (!existsSync(BUNDLE) || process.argv.includes('--rebuild')) execFileSync(process.execPath, ['scripts/bundle.ts'], { stdio: 'inherit' });
+if (!existsSync(BUNDLE) || process.argv.includes('--rebuild'))
+  execFileSync(process.execPath, ['scripts/bundle.ts'], { stdio: 'inherit' });
 const started = Date.now();
 const small = await latency();
 const big = await scale();

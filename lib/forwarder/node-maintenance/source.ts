@@ -56,7 +56,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       ...common,
       resource: NODE_MAINTENANCE_API.plural,
       path: clusterObjectsPath(NODE_MAINTENANCE_API),
-      list: () => listClusterObjects<NodeMaintenance>(options.client, NODE_MAINTENANCE_API),
+      list: () => this.#listMaintenances(),
       onRestart: (reason) => options.onRestart?.(NODE_MAINTENANCE_API.plural, reason),
     });
     this.#records = new ResilientInformer<EvacuationObject>({
@@ -107,6 +107,26 @@ export class NodeMaintenanceSource implements ForwarderSource {
     this.#leading = false;
     await this.#draining;
     await Promise.all([this.#maintenances.stop(), this.#records.stop()]);
+  }
+
+  #crdMissingReported = false;
+
+  /** Without the CRD there is nothing to watch: an empty list (the source counts as synced), retried with backoff. */
+  async #listMaintenances() {
+    try {
+      const listed = await listClusterObjects<NodeMaintenance>(this.#o.client, NODE_MAINTENANCE_API);
+      this.#crdMissingReported = false;
+      return listed;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      if (!this.#crdMissingReported) {
+        this.#o.logger.warn('the NodeMaintenance CRD is not installed: NodeMaintenances are ignored until it is', {
+          crd: NODE_MAINTENANCE_CRD,
+        });
+        this.#crdMissingReported = true;
+      }
+      return { apiVersion: 'v1', kind: 'List', items: [], metadata: { resourceVersion: '' } };
+    }
   }
 
   async #detectNmo(): Promise<void> {
