@@ -14,7 +14,15 @@ import { EmbeddedExecutor, type Execution, type ExecutorOptions, type MachineDef
 import { type Definitions, EMBEDDED_BUS } from './extract.ts';
 import { embeddedHandlers } from './functions.ts';
 
+let packagedDefinitions: Definitions | undefined;
+
+/** The single-file bundle (scripts/bundle.ts) carries the definitions inside itself instead of beside it. */
+export function usePackagedDefinitions(definitions: Definitions): void {
+  packagedDefinitions = definitions;
+}
+
 export function loadDefinitions(): Definitions {
+  if (packagedDefinitions) return packagedDefinitions;
   return JSON.parse(readFileSync(new URL('../workflow/definitions.json', import.meta.url), 'utf8')) as Definitions;
 }
 
@@ -35,6 +43,8 @@ export interface EmbeddedOptions extends ExecutorOptions {
   readonly onBusEvent?: (detailType: string, detail: unknown) => void;
   /** The clock the tasks read (tests). */
   readonly now?: () => Date;
+  /** Names executions (default: a random UUID); `drainbridge run` marks its own with its identity. */
+  readonly executionName?: () => string;
 }
 
 export class EmbeddedRuntime {
@@ -42,11 +52,13 @@ export class EmbeddedRuntime {
   readonly bus: InProcessBus;
   readonly executor: EmbeddedExecutor;
   readonly executions: TrackedExecution[] = [];
+  readonly #executionName: (() => string) | undefined;
 
-  private constructor(deps: WorkflowDeps, bus: InProcessBus, executor: EmbeddedExecutor) {
+  private constructor(deps: WorkflowDeps, bus: InProcessBus, executor: EmbeddedExecutor, name?: () => string) {
     this.deps = deps;
     this.bus = bus;
     this.executor = executor;
+    this.#executionName = name;
   }
 
   static async create(options: EmbeddedOptions): Promise<EmbeddedRuntime> {
@@ -74,13 +86,13 @@ export class EmbeddedRuntime {
       embeddedHandlers(deps, options.now),
       options,
     );
-    runtime = new EmbeddedRuntime(deps, bus, executor);
+    runtime = new EmbeddedRuntime(deps, bus, executor, options.executionName);
     return runtime;
   }
 
   /** Starts an execution directly (what a bus rule does), and tracks it. */
   startExecution(machine: string, input: unknown): TrackedExecution {
-    const execution = this.executor.start(machine, input);
+    const execution = this.executor.start(machine, input, this.#executionName?.());
     const detail = (input as { detail?: { requestId?: unknown } } | undefined)?.detail;
     const requestId = typeof detail?.requestId === 'string' ? detail.requestId : undefined;
     const outcome = execution.result.then(

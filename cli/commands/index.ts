@@ -3,8 +3,10 @@ import type { Command } from '../command.ts';
 import { abortCommand } from './abort.ts';
 import { demoCommand } from './demo.ts';
 import { evacuateCommand } from './evacuate.ts';
+import { forwarderCommand } from './forwarder.ts';
 import { planCommand } from './plan.ts';
 import { restoreCommand } from './restore.ts';
+import { runCommand } from './run.ts';
 import { simCommand } from './sim.ts';
 
 export const COMMANDS: readonly Command[] = [
@@ -12,6 +14,8 @@ export const COMMANDS: readonly Command[] = [
   restoreCommand,
   abortCommand,
   planCommand,
+  forwarderCommand,
+  runCommand,
   simCommand,
   demoCommand,
 ];

@@ -5,6 +5,7 @@
  */
 import {
   ApiException,
+  ApiextensionsV1Api,
   AppsV1Api,
   type ConfigurationOptions,
   CoordinationV1Api,
@@ -17,6 +18,7 @@ import {
   PolicyV1Api,
   type RequestContext,
   type ResponseContext,
+  type V1CustomResourceDefinition,
   type V1DaemonSet,
   type V1Lease,
   type V1Node,
@@ -95,6 +97,7 @@ export class KubeClient {
   readonly apps: AppsV1Api;
   readonly coordination: CoordinationV1Api;
   readonly custom: CustomObjectsApi;
+  readonly apiextensions: ApiextensionsV1Api;
   readonly #timeoutMs: number;
   readonly #retry: Omit<RetryOptions, 'isRetryable'>;
   readonly chunkSize: number;
@@ -105,6 +108,7 @@ export class KubeClient {
     this.apps = kubeConfig.makeApiClient(AppsV1Api);
     this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.apiextensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.chunkSize = options.chunkSize ?? 500;
@@ -272,5 +276,40 @@ export class KubeClient {
       const replaced: unknown = await this.custom.replaceClusterCustomObject({ ...EVACUATION_API, name, body }, o);
       return replaced as EvacuationObject;
     });
+  }
+
+  /** Every Evacuation record (the resumption of unfinished requests after a restart). */
+  listEvacuations(): Promise<EvacuationObject[]> {
+    return this.listAll('list evacuations', async (page, o) => {
+      const listed: unknown = await this.custom.listClusterCustomObject({ ...EVACUATION_API, ...page }, o);
+      return listed as { items: EvacuationObject[]; metadata?: { _continue?: string } };
+    });
+  }
+
+  /** A JSON merge patch of a cluster-scoped custom object (its status with `subresource: 'status'`). */
+  patchClusterObject<T>(
+    api: { readonly group: string; readonly version: string; readonly plural: string },
+    name: string,
+    patch: MergePatch,
+    subresource?: 'status',
+  ): Promise<T> {
+    const operation = `patch ${api.plural}${subresource ? '/status' : ''} ${name}`;
+    return this.call(
+      operation,
+      async (o) => {
+        const request = { ...api, name, body: patch };
+        const patched: unknown = subresource
+          ? await this.custom.patchClusterCustomObjectStatus(request, o)
+          : await this.custom.patchClusterCustomObject(request, o);
+        return patched as T;
+      },
+      { contentType: 'application/merge-patch+json' },
+    );
+  }
+
+  getCustomResourceDefinition(name: string): Promise<V1CustomResourceDefinition> {
+    return this.call(`get customresourcedefinition ${name}`, (o) =>
+      this.apiextensions.readCustomResourceDefinition({ name }, o),
+    );
   }
 }

@@ -31,6 +31,9 @@ export interface EvacuationObject {
     requester?: string;
     origin?: string;
     reason?: string;
+    /** The request's drain options as resolved (kubectl drain's, see lib/domain/request.ts). */
+    drain?: Record<string, unknown>;
+    deadline?: string;
   };
   status?: EvacuationStatus;
 }
@@ -57,6 +60,10 @@ export interface EvacuationStatus {
   branches?: Record<string, EvacuationBranchStatus>;
   /** Set by `drainbridge abort`: the evacuation stops at its next step and keeps the safe state. */
   abortRequested?: { by: string; at: string };
+  /** Why the evacuation failed (`<ErrorName>: <message>`). */
+  lastError?: string;
+  /** A Restore of this request: when it started and finished (resumption after a restart). */
+  restore?: { startedAt?: string; finishedAt?: string };
 }
 
 /** `namespace/name` of a pod. */

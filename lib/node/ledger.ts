@@ -217,13 +217,15 @@ export const NOTHING_RESTORED: Restored = Object.freeze({
 });
 
 export type ReleaseDecision =
-  | { readonly action: 'none'; readonly why: 'not-held' | 'already-released'; readonly last: boolean }
+  | { readonly action: 'none'; readonly why: 'already-released'; readonly last: boolean }
   | {
       readonly action: 'patch';
       readonly patch: MergePatch;
       /** Whether this was the last hold (and what it restored). */
       readonly last: boolean;
       readonly restored: Restored;
+      /** The request never held the node: only its tombstone is written. */
+      readonly neverHeld?: true;
     };
 
 function restoreSpec(
@@ -259,8 +261,18 @@ export function planRelease(
   const ledger = readLedger(node);
   const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
   if (!Object.hasOwn(ledger.holds, requestId)) {
-    const why = Object.hasOwn(released, requestId) ? 'already-released' : 'not-held';
-    return { action: 'none', why, last: !isHeld(ledger) };
+    if (Object.hasOwn(released, requestId)) return { action: 'none', why: 'already-released', last: !isHeld(ledger) };
+    // Ended before it took its hold (e.g. still waiting for a maintenance slot): remember that, so the
+    // late admission finds the tombstone and does not cordon a node whose maintenance is over.
+    released[requestId] = now.toISOString();
+    const next: Ledger = { ...ledger, released };
+    return {
+      action: 'patch',
+      patch: ledgerPatch(node, next),
+      last: !isHeld(ledger),
+      restored: NOTHING_RESTORED,
+      neverHeld: true,
+    };
   }
   const holds = Object.fromEntries(Object.entries(ledger.holds).filter(([id]) => id !== requestId));
   released[requestId] = now.toISOString();

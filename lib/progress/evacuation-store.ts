@@ -65,12 +65,15 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   async ensure(request: ResolvedRequest): Promise<EvacuationObject> {
     const existing = await this.#get(request.requestId);
     if (existing) return existing;
+    // The drain options and deadline too, so that a restarted `drainbridge run` can resume the request as asked.
     const spec = {
       requestId: request.requestId,
       nodeName: request.nodeName,
       requester: request.requester,
       origin: request.origin,
       reason: request.reason,
+      drain: { ...request.drain },
+      ...(request.deadline ? { deadline: request.deadline } : {}),
     };
     try {
       return await this.#client.createEvacuation(newEvacuation(spec));
@@ -128,6 +131,22 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   /** Records the evacuation's phase. */
   async setPhase(requestId: string, phase: string): Promise<void> {
     await this.#update(requestId, (status) => ({ ...status, phase }));
+  }
+
+  /** Records why the evacuation failed (shown as a NodeMaintenance's lastError). */
+  async recordError(requestId: string, message: string): Promise<void> {
+    await this.#update(requestId, (status) => ({ ...status, lastError: message.slice(0, 1024) }));
+  }
+
+  /**
+   * Marks a Restore of `requestId` as started or finished, so that a restarted `drainbridge run` finishes
+   * an interrupted one. Only an existing record is marked (a request never admitted has none to resume).
+   */
+  async markRestore(requestId: string, stage: 'startedAt' | 'finishedAt', at: Date): Promise<void> {
+    if (!(await this.#get(requestId))) return;
+    await this.#update(requestId, (status) =>
+      status.restore?.[stage] ? status : { ...status, restore: { ...status.restore, [stage]: at.toISOString() } },
+    );
   }
 
   /** Asks the running evacuation of `requestId` to stop (it sees this at its next step). Idempotent. */

@@ -109,11 +109,18 @@ export async function admitRequest(
   settings: AdmissionSettings,
   now: Date,
 ): Promise<Admitted> {
-  const ledger = readLedger(await readNodeOrFail(client, request.nodeName));
+  const node = await readNodeOrFail(client, request.nodeName);
+  const ledger = readLedger(node);
   if (ledger.holds[request.requestId]) return { why: 'this request already holds the node', acquired: false };
   if (ledger.released[request.requestId]) {
     throw new SkipEvent(
       `request ${request.requestId} was already released from node ${request.nodeName}; not cordoning again`,
+    );
+  }
+  // A cordon asked for this evacuation; uncordoned before it was admitted, the request is moot.
+  if (request.origin === 'cordon' && node.spec?.unschedulable !== true) {
+    throw new SkipEvent(
+      `node ${request.nodeName} is no longer cordoned: the cordon behind request ${request.requestId} was lifted before admission`,
     );
   }
   let lease = await lockAdmission(client, settings.namespace, request.requestId, now);

@@ -7,6 +7,7 @@
  * case of a process killed mid-step and re-run with the same input.
  */
 import { z } from 'zod';
+import { ConflictError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
@@ -86,4 +87,29 @@ export async function reconcileOwnership(
 /** A sentence for logs and errors: who owns the request and how recently it was seen. */
 export function describeOwner(decision: { owner: Owner; ageSeconds: number }): string {
   return `execution ${decision.owner.executionId} (seen ${Math.round(decision.ageSeconds)} s ago)`;
+}
+
+/**
+ * Clears the owner mark of `requestId` when `isGone(owner)` knows its execution is dead — e.g. it ran in
+ * a `drainbridge run` process that no longer holds the run Lease — so a resumed execution takes over at
+ * once instead of waiting OWNER_TTL_SECONDS. Conditional on the record's resourceVersion; a mark that
+ * changed meanwhile (a live owner refreshed it) is left alone. Returns whether it cleared one.
+ */
+export async function clearDeadOwner(
+  client: KubeClient,
+  requestId: string,
+  isGone: (owner: Owner) => boolean,
+): Promise<boolean> {
+  const record = await client.getEvacuation(evacuationName(requestId));
+  const owner = readOwner(record);
+  if (!owner || !isGone(owner)) return false;
+  const annotations = { ...record.metadata.annotations };
+  delete annotations[OWNER_ANNOTATION];
+  try {
+    await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
 }

@@ -68,6 +68,7 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     }
     const record = await deps.progress.ensure(input.request);
     await deps.progress.setPhase(input.request.requestId, 'Failed');
+    await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
     const blockers = blockersOf(Object.values(record.status?.branches ?? {}).flatMap((b) => b.blockers ?? []));
     await deps.publisher.publish(
       'Evacuation Failed',
@@ -90,6 +91,7 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const { request } = input;
+    await deps.progress.markRestore(request.requestId, 'startedAt', tools.now());
     const result = await releaseHold(deps.kube, request.nodeName, request.requestId, {
       now: tools.now(),
       ledger: ledgerSettings(deps.config),
@@ -143,7 +145,8 @@ export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }
   name: 'finishRestore',
   input: FinishRestoreInput,
   deps: depsFromEnvironment,
-  run: async (input, deps) => {
+  run: async (input, deps, tools) => {
+    await deps.progress.markRestore(input.request.requestId, 'finishedAt', tools.now());
     const event = restoredEvent(input.request, input.executionId, {
       lastHold: input.release.lastHold,
       uncordoned: input.release.uncordoned,
