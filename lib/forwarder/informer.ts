@@ -58,6 +58,8 @@ type DoneCallback = (err: unknown) => void;
 class TunedWatch<T extends KubernetesObject> extends Watch {
   readonly #options: InformerOptions<T>;
   readonly #hooks: { onStall: () => void; onWatchStart: () => void };
+  /** The resourceVersion of the last event or bookmark handed on (what a resume would start from). */
+  lastSeenResourceVersion: string | undefined;
 
   constructor(options: InformerOptions<T>, hooks: { onStall: () => void; onWatchStart: () => void }) {
     super(options.kubeConfig);
@@ -94,6 +96,8 @@ class TunedWatch<T extends KubernetesObject> extends Watch {
           ? transform(object as T)
           : object;
       callback(phase, shaped, raw);
+      this.lastSeenResourceVersion =
+        (object as KubernetesObject | undefined)?.metadata?.resourceVersion ?? this.lastSeenResourceVersion;
     };
     const onDone: DoneCallback = (err) => {
       clearTimeout(timer);
@@ -115,6 +119,7 @@ function isExpired(error: unknown): boolean {
 export class ResilientInformer<T extends KubernetesObject> {
   readonly #options: InformerOptions<T>;
   readonly #listWatch: ListWatch<T>;
+  readonly #watch: TunedWatch<T>;
   #stopped = false;
   #synced = false;
   #attempt = 0;
@@ -131,12 +136,13 @@ export class ResilientInformer<T extends KubernetesObject> {
       resolve = r;
     });
     this.#firstSync = { promise, resolve };
-    const watch = new TunedWatch(options, {
+    const watch = new TunedWatch<T>(options, {
       onStall: () => {
         this.#pendingReason = 'stalled';
       },
       onWatchStart: () => this.#watching(),
     });
+    this.#watch = watch;
     const list = async (): Promise<KubernetesListObject<T>> => {
       const listed = await options.list();
       const items = options.transform ? listed.items.map(options.transform) : listed.items;
@@ -154,6 +160,11 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   get synced(): boolean {
     return this.#synced;
+  }
+
+  /** The resourceVersion of the last watch event or bookmark seen (tests wait on it instead of sleeping). */
+  get lastSeenResourceVersion(): string | undefined {
+    return this.#watch.lastSeenResourceVersion;
   }
 
   get resource(): string {

@@ -101,15 +101,21 @@ describe('forwarder informers under watch faults', () => {
   });
 
   it('bookmarks keep a quiet watch resumable: after 400 unrelated changes a dropped node watch resumes without a re-list', async () => {
-    const mark = cluster.sim.requestLog.mark();
+    let churned = 0;
     for (let i = 0; i < 400; i++) {
-      cluster.sim.store.create(
+      const created = cluster.sim.store.create(
         { group: '', resource: 'configmaps' },
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `churn-${i}`, namespace: 'default' } },
       );
+      churned = Number(created.metadata.resourceVersion);
     }
-    // The sim sends a bookmark every 10 simulated seconds (0.2 s here): wait for two.
-    await new Promise((resolve) => cluster.sim.clock.setTimeout(() => resolve(undefined), 25_000));
+    // The sim sends a bookmark every 10 simulated seconds: wait until the node watch has seen one past the churn.
+    await waitUntil(
+      'a bookmark past the churn reached the node informer',
+      () => Number(forwarder.nodes.lastSeenResourceVersion ?? 0) >= churned,
+    );
+    // Counted from here: the watch is live and past the churn (a restart left over from the previous case is not this one's).
+    const mark = cluster.sim.requestLog.mark();
     cluster.sim.faults.dropWatches({ user, ...NODES });
     assert.equal((await cluster.kubectl.run(['cordon', 'node-4'])).code, 0);
     await waitUntil('node-4 cordon published', () => published('Node Cordoned', 'node-4') === 1);
