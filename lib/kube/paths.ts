@@ -44,6 +44,8 @@ export interface EvacuationBranchStatus {
   inFlight?: number;
   skipped?: number;
   blockers?: string[];
+  /** What the branch waits for that becomes a blocker only if the evacuation gives up (External VMIs). */
+  waiting?: string[];
 }
 
 export interface EvacuationStatus {
@@ -57,6 +59,11 @@ export interface EvacuationStatus {
   branches?: Record<string, EvacuationBranchStatus>;
   /** Set by `drainbridge abort`: the evacuation stops at its next step and keeps the safe state. */
   abortRequested?: { by: string; at: string };
+  /**
+   * Set by the first pass of an execution that nears Step Functions' history limit: every branch of that
+   * execution leaves at its next pass, and the execution continues as a new one (workflow/evacuate.asl.yml).
+   */
+  continueRequested?: { executionId: string; at: string };
 }
 
 /** `namespace/name` of a pod. */

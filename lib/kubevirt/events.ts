@@ -68,8 +68,12 @@ function eventsOf(previous: VmiProgress | undefined, next: VmiProgress, ctx: Con
 function statusEvent(next: VmiProgress, ctx: Context): Event | undefined {
   switch (next.status) {
     case 'moved': {
-      const by = next.migrationBy ? `${next.migrationBy}'s migration ${next.migration}` : 'a live migration';
-      const message = `live-migrated off node ${next.sourceNode} to ${next.targetNode ?? 'another node'} by ${by}${seconds(next.startedAt, next.endedAt)}`;
+      const by = {
+        drainbridge: "drainbridge's migration",
+        kubevirt: "KubeVirt's evacuation migration",
+        other: 'migration',
+      }[next.migrationBy ?? 'other'];
+      const message = `live-migrated off node ${next.sourceNode} to ${next.targetNode ?? 'another node'} by ${by} ${next.migration ?? '(unknown)'}${seconds(next.startedAt, next.endedAt)}`;
       return { reason: 'Migrated', message, type: 'Normal' };
     }
     case 'blocked':

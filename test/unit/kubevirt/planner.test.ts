@@ -65,17 +65,11 @@ function launcher(of: Vmi, labels: Record<string, string> = {}): V1Pod {
   };
 }
 
-function migration(
-  name: string,
-  vmiName: string,
-  phase: string,
-  extra: Partial<Vmim['metadata']> = {},
-  state = {},
-): Vmim {
+function migration(name: string, vmiName: string, phase: string): Vmim {
   return {
-    metadata: { name, namespace: 'vms', uid: `m-${name}`, ...extra },
+    metadata: { name, namespace: 'vms', uid: `m-${name}` },
     spec: { vmiName },
-    status: { phase: phase as never, migrationState: state },
+    status: { phase: phase as never },
   };
 }
 
