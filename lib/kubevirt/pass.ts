@@ -10,6 +10,8 @@
 import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { apiStatusOf } from '../kube/errors.ts';
+import { readNodeOrFail } from '../node/hold.ts';
+import { readLedger } from '../node/ledger.ts';
 import { KubeVirtApi } from './api.ts';
 import { classifyVmi } from './classify.ts';
 import { eventsFor, recordVmiEvents } from './events.ts';
@@ -82,6 +84,11 @@ export class KubeVirtPass implements ReconcilePass {
       options,
       now,
     });
+    if (plan.actions.length > 0 && !(await this.#stillHeld(request))) {
+      // A Restore released the hold since this step's guard: start nothing it would not cancel (the next
+      // step's guard ends the evacuation).
+      return { done: false, progressed: false, progress: plan.progress, blockers: plan.blockers };
+    }
     const refused = await this.#perform(plan.actions);
     const state = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
     if (JSON.stringify(state) !== JSON.stringify(stored?.state)) {
@@ -98,6 +105,12 @@ export class KubeVirtPass implements ReconcilePass {
       detail: plan.detail,
       vms: vmMoves(state, now),
     };
+  }
+
+  /** Whether the request still holds the node (read again right before starting migrations). */
+  async #stillHeld(request: PassInput['request']): Promise<boolean> {
+    const node = await readNodeOrFail(this.#deps.kube, request.nodeName);
+    return readLedger(node).holds[request.requestId] !== undefined;
   }
 
   /** Performs the actions; returns the refused ones (by VMI uid) with virt-api's or the apiserver's words. */

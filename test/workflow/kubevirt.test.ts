@@ -20,7 +20,14 @@ import {
   type WorkflowSim,
   waitUntil,
 } from './harness.ts';
-import { byDrainbridge, kubeVirtScenario, launcherEvictions, migrationsCreated, vmis } from './kubevirt-scenario.ts';
+import {
+  byDrainbridge,
+  kubeVirtScenario,
+  launcherEvictions,
+  migrationsCreated,
+  migrationsDeleted,
+  vmis,
+} from './kubevirt-scenario.ts';
 
 const DRAIN = { ignoreDaemonSets: true };
 
@@ -368,6 +375,11 @@ describe('KubeVirt: Restore while migrations run', () => {
 
     const ours = history.migrations(byDrainbridge);
     assert.equal(ours.length, 2);
+    assert.deepEqual(
+      migrationsDeleted(w).sort(),
+      ours.map((r) => `${r.namespace}/${r.name}`).sort(),
+      'the request log: drainbridge deleted exactly its two migrations',
+    );
     for (const record of ours) {
       assert.ok(record.removedAtMs, `${record.name} was deleted`);
       assert.ok(!record.phases.some((p) => p.phase === 'Succeeded'), `${record.name} did not complete`);
