@@ -33,11 +33,14 @@ export async function observeNode(
   nodeName: string,
   settings: { podSelector: string; ownersOf?: (vmis: readonly Vmi[], settings: KubeVirtSettings) => readonly Vmi[] },
 ): Promise<KubeVirtObservation> {
+  // Migrations first, then VMIs: a migration that ended between the two reads has already moved its
+  // VMI (KubeVirt updates the VMI before it marks the migration Succeeded), so a VMI is never seen on the
+  // node with its migration seen finished — which would ask for a second migration of a VMI that moved.
+  const migrations = await kubevirt.migrations();
   const vmis = await kubevirt.vmisOnNode(nodeName);
-  const [kvSettings, launcherPods, migrations] = await Promise.all([
+  const [kvSettings, launcherPods] = await Promise.all([
     kubevirt.settings(vmis !== undefined),
     kubevirt.launcherPodsOnNode(nodeName, settings.podSelector),
-    vmis === undefined ? Promise.resolve([]) : kubevirt.migrations(),
   ]);
   const owners = new Map<string, VirtualMachine | undefined>();
   for (const vmi of settings.ownersOf?.(vmis ?? [], kvSettings) ?? []) {

@@ -82,7 +82,7 @@ describe('KubeVirt: six VMIs (4 LiveMigrate, 1 External, 1 None) and ordinary po
       assert.equal(before.get(`vms/${name}`)?.nodeName, 'node-1', `vms/${name} starts on node-1`);
     await w.runtime.put(
       'Maintenance Requested',
-      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 1800) }),
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 600) }),
     );
     const [execution] = w.runtime.executionsFor('req-node-1');
     assert.ok(execution);
@@ -216,6 +216,9 @@ describe('KubeVirt: limits, counted from the simulator, not from drainbridge', (
       const fromNode1 = (r: { migrationState?: Readonly<Record<string, unknown>> }) =>
         r.migrationState?.sourceNode === 'node-1';
       const own = history.migrations((r) => byDrainbridge(r) && fromNode1(r));
+      const perVmi = new Map<string, number>();
+      for (const r of history.migrations(byDrainbridge)) perVmi.set(r.vmi, (perVmi.get(r.vmi) ?? 0) + 1);
+      assert.ok(Math.max(...perVmi.values()) <= 1, `one drainbridge migration per VMI: ${JSON.stringify([...perVmi])}`);
       return {
         created: migrationsCreated(w),
         own: own.length,
@@ -283,7 +286,7 @@ describe('KubeVirt: failed migrations are retried, then reported', () => {
     faults.failNextMigrations('vms/broken', 50, 'Live migration failed: target rejected the domain (simulated)');
     await w.runtime.put(
       'Maintenance Requested',
-      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 900) }),
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 300) }),
     );
     const [execution] = w.runtime.executionsFor('req-node-1');
     const outcome = await execution?.outcome;
