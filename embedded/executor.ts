@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { LOCAL_ARN_PREFIX } from './extract.ts';
+import { LOCAL_ARN_PREFIX, LOCAL_STATE_MACHINE_ARN_PREFIX } from './extract.ts';
 
 type RunOptions = NonNullable<Parameters<StateMachine['run']>[1]>;
 type Overrides = NonNullable<RunOptions['overrides']>;
@@ -28,17 +28,36 @@ export interface MachineDefinition {
   readonly States: Record<string, StateDefinition>;
 }
 
-/** Task state name → function key, through Parallel branches and Map processors. State names are unique. */
-export function taskFunctions(definition: MachineDefinition, out = new Map<string, string>()): Map<string, string> {
+/** The Step Functions service integration that starts an execution (fire and forget), as continue-as-new uses it. */
+export const START_EXECUTION_RESOURCE = 'arn:aws:states:::states:startExecution';
+
+/** Every state of a machine with the states of its Parallel branches and Map processors. State names are unique. */
+function allStates(definition: MachineDefinition, out: [string, StateDefinition][] = []): [string, StateDefinition][] {
   for (const [name, state] of Object.entries(definition.States)) {
+    out.push([name, state]);
+    for (const branch of state.Branches ?? []) allStates(branch, out);
+    const processor = state.ItemProcessor ?? state.Iterator;
+    if (processor) allStates(processor, out);
+  }
+  return out;
+}
+
+/** Task state name → function key, through Parallel branches and Map processors. */
+export function taskFunctions(definition: MachineDefinition): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, state] of allStates(definition)) {
     if (state.Type === 'Task' && state.Resource?.startsWith(LOCAL_ARN_PREFIX)) {
       out.set(name, state.Resource.slice(LOCAL_ARN_PREFIX.length));
     }
-    for (const branch of state.Branches ?? []) taskFunctions(branch, out);
-    const processor = state.ItemProcessor ?? state.Iterator;
-    if (processor) taskFunctions(processor, out);
   }
   return out;
+}
+
+/** Task states that start an execution (`states:startExecution`). */
+export function startExecutionStates(definition: MachineDefinition): string[] {
+  return allStates(definition)
+    .filter(([, state]) => state.Type === 'Task' && state.Resource === START_EXECUTION_RESOURCE)
+    .map(([name]) => name);
 }
 
 /** Counts of one execution: what the suite prints and the history-size estimate is built from. */
@@ -48,6 +67,12 @@ export interface ExecutionStats {
   lambdaErrors: number;
   retries: number;
   parallelStates: number;
+  /**
+   * History events Step Functions would have written, counted from the interpreter's event log as it
+   * runs: 2 per state entered, 3 per Task attempt (entries and retries), 2 per Parallel state, 2 for
+   * the execution's start and end.
+   */
+  historyEvents: number;
 }
 
 /**
@@ -56,7 +81,7 @@ export interface ExecutionStats {
  * included) LambdaFunctionScheduled + …Started + …Succeeded/Failed; per Parallel state
  * ParallelStateStarted + …Succeeded; ExecutionStarted + the end.
  */
-export function estimateHistoryEvents(stats: ExecutionStats): number {
+export function estimateHistoryEvents(stats: Omit<ExecutionStats, 'historyEvents'>): number {
   return 2 * stats.stateTransitions + 3 * stats.lambdaInvocations + 2 * stats.parallelStates + 2;
 }
 
@@ -70,6 +95,13 @@ export interface TaskCall {
   readonly error?: { readonly name: string; readonly message: string };
 }
 
+/** What a `states:startExecution` Task asks for (after the interpreter resolved its Parameters). */
+export interface StartExecutionRequest {
+  readonly StateMachineArn: string;
+  readonly Input?: unknown;
+  readonly Name?: string;
+}
+
 export interface ExecutorOptions {
   /** Replaces every Retry interval with this many ms (tests and the demo); undefined keeps the definition's backoff. */
   readonly retryIntervalMs?: number;
@@ -77,6 +109,8 @@ export interface ExecutorOptions {
   readonly waitMs?: number;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
   readonly onTask?: (call: TaskCall) => void;
+  /** Told of every execution a `states:startExecution` Task started (continue-as-new), to track it. */
+  readonly onStarted?: (execution: Execution, input: unknown) => void;
 }
 
 export interface Execution {
@@ -115,6 +149,8 @@ export class EmbeddedExecutor {
   readonly #machines: ReadonlyMap<string, StateMachine>;
   readonly #handlers: Readonly<Record<string, LocalHandler>>;
   readonly #options: ExecutorOptions;
+  /** Executions by machine and name: a name is unique per state machine, as on AWS (a repeated start is idempotent). */
+  readonly #byName = new Map<string, Execution>();
 
   constructor(
     definitions: Readonly<Record<string, MachineDefinition>>,
@@ -139,12 +175,17 @@ export class EmbeddedExecutor {
     return Object.keys(this.#definitions);
   }
 
-  /** Starts an execution of `machine`; `name` is the execution name (unique per run, like on AWS). */
+  /**
+   * Starts an execution of `machine`; `name` is the execution name. As on AWS, a name is unique per
+   * state machine: starting it again returns the execution that has it.
+   */
   start(machine: string, input: unknown, name: string = randomUUID()): Execution {
     const definition = this.#definitions[machine];
     const stateMachine = this.#machines.get(machine);
     if (!definition || !stateMachine)
       throw new Error(`no state machine named ${machine} (have ${this.machines.join(', ')})`);
+    const existing = this.#byName.get(`${machine}/${name}`);
+    if (existing) return existing;
     const id = `arn:aws:states:local:000000000000:execution:drainbridge-${machine}:${name}`;
     const stats: ExecutionStats = {
       stateTransitions: 0,
@@ -152,20 +193,41 @@ export class EmbeddedExecutor {
       lambdaErrors: 0,
       retries: 0,
       parallelStates: 0,
+      historyEvents: 2,
     };
     // After abort the interpreter still finishes its current Retry loop without waiting; calling no task
     // once aborted keeps a stopped execution from touching the cluster (a killed process calls nothing either).
     const aborted = { value: false };
     const run = stateMachine.run(input as never, {
       overrides: this.#overrides(definition, { executionId: id, stats, aborted }),
-      context: { Execution: { Id: id, Name: name } },
+      context: {
+        Execution: { Id: id, Name: name },
+        StateMachine: { Id: `${LOCAL_STATE_MACHINE_ARN_PREFIX}${machine}`, Name: machine },
+      },
     });
     void this.#countEvents(run.eventLogs as AsyncGenerator<{ type: string; state?: { type?: string } }>, stats);
     const abort = () => {
       aborted.value = true;
       run.abort();
     };
-    return { id, machine, result: run.result, stats, abort };
+    const execution = { id, machine, result: run.result, stats, abort };
+    this.#byName.set(`${machine}/${name}`, execution);
+    return execution;
+  }
+
+  /** The `states:startExecution` service integration: starts (or finds, by name) an execution here. */
+  #startExecution(request: StartExecutionRequest): { ExecutionArn: string; StartDate: string } {
+    const arn = String(request.StateMachineArn ?? '');
+    if (!arn.startsWith(LOCAL_STATE_MACHINE_ARN_PREFIX)) {
+      throw Object.assign(new Error(`cannot start ${arn}: not a state machine of this runtime`), {
+        name: 'StepFunctions.StateMachineDoesNotExistException',
+      });
+    }
+    const known = this.#byName.get(`${arn.slice(LOCAL_STATE_MACHINE_ARN_PREFIX.length)}/${request.Name ?? ''}`);
+    const input = typeof request.Input === 'string' ? JSON.parse(request.Input) : request.Input;
+    const execution = this.start(arn.slice(LOCAL_STATE_MACHINE_ARN_PREFIX.length), input, request.Name);
+    if (!known) this.#options.onStarted?.(execution, input);
+    return { ExecutionArn: execution.id, StartDate: new Date().toISOString() };
   }
 
   #overrides(
@@ -195,6 +257,15 @@ export class EmbeddedExecutor {
       if (this.#options.retryIntervalMs !== undefined)
         retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
     }
+    for (const stateName of startExecutionStates(definition)) {
+      taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
+        if (aborted.value)
+          throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
+        return this.#startExecution(input as unknown as StartExecutionRequest) as unknown as JsonValue;
+      };
+      if (this.#options.retryIntervalMs !== undefined)
+        retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
+    }
     const waitTimeOverrides: Record<string, number> = {};
     if (this.#options.waitMs !== undefined) {
       for (const [name, state] of Object.entries(definition.States))
@@ -211,9 +282,17 @@ export class EmbeddedExecutor {
       for await (const event of events) {
         if (event.type === 'StateEntered') {
           stats.stateTransitions++;
-          if (event.state?.type === 'Parallel') stats.parallelStates++;
+          stats.historyEvents += 2;
+          if (event.state?.type === 'Task') stats.historyEvents += 3;
+          if (event.state?.type === 'Parallel') {
+            stats.parallelStates++;
+            stats.historyEvents += 2;
+          }
         }
-        if (event.type === 'StateRetried') stats.retries++;
+        if (event.type === 'StateRetried') {
+          stats.retries++;
+          stats.historyEvents += 3;
+        }
       }
     } catch {
       // the log ends with the execution; its errors surface through `result`

@@ -14,7 +14,13 @@ import { configFor } from '../embedded.ts';
 export const EXIT_BLOCKED = 3;
 
 /** plan's own flags (true: takes a value); every other flag is a kubectl drain flag. */
-const OWN = { json: false, kubeconfig: true, 'infra-pod-selector': true, 'server-dry-run': false };
+const OWN = {
+  json: false,
+  kubeconfig: true,
+  'infra-pod-selector': true,
+  'server-dry-run': false,
+  'kubevirt-restart-unmigratable': false,
+};
 
 export interface PlanArgs {
   readonly nodeName: string;
@@ -23,6 +29,8 @@ export interface PlanArgs {
   readonly kubeconfig?: string;
   readonly infraPodSelector: string;
   readonly serverDryRun: boolean;
+  /** drainbridge's own flags as given (the opt-ins among them). */
+  readonly own: ReadonlyMap<string, string>;
 }
 
 /** Parses the command line (pure). */
@@ -36,6 +44,7 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs {
     kubeconfig: own.get('kubeconfig'),
     infraPodSelector: own.get('infra-pod-selector') ?? '',
     serverDryRun: own.get('server-dry-run') !== 'false',
+    own,
   };
 }
 
@@ -52,8 +61,13 @@ export const planCommand: Command = {
     '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE (default: DRAINBRIDGE_KUBE_ACCESS / KUBECONFIG),',
     '  --server-dry-run=false (skip the API server dry-run evictions), --json',
     '',
+    '  --kubevirt-restart-unmigratable (plan as with the opt-in: VMs that cannot live-migrate are restarted',
+    '  through their VirtualMachine where KubeVirt allows it)',
+    '',
     'With DRAINBRIDGE_NOVA=true and OS_* credentials, the plan has a nova branch: the servers to live-migrate,',
-    'those that would block, and whether the other enabled hosts have room (Placement).',
+    'those that would block, and whether the other enabled hosts have room (Placement). Where KubeVirt runs,',
+    'the kubevirt branch lists the VMs by eviction strategy: live-migrate, wait for an external controller,',
+    'or blocker (None, not live-migratable) — never shut down unless opted in.',
     `Exit status: 0 not blocked, ${EXIT_BLOCKED} blocked, 1 error, 2 usage error.`,
   ].join('\n'),
   async run(argv) {
@@ -65,7 +79,7 @@ export const planCommand: Command = {
       if (error instanceof InvalidInput) throw new UsageError(error.message);
       throw error;
     }
-    const config = configFor(args.kubeconfig);
+    const config = configFor(args.kubeconfig, process.env, args.own);
     const client = new KubeClient(await buildKubeConfig(config), { chunkSize: options.chunkSize });
     const nodePlan = await planEvacuation(config, client, args.nodeName, {
       options,

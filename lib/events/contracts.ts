@@ -119,12 +119,28 @@ const outcomeBase = {
 
 export { PHASES, type Phase } from '../domain/phase.ts';
 
-/** Published at phase changes. */
+/** One KubeVirt VM's move: its migration, phase, source → target and how long it has taken. */
+const VmMove = z.strictObject({
+  name: z.string(),
+  status: z.string(),
+  attempts: z.number().int().min(0),
+  migration: z.string().optional(),
+  phase: z.string().optional(),
+  sourceNode: z.string(),
+  targetNode: z.string().optional(),
+  elapsedSeconds: z.number().min(0).optional(),
+});
+
+/**
+ * Published at phase changes, and when a KubeVirt migration starts, ends or fails (with `vms`: every VM
+ * of the node and where its move stands).
+ */
 export const EvacuationProgress = z.strictObject({
   ...outcomeBase,
   phase: z.enum(PHASES),
   progress: z.partialRecord(z.enum(BRANCHES), BranchProgress),
   blockers: z.array(Blocker),
+  vms: z.array(VmMove).optional(),
 });
 
 export const EvacuationSucceeded = z.strictObject({

@@ -47,6 +47,8 @@ export interface EvacuationBranchStatus {
   inFlight?: number;
   skipped?: number;
   blockers?: string[];
+  /** What the branch waits for that becomes a blocker only if the evacuation gives up (External VMIs). */
+  waiting?: string[];
 }
 
 export interface EvacuationStatus {
@@ -64,6 +66,11 @@ export interface EvacuationStatus {
   lastError?: string;
   /** A Restore of this request: when it started and finished (resumption after a restart). */
   restore?: { startedAt?: string; finishedAt?: string };
+  /**
+   * Set by the first pass of an execution that nears Step Functions' history limit: every branch of that
+   * execution leaves at its next pass, and the execution continues as a new one (workflow/evacuate.asl.yml).
+   */
+  continueRequested?: { executionId: string; at: string };
 }
 
 /** `namespace/name` of a pod. */

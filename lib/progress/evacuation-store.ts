@@ -44,14 +44,16 @@ export function summarise(status: EvacuationStatus): EvacuationStatus {
   return summary;
 }
 
+/** A pass's counts and blockers, and what it waits for (blockers only if the evacuation gives up). */
+export interface ProgressReport {
+  readonly progress: BranchProgress;
+  readonly blockers: readonly Blocker[];
+  readonly waiting?: readonly Blocker[] | undefined;
+}
+
 /** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
 export interface ProgressRecorder {
-  recordProgress(
-    requestId: string,
-    branch: BranchName,
-    progress: BranchProgress,
-    blockers: readonly Blocker[],
-  ): Promise<void>;
+  recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void>;
 }
 
 export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
@@ -115,15 +117,16 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   }
 
   /** Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins; no write when unchanged). */
-  async recordProgress(
-    requestId: string,
-    branch: BranchName,
-    progress: BranchProgress,
-    blockers: readonly Blocker[],
-  ): Promise<void> {
+  async recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void> {
+    const waiting = report.waiting ?? [];
     await this.#update(requestId, (status) => {
-      const current = status.branches?.[branch] ?? { version: '0', state: undefined };
-      const entry = { ...current, ...progress, blockers: blockers.map((blocker) => blocker.reason) };
+      const { waiting: _waiting, ...current } = status.branches?.[branch] ?? { version: '0', state: undefined };
+      const entry = {
+        ...current,
+        ...report.progress,
+        blockers: report.blockers.map((blocker) => blocker.reason),
+        ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
+      };
       return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
   }
@@ -159,6 +162,15 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   /** Who asked to abort `requestId`'s evacuation, or undefined. */
   async abortRequestedBy(requestId: string): Promise<string | undefined> {
     return (await this.#get(requestId))?.status?.abortRequested?.by;
+  }
+
+  /** Asks every branch of `executionId` to leave so that it continues as new. Idempotent. */
+  async requestContinue(requestId: string, executionId: string, at: Date): Promise<void> {
+    await this.#update(requestId, (status) =>
+      status.continueRequested?.executionId === executionId
+        ? status
+        : { ...status, continueRequested: { executionId, at: at.toISOString() } },
+    );
   }
 
   async #get(requestId: string): Promise<EvacuationObject | undefined> {
