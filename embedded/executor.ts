@@ -19,6 +19,9 @@ export type LocalHandler = (event: unknown, context: Context) => Promise<unknown
 type StateDefinition = {
   Type: string;
   Resource?: string;
+  Next?: string;
+  ResultPath?: string | null;
+  TimestampPath?: string;
   Branches?: MachineDefinition[];
   ItemProcessor?: MachineDefinition;
   Iterator?: MachineDefinition;
@@ -39,6 +42,41 @@ export function taskFunctions(definition: MachineDefinition, out = new Map<strin
     if (processor) taskFunctions(processor, out);
   }
   return out;
+}
+
+/** A Wait state on a timestamp a Task put in the document: the task, and the path inside its result. */
+interface TimestampWait {
+  readonly wait: string;
+  readonly task: string;
+  readonly path: readonly string[];
+}
+
+/** The path inside `task`'s result where `timestampPath` points, when the task's ResultPath holds it. */
+function pathInResult(task: StateDefinition, timestampPath: string): string[] | undefined {
+  if (task.Type !== 'Task' || task.ResultPath === null) return undefined;
+  const resultPath = task.ResultPath ?? '$';
+  const prefix = resultPath === '$' ? '$.' : `${resultPath}.`;
+  return timestampPath.startsWith(prefix) ? timestampPath.slice(prefix.length).split('.') : undefined;
+}
+
+/** Every top-level Wait with a TimestampPath that the Task leading to it wrote (inside its ResultPath). */
+export function timestampWaits(definition: MachineDefinition): TimestampWait[] {
+  const found: TimestampWait[] = [];
+  const states = Object.entries(definition.States);
+  for (const [wait, state] of states) {
+    if (state.Type !== 'Wait' || !state.TimestampPath) continue;
+    for (const [task, before] of states) {
+      const path = before.Next === wait ? pathInResult(before, state.TimestampPath) : undefined;
+      if (path) found.push({ wait, task, path });
+    }
+  }
+  return found;
+}
+
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[key];
+  return current;
 }
 
 /** Counts of one execution: what the suite prints and the history-size estimate is built from. */
@@ -70,11 +108,23 @@ export interface TaskCall {
   readonly error?: { readonly name: string; readonly message: string };
 }
 
+/** The clock the tasks read when it is not the real one: a simulated clock running `speed` times real time. */
+export interface WaitClock {
+  now(): number;
+  readonly speed: number;
+}
+
 export interface ExecutorOptions {
   /** Replaces every Retry interval with this many ms (tests and the demo); undefined keeps the definition's backoff. */
   readonly retryIntervalMs?: number;
-  /** Replaces every Wait state's duration with this many ms. */
+  /** Replaces every Wait state's duration with this many ms (Wait states on a timestamp follow `waitClock` when given). */
   readonly waitMs?: number;
+  /**
+   * Wait states on a timestamp (TimestampPath) wait until this clock reaches it, at its speed: the
+   * interpreter measures them against the real clock, which is wrong when the tasks computed the
+   * timestamp from a simulated one. Undefined: the real clock.
+   */
+  readonly waitClock?: WaitClock;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
   readonly onTask?: (call: TaskCall) => void;
 }
@@ -200,7 +250,38 @@ export class EmbeddedExecutor {
       for (const [name, state] of Object.entries(definition.States))
         if (state.Type === 'Wait') waitTimeOverrides[name] = this.#options.waitMs;
     }
+    const clock = this.#options.waitClock;
+    if (clock) this.#followTimestamps(definition, clock, taskResourceLocalHandlers, waitTimeOverrides);
     return { taskResourceLocalHandlers, retryIntervalOverrides, waitTimeOverrides };
+  }
+
+  /**
+   * Makes each Wait state on a timestamp that a Task computed wait on `clock`: the task's result is
+   * read as it returns (the Wait's TimestampPath inside the task's ResultPath), and the Wait's
+   * override is computed when the interpreter asks for it — (timestamp − clock now) / speed real ms.
+   */
+  #followTimestamps(
+    definition: MachineDefinition,
+    clock: WaitClock,
+    handlers: Record<string, LocalTask>,
+    overrides: Record<string, number>,
+  ): void {
+    for (const { wait, task, path } of timestampWaits(definition)) {
+      const handler = handlers[task];
+      if (!handler) continue;
+      let timestamp: number | undefined;
+      handlers[task] = async (input: JsonValue) => {
+        const output = await handler(input);
+        const value = valueAt(output, path);
+        timestamp = typeof value === 'string' ? Date.parse(value) : undefined;
+        return output;
+      };
+      Object.defineProperty(overrides, wait, {
+        enumerable: true,
+        // Rounded up, plus the 1 ms by which a Node timer may fire early: never before the timestamp.
+        get: () => (timestamp === undefined ? 0 : Math.max(0, Math.ceil((timestamp - clock.now()) / clock.speed) + 1)),
+      });
+    }
   }
 
   async #countEvents(

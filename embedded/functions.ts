@@ -8,6 +8,7 @@ import { handler as failEvacuation } from '../functions/fail-evacuation.ts';
 import { handler as finishEvacuation } from '../functions/finish-evacuation.ts';
 import { handler as finishRestore } from '../functions/finish-restore.ts';
 import { handler as pass } from '../functions/pass.ts';
+import { handler as planStart } from '../functions/plan-start.ts';
 import { handler as prepareNova } from '../functions/prepare-nova.ts';
 import { handler as releaseHold } from '../functions/release-hold.ts';
 import { handler as resolveTarget } from '../functions/resolve-target.ts';
@@ -17,6 +18,7 @@ import type { LocalHandler } from './executor.ts';
 
 const FUNCTIONS = {
   resolveTarget,
+  planStart,
   admit,
   prepareNova,
   pass,

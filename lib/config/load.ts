@@ -128,6 +128,11 @@ function toConfig(env: Env, kube: KubeAccess): Config {
     eventBusName: env.DRAINBRIDGE_EVENT_BUS,
     namespace: env.DRAINBRIDGE_NAMESPACE,
     maxEvacuationHours: env.DRAINBRIDGE_MAX_EVACUATION_HOURS,
+    startTiming: {
+      marginSeconds: env.DRAINBRIDGE_START_MARGIN_SECONDS,
+      podReadySeconds: env.DRAINBRIDGE_POD_READY_SECONDS,
+      migrationSeconds: env.DRAINBRIDGE_MIGRATION_SECONDS,
+    },
   };
 }
 

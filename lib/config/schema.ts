@@ -116,6 +116,20 @@ export interface Config {
   readonly namespace: string;
   /** An evacuation gives up (DeadlineExceeded, safe state kept) after this many hours, or at the request's deadline if sooner. */
   readonly maxEvacuationHours: number;
+  /**
+   * Starting in time (a request with notBefore starts at notBefore − estimate − margin;
+   * lib/workflow/start-time.ts): the margin, and the estimate's defaults where nothing was observed.
+   */
+  readonly startTiming: StartTimingConfig;
+}
+
+export interface StartTimingConfig {
+  /** Seconds kept in hand between the estimated end of the evacuation and notBefore. */
+  readonly marginSeconds: number;
+  /** Seconds a replacement pod takes to become Ready (between two waves of evictions under one PDB). */
+  readonly podReadySeconds: number;
+  /** Seconds one VM (Nova server, KubeVirt VMI) takes to leave, until this cluster has recorded its own. */
+  readonly migrationSeconds: number;
 }
 
 /** Each environment variable: its default (undefined = optional) and meaning, for validation and the README. */
@@ -180,6 +194,18 @@ export const ENV_VARS = {
   DRAINBRIDGE_MAX_EVACUATION_HOURS: {
     default: '6',
     help: `an evacuation fails (safe state kept) after this long, or at the request's deadline if sooner; at most ${MAX_EVACUATION_HOURS_LIMIT} (execution history limit)`,
+  },
+  DRAINBRIDGE_START_MARGIN_SECONDS: {
+    default: '300',
+    help: 'a request with notBefore starts its evacuation this long before notBefore, on top of the estimated evacuation time',
+  },
+  DRAINBRIDGE_POD_READY_SECONDS: {
+    default: '30',
+    help: 'estimate: seconds a replacement pod takes to become Ready (per wave of evictions a PodDisruptionBudget allows)',
+  },
+  DRAINBRIDGE_MIGRATION_SECONDS: {
+    default: '300',
+    help: 'estimate: seconds per VM (Nova server, KubeVirt VMI) until evacuations on this cluster have recorded their own',
   },
 } as const satisfies Record<string, { default: string | undefined; help: string }>;
 
@@ -254,6 +280,9 @@ export const EnvSchema = z.object({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a valid namespace name')
     .max(63),
   DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, MAX_EVACUATION_HOURS_LIMIT),
+  DRAINBRIDGE_START_MARGIN_SECONDS: int(0, 7 * 86_400),
+  DRAINBRIDGE_POD_READY_SECONDS: int(0, 86_400),
+  DRAINBRIDGE_MIGRATION_SECONDS: int(1, 86_400),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

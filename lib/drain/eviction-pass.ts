@@ -94,7 +94,10 @@ class EvictionPass implements ReconcilePass {
       );
     }
     const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand });
-    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result.progress, result.blockers);
+    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, {
+      progress: result.progress,
+      blockers: result.blockers,
+    });
     if (!result.done && isPastTimeout(request, input.startedAt, now)) {
       throw new DeadlineExceeded(
         `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,

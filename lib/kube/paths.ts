@@ -34,6 +34,7 @@ export interface EvacuationObject {
     /** The request's drain options as resolved (kubectl drain's, see lib/domain/request.ts). */
     drain?: Record<string, unknown>;
     deadline?: string;
+    notBefore?: string;
   };
   status?: EvacuationStatus;
 }
@@ -47,6 +48,9 @@ export interface EvacuationBranchStatus {
   inFlight?: number;
   skipped?: number;
   blockers?: string[];
+  /** The branch's first pass and the pass that found it done (ISO 8601): observed durations for estimates. */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 export interface EvacuationStatus {
@@ -64,6 +68,19 @@ export interface EvacuationStatus {
   lastError?: string;
   /** A Restore of this request: when it started and finished (resumption after a restart). */
   restore?: { startedAt?: string; finishedAt?: string };
+  /** A request with notBefore: when its evacuation starts and on what estimate (lib/workflow/start-time.ts). */
+  start?: EvacuationStart;
+}
+
+/** The start time of an evacuation and its estimate, as the Evacuation record keeps it. */
+export interface EvacuationStart {
+  notBefore: string;
+  startAt: string;
+  estimateSeconds: number;
+  marginSeconds: number;
+  late: boolean;
+  basis: string[];
+  warning?: string;
 }
 
 /** `namespace/name` of a pod. */

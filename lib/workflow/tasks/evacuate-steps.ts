@@ -153,7 +153,11 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
       now: tools.now(),
       startedAt: input.startedAt,
     });
-    await deps.progress.recordProgress(input.request.requestId, input.branch, result.progress, result.blockers);
+    await deps.progress.recordProgress(input.request.requestId, input.branch, {
+      progress: result.progress,
+      blockers: result.blockers,
+      timing: { now: tools.now(), done: result.done },
+    });
     if (!result.done && !result.progressed) throw new NotYetDone(waitingMessage(input.branch, result));
     const blockers = result.blockers.map((b) => b.reason);
     return {
