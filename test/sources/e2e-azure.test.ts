@@ -1,10 +1,11 @@
 /**
- * Azure end to end, embedded: the node agent reads the fake Scheduled Events service, publishes on the
- * in-process bus, the packaged Evacuate state machine drains the node in the simulator, the agent
+ * Azure end to end, embedded (issue 10's acceptance): the node agent reads the fake Scheduled Events
+ * service, publishes on the in-process bus, the packaged Evacuate state machine waits until the start it
+ * computed (NotBefore − estimated evacuation time − margin), drains the node in the simulator, the agent
  * approves the event (StartRequests), the event goes away, and Restore uncordons the node. An event
- * listing two nodes is approved only after both are drained. The harness runs Wait states at once
- * (waitMs 0), so the evacuation does not wait for the notice's NotBefore 15 minutes ahead; when to
- * start before a notBefore is the workflow's business (issue 10, section 3), not the agent's.
+ * listing two nodes is approved only after both are drained. Time is the simulator's (200× real time):
+ * the notice's NotBefore is 15 simulated minutes ahead, the agent and the tasks read the simulator's
+ * clock, and the machine's Wait state waits on it (test/workflow/harness.ts, `waitClock`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +16,7 @@ import { readPhase } from '../../lib/node/phase.ts';
 import { formatRfc1123 } from '../../lib/sources/dates.ts';
 import { noticeRequestId } from '../../lib/sources/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
-import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
+import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
 import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig, waitUntil } from './harness.ts';
 
 const SCENARIO = {
@@ -48,14 +49,38 @@ const SCENARIO = {
 let w: WorkflowSim;
 let fake: FakeAzureMetadata;
 let agentKube: KubeClient;
-const outcomes: { detailType: string; requestId: unknown; at: number }[] = [];
+/** `at`: the simulator's clock; `realAt`: the real one (the fake metadata server stamps approvals with it). */
+const outcomes: {
+  detailType: string;
+  requestId: unknown;
+  at: number;
+  realAt: number;
+  detail: Record<string, unknown>;
+}[] = [];
+/** Real time at which each request's node was found empty. */
+const emptiedAt = new Map<string, number>();
+/** The simulator's clock, which the agent, the tasks and the Wait states read. */
+const simNow = () => w.sim.clock.now();
 
 before(async () => {
   w = await startWorkflowSim(SCENARIO, {
     env: { DRAINBRIDGE_MAX_HELD_NODES: '2' },
     runtime: {
       onBusEvent: (detailType, detail) =>
-        outcomes.push({ detailType, requestId: (detail as { requestId?: unknown }).requestId, at: Date.now() }),
+        outcomes.push({
+          detailType,
+          requestId: (detail as { requestId?: unknown }).requestId,
+          at: simNow(),
+          realAt: Date.now(),
+          detail: detail as Record<string, unknown>,
+        }),
+      // The node is empty when the last branch's pass says done (FinishEvacuation then records NodeDrained).
+      onTask: (call) => {
+        const done = (call.output as { done?: unknown } | undefined)?.done === true;
+        if (call.stateName !== 'InfraPodsPass' || !done) return;
+        const requestId = w.runtime.executions.find((e) => e.id === call.executionId)?.requestId;
+        emptiedAt.set(requestId ?? '', Date.now());
+      },
     },
   });
   w.sim.apply(AGENT_RBAC, 'node agent RBAC');
@@ -75,7 +100,10 @@ function agentFor(node: string): RunningAgent {
     DRAINBRIDGE_AGENT_PROVIDER: 'azure',
     DRAINBRIDGE_AGENT_AZURE_URL: fake.url,
   });
-  return runAgent(config, agentKube, { publisher: new InProcessPublisher(w.runtime.bus) });
+  return runAgent(config, agentKube, {
+    publisher: new InProcessPublisher(w.runtime.bus),
+    now: () => new Date(simNow()),
+  });
 }
 
 function reboot(id: string, resources: string[]): AzureScheduledEvent {
@@ -85,7 +113,7 @@ function reboot(id: string, resources: string[]): AzureScheduledEvent {
     EventType: 'Reboot',
     ResourceType: 'VirtualMachine',
     Resources: resources,
-    NotBefore: formatRfc1123(new Date(Date.now() + 15 * 60_000)),
+    NotBefore: formatRfc1123(new Date(simNow() + 15 * 60_000)),
     Description: 'Host server is undergoing maintenance.',
     EventSource: 'Platform',
     DurationInSeconds: 9,
@@ -93,8 +121,30 @@ function reboot(id: string, resources: string[]): AzureScheduledEvent {
 }
 
 const phaseOf = async (node: string) => readPhase(await readNodeAsAdmin(w, node));
-const succeededAt = (requestId: string) =>
-  outcomes.find((o) => o.detailType === 'Evacuation Succeeded' && o.requestId === requestId)?.at;
+const progressOf = (requestId: string, phase: string) =>
+  outcomes.find((o) => o.detailType === 'Evacuation Progress' && o.requestId === requestId && o.detail.phase === phase);
+
+/** The evacuation started at the instant it announced (not at NotBefore, not at once), and its timing adds up. */
+function assertStartedInTime(requestId: string, notBefore: string): void {
+  const scheduled = progressOf(requestId, 'MaintenanceScheduled');
+  const timing = scheduled?.detail.timing as
+    | { notBefore: string; startAt: string; estimateSeconds: number; marginSeconds: number; late: boolean }
+    | undefined;
+  assert.ok(scheduled && timing, 'Evacuation Progress MaintenanceScheduled announces the start');
+  assert.equal(Date.parse(timing.notBefore), Date.parse(notBefore));
+  assert.equal(timing.late, false);
+  assert.equal(timing.marginSeconds, 300);
+  assert.ok(timing.estimateSeconds > 0, 'the plan has pods to evict: the estimate is not zero');
+  const startAt = Date.parse(timing.startAt);
+  assert.equal(startAt, Date.parse(notBefore) - (timing.estimateSeconds + timing.marginSeconds) * 1000);
+  const cordonedAt = progressOf(requestId, 'NodeCordoned')?.at ?? 0;
+  assert.ok(cordonedAt >= startAt, `not cordoned before the computed start (${(startAt - cordonedAt) / 1000} s early)`);
+  // Started early enough to finish before NotBefore by the estimate: within the margin after the computed
+  // start (300 simulated s = 1.5 s of real time at 200×, for the Wait to end and admission to run).
+  const lateBy = (cordonedAt - startAt) / 1000;
+  assert.ok(lateBy < timing.marginSeconds, `cordoned ${lateBy} s after the computed start`);
+  assert.ok(scheduled.at < startAt - 60_000, 'the request arrived well before its start: it did wait');
+}
 
 describe('Azure Scheduled Events, end to end through the packaged state machines', () => {
   it('Reboot on node-2 → evacuated → approved → event gone → restored', async () => {
@@ -104,11 +154,23 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
     const agent = agentFor('node-2');
     try {
       await waitUntil('node-2 is drained', async () => (await phaseOf('node-2')) === 'NodeDrained', 30_000);
+      assertStartedInTime(requestId, new Date(Date.parse(event.NotBefore)).toISOString());
+      const record = await readRecord(w, requestId);
+      assert.equal(
+        record.status?.start?.startAt,
+        (progressOf(requestId, 'MaintenanceScheduled')?.detail.timing as { startAt: string }).startAt,
+        'the Evacuation record keeps the start',
+      );
       await waitUntil('the event is approved', () => fake.approved(event.EventId), 10_000);
       const approvedAt = fake.startRequests[0]?.at.getTime() ?? 0;
       assert.ok(
-        approvedAt >= (succeededAt(requestId) ?? Number.POSITIVE_INFINITY),
-        'approved after the evacuation succeeded',
+        approvedAt >= (emptiedAt.get(requestId) ?? Number.POSITIVE_INFINITY),
+        'approved after node-2 was empty',
+      );
+      assert.deepEqual(
+        fake.startRequests.map((r) => r.eventId),
+        [event.EventId],
+        'the fake recorded one StartRequests for this EventId',
       );
       assert.equal(fake.document().Events[0]?.EventStatus, 'Started', 'Azure starts the approved event');
 
@@ -133,8 +195,10 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
       await waitUntil('the event is approved', () => fake.approved(event.EventId), 60_000);
       const approvedAt = fake.startRequests.find((r) => r.eventId === event.EventId)?.at.getTime() ?? 0;
       for (const node of ['node-1', 'node-3']) {
-        const drainedAt = succeededAt(noticeRequestId('azure-scheduled-events', node, event.EventId));
+        const nodeRequest = noticeRequestId('azure-scheduled-events', node, event.EventId);
+        const drainedAt = emptiedAt.get(nodeRequest);
         assert.ok(drainedAt !== undefined && drainedAt <= approvedAt, `${node} was drained before the approval`);
+        assertStartedInTime(nodeRequest, new Date(Date.parse(event.NotBefore)).toISOString());
       }
       fake.removeEvent(event.EventId);
       await waitUntil(

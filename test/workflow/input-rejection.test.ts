@@ -40,6 +40,7 @@ const TASK_INPUT = {
 
 /** A valid input for each function (bar `resolveTarget`, whose input is the execution's). */
 const VALID_INPUTS: Record<string, Record<string, unknown>> = {
+  planStart: { ...TASK_INPUT, request: { ...REQUEST, notBefore: '2026-11-21T01:00:00.000Z' } },
   admit: TASK_INPUT,
   prepareNova: TASK_INPUT,
   pass: { ...TASK_INPUT, branch: 'pods' },
