@@ -18,6 +18,7 @@ import { noticeRequestId } from '../../lib/sources/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
 import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig, waitUntil } from './harness.ts';
+import { assertStartedInTime, type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = {
   name: 'azure-notices',
@@ -49,14 +50,7 @@ const SCENARIO = {
 let w: WorkflowSim;
 let fake: FakeAzureMetadata;
 let agentKube: KubeClient;
-/** `at`: the simulator's clock; `realAt`: the real one (the fake metadata server stamps approvals with it). */
-const outcomes: {
-  detailType: string;
-  requestId: unknown;
-  at: number;
-  realAt: number;
-  detail: Record<string, unknown>;
-}[] = [];
+const outcomes: BusLog = [];
 /** Real time at which each request's node was found empty. */
 const emptiedAt = new Map<string, number>();
 /** The simulator's clock, which the agent, the tasks and the Wait states read. */
@@ -66,14 +60,7 @@ before(async () => {
   w = await startWorkflowSim(SCENARIO, {
     env: { DRAINBRIDGE_MAX_HELD_NODES: '2' },
     runtime: {
-      onBusEvent: (detailType, detail) =>
-        outcomes.push({
-          detailType,
-          requestId: (detail as { requestId?: unknown }).requestId,
-          at: simNow(),
-          realAt: Date.now(),
-          detail: detail as Record<string, unknown>,
-        }),
+      onBusEvent: recordBus(outcomes, () => simNow()),
       // The node is empty when the last branch's pass says done (FinishEvacuation then records NodeDrained).
       onTask: (call) => {
         const done = (call.output as { done?: unknown } | undefined)?.done === true;
@@ -121,31 +108,6 @@ function reboot(id: string, resources: string[]): AzureScheduledEvent {
 }
 
 const phaseOf = async (node: string) => readPhase(await readNodeAsAdmin(w, node));
-const progressOf = (requestId: string, phase: string) =>
-  outcomes.find((o) => o.detailType === 'Evacuation Progress' && o.requestId === requestId && o.detail.phase === phase);
-
-/** The evacuation started at the instant it announced (not at NotBefore, not at once), and its timing adds up. */
-function assertStartedInTime(requestId: string, notBefore: string): void {
-  const scheduled = progressOf(requestId, 'MaintenanceScheduled');
-  const timing = scheduled?.detail.timing as
-    | { notBefore: string; startAt: string; estimateSeconds: number; marginSeconds: number; late: boolean }
-    | undefined;
-  assert.ok(scheduled && timing, 'Evacuation Progress MaintenanceScheduled announces the start');
-  assert.equal(Date.parse(timing.notBefore), Date.parse(notBefore));
-  assert.equal(timing.late, false);
-  assert.equal(timing.marginSeconds, 300);
-  assert.ok(timing.estimateSeconds > 0, 'the plan has pods to evict: the estimate is not zero');
-  const startAt = Date.parse(timing.startAt);
-  assert.equal(startAt, Date.parse(notBefore) - (timing.estimateSeconds + timing.marginSeconds) * 1000);
-  const cordonedAt = progressOf(requestId, 'NodeCordoned')?.at ?? 0;
-  assert.ok(cordonedAt >= startAt, `not cordoned before the computed start (${(startAt - cordonedAt) / 1000} s early)`);
-  // Started early enough to finish before NotBefore by the estimate: within the margin after the computed
-  // start (300 simulated s = 1.5 s of real time at 200×, for the Wait to end and admission to run).
-  const lateBy = (cordonedAt - startAt) / 1000;
-  assert.ok(lateBy < timing.marginSeconds, `cordoned ${lateBy} s after the computed start`);
-  assert.ok(scheduled.at < startAt - 60_000, 'the request arrived well before its start: it did wait');
-}
-
 describe('Azure Scheduled Events, end to end through the packaged state machines', () => {
   it('Reboot on node-2 → evacuated → approved → event gone → restored', async () => {
     const event = reboot('5DD55B64-45AD-49D3-BBC9-F57D4EA97BD7', ['aks-pool-12345678-vmss_1']);
@@ -154,11 +116,11 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
     const agent = agentFor('node-2');
     try {
       await waitUntil('node-2 is drained', async () => (await phaseOf('node-2')) === 'NodeDrained', 30_000);
-      assertStartedInTime(requestId, new Date(Date.parse(event.NotBefore)).toISOString());
+      assertStartedInTime(outcomes, requestId, new Date(Date.parse(event.NotBefore)).toISOString());
       const record = await readRecord(w, requestId);
       assert.equal(
         record.status?.start?.startAt,
-        (progressOf(requestId, 'MaintenanceScheduled')?.detail.timing as { startAt: string }).startAt,
+        (progressOf(outcomes, requestId, 'MaintenanceScheduled')?.detail.timing as { startAt: string }).startAt,
         'the Evacuation record keeps the start',
       );
       await waitUntil('the event is approved', () => fake.approved(event.EventId), 10_000);
@@ -198,7 +160,7 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
         const nodeRequest = noticeRequestId('azure-scheduled-events', node, event.EventId);
         const drainedAt = emptiedAt.get(nodeRequest);
         assert.ok(drainedAt !== undefined && drainedAt <= approvedAt, `${node} was drained before the approval`);
-        assertStartedInTime(nodeRequest, new Date(Date.parse(event.NotBefore)).toISOString());
+        assertStartedInTime(outcomes, nodeRequest, new Date(Date.parse(event.NotBefore)).toISOString());
       }
       fake.removeEvent(event.EventId);
       await waitUntil(
