@@ -137,7 +137,8 @@ export interface Execution {
   abort(): void;
 }
 
-function lambdaContext(functionKey: string, executionId: string): Context {
+/** A Lambda-shaped context for a local call of `functionKey` (an execution's task, or a schedule's target). */
+export function lambdaContext(functionKey: string, executionId = `local:${functionKey}`): Context {
   const deadline = Date.now() + 60_000;
   return {
     callbackWaitsForEmptyEventLoop: false,

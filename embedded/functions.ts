@@ -7,6 +7,7 @@ import { handler as admit } from '../functions/admit.ts';
 import { handler as failEvacuation } from '../functions/fail-evacuation.ts';
 import { handler as finishEvacuation } from '../functions/finish-evacuation.ts';
 import { handler as finishRestore } from '../functions/finish-restore.ts';
+import { handler as openWindow } from '../functions/open-window.ts';
 import { handler as pass } from '../functions/pass.ts';
 import { handler as planStart } from '../functions/plan-start.ts';
 import { handler as prepareNova } from '../functions/prepare-nova.ts';
@@ -27,6 +28,7 @@ const FUNCTIONS = {
   releaseHold,
   restoreNova,
   finishRestore,
+  openWindow,
 };
 
 /** The handlers bound to `deps`; `now` lets tests move time. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../domain/request.ts';
 import { parseSelector } from '../kube/selectors.ts';
 import { novaHostRuleTextSchema } from '../nova/host-mapping.ts';
+import type { WindowDefinition } from '../windows/definition.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -121,6 +122,8 @@ export interface Config {
    * lib/workflow/start-time.ts): the margin, and the estimate's defaults where nothing was observed.
    */
   readonly startTiming: StartTimingConfig;
+  /** Maintenance windows the embedded runner schedules (lib/windows/); on AWS, the `maintenanceWindows` param. */
+  readonly windows: readonly WindowDefinition[];
 }
 
 export interface StartTimingConfig {
@@ -194,6 +197,10 @@ export const ENV_VARS = {
   DRAINBRIDGE_MAX_EVACUATION_HOURS: {
     default: '6',
     help: `an evacuation fails (safe state kept) after this long, or at the request's deadline if sooner; at most ${MAX_EVACUATION_HOURS_LIMIT} (execution history limit)`,
+  },
+  DRAINBRIDGE_MAINTENANCE_WINDOWS: {
+    default: '',
+    help: 'maintenance windows `drainbridge run` schedules: a JSON list of {name, schedule, timezone, durationMinutes, nodeSelector, maxNodes, endsOn} (README "Maintenance windows")',
   },
   DRAINBRIDGE_START_MARGIN_SECONDS: {
     default: '300',
@@ -280,6 +287,7 @@ export const EnvSchema = z.object({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a valid namespace name')
     .max(63),
   DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, MAX_EVACUATION_HOURS_LIMIT),
+  DRAINBRIDGE_MAINTENANCE_WINDOWS: z.string(),
   DRAINBRIDGE_START_MARGIN_SECONDS: int(0, 7 * 86_400),
   DRAINBRIDGE_POD_READY_SECONDS: int(0, 86_400),
   DRAINBRIDGE_MIGRATION_SECONDS: int(1, 86_400),

@@ -118,11 +118,8 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
       await waitUntil('node-2 is drained', async () => (await phaseOf('node-2')) === 'NodeDrained', 30_000);
       assertStartedInTime(outcomes, requestId, new Date(Date.parse(event.NotBefore)).toISOString());
       const record = await readRecord(w, requestId);
-      assert.equal(
-        record.status?.start?.startAt,
-        (progressOf(outcomes, requestId, 'MaintenanceScheduled')?.detail.timing as { startAt: string }).startAt,
-        'the Evacuation record keeps the start',
-      );
+      const timing = progressOf(outcomes, requestId, 'MaintenanceScheduled')?.detail.timing as { startAt: string };
+      assert.equal(record.status?.start?.startAt, timing.startAt, 'the Evacuation record keeps the start');
       await waitUntil('the event is approved', () => fake.approved(event.EventId), 10_000);
       const approvedAt = fake.startRequests[0]?.at.getTime() ?? 0;
       assert.ok(
