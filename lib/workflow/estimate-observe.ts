@@ -7,6 +7,7 @@ import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { Config } from '../config/index.ts';
 import type { BranchPlan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
+import type { NodePlan } from '../drain/plan-node.ts';
 import { budgetsCovering } from '../drain/refusals.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
@@ -75,19 +76,20 @@ function vmBranch(plan: BranchPlan, records: readonly EvacuationObject[], config
   };
 }
 
-/** Estimates the evacuation of `nodeName` with `options` on the cluster as it is now. */
+/** Estimates the evacuation of `nodeName` with `options` on the cluster as it is now (`planned`: its plan, when made already). */
 export async function estimateNode(
   config: Config,
   kube: KubeClient,
-  nodeName: string,
-  options: DrainOptions,
+  node: { readonly name: string; readonly options: DrainOptions; readonly planned?: NodePlan },
 ): Promise<Estimate> {
-  const [planned, pods, budgets, records] = await Promise.all([
-    planEvacuation(config, kube, nodeName, {
-      options,
-      infraPodSelector: config.infraPodSelector,
-      serverDryRun: false,
-    }),
+  const { name: nodeName, options, planned } = node;
+  const [plan, pods, budgets, records] = await Promise.all([
+    planned ??
+      planEvacuation(config, kube, nodeName, {
+        options,
+        infraPodSelector: config.infraPodSelector,
+        serverDryRun: false,
+      }),
     kube.listPodsOnNode(nodeName, { chunkSize: options.chunkSize }),
     kube.listPodDisruptionBudgets(),
     kube.listEvacuations(),
@@ -95,13 +97,13 @@ export async function estimateNode(
   const byUid = new Map(pods.map((pod) => [pod.metadata?.uid ?? '', pod]));
   const podBranches: PodBranchFacts[] = [];
   const vmBranches: VmBranchFacts[] = [];
-  for (const plan of planned.plan.branches) {
-    const isPods = plan.branch === 'pods' || plan.branch === 'infra-pods';
+  for (const branchPlan of plan.plan.branches) {
+    const isPods = branchPlan.branch === 'pods' || branchPlan.branch === 'infra-pods';
     if (isPods) {
-      const stage = branchNamed(plan.branch).stage;
-      podBranches.push({ branch: plan.branch, stage, pods: podsToEvict(plan, byUid, budgets, options) });
+      const stage = branchNamed(branchPlan.branch).stage;
+      podBranches.push({ branch: branchPlan.branch, stage, pods: podsToEvict(branchPlan, byUid, budgets, options) });
     } else {
-      vmBranches.push(vmBranch(plan, records, config));
+      vmBranches.push(vmBranch(branchPlan, records, config));
     }
   }
   const allowances: BudgetAllowance[] = budgets.map((pdb) => ({

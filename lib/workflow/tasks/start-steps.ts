@@ -44,7 +44,7 @@ async function assertNotEnded(deps: WorkflowDeps, request: ResolvedRequest): Pro
 /** The estimate, or none when the cluster (or Nova) cannot be planned now: starting on the margin alone beats not starting. */
 async function estimateOrNone(deps: WorkflowDeps, request: ResolvedRequest, tools: TaskTools): Promise<Estimate> {
   try {
-    return await estimateNode(deps.config, deps.kube, request.nodeName, request.drain);
+    return await estimateNode(deps.config, deps.kube, { name: request.nodeName, options: request.drain });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     tools.logger.warn('evacuation estimate failed; starting on the margin alone', { reason });
