@@ -92,7 +92,7 @@ function render(
     const plan = JSON.parse(renderPlanJson(nodePlan)) as Record<string, unknown>;
     return JSON.stringify({ ...plan, timing, ...(policy ? { noticePolicy: policy } : {}) }, null, 2);
   }
-  const text = renderPlanText(nodePlan) + renderTimingText(timing);
+  const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}`;
   return policy ? `${text}\n\n${renderPolicyText(policy)}` : text;
 }
 
