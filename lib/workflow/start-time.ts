@@ -33,17 +33,27 @@ export interface StartDecision {
   readonly secondsLeft: number;
 }
 
+/** Whole seconds, rounded up: Step Functions' Wait timestamps are RFC 3339 without fractions (`…T01:59:00Z`). */
+function ceilSecond(ms: number): Date {
+  return new Date(Math.ceil(ms / 1000) * 1000);
+}
+
+/** An instant as a Wait state's TimestampPath wants it: `2026-11-21T10:08:00Z`. */
+export function waitTimestamp(time: Date): string {
+  return time.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 export function planStart(facts: StartFacts): StartDecision {
   const now = facts.now.getTime();
   const notBefore = facts.notBefore.getTime();
   const secondsLeft = (notBefore - now) / 1000;
   const ideal = notBefore - (facts.estimateSeconds + facts.marginSeconds) * 1000;
-  const startAt = new Date(Math.max(now, ideal));
+  const startAt = ceilSecond(Math.max(now, ideal));
   const late = secondsLeft < facts.estimateSeconds;
   const wait = (startAt.getTime() - now) / 1000;
   if (wait <= REPLAN_WITHIN_SECONDS) return { startAt, waitUntil: startAt, final: true, late, secondsLeft };
   const ahead = Math.max(REPLAN_WITHIN_SECONDS, wait / 2);
-  return { startAt, waitUntil: new Date(startAt.getTime() - ahead * 1000), final: false, late, secondsLeft };
+  return { startAt, waitUntil: ceilSecond(startAt.getTime() - ahead * 1000), final: false, late, secondsLeft };
 }
 
 /** The warning published when the time left is shorter than the estimate. */

@@ -25,7 +25,13 @@ import { MemoryNoticeMetrics } from '../../lib/sources/metrics.ts';
 import { DEFAULT_NOTICE_POLICY } from '../../lib/sources/policy.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
-import { evictionsSince, readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
+import {
+  evictionsSince,
+  readNodeAsAdmin,
+  readRecord,
+  startWorkflowSim,
+  type WorkflowSim,
+} from '../workflow/harness.ts';
 import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, waitUntil } from './harness.ts';
 import { assertStartedInTime, type BusLog, recordBus } from './timing.ts';
 
@@ -156,6 +162,41 @@ describe('AWS notices, end to end through the packaged state machines', () => {
       assert.deepEqual(readLedger(node).holds, {}, 'no hold taken');
       assert.ok(!bus.some((e) => e.requestId === requestId && e.detail.phase === 'NodeCordoned'));
       assert.deepEqual(evictionsSince(w, mark), [], 'nothing evicted');
+    } finally {
+      await agent.stop();
+      await fake.server.stop();
+    }
+  });
+
+  it('less time left than the estimate: starts at once and warns it will likely not finish in time', async () => {
+    const fake = await FakeEc2Metadata.start({ instanceId: 'i-abcd2222' });
+    // 10 simulated seconds ahead: shorter than any estimate with pods to evict (their grace period alone is 30 s).
+    const event = scheduledEvent('instance-event-0ffffffffffffff01', 'system-maintenance', 10 / 60);
+    fake.setScheduledEvents([event]);
+    const requestId = noticeRequestId('aws-scheduled-events', 'node-2', event.EventId);
+    const { agent } = await awsAgent('node-2', fake);
+    try {
+      await waitUntil(
+        'node-2 is drained',
+        () => bus.some((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId),
+        30_000,
+      );
+      const scheduled = bus.find((e) => e.requestId === requestId && e.detail.phase === 'MaintenanceScheduled');
+      const timing = scheduled?.detail.timing as { late: boolean; warning?: string; startAt: string };
+      assert.equal(timing.late, true);
+      assert.match(
+        timing.warning ?? '',
+        /node node-2 is estimated to take \d+ s but only \d+ s are left .* will likely not finish in time/,
+      );
+      assert.ok(
+        Date.parse(timing.startAt) - (scheduled?.at ?? 0) <= 1000,
+        'the start is now (rounded up to the second)',
+      );
+      const record = await readRecord(w, requestId);
+      assert.equal(record.status?.start?.late, true, 'the Evacuation record keeps the warning');
+      assert.equal(record.status?.start?.warning, timing.warning);
+      fake.setScheduledEvents([{ ...event, State: 'completed' }]);
+      await waitUntil('node-2 is restored', async () => (await phaseOf('node-2')) === 'NodeUncordoned', 30_000);
     } finally {
       await agent.stop();
       await fake.server.stop();

@@ -37,7 +37,7 @@ describe('drainbridge plan: start time, estimate, notice policy', () => {
 
   it('shows the estimate and when a maintenance at --not-before would start; changes nothing', async () => {
     const mark = cluster.sim.requestLog.mark();
-    const notBefore = new Date(Date.now() + 3600_000);
+    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 + 3600_000);
     const args = ['plan', 'node-1', '--ignore-daemonsets', '--kubeconfig', cluster.kubeconfigPath];
     const result = await drainbridge([...args, '--not-before', notBefore.toISOString(), '--json']);
     assert.equal(result.code, 3, result.stderr); // the demo's bare pod blocks

@@ -15,7 +15,7 @@ import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import type { Estimate } from '../estimate.ts';
 import { estimateNode } from '../estimate-observe.ts';
 import { progressEvent } from '../outcomes.ts';
-import { lateWarning, planStart } from '../start-time.ts';
+import { lateWarning, planStart, waitTimestamp } from '../start-time.ts';
 import { TaskInput } from '../state.ts';
 
 /** What PlanStart hands the machine: the task document with startedAt set to the start, and the wait. */
@@ -87,7 +87,7 @@ export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
     });
     const start: EvacuationStart = {
       notBefore: request.notBefore,
-      startAt: decision.startAt.toISOString(),
+      startAt: waitTimestamp(decision.startAt),
       estimateSeconds: estimate.seconds,
       marginSeconds,
       late: decision.late,
@@ -101,7 +101,7 @@ export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
       ...input,
       startedAt: start.startAt,
       start: {
-        waitUntil: decision.waitUntil.toISOString(),
+        waitUntil: waitTimestamp(decision.waitUntil),
         final: decision.final,
         startAt: start.startAt,
         estimateSeconds: estimate.seconds,
