@@ -13,6 +13,7 @@ COPY bin ./bin
 COPY cli ./cli
 COPY functions ./functions
 COPY lib ./lib
+COPY embedded ./embedded
 COPY sim ./sim
 COPY scripts ./scripts
 COPY workflow ./workflow

@@ -10,11 +10,20 @@ export interface EmbeddedRun {
   readonly config: Config;
 }
 
-/** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG. */
-export function configFor(kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+/** The operator's opt-in flags that stand for a setting of the configuration. */
+export const OPT_IN_FLAGS = { 'kubevirt-restart-unmigratable': 'DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE' } as const;
+
+/** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG, an opt-in flag over its variable. */
+export function configFor(
+  kubeconfig: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  optIns: ReadonlyMap<string, string> = new Map(),
+): Config {
+  const flags = Object.entries(OPT_IN_FLAGS).filter(([flag]) => optIns.has(flag) && optIns.get(flag) !== 'false');
   return loadConfig({
     ...env,
     ...(kubeconfig ? { KUBECONFIG: kubeconfig, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' } : {}),
+    ...Object.fromEntries(flags.map(([, variable]) => [variable, 'true'])),
   });
 }
 
@@ -44,13 +53,20 @@ export async function startEmbedded(
   return { runtime, config };
 }
 
-/** Waits for an execution; resolves to the process exit code (0 ok, 1 failed). */
-export async function exitCodeOf(execution: TrackedExecution | undefined, what: string): Promise<number> {
+/**
+ * Waits for an execution — and for the executions it continued as, if it continued as new — and
+ * resolves to the process exit code (0 ok, 1 failed).
+ */
+export async function exitCodeOf(
+  execution: TrackedExecution | undefined,
+  what: string,
+  runtime?: EmbeddedRuntime,
+): Promise<number> {
   if (!execution) {
     console.error(`drainbridge: no ${what} execution was started (the bus rule did not match?)`);
     return 1;
   }
-  const outcome = await execution.outcome;
+  const outcome = runtime ? (await runtime.chainOf(execution)).outcome : await execution.outcome;
   if (outcome.ok) return 0;
   const cause = (outcome.error as { cause?: { message?: string } }).cause?.message;
   console.error(`drainbridge: ${what} ended: ${cause ?? outcome.error.message}`);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { LOCAL_ARN_PREFIX } from './extract.ts';
+import { LOCAL_ARN_PREFIX, LOCAL_STATE_MACHINE_ARN_PREFIX } from './extract.ts';
 
 type RunOptions = NonNullable<Parameters<StateMachine['run']>[1]>;
 type Overrides = NonNullable<RunOptions['overrides']>;
@@ -31,24 +31,35 @@ export interface MachineDefinition {
   readonly States: Record<string, StateDefinition>;
 }
 
-/** Task state name → function key, through Parallel branches and Map processors. State names are unique. */
-export function taskFunctions(definition: MachineDefinition, out = new Map<string, string>()): Map<string, string> {
+/** The Step Functions service integration that starts an execution (fire and forget), as continue-as-new uses it. */
+export const START_EXECUTION_RESOURCE = 'arn:aws:states:::states:startExecution';
+
+/** Every state of a machine with the states of its Parallel branches and Map processors. State names are unique. */
+function allStates(definition: MachineDefinition, out: [string, StateDefinition][] = []): [string, StateDefinition][] {
   for (const [name, state] of Object.entries(definition.States)) {
-    if (state.Type === 'Task' && state.Resource?.startsWith(LOCAL_ARN_PREFIX)) {
-      out.set(name, state.Resource.slice(LOCAL_ARN_PREFIX.length));
-    }
-    for (const branch of state.Branches ?? []) taskFunctions(branch, out);
+    out.push([name, state]);
+    for (const branch of state.Branches ?? []) allStates(branch, out);
     const processor = state.ItemProcessor ?? state.Iterator;
-    if (processor) taskFunctions(processor, out);
+    if (processor) allStates(processor, out);
   }
   return out;
 }
 
-/** A Wait state on a timestamp a Task put in the document: the task, and the path inside its result. */
+/** Task state name → function key, through Parallel branches and Map processors. */
+export function taskFunctions(definition: MachineDefinition): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, state] of allStates(definition)) {
+    if (state.Type === 'Task' && state.Resource?.startsWith(LOCAL_ARN_PREFIX)) {
+      out.set(name, state.Resource.slice(LOCAL_ARN_PREFIX.length));
+    }
+  }
+  return out;
+}
+
+/** A Wait state on a timestamp that Tasks put in the document: the tasks, and the path inside their result. */
 interface TimestampWait {
   readonly wait: string;
-  readonly task: string;
-  readonly path: readonly string[];
+  readonly writers: readonly { readonly task: string; readonly path: readonly string[] }[];
 }
 
 /** The path inside `task`'s result where `timestampPath` points, when the task's ResultPath holds it. */
@@ -59,16 +70,23 @@ function pathInResult(task: StateDefinition, timestampPath: string): string[] | 
   return timestampPath.startsWith(prefix) ? timestampPath.slice(prefix.length).split('.') : undefined;
 }
 
-/** Every top-level Wait with a TimestampPath that the Task leading to it wrote (inside its ResultPath). */
+/**
+ * Every top-level Wait with a TimestampPath, and the top-level Tasks whose result holds it: those whose
+ * ResultPath is a prefix of it, or (when none is) those that write the whole document.
+ */
 export function timestampWaits(definition: MachineDefinition): TimestampWait[] {
   const found: TimestampWait[] = [];
   const states = Object.entries(definition.States);
   for (const [wait, state] of states) {
-    if (state.Type !== 'Wait' || !state.TimestampPath) continue;
-    for (const [task, before] of states) {
-      const path = before.Next === wait ? pathInResult(before, state.TimestampPath) : undefined;
-      if (path) found.push({ wait, task, path });
-    }
+    const timestampPath = state.Type === 'Wait' ? state.TimestampPath : undefined;
+    if (!timestampPath) continue;
+    const writers = states.flatMap(([task, candidate]) => {
+      const path = pathInResult(candidate, timestampPath);
+      return path ? [{ task, path, whole: (candidate.ResultPath ?? '$') === '$' }] : [];
+    });
+    const specific = writers.filter((writer) => !writer.whole);
+    const chosen = specific.length > 0 ? specific : writers;
+    if (chosen.length > 0) found.push({ wait, writers: chosen.map(({ task, path }) => ({ task, path })) });
   }
   return found;
 }
@@ -79,6 +97,13 @@ function valueAt(value: unknown, path: readonly string[]): unknown {
   return current;
 }
 
+/** Task states that start an execution (`states:startExecution`). */
+export function startExecutionStates(definition: MachineDefinition): string[] {
+  return allStates(definition)
+    .filter(([, state]) => state.Type === 'Task' && state.Resource === START_EXECUTION_RESOURCE)
+    .map(([name]) => name);
+}
+
 /** Counts of one execution: what the suite prints and the history-size estimate is built from. */
 export interface ExecutionStats {
   stateTransitions: number;
@@ -86,6 +111,12 @@ export interface ExecutionStats {
   lambdaErrors: number;
   retries: number;
   parallelStates: number;
+  /**
+   * History events Step Functions would have written, counted from the interpreter's event log as it
+   * runs: 2 per state entered, 3 per Task attempt (entries and retries), 2 per Parallel state, 2 for
+   * the execution's start and end.
+   */
+  historyEvents: number;
 }
 
 /**
@@ -94,7 +125,7 @@ export interface ExecutionStats {
  * included) LambdaFunctionScheduled + …Started + …Succeeded/Failed; per Parallel state
  * ParallelStateStarted + …Succeeded; ExecutionStarted + the end.
  */
-export function estimateHistoryEvents(stats: ExecutionStats): number {
+export function estimateHistoryEvents(stats: Omit<ExecutionStats, 'historyEvents'>): number {
   return 2 * stats.stateTransitions + 3 * stats.lambdaInvocations + 2 * stats.parallelStates + 2;
 }
 
@@ -114,6 +145,13 @@ export interface WaitClock {
   readonly speed: number;
 }
 
+/** What a `states:startExecution` Task asks for (after the interpreter resolved its Parameters). */
+export interface StartExecutionRequest {
+  readonly StateMachineArn: string;
+  readonly Input?: unknown;
+  readonly Name?: string;
+}
+
 export interface ExecutorOptions {
   /** Replaces every Retry interval with this many ms (tests and the demo); undefined keeps the definition's backoff. */
   readonly retryIntervalMs?: number;
@@ -127,6 +165,8 @@ export interface ExecutorOptions {
   readonly waitClock?: WaitClock;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
   readonly onTask?: (call: TaskCall) => void;
+  /** Told of every execution a `states:startExecution` Task started (continue-as-new), to track it. */
+  readonly onStarted?: (execution: Execution, input: unknown) => void;
 }
 
 export interface Execution {
@@ -166,6 +206,8 @@ export class EmbeddedExecutor {
   readonly #machines: ReadonlyMap<string, StateMachine>;
   readonly #handlers: Readonly<Record<string, LocalHandler>>;
   readonly #options: ExecutorOptions;
+  /** Executions by machine and name: a name is unique per state machine, as on AWS (a repeated start is idempotent). */
+  readonly #byName = new Map<string, Execution>();
 
   constructor(
     definitions: Readonly<Record<string, MachineDefinition>>,
@@ -190,12 +232,17 @@ export class EmbeddedExecutor {
     return Object.keys(this.#definitions);
   }
 
-  /** Starts an execution of `machine`; `name` is the execution name (unique per run, like on AWS). */
+  /**
+   * Starts an execution of `machine`; `name` is the execution name. As on AWS, a name is unique per
+   * state machine: starting it again returns the execution that has it.
+   */
   start(machine: string, input: unknown, name: string = randomUUID()): Execution {
     const definition = this.#definitions[machine];
     const stateMachine = this.#machines.get(machine);
     if (!definition || !stateMachine)
       throw new Error(`no state machine named ${machine} (have ${this.machines.join(', ')})`);
+    const existing = this.#byName.get(`${machine}/${name}`);
+    if (existing) return existing;
     const id = `arn:aws:states:local:000000000000:execution:drainbridge-${machine}:${name}`;
     const stats: ExecutionStats = {
       stateTransitions: 0,
@@ -203,20 +250,41 @@ export class EmbeddedExecutor {
       lambdaErrors: 0,
       retries: 0,
       parallelStates: 0,
+      historyEvents: 2,
     };
     // After abort the interpreter still finishes its current Retry loop without waiting; calling no task
     // once aborted keeps a stopped execution from touching the cluster (a killed process calls nothing either).
     const aborted = { value: false };
     const run = stateMachine.run(input as never, {
       overrides: this.#overrides(definition, { executionId: id, stats, aborted }),
-      context: { Execution: { Id: id, Name: name } },
+      context: {
+        Execution: { Id: id, Name: name },
+        StateMachine: { Id: `${LOCAL_STATE_MACHINE_ARN_PREFIX}${machine}`, Name: machine },
+      },
     });
     void this.#countEvents(run.eventLogs as AsyncGenerator<{ type: string; state?: { type?: string } }>, stats);
     const abort = () => {
       aborted.value = true;
       run.abort();
     };
-    return { id, machine, result: run.result, stats, abort };
+    const execution = { id, machine, result: run.result, stats, abort };
+    this.#byName.set(`${machine}/${name}`, execution);
+    return execution;
+  }
+
+  /** The `states:startExecution` service integration: starts (or finds, by name) an execution here. */
+  #startExecution(request: StartExecutionRequest): { ExecutionArn: string; StartDate: string } {
+    const arn = String(request.StateMachineArn ?? '');
+    if (!arn.startsWith(LOCAL_STATE_MACHINE_ARN_PREFIX)) {
+      throw Object.assign(new Error(`cannot start ${arn}: not a state machine of this runtime`), {
+        name: 'StepFunctions.StateMachineDoesNotExistException',
+      });
+    }
+    const known = this.#byName.get(`${arn.slice(LOCAL_STATE_MACHINE_ARN_PREFIX.length)}/${request.Name ?? ''}`);
+    const input = typeof request.Input === 'string' ? JSON.parse(request.Input) : request.Input;
+    const execution = this.start(arn.slice(LOCAL_STATE_MACHINE_ARN_PREFIX.length), input, request.Name);
+    if (!known) this.#options.onStarted?.(execution, input);
+    return { ExecutionArn: execution.id, StartDate: new Date().toISOString() };
   }
 
   #overrides(
@@ -246,6 +314,15 @@ export class EmbeddedExecutor {
       if (this.#options.retryIntervalMs !== undefined)
         retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
     }
+    for (const stateName of startExecutionStates(definition)) {
+      taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
+        if (aborted.value)
+          throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
+        return this.#startExecution(input as unknown as StartExecutionRequest) as unknown as JsonValue;
+      };
+      if (this.#options.retryIntervalMs !== undefined)
+        retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
+    }
     const waitTimeOverrides: Record<string, number> = {};
     if (this.#options.waitMs !== undefined) {
       for (const [name, state] of Object.entries(definition.States))
@@ -267,16 +344,18 @@ export class EmbeddedExecutor {
     handlers: Record<string, LocalTask>,
     overrides: Record<string, number>,
   ): void {
-    for (const { wait, task, path } of timestampWaits(definition)) {
-      const handler = handlers[task];
-      if (!handler) continue;
+    for (const { wait, writers } of timestampWaits(definition)) {
       let timestamp: number | undefined;
-      handlers[task] = async (input: JsonValue) => {
-        const output = await handler(input);
-        const value = valueAt(output, path);
-        timestamp = typeof value === 'string' ? Date.parse(value) : undefined;
-        return output;
-      };
+      for (const { task, path } of writers) {
+        const handler = handlers[task];
+        if (!handler) continue;
+        handlers[task] = async (input: JsonValue) => {
+          const output = await handler(input);
+          const value = valueAt(output, path);
+          if (typeof value === 'string') timestamp = Date.parse(value);
+          return output;
+        };
+      }
       Object.defineProperty(overrides, wait, {
         enumerable: true,
         // Rounded up, plus the 1 ms by which a Node timer may fire early: never before the timestamp.
@@ -293,9 +372,17 @@ export class EmbeddedExecutor {
       for await (const event of events) {
         if (event.type === 'StateEntered') {
           stats.stateTransitions++;
-          if (event.state?.type === 'Parallel') stats.parallelStates++;
+          stats.historyEvents += 2;
+          if (event.state?.type === 'Task') stats.historyEvents += 3;
+          if (event.state?.type === 'Parallel') {
+            stats.parallelStates++;
+            stats.historyEvents += 2;
+          }
         }
-        if (event.type === 'StateRetried') stats.retries++;
+        if (event.type === 'StateRetried') {
+          stats.retries++;
+          stats.historyEvents += 3;
+        }
       }
     } catch {
       // the log ends with the execution; its errors surface through `result`

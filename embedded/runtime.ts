@@ -30,6 +30,14 @@ export function usePackagedDefinitions(definitions: Definitions): void {
   packagedDefinitions = definitions;
 }
 
+type Outcome = { ok: true; output: unknown } | { ok: false; error: Error };
+
+/** The execution an ended one continued as: the ContinueAsNew state's `continued.ExecutionArn` in its output. */
+export function continuedAs(outcome: Outcome): string | undefined {
+  if (!outcome.ok) return undefined;
+  return (outcome.output as { continued?: { ExecutionArn?: string } } | undefined)?.continued?.ExecutionArn;
+}
+
 export function loadDefinitions(): Definitions {
   if (packagedDefinitions) return packagedDefinitions;
   return JSON.parse(readFileSync(new URL('../workflow/definitions.json', import.meta.url), 'utf8')) as Definitions;
@@ -40,7 +48,7 @@ export interface TrackedExecution extends Execution {
   readonly requestId: string | undefined;
   readonly input: unknown;
   /** Settles when the execution ends: its output, or the error that ended it. */
-  readonly outcome: Promise<{ ok: true; output: unknown } | { ok: false; error: Error }>;
+  readonly outcome: Promise<Outcome>;
 }
 
 export interface EmbeddedOptions extends ExecutorOptions {
@@ -101,11 +109,14 @@ export class EmbeddedRuntime {
     };
     const deps = await connectDeps({ ...options.config, eventBusName: EMBEDDED_BUS }, observed, options.nova);
     const handlers = embeddedHandlers(deps, options.now);
-    const executor = new EmbeddedExecutor(
-      definitions.stateMachines as Record<string, MachineDefinition>,
-      handlers,
-      options,
-    );
+    const executor = new EmbeddedExecutor(definitions.stateMachines as Record<string, MachineDefinition>, handlers, {
+      ...options,
+      // Continue-as-new starts executions from inside one: the runtime tracks them like the bus's.
+      onStarted: (execution, input) => {
+        runtime?.track(execution, input);
+        options.onStarted?.(execution, input);
+      },
+    });
     runtime = new EmbeddedRuntime({ deps, bus, executor, handlers }, options.executionName);
     return runtime;
   }
@@ -124,7 +135,11 @@ export class EmbeddedRuntime {
 
   /** Starts an execution directly (what a bus rule does), and tracks it. */
   startExecution(machine: string, input: unknown): TrackedExecution {
-    const execution = this.executor.start(machine, input, this.#executionName?.());
+    return this.track(this.executor.start(machine, input, this.#executionName?.()), input);
+  }
+
+  /** Tracks an execution started here (by a rule, directly, or by another execution continuing as new). */
+  track(execution: Execution, input: unknown): TrackedExecution {
     const detail = (input as { detail?: { requestId?: unknown } } | undefined)?.detail;
     const requestId = typeof detail?.requestId === 'string' ? detail.requestId : undefined;
     const outcome = execution.result.then(
@@ -150,9 +165,25 @@ export class EmbeddedRuntime {
     await this.bus.idle();
   }
 
-  /** Executions started for a request. */
+  /** Executions started for a request (a continued evacuation's chain included, in order). */
   executionsFor(requestId: string): TrackedExecution[] {
     return this.executions.filter((execution) => execution.requestId === requestId);
+  }
+
+  /**
+   * The chain of executions `execution` began, once it has ended: itself and every execution it
+   * continued as (continue-as-new), in order; the last one's outcome is the evacuation's.
+   */
+  async chainOf(execution: TrackedExecution): Promise<{ executions: TrackedExecution[]; outcome: Outcome }> {
+    const executions = [execution];
+    for (;;) {
+      const current = executions.at(-1) as TrackedExecution;
+      const outcome = await current.outcome;
+      const nextId = continuedAs(outcome);
+      const next = nextId ? this.executions.find((candidate) => candidate.id === nextId) : undefined;
+      if (!next) return { executions, outcome };
+      executions.push(next);
+    }
   }
 
   /** Waits for every execution started so far (and those they lead to) to end. */

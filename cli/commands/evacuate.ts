@@ -6,7 +6,14 @@ import { type Command, UsageError } from '../command.ts';
 import { configFor, exitCodeOf, requesterName, startEmbedded } from '../embedded.ts';
 import { planCommand } from './plan.ts';
 
-const OWN = { reason: true, 'request-id': true, kubeconfig: true, 'dry-run': false, deadline: true };
+const OWN = {
+  reason: true,
+  'request-id': true,
+  kubeconfig: true,
+  'dry-run': false,
+  deadline: true,
+  'kubevirt-restart-unmigratable': false,
+};
 
 export const evacuateCommand: Command = {
   name: 'evacuate',
@@ -20,6 +27,10 @@ export const evacuateCommand: Command = {
     '  --request-id ID  the idempotency key (default manual-NODE-<time>); run again with the same ID to',
     '                   resume after a crash: nothing done already is done twice',
     '  --dry-run        print the plan (as `drainbridge plan`) and change nothing',
+    '  --kubevirt-restart-unmigratable  opt-in: KubeVirt VMs that cannot live-migrate (None, or',
+    '                   LiveMigrateIfPossible not migratable) are restarted on another node when their',
+    '                   VirtualMachine runs them always (DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE); off:',
+    '                   they are blockers, never shut down',
     'kubectl drain flags (kubectl defaults): --force, --ignore-daemonsets, --delete-emptydir-data,',
     '  --grace-period=-1, --timeout=0s, --pod-selector=SELECTOR, --disable-eviction,',
     '  --skip-wait-for-delete-timeout=0, --chunk-size=500',
@@ -35,7 +46,8 @@ export const evacuateCommand: Command = {
       const drainArgs = args.drainFlags.map(([name, value]) =>
         value === undefined ? `--${name}` : `--${name}=${value}`,
       );
-      return planCommand.run([node, ...drainArgs, ...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : [])]);
+      const restart = args.own.has('kubevirt-restart-unmigratable') ? ['--kubevirt-restart-unmigratable'] : [];
+      return planCommand.run([node, ...drainArgs, ...restart, ...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : [])]);
     }
     let drain: ReturnType<typeof drainOptionsFromFlags>;
     try {
@@ -44,7 +56,7 @@ export const evacuateCommand: Command = {
       if (error instanceof InvalidInput) throw new UsageError(error.message);
       throw error;
     }
-    const { runtime } = await startEmbedded(configFor(args.own.get('kubeconfig')));
+    const { runtime } = await startEmbedded(configFor(args.own.get('kubeconfig'), process.env, args.own));
     const requestId =
       args.own.get('request-id') ?? `manual-${node}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`;
     const deadline = args.own.get('deadline');
@@ -60,7 +72,7 @@ export const evacuateCommand: Command = {
         drain,
       });
       console.log(`evacuating ${node} (request ${requestId})`);
-      return await exitCodeOf(runtime.executionsFor(requestId)[0], 'evacuation');
+      return await exitCodeOf(runtime.executionsFor(requestId)[0], 'evacuation', runtime);
     } finally {
       runtime.stop();
     }

@@ -28,6 +28,7 @@ const OWN = {
   'server-dry-run': false,
   'not-before': true,
   'notice-policy': false,
+  'kubevirt-restart-unmigratable': false,
 };
 
 export interface PlanArgs {
@@ -41,6 +42,8 @@ export interface PlanArgs {
   readonly notBefore?: Date;
   /** Print the cloud notice policy (alone when no NODE is given). */
   readonly noticePolicy: boolean;
+  /** drainbridge's own flags as given (the opt-ins among them). */
+  readonly own: ReadonlyMap<string, string>;
 }
 
 function flagOn(own: ReadonlyMap<string, string | undefined>, name: string): boolean {
@@ -69,6 +72,7 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs {
     infraPodSelector: own.get('infra-pod-selector') ?? '',
     serverDryRun: own.get('server-dry-run') !== 'false',
     noticePolicy,
+    own,
     ...(notBefore ? { notBefore } : {}),
   };
 }
@@ -121,8 +125,13 @@ export const planCommand: Command = {
     '(ISO 8601) shows when an evacuation for a maintenance at TIME would start (TIME − estimate − margin).',
     '--notice-policy prints what each cloud notice type does (with DRAINBRIDGE_NOTICE_POLICY applied).',
     '',
+    '  --kubevirt-restart-unmigratable (plan as with the opt-in: VMs that cannot live-migrate are restarted',
+    '  through their VirtualMachine where KubeVirt allows it)',
+    '',
     'With DRAINBRIDGE_NOVA=true and OS_* credentials, the plan has a nova branch: the servers to live-migrate,',
-    'those that would block, and whether the other enabled hosts have room (Placement).',
+    'those that would block, and whether the other enabled hosts have room (Placement). Where KubeVirt runs,',
+    'the kubevirt branch lists the VMs by eviction strategy: live-migrate, wait for an external controller,',
+    'or blocker (None, not live-migratable) — never shut down unless opted in.',
     `Exit status: 0 not blocked, ${EXIT_BLOCKED} blocked, 1 error, 2 usage error.`,
   ].join('\n'),
   async run(argv) {
@@ -133,7 +142,7 @@ export const planCommand: Command = {
       return 0;
     }
     const options = drainOptionsOf(args);
-    const config = configFor(args.kubeconfig);
+    const config = configFor(args.kubeconfig, process.env, args.own);
     const client = new KubeClient(await buildKubeConfig(config), { chunkSize: options.chunkSize });
     const nodePlan = await planEvacuation(config, client, args.nodeName, {
       options,

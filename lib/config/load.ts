@@ -140,6 +140,13 @@ function toConfig(env: Env, kube: KubeAccess, windows: readonly WindowDefinition
     eventBusName: env.DRAINBRIDGE_EVENT_BUS,
     namespace: env.DRAINBRIDGE_NAMESPACE,
     maxEvacuationHours: env.DRAINBRIDGE_MAX_EVACUATION_HOURS,
+    kubevirt: {
+      maxMigrationsPerNode: env.DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE,
+      maxMigrationsPerCluster: env.DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS,
+      maxAttempts: env.DRAINBRIDGE_KUBEVIRT_MAX_MIGRATION_ATTEMPTS,
+      retryBackoffSeconds: env.DRAINBRIDGE_KUBEVIRT_RETRY_BACKOFF,
+      restartUnmigratable: env.DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE,
+    },
     startTiming: {
       marginSeconds: env.DRAINBRIDGE_START_MARGIN_SECONDS,
       podReadySeconds: env.DRAINBRIDGE_POD_READY_SECONDS,

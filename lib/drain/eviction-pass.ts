@@ -94,10 +94,7 @@ class EvictionPass implements ReconcilePass {
       );
     }
     const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand });
-    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, {
-      progress: result.progress,
-      blockers: result.blockers,
-    });
+    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result);
     if (!result.done && isPastTimeout(request, input.startedAt, now)) {
       throw new DeadlineExceeded(
         `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,

@@ -123,10 +123,23 @@ const outcomeBase = {
 
 export { PHASES, type Phase } from '../domain/phase.ts';
 
+/** One KubeVirt VM's move: its migration, phase, source → target and how long it has taken. */
+const VmMove = z.strictObject({
+  name: z.string(),
+  status: z.string(),
+  attempts: z.number().int().min(0),
+  migration: z.string().optional(),
+  phase: z.string().optional(),
+  sourceNode: z.string(),
+  targetNode: z.string().optional(),
+  elapsedSeconds: z.number().min(0).optional(),
+});
+
 /**
- * Published at phase changes. `MaintenanceScheduled` (a request with notBefore, before it waits) carries
- * `timing`: when the evacuation starts and on what estimate; `timing.late` is the warning that it will
- * likely not finish before notBefore.
+ * Published at phase changes, and when a KubeVirt migration starts, ends or fails (with `vms`: every VM
+ * of the node and where its move stands).
+ * `MaintenanceScheduled` (a request with notBefore, before it waits) carries `timing`: when the evacuation
+ * starts and on what estimate; `timing.late` is the warning that it will likely not finish before notBefore.
  */
 export const EvacuationProgress = z.strictObject({
   ...outcomeBase,
@@ -135,6 +148,7 @@ export const EvacuationProgress = z.strictObject({
   blockers: z.array(Blocker),
   /** Optional (added in 1 without a version change): the start time and its estimate. */
   timing: StartTimingInput.optional(),
+  vms: z.array(VmMove).optional(),
 });
 
 export const EvacuationSucceeded = z.strictObject({

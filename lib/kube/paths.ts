@@ -51,6 +51,8 @@ export interface EvacuationBranchStatus {
   /** The branch's first pass and the pass that found it done (ISO 8601): observed durations for estimates. */
   startedAt?: string;
   finishedAt?: string;
+  /** What the branch waits for that becomes a blocker only if the evacuation gives up (External VMIs). */
+  waiting?: string[];
 }
 
 export interface EvacuationStatus {
@@ -68,6 +70,11 @@ export interface EvacuationStatus {
   lastError?: string;
   /** A Restore of this request: when it started and finished (resumption after a restart). */
   restore?: { startedAt?: string; finishedAt?: string };
+  /**
+   * Set by the first pass of an execution that nears Step Functions' history limit: every branch of that
+   * execution leaves at its next pass, and the execution continues as a new one (workflow/evacuate.asl.yml).
+   */
+  continueRequested?: { executionId: string; at: string };
   /** A request with notBefore: when its evacuation starts and on what estimate (lib/workflow/start-time.ts). */
   start?: EvacuationStart;
 }

@@ -50,17 +50,20 @@ export function summarise(status: EvacuationStatus): EvacuationStatus {
   return summary;
 }
 
-/** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
-export interface ProgressRecorder {
-  recordProgress(requestId: string, branch: BranchName, report: PassReport): Promise<void>;
-}
-
-/** What one pass reports for the record. */
-export interface PassReport {
+/**
+ * A pass's counts and blockers, what it waits for (blockers only if the evacuation gives up), and with
+ * `timing` when it ran (the branch's first pass and end are kept: observed durations for estimates).
+ */
+export interface ProgressReport {
   readonly progress: BranchProgress;
   readonly blockers: readonly Blocker[];
-  /** When given, the branch's first pass and end are kept too. */
+  readonly waiting?: readonly Blocker[] | undefined;
   readonly timing?: PassTiming;
+}
+
+/** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
+export interface ProgressRecorder {
+  recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void>;
 }
 
 /** When a pass ran and whether it found its branch done: the branch's first pass and its end are kept. */
@@ -145,15 +148,16 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
    * Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins;
    * no write when unchanged), and with `timing` the branch's first pass and end (estimates read them).
    */
-  async recordProgress(requestId: string, branch: BranchName, report: PassReport): Promise<void> {
-    const { progress, blockers, timing } = report;
+  async recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void> {
+    const waiting = report.waiting ?? [];
     await this.#update(requestId, (status) => {
-      const current = status.branches?.[branch] ?? { version: '0', state: undefined };
+      const { waiting: _waiting, ...current } = status.branches?.[branch] ?? { version: '0', state: undefined };
       const entry = {
         ...current,
-        ...progress,
-        blockers: blockers.map((blocker) => blocker.reason),
-        ...branchTimes(current, timing),
+        ...report.progress,
+        blockers: report.blockers.map((blocker) => blocker.reason),
+        ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
+        ...branchTimes(current, report.timing),
       };
       return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
@@ -195,6 +199,15 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   /** Who asked to abort `requestId`'s evacuation, or undefined. */
   async abortRequestedBy(requestId: string): Promise<string | undefined> {
     return (await this.#get(requestId))?.status?.abortRequested?.by;
+  }
+
+  /** Asks every branch of `executionId` to leave so that it continues as new. Idempotent. */
+  async requestContinue(requestId: string, executionId: string, at: Date): Promise<void> {
+    await this.#update(requestId, (status) =>
+      status.continueRequested?.executionId === executionId
+        ? status
+        : { ...status, continueRequested: { executionId, at: at.toISOString() } },
+    );
   }
 
   async #get(requestId: string): Promise<EvacuationObject | undefined> {

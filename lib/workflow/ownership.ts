@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ConflictError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
-import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
+import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
 import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';
@@ -48,37 +48,49 @@ export function readOwner(record: EvacuationObject): Owner | undefined {
   return recordOr(read, { absent: undefined, unreadable: undefined });
 }
 
-/** Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`. */
-export function planOwnership(current: Owner | undefined, executionId: string, now: Date): OwnerDecision {
+/**
+ * Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`.
+ * `predecessor`: the execution this one continues (continue-as-new); its claim is handed over at once,
+ * since it started this execution as its last step and does nothing after.
+ */
+export function planOwnership(
+  current: Owner | undefined,
+  executionId: string,
+  now: Date,
+  predecessor?: string,
+): OwnerDecision {
   const claim: OwnerDecision = { action: 'claim', owner: { executionId, seen: now.toISOString() } };
   if (!current) return claim;
   const ageSeconds = (now.getTime() - Date.parse(current.seen)) / 1000;
   if (current.executionId === executionId) return ageSeconds > OWNER_REFRESH_SECONDS ? claim : { action: 'keep' };
+  if (predecessor !== undefined && current.executionId === predecessor) return claim;
   return ageSeconds > OWNER_TTL_SECONDS ? claim : { action: 'yield', owner: current, ageSeconds };
 }
 
 /**
- * Reads the request's record and applies `planOwnership`: writes the mark when claiming (conditional on
+ * Reads the request's record and applies `planOwnership` (handing over from `predecessor`, the execution
+ * this one continues, if any): writes the mark when claiming (conditional on
  * the record's resourceVersion, re-read on conflict). Returns the decision; the caller says what a
  * `yield` means for it (wait at admission, stop in a later step). The record must exist.
  */
 export async function reconcileOwnership(
   client: KubeClient,
   requestId: string,
-  executionId: string,
+  execution: { readonly executionId: string; readonly predecessor?: string | undefined },
   now: Date,
-): Promise<OwnerDecision> {
+): Promise<OwnerDecision & { readonly status?: EvacuationStatus | undefined }> {
   return retryOnConflict(
     async () => {
       const record = await client.getEvacuation(evacuationName(requestId));
-      const decision = planOwnership(readOwner(record), executionId, now);
-      if (decision.action !== 'claim') return decision;
+      const decision = planOwnership(readOwner(record), execution.executionId, now, execution.predecessor);
+      // The record's status as read comes along: the caller's other checks (abort, continue) need no second read.
+      if (decision.action !== 'claim') return { ...decision, status: record.status };
       const annotations = {
         ...record.metadata.annotations,
         [OWNER_ANNOTATION]: writeJsonRecord(decision.owner, OWNER_FORMAT),
       };
       await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
-      return decision;
+      return { ...decision, status: record.status };
     },
     { attempts: CONFLICT_ATTEMPTS },
   );

@@ -58,7 +58,8 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     const error = errorFromCatch(input.error);
     tools.logger.warn('evacuation failed', { errorType: error.name, reason: error.message });
     // An operator's abort also stops drainbridge's live migrations; the VMs stay where they are.
-    if (error.name === 'EvacuationAborted') await cancelBranches(deps, [input.request.requestId]);
+    if (error.name === 'EvacuationAborted')
+      await cancelBranches(deps, [input.request.requestId], input.request.nodeName);
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
       if (readLedger(node).holds[input.request.requestId])
@@ -69,7 +70,10 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     const record = await deps.progress.ensure(input.request);
     await deps.progress.setPhase(input.request.requestId, 'Failed');
     await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
-    const blockers = blockersOf(Object.values(record.status?.branches ?? {}).flatMap((b) => b.blockers ?? []));
+    const branches = Object.values(record.status?.branches ?? {});
+    // What was only waited for (External VMIs) becomes a blocker when the evacuation gives up at its deadline.
+    const waited = error.name === 'DeadlineExceeded' ? branches.flatMap((b) => b.waiting ?? []) : [];
+    const blockers = blockersOf([...branches.flatMap((b) => b.blockers ?? []), ...waited]);
     await deps.publisher.publish(
       'Evacuation Failed',
       failedEvent(input.request, input.executionId, { phase: 'Failed', error, blockers }),
@@ -122,7 +126,7 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
       if (!(error instanceof EvacuationFailed)) throw error;
     }
     // Every branch's in-flight moves stop first (servers stay where they are), then the service.
-    const cancelled = await cancelBranches(deps, [input.request.requestId, ...others]);
+    const cancelled = await cancelBranches(deps, [input.request.requestId, ...others], input.request.nodeName);
     const service = await deps.nova.restore(input.request, others);
     return {
       serviceEnabled: service.serviceEnabled,

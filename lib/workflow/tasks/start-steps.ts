@@ -18,17 +18,16 @@ import { progressEvent } from '../outcomes.ts';
 import { lateWarning, planStart, waitTimestamp } from '../start-time.ts';
 import { TaskInput } from '../state.ts';
 
-/** What PlanStart hands the machine: the task document with startedAt set to the start, and the wait. */
-export interface PlannedStart extends TaskInput {
-  readonly start: {
-    /** When the Wait state ends (the start, or earlier to plan again). */
-    readonly waitUntil: string;
-    /** True when the wait ends at the start (the Choice after it admits). */
-    readonly final: boolean;
-    readonly startAt: string;
-    readonly estimateSeconds: number;
-    readonly late: boolean;
-  };
+/** What PlanStart hands the machine (at `$.start`): when its Wait ends, and whether the evacuation starts then. */
+export interface PlannedStart {
+  /** When the Wait state ends (the start, or earlier to plan again). */
+  readonly waitUntil: string;
+  /** True when the wait ends at the start (the Choice after it admits). */
+  readonly final: boolean;
+  /** When the evacuation starts (the machine makes it `startedAt`). */
+  readonly startAt: string;
+  readonly estimateSeconds: number;
+  readonly late: boolean;
 }
 
 /** A maintenance that ended before it started leaves a tombstone (lib/node): nothing to wait for. */
@@ -98,15 +97,11 @@ export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
     if (start.warning) tools.logger.warn(start.warning);
     await recordStart(deps, input, start);
     return {
-      ...input,
-      startedAt: start.startAt,
-      start: {
-        waitUntil: waitTimestamp(decision.waitUntil),
-        final: decision.final,
-        startAt: start.startAt,
-        estimateSeconds: estimate.seconds,
-        late: decision.late,
-      },
+      waitUntil: waitTimestamp(decision.waitUntil),
+      final: decision.final,
+      startAt: start.startAt,
+      estimateSeconds: estimate.seconds,
+      late: decision.late,
     };
   },
 };

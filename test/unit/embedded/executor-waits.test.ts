@@ -15,7 +15,7 @@ const TIMED: MachineDefinition = {
 
 describe('Wait states on a timestamp, on a simulated clock', () => {
   it('finds the task that writes the timestamp and the path inside its result', () => {
-    assert.deepEqual(timestampWaits(TIMED), [{ wait: 'WaitForStart', task: 'Plan', path: ['at'] }]);
+    assert.deepEqual(timestampWaits(TIMED), [{ wait: 'WaitForStart', writers: [{ task: 'Plan', path: ['at'] }] }]);
   });
 
   it('waits until the simulated clock reaches the timestamp, at its speed', async () => {
