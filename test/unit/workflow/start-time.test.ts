@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { EvacuationObject } from '../../../lib/kube/paths.ts';
 import { type EstimateFacts, estimateEvacuation, typicalSeconds } from '../../../lib/workflow/estimate.ts';
 import { observedSecondsPerItem } from '../../../lib/workflow/estimate-observe.ts';
+import { PLAN_ROUND_EVENTS } from '../../../lib/workflow/history-budget.ts';
 import { lateWarning, planStart, REPLAN_WITHIN_SECONDS } from '../../../lib/workflow/start-time.ts';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
@@ -115,5 +117,24 @@ describe('seconds per VM observed on this cluster', () => {
     assert.equal(observedSecondsPerItem(records, 'nova'), 120);
     assert.equal(observedSecondsPerItem(records, 'kubevirt'), undefined);
     assert.equal(typicalSeconds([10, 30]), 20);
+  });
+});
+
+describe('the packaged Evacuate machine plans the start', () => {
+  const definitions = JSON.parse(readFileSync(new URL('../../../workflow/definitions.json', import.meta.url), 'utf8'));
+  const states = definitions.stateMachines.evacuate.States as Record<string, Record<string, unknown>>;
+
+  it('PlanStart → startedAt → count the round → Wait on the planned timestamp → start or plan again', () => {
+    assert.equal(states.PlanStart?.ResultPath, '$.start');
+    assert.deepEqual(
+      [states.PlanStart?.Next, states.StartsAt?.Next, states.PlanCounted?.Next, states.WaitForStart?.Next],
+      ['StartsAt', 'PlanCounted', 'WaitForStart', 'StartNow'],
+    );
+    assert.equal(states.StartsAt?.InputPath, '$.start.startAt');
+    assert.equal(states.StartsAt?.ResultPath, '$.startedAt');
+    assert.equal(states.WaitForStart?.TimestampPath, '$.start.waitUntil');
+    assert.deepEqual(states.PlanCounted?.Parameters, {
+      'events.$': `States.MathAdd($.history.events, ${PLAN_ROUND_EVENTS})`,
+    });
   });
 });
