@@ -19,6 +19,9 @@ export type LocalHandler = (event: unknown, context: Context) => Promise<unknown
 type StateDefinition = {
   Type: string;
   Resource?: string;
+  Next?: string;
+  ResultPath?: string | null;
+  TimestampPath?: string;
   Branches?: MachineDefinition[];
   ItemProcessor?: MachineDefinition;
   Iterator?: MachineDefinition;
@@ -51,6 +54,47 @@ export function taskFunctions(definition: MachineDefinition): Map<string, string
     }
   }
   return out;
+}
+
+/** A Wait state on a timestamp that Tasks put in the document: the tasks, and the path inside their result. */
+interface TimestampWait {
+  readonly wait: string;
+  readonly writers: readonly { readonly task: string; readonly path: readonly string[] }[];
+}
+
+/** The path inside `task`'s result where `timestampPath` points, when the task's ResultPath holds it. */
+function pathInResult(task: StateDefinition, timestampPath: string): string[] | undefined {
+  if (task.Type !== 'Task' || task.ResultPath === null) return undefined;
+  const resultPath = task.ResultPath ?? '$';
+  const prefix = resultPath === '$' ? '$.' : `${resultPath}.`;
+  return timestampPath.startsWith(prefix) ? timestampPath.slice(prefix.length).split('.') : undefined;
+}
+
+/**
+ * Every top-level Wait with a TimestampPath, and the top-level Tasks whose result holds it: those whose
+ * ResultPath is a prefix of it, or (when none is) those that write the whole document.
+ */
+export function timestampWaits(definition: MachineDefinition): TimestampWait[] {
+  const found: TimestampWait[] = [];
+  const states = Object.entries(definition.States);
+  for (const [wait, state] of states) {
+    const timestampPath = state.Type === 'Wait' ? state.TimestampPath : undefined;
+    if (!timestampPath) continue;
+    const writers = states.flatMap(([task, candidate]) => {
+      const path = pathInResult(candidate, timestampPath);
+      return path ? [{ task, path, whole: (candidate.ResultPath ?? '$') === '$' }] : [];
+    });
+    const specific = writers.filter((writer) => !writer.whole);
+    const chosen = specific.length > 0 ? specific : writers;
+    if (chosen.length > 0) found.push({ wait, writers: chosen.map(({ task, path }) => ({ task, path })) });
+  }
+  return found;
+}
+
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[key];
+  return current;
 }
 
 /** Task states that start an execution (`states:startExecution`). */
@@ -95,6 +139,12 @@ export interface TaskCall {
   readonly error?: { readonly name: string; readonly message: string };
 }
 
+/** The clock the tasks read when it is not the real one: a simulated clock running `speed` times real time. */
+export interface WaitClock {
+  now(): number;
+  readonly speed: number;
+}
+
 /** What a `states:startExecution` Task asks for (after the interpreter resolved its Parameters). */
 export interface StartExecutionRequest {
   readonly StateMachineArn: string;
@@ -105,8 +155,14 @@ export interface StartExecutionRequest {
 export interface ExecutorOptions {
   /** Replaces every Retry interval with this many ms (tests and the demo); undefined keeps the definition's backoff. */
   readonly retryIntervalMs?: number;
-  /** Replaces every Wait state's duration with this many ms. */
+  /** Replaces every Wait state's duration with this many ms (Wait states on a timestamp follow `waitClock` when given). */
   readonly waitMs?: number;
+  /**
+   * Wait states on a timestamp (TimestampPath) wait until this clock reaches it, at its speed: the
+   * interpreter measures them against the real clock, which is wrong when the tasks computed the
+   * timestamp from a simulated one. Undefined: the real clock.
+   */
+  readonly waitClock?: WaitClock;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
   readonly onTask?: (call: TaskCall) => void;
   /** Told of every execution a `states:startExecution` Task started (continue-as-new), to track it. */
@@ -121,7 +177,8 @@ export interface Execution {
   abort(): void;
 }
 
-function lambdaContext(functionKey: string, executionId: string): Context {
+/** A Lambda-shaped context for a local call of `functionKey` (an execution's task, or a schedule's target). */
+export function lambdaContext(functionKey: string, executionId = `local:${functionKey}`): Context {
   const deadline = Date.now() + 60_000;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -271,7 +328,40 @@ export class EmbeddedExecutor {
       for (const [name, state] of Object.entries(definition.States))
         if (state.Type === 'Wait') waitTimeOverrides[name] = this.#options.waitMs;
     }
+    const clock = this.#options.waitClock;
+    if (clock) this.#followTimestamps(definition, clock, taskResourceLocalHandlers, waitTimeOverrides);
     return { taskResourceLocalHandlers, retryIntervalOverrides, waitTimeOverrides };
+  }
+
+  /**
+   * Makes each Wait state on a timestamp that a Task computed wait on `clock`: the task's result is
+   * read as it returns (the Wait's TimestampPath inside the task's ResultPath), and the Wait's
+   * override is computed when the interpreter asks for it — (timestamp − clock now) / speed real ms.
+   */
+  #followTimestamps(
+    definition: MachineDefinition,
+    clock: WaitClock,
+    handlers: Record<string, LocalTask>,
+    overrides: Record<string, number>,
+  ): void {
+    for (const { wait, writers } of timestampWaits(definition)) {
+      let timestamp: number | undefined;
+      for (const { task, path } of writers) {
+        const handler = handlers[task];
+        if (!handler) continue;
+        handlers[task] = async (input: JsonValue) => {
+          const output = await handler(input);
+          const value = valueAt(output, path);
+          if (typeof value === 'string') timestamp = Date.parse(value);
+          return output;
+        };
+      }
+      Object.defineProperty(overrides, wait, {
+        enumerable: true,
+        // Rounded up, plus the 1 ms by which a Node timer may fire early: never before the timestamp.
+        get: () => (timestamp === undefined ? 0 : Math.max(0, Math.ceil((timestamp - clock.now()) / clock.speed) + 1)),
+      });
+    }
   }
 
   async #countEvents(

@@ -9,8 +9,17 @@ import type { Config } from '../lib/config/index.ts';
 import type { DetailByType, DetailType } from '../lib/events/contracts.ts';
 import { CONTRACTS } from '../lib/events/contracts.ts';
 import { parseDetail } from '../lib/events/parse.ts';
+import type { WindowDefinition } from '../lib/windows/definition.ts';
 import { connectDeps, type NovaFactory, type WorkflowDeps } from '../lib/workflow/deps.ts';
-import { EmbeddedExecutor, type Execution, type ExecutorOptions, type MachineDefinition } from './executor.ts';
+import type { WindowOpened } from '../lib/workflow/tasks/window-steps.ts';
+import {
+  EmbeddedExecutor,
+  type Execution,
+  type ExecutorOptions,
+  type LocalHandler,
+  lambdaContext as localContext,
+  type MachineDefinition,
+} from './executor.ts';
 import { type Definitions, EMBEDDED_BUS } from './extract.ts';
 import { embeddedHandlers } from './functions.ts';
 
@@ -61,11 +70,21 @@ export class EmbeddedRuntime {
   readonly executor: EmbeddedExecutor;
   readonly executions: TrackedExecution[] = [];
   readonly #executionName: (() => string) | undefined;
+  readonly #handlers: Record<string, LocalHandler>;
 
-  private constructor(deps: WorkflowDeps, bus: InProcessBus, executor: EmbeddedExecutor, name?: () => string) {
-    this.deps = deps;
-    this.bus = bus;
-    this.executor = executor;
+  private constructor(
+    parts: {
+      deps: WorkflowDeps;
+      bus: InProcessBus;
+      executor: EmbeddedExecutor;
+      handlers: Record<string, LocalHandler>;
+    },
+    name?: () => string,
+  ) {
+    this.deps = parts.deps;
+    this.bus = parts.bus;
+    this.executor = parts.executor;
+    this.#handlers = parts.handlers;
     this.#executionName = name;
   }
 
@@ -89,20 +108,29 @@ export class EmbeddedRuntime {
       },
     };
     const deps = await connectDeps({ ...options.config, eventBusName: EMBEDDED_BUS }, observed, options.nova);
-    const executor = new EmbeddedExecutor(
-      definitions.stateMachines as Record<string, MachineDefinition>,
-      embeddedHandlers(deps, options.now),
-      {
-        ...options,
-        // Continue-as-new starts executions from inside one: the runtime tracks them like the bus's.
-        onStarted: (execution, input) => {
-          runtime?.track(execution, input);
-          options.onStarted?.(execution, input);
-        },
+    const handlers = embeddedHandlers(deps, options.now);
+    const executor = new EmbeddedExecutor(definitions.stateMachines as Record<string, MachineDefinition>, handlers, {
+      ...options,
+      // Continue-as-new starts executions from inside one: the runtime tracks them like the bus's.
+      onStarted: (execution, input) => {
+        runtime?.track(execution, input);
+        options.onStarted?.(execution, input);
       },
-    );
-    runtime = new EmbeddedRuntime(deps, bus, executor, options.executionName);
+    });
+    runtime = new EmbeddedRuntime({ deps, bus, executor, handlers }, options.executionName);
     return runtime;
+  }
+
+  /**
+   * A maintenance window opened (its schedule fired): the openWindow function — what EventBridge
+   * Scheduler invokes on AWS — puts one request per matching node on this runtime's bus.
+   */
+  async openWindow(window: WindowDefinition, scheduledTime: Date): Promise<WindowOpened> {
+    const handler = this.#handlers.openWindow as LocalHandler;
+    const input = { window, scheduledTime: scheduledTime.toISOString() };
+    const opened = (await handler(input, localContext('openWindow'))) as WindowOpened;
+    await this.bus.idle();
+    return opened;
   }
 
   /** Starts an execution directly (what a bus rule does), and tracks it. */

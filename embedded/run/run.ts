@@ -8,14 +8,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
+import { RebootSource } from '../../lib/forwarder/reboot/source.ts';
 import type { ForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { isNotFound } from '../../lib/kube/errors.ts';
 import type { Logger } from '../../lib/log/logger.ts';
+import { WindowScheduler } from '../../lib/windows/scheduler.ts';
 import type { NovaFactory } from '../../lib/workflow/deps.ts';
 import { clearDeadOwner } from '../../lib/workflow/ownership.ts';
 import { planResume } from '../../lib/workflow/resume.ts';
@@ -45,6 +48,8 @@ export class DrainbridgeRun {
   readonly runtime: EmbeddedRuntime;
   readonly forwarder: Forwarder;
   readonly metrics: RunMetrics;
+  /** The maintenance windows of the configuration (DRAINBRIDGE_MAINTENANCE_WINDOWS), armed while leading. */
+  readonly windows: WindowScheduler;
   readonly #client: KubeClient;
   readonly #options: RunOptions;
   readonly #settled = new WeakSet<TrackedExecution>();
@@ -59,6 +64,16 @@ export class DrainbridgeRun {
     this.#options = options;
     this.runtime = runtime;
     this.#client = kube.client;
+    this.windows = new WindowScheduler(options.config.windows, SYSTEM_CLOCK, (window, at) => {
+      this.runtime.openWindow(window, at).then(
+        (opened) => options.logger.info('maintenance window opened', { ...opened }),
+        (error: unknown) =>
+          options.logger.error('maintenance window could not open', {
+            window: window.name,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
+    });
     const forwarderMetrics = createForwarderMetrics();
     this.metrics = createRunMetrics(forwarderMetrics.registry, () => this.#inProgress());
     this.forwarder = new Forwarder({
@@ -69,6 +84,7 @@ export class DrainbridgeRun {
       sink: new InProcessSink(runtime.bus),
       logger: options.logger,
       metrics: forwarderMetrics,
+      extraSources: [new RebootSource({ client: kube.client, kubeConfig: kube.kubeConfig, logger: options.logger })],
       onLeadership: (leading) => (leading ? this.#lead() : this.#follow()),
     });
   }
@@ -127,6 +143,7 @@ export class DrainbridgeRun {
 
   #lead(): void {
     this.runtime.bus.startSchedules();
+    this.windows.start();
     this.#resuming = this.#resume().catch((error: unknown) => {
       this.#options.logger.error('resuming unfinished requests failed; their sources publish them again', {
         error: error instanceof Error ? error.message : String(error),
@@ -136,6 +153,7 @@ export class DrainbridgeRun {
 
   #follow(): void {
     // Another process holds the Lease (or this one is stopping): nothing runs here any more.
+    this.windows.stop();
     this.runtime.stop();
   }
 

@@ -4,6 +4,7 @@
  */
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { problemsOf, safeParseReporting } from '../events/parse.ts';
+import { parseWindows, type WindowDefinition } from '../windows/definition.ts';
 import { type Config, ENV_VARS, type Env, EnvSchema, type KubeAccess, SECRET_ENV_VARS } from './schema.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -96,7 +97,18 @@ function crossFieldProblems(env: Env): FieldProblem[] {
   return problems;
 }
 
-function toConfig(env: Env, kube: KubeAccess): Config {
+/** The maintenance windows; their mistakes join the other problems. */
+function windowsOf(env: Env, problems: FieldProblem[]): WindowDefinition[] {
+  try {
+    return parseWindows(env.DRAINBRIDGE_MAINTENANCE_WINDOWS, 'DRAINBRIDGE_MAINTENANCE_WINDOWS');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return [];
+  }
+}
+
+function toConfig(env: Env, kube: KubeAccess, windows: readonly WindowDefinition[]): Config {
   return {
     mode: env.DRAINBRIDGE_MODE,
     kube,
@@ -135,6 +147,12 @@ function toConfig(env: Env, kube: KubeAccess): Config {
       retryBackoffSeconds: env.DRAINBRIDGE_KUBEVIRT_RETRY_BACKOFF,
       restartUnmigratable: env.DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE,
     },
+    startTiming: {
+      marginSeconds: env.DRAINBRIDGE_START_MARGIN_SECONDS,
+      podReadySeconds: env.DRAINBRIDGE_POD_READY_SECONDS,
+      migrationSeconds: env.DRAINBRIDGE_MIGRATION_SECONDS,
+    },
+    windows,
   };
 }
 
@@ -157,6 +175,7 @@ export function loadConfig(env: Environment = process.env): Config {
     parsed.data.DRAINBRIDGE_KUBE_ACCESS === 'eks'
       ? eksAccessOf(parsed.data, env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined, problems)
       : kubeAccessOf(parsed.data, problems);
+  const windows = windowsOf(parsed.data, problems);
   if (problems.length > 0) throw new ConfigError(redactProblems(problems, env));
-  return toConfig(parsed.data, kube);
+  return toConfig(parsed.data, kube, windows);
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../domain/request.ts';
 import { parseSelector } from '../kube/selectors.ts';
 import { novaHostRuleTextSchema } from '../nova/host-mapping.ts';
+import type { WindowDefinition } from '../windows/definition.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -132,6 +133,22 @@ export interface Config {
     /** Opt-in: restart VMIs that cannot live-migrate, where KubeVirt allows it and their VirtualMachine starts them again. */
     readonly restartUnmigratable: boolean;
   };
+  /**
+   * Starting in time (a request with notBefore starts at notBefore − estimate − margin;
+   * lib/workflow/start-time.ts): the margin, and the estimate's defaults where nothing was observed.
+   */
+  readonly startTiming: StartTimingConfig;
+  /** Maintenance windows the embedded runner schedules (lib/windows/); on AWS, the `maintenanceWindows` param. */
+  readonly windows: readonly WindowDefinition[];
+}
+
+export interface StartTimingConfig {
+  /** Seconds kept in hand between the estimated end of the evacuation and notBefore. */
+  readonly marginSeconds: number;
+  /** Seconds a replacement pod takes to become Ready (between two waves of evictions under one PDB). */
+  readonly podReadySeconds: number;
+  /** Seconds one VM (Nova server, KubeVirt VMI) takes to leave, until this cluster has recorded its own. */
+  readonly migrationSeconds: number;
 }
 
 /** Each environment variable: its default (undefined = optional) and meaning, for validation and the README. */
@@ -217,6 +234,22 @@ export const ENV_VARS = {
     default: 'false',
     help: 'opt-in: restart VMIs that cannot live-migrate (None, or LiveMigrateIfPossible not migratable) when their VirtualMachine runs them always',
   },
+  DRAINBRIDGE_MAINTENANCE_WINDOWS: {
+    default: '',
+    help: 'maintenance windows `drainbridge run` schedules: a JSON list of {name, schedule, timezone, durationMinutes, nodeSelector, maxNodes, endsOn} (README "Maintenance windows")',
+  },
+  DRAINBRIDGE_START_MARGIN_SECONDS: {
+    default: '300',
+    help: 'a request with notBefore starts its evacuation this long before notBefore, on top of the estimated evacuation time',
+  },
+  DRAINBRIDGE_POD_READY_SECONDS: {
+    default: '30',
+    help: 'estimate: seconds a replacement pod takes to become Ready (per wave of evictions a PodDisruptionBudget allows)',
+  },
+  DRAINBRIDGE_MIGRATION_SECONDS: {
+    default: '300',
+    help: 'estimate: seconds per VM (Nova server, KubeVirt VMI) until evacuations on this cluster have recorded their own',
+  },
 } as const satisfies Record<string, { default: string | undefined; help: string }>;
 
 /** Variables whose values are secrets (never echoed back in errors). */
@@ -290,6 +323,10 @@ export const EnvSchema = z.object({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a valid namespace name')
     .max(63),
   DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, MAX_EVACUATION_HOURS_LIMIT),
+  DRAINBRIDGE_MAINTENANCE_WINDOWS: z.string(),
+  DRAINBRIDGE_START_MARGIN_SECONDS: int(0, 7 * 86_400),
+  DRAINBRIDGE_POD_READY_SECONDS: int(0, 86_400),
+  DRAINBRIDGE_MIGRATION_SECONDS: int(1, 86_400),
   DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: int(1, 100),
   DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: int(1, 1000),
   DRAINBRIDGE_KUBEVIRT_MAX_MIGRATION_ATTEMPTS: int(1, 20),

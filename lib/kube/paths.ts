@@ -34,6 +34,7 @@ export interface EvacuationObject {
     /** The request's drain options as resolved (kubectl drain's, see lib/domain/request.ts). */
     drain?: Record<string, unknown>;
     deadline?: string;
+    notBefore?: string;
   };
   status?: EvacuationStatus;
 }
@@ -47,6 +48,9 @@ export interface EvacuationBranchStatus {
   inFlight?: number;
   skipped?: number;
   blockers?: string[];
+  /** The branch's first pass and the pass that found it done (ISO 8601): observed durations for estimates. */
+  startedAt?: string;
+  finishedAt?: string;
   /** What the branch waits for that becomes a blocker only if the evacuation gives up (External VMIs). */
   waiting?: string[];
 }
@@ -71,6 +75,19 @@ export interface EvacuationStatus {
    * execution leaves at its next pass, and the execution continues as a new one (workflow/evacuate.asl.yml).
    */
   continueRequested?: { executionId: string; at: string };
+  /** A request with notBefore: when its evacuation starts and on what estimate (lib/workflow/start-time.ts). */
+  start?: EvacuationStart;
+}
+
+/** The start time of an evacuation and its estimate, as the Evacuation record keeps it. */
+export interface EvacuationStart {
+  notBefore: string;
+  startAt: string;
+  estimateSeconds: number;
+  marginSeconds: number;
+  late: boolean;
+  basis: string[];
+  warning?: string;
 }
 
 /** `namespace/name` of a pod. */

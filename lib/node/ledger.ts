@@ -46,6 +46,10 @@ export interface Hold {
   readonly origin: Origin | string;
   /** When the hold was taken (ISO 8601). */
   readonly since: string;
+  /** The node's boot ID (`status.nodeInfo.bootID`) when the hold was taken: a change means it rebooted since. */
+  readonly bootID?: string;
+  /** `reboot`: the maintenance ends when the node has rebooted and is Ready (lib/forwarder/reboot). */
+  readonly endsOn?: 'reboot';
 }
 
 /** What drainbridge changed on the node when the first hold was taken. */
@@ -140,6 +144,8 @@ export interface HoldRequest {
   readonly requestId: string;
   readonly requester: string;
   readonly origin: Origin | string;
+  /** `reboot`: a reboot of the node (boot ID changed, Ready again) ends this maintenance. */
+  readonly endsOn?: 'reboot';
 }
 
 export type HoldDecision =
@@ -178,7 +184,14 @@ export function planHold(
   if (Object.hasOwn(ledger.holds, request.requestId)) return { action: 'none', why: 'already-held' };
   const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
   if (Object.hasOwn(released, request.requestId)) return { action: 'none', why: 'released' };
-  const hold: Hold = { requester: request.requester, origin: request.origin, since: now.toISOString() };
+  const bootID = node.status?.nodeInfo?.bootID;
+  const hold: Hold = {
+    requester: request.requester,
+    origin: request.origin,
+    since: now.toISOString(),
+    ...(bootID ? { bootID } : {}),
+    ...(request.endsOn ? { endsOn: request.endsOn } : {}),
+  };
   const holds = { ...ledger.holds, [request.requestId]: hold };
   if (ledger.changes) {
     const next: Ledger = { ...ledger, holds, released };

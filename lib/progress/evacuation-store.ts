@@ -16,7 +16,13 @@ import { ConflictError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
-import { EVACUATION_API, type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
+import {
+  EVACUATION_API,
+  type EvacuationObject,
+  type EvacuationStart,
+  type EvacuationStatus,
+  evacuationName,
+} from '../kube/paths.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -44,16 +50,37 @@ export function summarise(status: EvacuationStatus): EvacuationStatus {
   return summary;
 }
 
-/** A pass's counts and blockers, and what it waits for (blockers only if the evacuation gives up). */
+/**
+ * A pass's counts and blockers, what it waits for (blockers only if the evacuation gives up), and with
+ * `timing` when it ran (the branch's first pass and end are kept: observed durations for estimates).
+ */
 export interface ProgressReport {
   readonly progress: BranchProgress;
   readonly blockers: readonly Blocker[];
   readonly waiting?: readonly Blocker[] | undefined;
+  readonly timing?: PassTiming;
 }
 
 /** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
 export interface ProgressRecorder {
   recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void>;
+}
+
+/** When a pass ran and whether it found its branch done: the branch's first pass and its end are kept. */
+export interface PassTiming {
+  readonly now: Date;
+  readonly done: boolean;
+}
+
+/** The branch entry's startedAt/finishedAt after a pass at `timing`. Pure. */
+function branchTimes(
+  current: { startedAt?: string; finishedAt?: string },
+  timing: PassTiming | undefined,
+): { startedAt?: string; finishedAt?: string } {
+  if (!timing) return {};
+  const at = timing.now.toISOString();
+  const startedAt = current.startedAt ?? at;
+  return timing.done ? { startedAt, finishedAt: current.finishedAt ?? at } : { startedAt };
 }
 
 export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
@@ -76,6 +103,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       reason: request.reason,
       drain: { ...request.drain },
       ...(request.deadline ? { deadline: request.deadline } : {}),
+      ...(request.notBefore ? { notBefore: request.notBefore } : {}),
     };
     try {
       return await this.#client.createEvacuation(newEvacuation(spec));
@@ -116,7 +144,10 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     return written;
   }
 
-  /** Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins; no write when unchanged). */
+  /**
+   * Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins;
+   * no write when unchanged), and with `timing` the branch's first pass and end (estimates read them).
+   */
   async recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void> {
     const waiting = report.waiting ?? [];
     await this.#update(requestId, (status) => {
@@ -126,9 +157,15 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
         ...report.progress,
         blockers: report.blockers.map((blocker) => blocker.reason),
         ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
+        ...branchTimes(current, report.timing),
       };
       return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
+  }
+
+  /** Records when the evacuation starts and on what estimate (a request with notBefore). */
+  async recordStart(requestId: string, start: EvacuationStart): Promise<void> {
+    await this.#update(requestId, (status) => ({ ...status, start }));
   }
 
   /** Records the evacuation's phase. */

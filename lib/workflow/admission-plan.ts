@@ -37,6 +37,24 @@ export interface AdmissionFacts {
   readonly queue: AdmissionQueue;
   /** Waiting entries not refreshed for this long are dropped. */
   readonly queueTtlSeconds: number;
+  /** A maintenance window's own slots: at most `max` of its nodes held at once (inside the cluster-wide ones). */
+  readonly windowLimit?: WindowLimit;
+}
+
+export interface WindowLimit {
+  readonly window: string;
+  readonly max: number;
+  /** Nodes held by this window's requests now. */
+  readonly heldNodes: readonly string[];
+}
+
+/** The window's limit as a sentence when admitting `node` would break it; undefined when it would not. */
+export function brokenWindowLimit(facts: AdmissionFacts): string | undefined {
+  const limit = facts.windowLimit;
+  if (!limit) return undefined;
+  const held = [...new Set(limit.heldNodes)].filter((name) => name !== facts.node);
+  if (held.length < limit.max) return undefined;
+  return `maintenance window ${limit.window} has ${held.length} of its ${limit.max} node(s) in maintenance (${held.join(', ')})`;
 }
 
 export type AdmissionDecision =
@@ -94,6 +112,10 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
       queue: without(queue, facts.requestId),
     };
   }
+  // A window whose own slots are full takes no place in the queue: a place would hold back requests
+  // from other sources (a cloud notice) behind nodes the window itself will not start yet.
+  const windowFull = brokenWindowLimit(facts);
+  if (windowFull) return { admit: false, why: windowFull, queue: without(queue, facts.requestId) };
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
   const limited = brokenSlotLimit(facts);

@@ -12,7 +12,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { type LedgerSettings, readLedger } from '../node/ledger.ts';
+import { type HoldRequest, type LedgerSettings, readLedger } from '../node/ledger.ts';
 import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
 
@@ -89,14 +89,39 @@ async function lockAdmission(client: KubeClient, namespace: string, requestId: s
   }
 }
 
+interface ObservedNodes {
+  readonly held: string[];
+  readonly labels: Map<string, Labels>;
+  /** Nodes held by a request of `requester` (a maintenance window's). */
+  heldBy(requester: string): string[];
+}
+
 /** Every node's labels, and the names of those drainbridge holds (from their ledgers). */
-async function observeNodes(client: KubeClient): Promise<{ held: string[]; labels: Map<string, Labels> }> {
+async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
   const nodes = await client.listNodes();
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
-  const held = nodes
-    .filter((node) => Object.keys(readLedger(node).holds).length > 0)
-    .map((node) => node.metadata?.name ?? '');
-  return { held, labels };
+  const ledgers = nodes.map((node) => ({
+    name: node.metadata?.name ?? '',
+    holds: Object.values(readLedger(node).holds),
+  }));
+  const held = ledgers.filter((entry) => entry.holds.length > 0).map((entry) => entry.name);
+  const heldBy = (requester: string) =>
+    ledgers.filter((entry) => entry.holds.some((hold) => hold.requester === requester)).map((entry) => entry.name);
+  return { held, labels, heldBy };
+}
+
+/** A window's request is not started once its window has closed (one already holding its node goes on). */
+function assertWindowOpen(request: ResolvedRequest, now: Date): void {
+  const closesAt = request.window ? Date.parse(request.window.closesAt) : Number.POSITIVE_INFINITY;
+  if (now.getTime() < closesAt) return;
+  throw new SkipEvent(
+    `maintenance window ${request.window?.name} closed at ${request.window?.closesAt} before node ${request.nodeName} was started; it is not started`,
+  );
+}
+
+/** What the ledger keeps with the hold: whether a reboot of the node ends this maintenance (a window's choice). */
+function holdRequestOf(request: ResolvedRequest): HoldRequest {
+  return request.window?.endsOn === 'reboot' ? { ...request, endsOn: 'reboot' } : request;
 }
 
 /**
@@ -123,9 +148,11 @@ export async function admitRequest(
       `node ${request.nodeName} is no longer cordoned: the cordon behind request ${request.requestId} was lifted before admission`,
     );
   }
+  assertWindowOpen(request, now);
   let lease = await lockAdmission(client, settings.namespace, request.requestId, now);
   try {
     const nodes = await observeNodes(client);
+    const window = request.window;
     const decision = planAdmission({
       requestId: request.requestId,
       node: request.nodeName,
@@ -136,10 +163,13 @@ export async function admitRequest(
       labelsOf: (name) => nodes.labels.get(name) ?? {},
       queue: readQueue(lease),
       queueTtlSeconds: QUEUE_TTL_SECONDS,
+      ...(window
+        ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
+        : {}),
     });
     let hold = { acquired: false };
     if (decision.admit) {
-      hold = await acquireHold(client, request.nodeName, request, {
+      hold = await acquireHold(client, request.nodeName, holdRequestOf(request), {
         now,
         ...(settings.ledger ? { ledger: settings.ledger } : {}),
       });

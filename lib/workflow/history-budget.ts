@@ -33,9 +33,16 @@ export const ITERATION_EVENTS =
 
 /**
  * The count an execution starts with: ExecutionStarted, ResolveTarget with its retries, the notBefore
- * Choice and Wait — everything before the Admit loop counts for itself.
+ * Choice — everything before the Admit loop counts for itself (the planning rounds count their own).
  */
 export const START_EVENTS = 40;
+
+/**
+ * The most one round of planning the start writes (a request with notBefore): PlanStart with its transient
+ * retries, the Pass states that set startedAt and count, the Wait and the Choice. A start far ahead is
+ * planned again at most about log₂(hours ahead) times (lib/workflow/start-time.ts).
+ */
+export const PLAN_ROUND_EVENTS = 5 * EVENTS_PER_STATE + EVENTS_PER_LAMBDA_CALL * (1 + TRANSIENT_RETRIES);
 
 /**
  * An execution continues as new once its count reaches this. What remains below the limit covers one

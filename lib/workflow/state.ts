@@ -14,6 +14,7 @@ import {
   Requester,
   RequestId,
   Target,
+  WindowOccurrenceInput,
 } from '../events/fields.ts';
 import { acceptRequest } from './accept.ts';
 import { type Chain, ChainSchema, splitContinuation } from './continuation.ts';
@@ -30,6 +31,7 @@ export const ResolvedRequestSchema = z.strictObject({
   deadline: Instant.optional(),
   drain: DrainOptions,
   nodeName: NodeName,
+  window: WindowOccurrenceInput.optional(),
 });
 
 /** What every task after ResolveTarget receives; `chain` (Admit's) says which execution this one continues. */

@@ -3,6 +3,7 @@
  * into the objects to create, in dependency order. Pure apart from reading the file; a bad scenario is
  * an `InvalidInput` naming every bad field, before anything is created.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -161,6 +162,12 @@ function semanticProblems(file: ScenarioFile): FieldProblem[] {
   return problems;
 }
 
+/** A boot ID for `nodeName`'s `boot`-th boot: a UUID, the same every run (the kernel's is random). */
+export function bootIdOf(nodeName: string, boot: number): string {
+  const hex = createHash('sha256').update(`${nodeName}/${boot}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** The Node object for a scenario node: Ready, with capacity, addresses and a pod CIDR by position. */
 export function nodeObject(node: ScenarioNode, index: number): KubeObject {
   const capacity = {
@@ -214,6 +221,9 @@ export function nodeObject(node: ScenarioNode, index: number): KubeObject {
         architecture: 'amd64',
         osImage: 'Ubuntu 24.04 LTS',
         kernelVersion: '6.8.0',
+        // The kubelet reports the kernel's boot_id; a reboot changes it (how kured and drainbridge's
+        // reboot source tell a reboot happened). Tests "reboot" a node by changing it.
+        bootID: bootIdOf(node.name, 0),
       },
     },
   };

@@ -184,7 +184,10 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
       startedAt: input.startedAt,
     });
     const { requestId } = input.request;
-    await deps.progress.recordProgress(requestId, input.branch, result);
+    await deps.progress.recordProgress(requestId, input.branch, {
+      ...result,
+      timing: { now: tools.now(), done: result.done },
+    });
     await publishMoves(input, deps, result);
     const leave = !result.done && (await continuing(input, deps, continueRequestedBy, tools.now()));
     if (!result.done && !result.progressed && !leave) throw new NotYetDone(waitingMessage(input.branch, result));

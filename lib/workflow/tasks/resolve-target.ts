@@ -17,11 +17,12 @@ export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> 
     const nodeName = await resolveNode(deps.kube, request.target);
     const chain = chainOf(continuedFrom);
     logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin, ...chain });
-    // The evacuation starts now, or at notBefore when the machine first waits for it: the maximum
-    // evacuation time counts from there. Read from the tasks' clock rather than $$.Execution.StartTime so
-    // that deadlines and durations use one clock (they differ where the embedded runtime runs on a simulated clock).
-    // A continued execution keeps the chain's start: the deadline applies across the chain.
-    const startsAt = Math.max(now().getTime(), request.notBefore ? Date.parse(request.notBefore) : 0);
+    // The evacuation starts now; a request with notBefore starts when PlanStart says, which sets startedAt
+    // again. The maximum evacuation time counts from there. Read from the tasks' clock rather than
+    // $$.Execution.StartTime so that deadlines and durations use one clock (they differ where the embedded
+    // runtime runs on a simulated clock). A continued execution keeps the chain's start: the deadline
+    // applies across the chain.
+    const startsAt = now().getTime();
     return {
       request: { ...request, nodeName },
       executionId: input.executionId,

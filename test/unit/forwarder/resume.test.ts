@@ -56,6 +56,21 @@ describe('planResume', () => {
     assert.equal(planResume(record({ phase: 'NodeDraining' }), undefined).action, 'none');
   });
 
+  it('a request waiting for its start (not admitted) is resumed with its notBefore, unless it ended meanwhile', () => {
+    const waiting = record({ phase: 'MaintenanceScheduled' });
+    waiting.spec.notBefore = '2026-11-22T02:00:00Z';
+    const decision = planResume(waiting, free);
+    assert.equal(decision.action, 'evacuate');
+    if (decision.action === 'evacuate') assert.equal(decision.detail.notBefore, '2026-11-22T02:00:00Z');
+    const ended: V1Node = {
+      metadata: {
+        name: 'node-1',
+        annotations: { [LEDGER_ANNOTATION]: JSON.stringify({ holds: {}, released: { 'req-1': 'x' } }) },
+      },
+    };
+    assert.equal(planResume(waiting, ended).action, 'none');
+  });
+
   it("only another run process's executions are taken for dead", () => {
     const arn = (name: string) => `arn:aws:states:local:000000000000:execution:drainbridge-evacuate:${name}`;
     assert.equal(isOtherRunExecution(arn('run.pod-a-1.5f'), 'pod-b-2'), true);
