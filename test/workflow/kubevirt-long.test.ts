@@ -37,7 +37,9 @@ describe('an evacuation that runs 30 simulated hours', () => {
       {
         // Polls a few simulated seconds apart, as the real backoff's cap does (its jitter averages 15 s).
         speed: 5000,
-        env: { DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: '1', DRAINBRIDGE_MAX_EVACUATION_HOURS: '48' },
+        // The longest allowed maximum: on a slow or busy machine fewer polls fit in a simulated hour, and the
+        // continuation (which counts polls, not hours) must come before any deadline does.
+        env: { DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: '1', DRAINBRIDGE_MAX_EVACUATION_HOURS: '720' },
         runtime: { retryIntervalMs: 1 },
       },
     );
