@@ -51,6 +51,8 @@ export function taskLine(call: TaskCall): string | undefined {
     // NotYetDone carries "<branch>: x/y moved …; blocked: …" — the waiting reason is the news.
     if (call.error.name === 'NotYetDone') return `waiting — ${call.error.message}`;
     if (call.error.name === 'SlotUnavailable') return `waiting for a maintenance slot — ${call.error.message}`;
+    // A duplicate or taken-over request is dropped on purpose: not a failure.
+    if (call.error.name === 'SkipEvent') return `skipped — ${call.error.message}`;
     return `${call.stateName} failed: ${call.error.name}: ${call.error.message}`;
   }
   const output = call.output as PassOutputShape | undefined;
