@@ -85,7 +85,8 @@ export function busLine(detailType: string, detail: Record<string, unknown>): st
       return `evacuation of ${node} succeeded in ${Number(detail.durationSeconds).toFixed(1)}s`;
     case 'Evacuation Failed': {
       const error = detail.error as { name: string; message: string };
-      return `evacuation of ${node} FAILED: ${error.name}: ${error.message} (the node stays cordoned and held)`;
+      // Whether the node is cordoned is read and said by the command at the end, not assumed here.
+      return `evacuation of ${node} FAILED: ${error.name}: ${error.message}`;
     }
     case 'Node Restored':
       return `node ${node} restored: ${detail.lastHold ? (detail.uncordoned ? 'uncordoned' : 'left cordoned (it was cordoned before)') : 'other holds remain, still cordoned'}`;
