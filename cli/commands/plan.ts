@@ -1,50 +1,52 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
-import { buildKubeConfig } from '../../lib/config/index.ts';
 import { isBlocked } from '../../lib/domain/plan.ts';
-import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
-import { InvalidInput } from '../../lib/errors/index.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
+import type { DrainOptions } from '../../lib/domain/request.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/workflow/branches/render.ts';
-import { parseArgs } from '../args.ts';
-import { type Command, UsageError } from '../command.ts';
-import { configFor } from '../embedded.ts';
+import { connect, preflight } from '../cluster.ts';
+import { type Command, type CommandContext, processContext } from '../command.ts';
+import { CLUSTER_FLAGS, DRAIN_FLAGS, DRAIN_FLAGS_HELP, drainOptionsOf } from '../common-flags.ts';
+import { EXIT } from '../exit-codes.ts';
+import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
 
-/** Exit code when the plan has blockers (1 is an error, 2 a usage error). */
-export const EXIT_BLOCKED = 3;
+/** Exit code when the plan has blockers. */
+export const EXIT_BLOCKED = EXIT.blocked;
 
-/** plan's own flags (true: takes a value); every other flag is a kubectl drain flag. */
-const OWN = {
-  json: false,
-  kubeconfig: true,
-  'infra-pod-selector': true,
-  'server-dry-run': false,
-  'kubevirt-restart-unmigratable': false,
-};
+const OWN_FLAGS: readonly FlagSpec[] = [
+  { name: 'json', kind: 'switch', help: 'the plan as JSON' },
+  {
+    name: 'infra-pod-selector',
+    kind: 'value',
+    value: 'SELECTOR',
+    help: 'pods held back until the VM branches finish (default DRAINBRIDGE_INFRA_POD_SELECTOR)',
+  },
+  { name: 'server-dry-run', kind: 'switch', help: 'ask the API server to dry-run each eviction (default true)' },
+];
+
+const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
 
 export interface PlanArgs {
   readonly nodeName: string;
-  readonly drainFlags: readonly (readonly [string, string | undefined])[];
+  readonly options: DrainOptions;
   readonly json: boolean;
   readonly kubeconfig?: string;
   readonly infraPodSelector: string;
   readonly serverDryRun: boolean;
-  /** drainbridge's own flags as given (the opt-ins among them). */
-  readonly own: ReadonlyMap<string, string>;
 }
 
 /** Parses the command line (pure). */
-export function parsePlanArgs(argv: readonly string[]): PlanArgs {
-  const { positional, own, drainFlags } = parseArgs(argv, OWN);
-  if (positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${positional.length}`);
+export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: ReturnType<typeof parseCommandLine> } {
+  const parsed = parseCommandLine(argv, FLAGS);
+  const [nodeName = ''] = expectPositionals(parsed, ['NODE']);
+  const kubeconfig = flagValue(parsed, 'kubeconfig');
   return {
-    nodeName: positional[0] ?? '',
-    drainFlags,
-    json: own.has('json') && own.get('json') !== 'false',
-    kubeconfig: own.get('kubeconfig'),
-    infraPodSelector: own.get('infra-pod-selector') ?? '',
-    serverDryRun: own.get('server-dry-run') !== 'false',
-    own,
+    parsed,
+    nodeName,
+    options: drainOptionsOf(parsed),
+    json: isOn(parsed, 'json'),
+    ...(kubeconfig ? { kubeconfig } : {}),
+    infraPodSelector: flagValue(parsed, 'infra-pod-selector') ?? '',
+    serverDryRun: flagValue(parsed, 'server-dry-run') !== 'false',
   };
 }
 
@@ -52,41 +54,35 @@ export const planCommand: Command = {
   name: 'plan',
   summary: 'show what evacuating a node would do (pods to evict, skipped, blockers); changes nothing',
   usage: [
-    'Usage: drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig FILE]',
+    'Usage: drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig FILE] [--context NAME]',
     '',
-    'kubectl drain flags (kubectl defaults): --force, --ignore-daemonsets, --delete-emptydir-data,',
-    '  --grace-period=-1, --timeout=0s, --pod-selector=SELECTOR, --disable-eviction,',
-    '  --skip-wait-for-delete-timeout=0, --chunk-size=500',
+    'What an evacuation would do: pods to evict, those skipped and why, blockers (bare pods, DaemonSet pods,',
+    'emptyDir, PDBs at 0, pods under two PDBs, launcher pods, replacements that fit nowhere, etcd quorum),',
+    'with server dry-run evictions. Changes nothing.',
+    '',
+    DRAIN_FLAGS_HELP,
     'drainbridge flags: --infra-pod-selector=SELECTOR (pods held back until the VM branches finish;',
-    '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE (default: DRAINBRIDGE_KUBE_ACCESS / KUBECONFIG),',
+    '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE, --context NAME,',
     '  --server-dry-run=false (skip the API server dry-run evictions), --json',
     '',
-    '  --kubevirt-restart-unmigratable (plan as with the opt-in: VMs that cannot live-migrate are restarted',
-    '  through their VirtualMachine where KubeVirt allows it)',
-    '',
     'With DRAINBRIDGE_NOVA=true and OS_* credentials, the plan has a nova branch: the servers to live-migrate,',
-    'those that would block, and whether the other enabled hosts have room (Placement). Where KubeVirt runs,',
-    'the kubevirt branch lists the VMs by eviction strategy: live-migrate, wait for an external controller,',
-    'or blocker (None, not live-migratable) — never shut down unless opted in.',
-    `Exit status: 0 not blocked, ${EXIT_BLOCKED} blocked, 1 error, 2 usage error.`,
+    'those that would block, and whether the other enabled hosts have room (Placement).',
   ].join('\n'),
-  async run(argv) {
+  flags: FLAGS,
+  operands: ['NODE'],
+  exits: ['ok', 'failed', 'usage', 'blocked', 'notReady'],
+  async run(argv, context: CommandContext = processContext()) {
     const args = parsePlanArgs(argv);
-    let options: ReturnType<typeof drainOptionsFromFlags>;
-    try {
-      options = drainOptionsFromFlags(args.drainFlags);
-    } catch (error) {
-      if (error instanceof InvalidInput) throw new UsageError(error.message);
-      throw error;
-    }
-    const config = configFor(args.kubeconfig, process.env, args.own);
-    const client = new KubeClient(await buildKubeConfig(config), { chunkSize: options.chunkSize });
+    const cluster = await connect(args.parsed, context, { chunkSize: args.options.chunkSize });
+    const { config, client } = cluster;
+    const needs = { operation: 'plan' as const, serverDryRun: args.serverDryRun };
+    if (!(await preflight(cluster, needs, context, 'drainbridge plan'))) return EXIT.notReady;
     const nodePlan = await planEvacuation(config, client, args.nodeName, {
-      options,
+      options: args.options,
       infraPodSelector: args.infraPodSelector || config.infraPodSelector,
       serverDryRun: args.serverDryRun,
     });
-    console.log(args.json ? renderPlanJson(nodePlan) : renderPlanText(nodePlan));
-    return isBlocked(nodePlan.plan) ? EXIT_BLOCKED : 0;
+    context.out(args.json ? renderPlanJson(nodePlan) : renderPlanText(nodePlan));
+    return isBlocked(nodePlan.plan) ? EXIT.blocked : EXIT.ok;
   },
 };

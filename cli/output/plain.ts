@@ -1,0 +1,79 @@
+/**
+ * Plain lines, for pipes and logs as much as for terminals: one line when something changes (a phase,
+ * a branch's counts, what blocks it), never a line per poll; while the run waits, the waiting line again
+ * every `heartbeatMs` with how long it has waited, so silence never means "stuck?". Wording comes from
+ * embedded/progress.ts, which every branch's lines go through.
+ */
+import { busLine, taskLine } from '../../embedded/progress.ts';
+import type { ProgressEvent, Renderer } from './renderer.ts';
+
+export interface PlainOptions {
+  /** Where `[+12.3s]` counts from (ms since the epoch). */
+  readonly start: number;
+  /** Repeat the waiting line after this long without output. Default 10 s. */
+  readonly heartbeatMs?: number;
+  readonly now?: () => number;
+  /** The timer (tests pass a fake); returns a canceller. */
+  readonly every?: (ms: number, tick: () => void) => () => void;
+}
+
+const DEFAULT_HEARTBEAT_MS = 10_000;
+
+function realEvery(ms: number, tick: () => void): () => void {
+  const timer = setInterval(tick, Math.max(250, Math.min(ms, 1_000)));
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+function isWaiting(event: ProgressEvent): boolean {
+  return (
+    event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || event.call.error?.name === 'SlotUnavailable')
+  );
+}
+
+function lineOf(event: ProgressEvent): string | undefined {
+  if (event.kind === 'note') return event.text;
+  if (event.kind === 'bus') return busLine(event.detailType, event.detail as Record<string, unknown>);
+  return taskLine(event.call);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function plainRenderer(write: (line: string) => void, options: PlainOptions): Renderer {
+  const now = options.now ?? Date.now;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  let last = '';
+  let lastWrittenAt = now();
+  let waiting: { line: string; since: number } | undefined;
+  let closed = false;
+  const emit = (line: string, at: number) => {
+    write(`[+${seconds(at - options.start)}] ${line}`);
+    lastWrittenAt = now();
+  };
+  const stopTimer = (options.every ?? realEvery)(heartbeatMs, () => {
+    const at = now();
+    if (closed || !waiting || at - lastWrittenAt < heartbeatMs) return;
+    emit(`still ${waiting.line} (for ${Math.round((at - waiting.since) / 1000)} s)`, at);
+  });
+  return {
+    event(event) {
+      if (closed) return;
+      const line = lineOf(event);
+      if (!line) return;
+      if (isWaiting(event)) {
+        if (waiting?.line !== line) waiting = { line, since: event.at };
+      } else if (event.kind !== 'note') {
+        waiting = undefined;
+      }
+      if (line === last) return;
+      last = line;
+      emit(line, event.at);
+    },
+    close() {
+      closed = true;
+      stopTimer();
+    },
+  };
+}
