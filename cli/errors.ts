@@ -27,12 +27,51 @@ function operationOf(error: unknown): string | undefined {
   return undefined;
 }
 
+/** A network error's code anywhere in the cause chain (`ECONNREFUSED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …). */
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|TLS/;
+
+/** Why no answer came, in words instead of an errno code. */
+export function connectionWords(code: string | undefined, message: string): string {
+  if (code === 'ECONNREFUSED') return 'nothing listens there (connection refused)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'its host name does not resolve';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was cut';
+  if (code === 'ETIMEDOUT' || /abort|timeout/i.test(message)) return 'no answer in time';
+  if (code === 'EPROTO' || /wrong version number|packet length too long/i.test(message)) {
+    return 'it does not speak TLS there (is the server an http:// address?)';
+  }
+  if (code && TLS_CODE.test(code)) {
+    return `its TLS certificate is not trusted (${code}): check the kubeconfig's certificate-authority-data`;
+  }
+  return code ? `the connection failed (${code})` : 'the connection failed';
+}
+
+/** `https://host:port` out of the HTTP client's message, when it names the URL. */
+function serverOf(message: string): string | undefined {
+  const url = /request to (\S+) failed/.exec(message)?.[1];
+  try {
+    return url ? new URL(url).origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the API server's answer means for the person running the command. */
-function presentApiStatus(operation: string, status: ApiStatus): Presented {
+function presentApiStatus(operation: string, status: ApiStatus, error: unknown): Presented {
   if (status.code === 0) {
+    const server = serverOf(status.message);
     return {
       exit: EXIT.notReady,
-      message: `cannot reach the Kubernetes API server (${operation}): ${oneLine(status.message)}`,
+      message: `cannot reach the Kubernetes API server${server ? ` at ${server}` : ''}: ${connectionWords(networkCode(error), status.message)} (while trying to ${operation})`,
     };
   }
   if (status.code === 401) {
@@ -55,7 +94,9 @@ export function presentError(error: unknown): Presented {
   if (error instanceof CommandFailed) return { exit: error.exit as ExitCode, message: error.message };
   const status = apiStatusOf(error);
   const operation = operationOf(error);
-  if (status && operation) return presentApiStatus(operation, status);
+  if (status && operation) return presentApiStatus(operation, status, error);
+  // A node (or other target) that does not exist is a bad argument; nothing was changed.
+  if (error instanceof Error && error.name === 'TargetNotFound') return { exit: EXIT.usage, message: error.message };
   if (error instanceof DrainbridgeError) return { exit: EXIT.failed, message: oneLine(error.message, 500) };
   const message = error instanceof Error ? error.message : String(error);
   return { exit: EXIT.failed, message: oneLine(message, 500) };

@@ -52,6 +52,14 @@ async function stopAndHandBack(request: MachineRequest, execution: TrackedExecut
   }
 }
 
+/**
+ * The error a Fail state ended with: the interpreter wraps it (ExecutionError, cause: the state's
+ * error, named by its `Error` and carrying its `Cause`).
+ */
+function failureOf(error: Error): Error {
+  return error.name === 'ExecutionError' && error.cause instanceof Error ? error.cause : error;
+}
+
 export async function runMachine(request: MachineRequest, context: CommandContext): Promise<MachineOutcome> {
   const stop = interruption(context);
   try {
@@ -66,7 +74,7 @@ export async function runMachine(request: MachineRequest, context: CommandContex
     if ('signal' in ended) {
       return { kind: 'interrupted', signal: ended.signal, handedBack: await stopAndHandBack(request, execution) };
     }
-    return ended.ok ? { kind: 'succeeded', output: ended.output } : { kind: 'failed', error: ended.error };
+    return ended.ok ? { kind: 'succeeded', output: ended.output } : { kind: 'failed', error: failureOf(ended.error) };
   } finally {
     stop.release();
     request.runtime.stop();

@@ -60,15 +60,13 @@ function capitalise(text: string): string {
 function failureReason(error: Error, recorded: RecordedOutcomes): string {
   const published = recorded.get('Evacuation Failed')?.error as { name?: string; message?: string } | undefined;
   if (published?.message) return `${published.name}: ${published.message}`;
-  const cause = (error as { cause?: unknown }).cause;
-  const message = cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : error.message;
-  return `${error.name}: ${causeText(message)}`;
+  return `${error.name}: ${causeText(error.message)}`;
 }
 
 function failed(error: Error, recorded: RecordedOutcomes, known: Known): EndWords {
   const reason = failureReason(error, recorded);
   if (error.name === 'TargetNotFound' || error.name === 'InvalidInput') {
-    return { exit: EXIT.usage, lines: [`drainbridge evacuate: ${reason.replace(/^\w+: /, '')}; nothing was changed.`] };
+    return { exit: EXIT.usage, lines: [`drainbridge evacuate: ${causeText(error.message)}; nothing was changed.`] };
   }
   if (error.name === 'EvacuationCancelled') {
     return {
