@@ -138,13 +138,27 @@ async function allowed(client: KubeClient, apis: Apis, access: ApiAccess): Promi
   return review.status?.allowed === true;
 }
 
+/** The answer when the server will not even answer access reviews: the credentials did not authenticate. */
+const ANONYMOUS: CheckResult = {
+  check: 'credentials',
+  ok: false,
+  what: 'the API server takes these credentials as anonymous (it refuses them even a question about access): the kubeconfig sends no token or certificate it accepts',
+  fix: 'use a kubeconfig with credentials the cluster accepts (README "Credentials": a token for the drainbridge ServiceAccount)',
+};
+
 async function checkAccess(
   client: KubeClient,
   apis: Apis,
   needed: readonly ApiAccess[],
   who: string,
 ): Promise<CheckResult[]> {
-  const answers = await Promise.all(needed.map((access) => allowed(client, apis, access)));
+  let answers: boolean[];
+  try {
+    answers = await Promise.all(needed.map((access) => allowed(client, apis, access)));
+  } catch (error) {
+    if (apiCodeOf(error) === 403) return [ANONYMOUS];
+    throw error;
+  }
   const denied = needed.filter((_, i) => !answers[i]);
   if (denied.length === 0) return [{ check: 'rbac', ok: true, what: `RBAC: all ${needed.length} calls allowed` }];
   return denied.map((access) => ({
