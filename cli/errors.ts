@@ -4,6 +4,7 @@
  */
 import { ConfigError, DrainbridgeError, InvalidInput } from '../lib/errors/index.ts';
 import { type ApiStatus, apiStatusOf, KubeApiError } from '../lib/kube/errors.ts';
+import { connectionWords } from '../lib/util/connection-words.ts';
 import { CommandFailed, UsageError } from './command.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 
@@ -36,23 +37,6 @@ function networkCode(error: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
-}
-
-const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|TLS/;
-
-/** Why no answer came, in words instead of an errno code. */
-export function connectionWords(code: string | undefined, message: string): string {
-  if (code === 'ECONNREFUSED') return 'nothing listens there (connection refused)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'its host name does not resolve';
-  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was cut';
-  if (code === 'ETIMEDOUT' || /abort|timeout/i.test(message)) return 'no answer in time';
-  if (code === 'EPROTO' || /wrong version number|packet length too long/i.test(message)) {
-    return 'it does not speak TLS there (is the server an http:// address?)';
-  }
-  if (code && TLS_CODE.test(code)) {
-    return `its TLS certificate is not trusted (${code}): check the kubeconfig's certificate-authority-data`;
-  }
-  return code ? `the connection failed (${code})` : 'the connection failed';
 }
 
 /** `https://host:port` out of the HTTP client's message, when it names the URL. */

@@ -1,6 +1,6 @@
 /** `drainbridge check`: is this cluster (and Nova) ready for drainbridge? Reads only. */
 import { INSTALL_COMMAND, runPreflight } from '../../lib/preflight/index.ts';
-import { connect, describeReport } from '../cluster.ts';
+import { connect, describeReport, fixLines } from '../cluster.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -42,8 +42,8 @@ export const checkCommand: Command = {
       return EXIT.ok;
     }
     const fixes = [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];
-    context.out('not ready. To install what is missing (as a cluster admin, from a drainbridge checkout):');
-    for (const fix of fixes) context.out(`  ${fix}`);
+    context.out('not ready. To fix it:');
+    for (const line of fixLines(fixes)) context.out(line);
     return EXIT.notReady;
   },
 };

@@ -9,6 +9,7 @@ import { loadOpenStackCredentials } from '../openstack/credentials.ts';
 import { OpenStackHttpError } from '../openstack/http.ts';
 import { KeystoneSession } from '../openstack/keystone.ts';
 import { NovaClient } from '../openstack/nova.ts';
+import { connectionWords } from '../util/connection-words.ts';
 import type { CheckResult } from './result.ts';
 
 const NOVA_TIMEOUT_MS = 15_000;
@@ -28,6 +29,15 @@ async function listServices(env: Readonly<Record<string, string | undefined>>): 
   return (await new NovaClient(session).listComputeServices()).length;
 }
 
+/** The failure in words: a credentials problem as it is, an unanswered call by where and why. */
+function reasonOf(error: unknown): string {
+  if (error instanceof OpenStackHttpError && error.status === undefined) {
+    return `${error.method} ${error.url}: ${connectionWords(error.code, error.message)}`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ');
+}
+
 export async function checkNova(env: Readonly<Record<string, string | undefined>>): Promise<CheckResult> {
   try {
     const count = await Promise.race([listServices(env), timeout(NOVA_TIMEOUT_MS)]);
@@ -37,10 +47,6 @@ export async function checkNova(env: Readonly<Record<string, string | undefined>
       error instanceof ConfigError
         ? 'set the OS_* variables (or OS_CLOUD) as for the openstack CLI'
         : 'check OS_AUTH_URL and that Keystone and Nova are up (openstack compute service list)';
-    const reason =
-      error instanceof ConfigError || error instanceof OpenStackHttpError
-        ? error.message
-        : String((error as Error).message ?? error);
-    return { check: 'nova', ok: false, what: `Nova does not answer: ${reason.replace(/\s+/g, ' ')}`, fix };
+    return { check: 'nova', ok: false, what: `Nova does not answer: ${reasonOf(error)}`, fix };
   }
 }
