@@ -1,10 +1,11 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
 import { isBlocked } from '../../lib/domain/plan.ts';
 import type { DrainOptions } from '../../lib/domain/request.ts';
+import { parseSelector } from '../../lib/kube/selectors.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/workflow/branches/render.ts';
 import { connect, preflight } from '../cluster.ts';
-import { type Command, type CommandContext, processContext } from '../command.ts';
+import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import { CLUSTER_FLAGS, DRAIN_FLAGS, DRAIN_FLAGS_HELP, drainOptionsOf } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
@@ -34,6 +35,16 @@ export interface PlanArgs {
   readonly serverDryRun: boolean;
 }
 
+/** A label selector flag, checked as the API server would parse it. */
+function selectorFlag(name: string, value: string): string {
+  try {
+    parseSelector(value);
+  } catch (error) {
+    throw new UsageError(`--${name}: ${(error as Error).message}`);
+  }
+  return value;
+}
+
 /** Parses the command line (pure). */
 export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: ReturnType<typeof parseCommandLine> } {
   const parsed = parseCommandLine(argv, FLAGS);
@@ -45,7 +56,7 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: Ret
     options: drainOptionsOf(parsed),
     json: isOn(parsed, 'json'),
     ...(kubeconfig ? { kubeconfig } : {}),
-    infraPodSelector: flagValue(parsed, 'infra-pod-selector') ?? '',
+    infraPodSelector: selectorFlag('infra-pod-selector', flagValue(parsed, 'infra-pod-selector') ?? ''),
     serverDryRun: flagValue(parsed, 'server-dry-run') !== 'false',
   };
 }
