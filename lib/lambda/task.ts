@@ -10,7 +10,7 @@ import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { routeToSink } from '../log/sink.ts';
-import { correlationIds, failureMetric, logOutcome, validateInput } from './middleware.ts';
+import { correlationIds, failureMetric, logOutcome, memoryFromRuntime, validateInput } from './middleware.ts';
 
 export interface TaskTools {
   readonly logger: Logger;
@@ -44,6 +44,7 @@ function buildHandler<I, O, D>(spec: TaskSpec<I, O, D>, getDeps: () => Promise<D
   const metrics = routeToSink(new Metrics({ namespace: 'drainbridge', serviceName: 'drainbridge' }), 'metrics');
   const core = async (event: I): Promise<O> => spec.run(event, await getDeps(), { logger, now });
   return middy(core)
+    .use(memoryFromRuntime())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(failureMetric(metrics, spec.name))
     .use(logOutcome(logger))
