@@ -67,6 +67,11 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
       } else if (event.kind !== 'note') {
         waiting = undefined;
       }
+      // A note (an operator's hint) between two equal progress lines does not make the second one news.
+      if (event.kind === 'note') {
+        emit(line, event.at);
+        return;
+      }
       if (line === last) return;
       last = line;
       emit(line, event.at);
