@@ -90,7 +90,8 @@ export function drainOptionsOf(parsed: ParsedCommandLine): DrainOptions {
   try {
     return drainOptionsFromFlags(parsed.flags.filter(([name]) => DRAIN_NAMES.has(name)));
   } catch (error) {
-    if (error instanceof InvalidInput) throw new UsageError(error.message);
+    if (error instanceof InvalidInput)
+      throw new UsageError(error.problems.map((p) => `${p.path}: ${p.message}`).join('; '));
     throw error;
   }
 }
