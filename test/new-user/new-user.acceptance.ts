@@ -45,7 +45,8 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<
  * knows), and npm checking *dependencies'* `engines` against the Node that runs npm (20) although the
  * project runs them on its own Node 24 — npm has no setting for that (README "Runtime and npm").
  */
-const NOT_OURS = [/^npm warn Unknown user config/];
+// (npm run passes the user config on to nested npm commands as npm_config_* variables: "env config".)
+const NOT_OURS = [/^npm warn Unknown (user|env) config/];
 const DEPENDENCY_ENGINE = /npm warn EBADENGINE\s+package: '(?!drainbridge@)[^']+'/;
 
 /** The warnings in `out` that are the project's to fix. */
