@@ -13,6 +13,7 @@ import { EXIT } from '../exit-codes.ts';
 import {
   expectPositionals,
   type FlagSpec,
+  flagHelp,
   flagValue,
   integerFlag,
   isOn,
@@ -100,7 +101,7 @@ export const simCommand: Command = {
       'Usage: drainbridge sim [--scenario NAME|FILE] [--port N] [--kubeconfig-out FILE] [--speed X] [--no-tls]',
       '',
       'Serves a simulated Kubernetes API on 127.0.0.1 (HTTPS, self-signed) until SIGINT/SIGTERM.',
-      ...simFlags().map((f) => `  --${f.name}${f.value ? ` ${f.value}` : ''}  ${f.help}`),
+      flagHelp(simFlags()),
     ].join('\n');
   },
   get flags() {

@@ -76,7 +76,13 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   }
   // Reporting the input lets problemsOf say "is required" for a missing field, not "received undefined".
   const result = safeParseReporting(scenarioSchema, raw);
-  if (!result.success) throw new InvalidInput(`scenario ${source}`, problemsOf(result.error));
+  if (!result.success) {
+    // A scenario file has no contract versions: an unknown field is simply not one the simulator reads.
+    const problems = problemsOf(result.error).map((p) =>
+      p.message.startsWith('unknown field') ? { ...p, message: 'unknown field' } : p,
+    );
+    throw new InvalidInput(`scenario ${source}`, problems);
+  }
   const problems = semanticProblems(result.data);
   if (problems.length > 0) throw new InvalidInput(`scenario ${source}`, problems);
   return build(result.data, source);
