@@ -7,7 +7,7 @@ import type { DrainOptions } from '../lib/domain/request.ts';
 import { drainOptionsFromFlags } from '../lib/drain/flags.ts';
 import { InvalidInput } from '../lib/errors/index.ts';
 import { UsageError } from './command.ts';
-import { configFor } from './embedded.ts';
+import { configFor, OPT_IN_FLAGS } from './embedded.ts';
 import { type FlagSpec, flagValue, type ParsedCommandLine } from './flags.ts';
 
 export const KUBECONFIG_FLAG: FlagSpec = {
@@ -103,13 +103,25 @@ export function drainArguments(parsed: ParsedCommandLine): string[] {
     .map(([name, value]) => (value === 'true' && isSwitch(name) ? `--${name}` : `--${name}=${value}`));
 }
 
-/** The configuration: the environment, with --kubeconfig/--context over KUBECONFIG/DRAINBRIDGE_KUBE_CONTEXT. */
+/** `--kubevirt-restart-unmigratable`: an opt-in flag (cli/embedded.ts OPT_IN_FLAGS) over its variable. */
+export const KUBEVIRT_RESTART_FLAG: FlagSpec = {
+  name: 'kubevirt-restart-unmigratable',
+  kind: 'switch',
+  help: 'opt-in: restart (on another node) KubeVirt VMs that cannot live-migrate, where their VirtualMachine runs them always',
+};
+
+/**
+ * The configuration: the environment, with --kubeconfig/--context over KUBECONFIG/DRAINBRIDGE_KUBE_CONTEXT
+ * and the opt-in flags over their variables.
+ */
 export function configOf(parsed: ParsedCommandLine, env: Readonly<Record<string, string | undefined>>): Config {
   const context = flagValue(parsed, 'context');
-  return configFor(flagValue(parsed, 'kubeconfig'), {
-    ...env,
-    ...(context ? { DRAINBRIDGE_KUBE_CONTEXT: context } : {}),
-  });
+  const optIns = new Map(parsed.flags.filter(([name]) => name in OPT_IN_FLAGS));
+  return configFor(
+    flagValue(parsed, 'kubeconfig'),
+    { ...env, ...(context ? { DRAINBRIDGE_KUBE_CONTEXT: context } : {}) },
+    optIns,
+  );
 }
 
 /** The drain flags' paragraph of a command's --help. */

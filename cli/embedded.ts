@@ -9,14 +9,20 @@ export interface EmbeddedRun {
   readonly config: Config;
 }
 
-/** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG. */
+/** The operator's opt-in flags that stand for a setting of the configuration. */
+export const OPT_IN_FLAGS = { 'kubevirt-restart-unmigratable': 'DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE' } as const;
+
+/** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG, an opt-in flag over its variable. */
 export function configFor(
   kubeconfig: string | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  optIns: ReadonlyMap<string, string> = new Map(),
 ): Config {
+  const flags = Object.entries(OPT_IN_FLAGS).filter(([flag]) => optIns.has(flag) && optIns.get(flag) !== 'false');
   return loadConfig({
     ...env,
     ...(kubeconfig ? { KUBECONFIG: kubeconfig, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' } : {}),
+    ...Object.fromEntries(flags.map(([, variable]) => [variable, 'true'])),
   });
 }
 

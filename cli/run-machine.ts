@@ -1,7 +1,8 @@
 /**
  * Runs one request through the embedded runtime for a command, until it ends or the person stops it.
  * On SIGINT/SIGTERM: no new step starts, the step running finishes (a step is never cut in half), and
- * the request's owner mark is handed back, so the same command run again resumes at once.
+ * the request's owner mark is handed back, so the same command run again resumes at once. A request
+ * whose execution continues as new ones (long evacuations) is followed to the last.
  */
 import type { EmbeddedRuntime, TrackedExecution } from '../embedded/runtime.ts';
 import type { KubeClient } from '../lib/kube/client.ts';
@@ -40,11 +41,13 @@ function interruption(context: CommandContext): { signal: Promise<NodeJS.Signals
  * its place in the admission queue (so requests behind it do not wait for the entry to expire). False
  * when either could not be removed; both then expire on their own, and the caller says so.
  */
-async function stopAndHandBack(request: MachineRequest, execution: TrackedExecution | undefined): Promise<boolean> {
+async function stopAndHandBack(request: MachineRequest): Promise<boolean> {
   await request.runtime.stopAtSafePoint();
-  if (!execution) return true;
+  // Every execution of the request in this process (a long one continues as new ones): only the one
+  // that holds the mark has it removed.
+  const executions = request.runtime.executionsFor(request.requestId);
   try {
-    await releaseOwnership(request.client, request.requestId, execution.id);
+    for (const execution of executions) await releaseOwnership(request.client, request.requestId, execution.id);
     await leaveQueue(request.client, request.namespace, request.requestId, new Date());
     return true;
   } catch {
@@ -66,13 +69,13 @@ export async function runMachine(request: MachineRequest, context: CommandContex
     const stopped = stop.signal.then((signal) => ({ signal }));
     const put = await Promise.race([request.put().then(() => undefined), stopped]);
     const execution = request.find();
-    if (put?.signal) {
-      return { kind: 'interrupted', signal: put.signal, handedBack: await stopAndHandBack(request, execution) };
-    }
+    if (put?.signal) return { kind: 'interrupted', signal: put.signal, handedBack: await stopAndHandBack(request) };
     if (!execution) return { kind: 'not-started' };
-    const ended = await Promise.race([execution.outcome, stopped]);
+    // A long evacuation continues as new executions: the chain's last outcome is the request's.
+    const chain = request.runtime.chainOf(execution).then((c) => c.outcome);
+    const ended = await Promise.race([chain, stopped]);
     if ('signal' in ended) {
-      return { kind: 'interrupted', signal: ended.signal, handedBack: await stopAndHandBack(request, execution) };
+      return { kind: 'interrupted', signal: ended.signal, handedBack: await stopAndHandBack(request) };
     }
     return ended.ok ? { kind: 'succeeded', output: ended.output } : { kind: 'failed', error: failureOf(ended.error) };
   } finally {

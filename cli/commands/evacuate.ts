@@ -2,7 +2,14 @@
 import type { DetailByType } from '../../lib/events/contracts.ts';
 import { type Cluster, connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
-import { CLUSTER_FLAGS, DRAIN_FLAGS, DRAIN_FLAGS_HELP, drainArguments, drainOptionsOf } from '../common-flags.ts';
+import {
+  CLUSTER_FLAGS,
+  DRAIN_FLAGS,
+  DRAIN_FLAGS_HELP,
+  drainArguments,
+  drainOptionsOf,
+  KUBEVIRT_RESTART_FLAG,
+} from '../common-flags.ts';
 import { requesterName, startEmbedded } from '../embedded.ts';
 import { EXIT, type ExitCode, exitForSignal } from '../exit-codes.ts';
 import {
@@ -32,7 +39,7 @@ const OWN_FLAGS: readonly FlagSpec[] = [
   { name: 'dry-run', kind: 'switch', help: 'print the plan (as `drainbridge plan`) and change nothing' },
 ];
 
-const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
+const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, KUBEVIRT_RESTART_FLAG, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
 
 /** The request's default id: `manual-NODE-20261125T101500`. */
 function defaultRequestId(node: string, now: Date): string {
@@ -80,6 +87,7 @@ function resumeCommand(args: EvacuateArgs): string {
     '--request-id',
     args.detail.requestId,
     ...drainArguments(args.parsed),
+    ...(isOn(args.parsed, KUBEVIRT_RESTART_FLAG.name) ? [`--${KUBEVIRT_RESTART_FLAG.name}`] : []),
     ...cluster,
   ]);
 }
@@ -147,6 +155,7 @@ export const evacuateCommand: Command = {
   usage: [
     'Usage: drainbridge evacuate NODE [--reason TEXT] [--request-id ID] [--deadline ISO-8601]',
     '                            [--kubeconfig FILE] [--context NAME] [--dry-run] [kubectl drain flags]',
+    '                            [--kubevirt-restart-unmigratable]',
     '',
     'Runs the same Evacuate state machine that deploys to AWS, in this process. It first checks that the',
     'cluster is ready (drainbridge check) and changes nothing if not. The node stays cordoned afterwards',
@@ -155,6 +164,10 @@ export const evacuateCommand: Command = {
     '                   resume after Ctrl-C or a crash: nothing done already is done twice',
     '  --deadline T     give up at T (ISO 8601); the node is left cordoned and held',
     '  --dry-run        print the plan (as `drainbridge plan`) and change nothing',
+    '  --kubevirt-restart-unmigratable  opt-in: KubeVirt VMs that cannot live-migrate (None, or',
+    '                   LiveMigrateIfPossible not migratable) are restarted on another node when their',
+    '                   VirtualMachine runs them always (DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE); off:',
+    '                   they are blockers, never shut down',
     DRAIN_FLAGS_HELP,
     'Ctrl-C stops before the next step, hands the request back and prints the commands that resume or undo it.',
     'Environment: DRAINBRIDGE_* settings (README "Configuration"); DRAINBRIDGE_NOVA=true with OS_* for Nova.',
@@ -169,10 +182,15 @@ export const evacuateCommand: Command = {
         const value = flagValue(args.parsed, name);
         return value ? [`--${name}=${value}`] : [];
       });
-      return planCommand.run([args.node, ...drainArguments(args.parsed), ...cluster], context);
+      const restart = isOn(args.parsed, KUBEVIRT_RESTART_FLAG.name) ? [`--${KUBEVIRT_RESTART_FLAG.name}`] : [];
+      return planCommand.run([args.node, ...drainArguments(args.parsed), ...restart, ...cluster], context);
     }
     const cluster = await connect(args.parsed, context, { chunkSize: args.detail.drain?.chunkSize });
-    const needs = { operation: 'evacuate' as const, disableEviction: args.detail.drain?.disableEviction === true };
+    const needs = {
+      operation: 'evacuate' as const,
+      disableEviction: args.detail.drain?.disableEviction === true,
+      kubevirtRestart: cluster.config.kubevirt.restartUnmigratable,
+    };
     if (!(await preflight(cluster, needs, context, 'drainbridge evacuate'))) return EXIT.notReady;
     return evacuate(args, cluster, context);
   },

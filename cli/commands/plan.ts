@@ -6,7 +6,13 @@ import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/workflow/branches/render.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
-import { CLUSTER_FLAGS, DRAIN_FLAGS, DRAIN_FLAGS_HELP, drainOptionsOf } from '../common-flags.ts';
+import {
+  CLUSTER_FLAGS,
+  DRAIN_FLAGS,
+  DRAIN_FLAGS_HELP,
+  drainOptionsOf,
+  KUBEVIRT_RESTART_FLAG,
+} from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
 
@@ -24,7 +30,7 @@ const OWN_FLAGS: readonly FlagSpec[] = [
   { name: 'server-dry-run', kind: 'switch', help: 'ask the API server to dry-run each eviction (default true)' },
 ];
 
-const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
+const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, KUBEVIRT_RESTART_FLAG, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
 
 export interface PlanArgs {
   readonly nodeName: string;
@@ -76,8 +82,13 @@ export const planCommand: Command = {
     '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE, --context NAME,',
     '  --server-dry-run=false (skip the API server dry-run evictions), --json',
     '',
+    '  --kubevirt-restart-unmigratable (plan as with the opt-in: VMs that cannot live-migrate are restarted',
+    '  through their VirtualMachine where KubeVirt allows it)',
+    '',
     'With DRAINBRIDGE_NOVA=true and OS_* credentials, the plan has a nova branch: the servers to live-migrate,',
-    'those that would block, and whether the other enabled hosts have room (Placement).',
+    'those that would block, and whether the other enabled hosts have room (Placement). Where KubeVirt runs,',
+    'the kubevirt branch lists the VMs by eviction strategy: live-migrate, wait for an external controller,',
+    'or blocker (None, not live-migratable) — never shut down unless opted in.',
   ].join('\n'),
   flags: FLAGS,
   operands: ['NODE'],
@@ -86,7 +97,11 @@ export const planCommand: Command = {
     const args = parsePlanArgs(argv);
     const cluster = await connect(args.parsed, context, { chunkSize: args.options.chunkSize });
     const { config, client } = cluster;
-    const needs = { operation: 'plan' as const, serverDryRun: args.serverDryRun };
+    const needs = {
+      operation: 'plan' as const,
+      serverDryRun: args.serverDryRun,
+      kubevirtRestart: config.kubevirt.restartUnmigratable,
+    };
     if (!(await preflight(cluster, needs, context, 'drainbridge plan'))) return EXIT.notReady;
     const nodePlan = await planEvacuation(config, client, args.nodeName, {
       options: args.options,

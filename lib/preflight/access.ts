@@ -26,6 +26,8 @@ export interface AccessSettings {
   readonly disableEviction?: boolean;
   /** `plan`: the API server dry-runs each eviction. */
   readonly serverDryRun?: boolean;
+  /** The KubeVirt restart opt-in: the VMI's VirtualMachine is read. */
+  readonly kubevirtRestart?: boolean;
 }
 
 const call = (verb: string, resource: string, why: string, more: Partial<ApiAccess> = {}): ApiAccess => ({
@@ -38,6 +40,25 @@ const call = (verb: string, resource: string, why: string, more: Partial<ApiAcce
 });
 
 const EVACUATIONS = { group: 'drainbridge.io' } as const;
+const KUBEVIRT = { group: 'kubevirt.io' } as const;
+
+/** KubeVirt's objects, read where KubeVirt runs (elsewhere they answer 404: no VMs to move). */
+const KUBEVIRT_READS = [
+  call('list', 'kubevirts', "read KubeVirt's eviction-strategy default and migration limits", KUBEVIRT),
+  call('list', 'virtualmachineinstances', 'list the VMs on the node', KUBEVIRT),
+  call(
+    'list',
+    'virtualmachineinstancemigrations',
+    'follow live migrations (everyone’s count toward the limits)',
+    KUBEVIRT,
+  ),
+];
+const KUBEVIRT_ABORTS = call(
+  'delete',
+  'virtualmachineinstancemigrations',
+  "abort drainbridge's own live migrations",
+  KUBEVIRT,
+);
 
 const READ_NODE = call('get', 'nodes', 'read the node and its ledger');
 const RECORD_READ = call('get', 'evacuations', 'read the Evacuation record', EVACUATIONS);
@@ -66,6 +87,12 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     RECORD_READ,
     call('create', 'evacuations', 'create the Evacuation record', EVACUATIONS),
     RECORD_UPDATE,
+    ...KUBEVIRT_READS,
+    call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
+    KUBEVIRT_ABORTS,
+    ...(settings.kubevirtRestart
+      ? [call('get', 'virtualmachines', "check a VM's run strategy before a restart", KUBEVIRT)]
+      : []),
   ];
 }
 
@@ -79,6 +106,8 @@ function planAccess(settings: AccessSettings): ApiAccess[] {
     ...(settings.serverDryRun === false
       ? []
       : [call('create', 'pods', 'dry-run each eviction on the API server', { subresource: 'eviction' })]),
+    ...KUBEVIRT_READS,
+    ...(settings.kubevirtRestart ? [call('get', 'virtualmachines', "check a VM's run strategy", KUBEVIRT)] : []),
   ];
 }
 
@@ -94,6 +123,10 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
         NODE_EVENTS,
         RECORD_READ,
         RECORD_UPDATE,
+        // Restore stops drainbridge's live migrations of the request first.
+        call('list', 'virtualmachineinstances', 'find the VMs drainbridge was moving', KUBEVIRT),
+        call('list', 'virtualmachineinstancemigrations', "find drainbridge's live migrations still running", KUBEVIRT),
+        KUBEVIRT_ABORTS,
       ];
     case 'abort':
       return [READ_NODE, RECORD_READ, RECORD_UPDATE];

@@ -57,6 +57,16 @@ const CASES: BadInput[] = [
   { name: '--force=maybe', argv: evacuate('--force=maybe'), names: ['--force: must be true or false, not "maybe"'] },
   { name: '--ignore-daemonsets=1', argv: evacuate('--ignore-daemonsets=1'), names: ['--ignore-daemonsets', '"1"'] },
   { name: '--dry-run=yes', argv: evacuate('--dry-run=yes'), names: ['--dry-run', '"yes"'] },
+  {
+    name: '--kubevirt-restart-unmigratable=maybe',
+    argv: evacuate('--kubevirt-restart-unmigratable=maybe'),
+    names: ['--kubevirt-restart-unmigratable', '"maybe"'],
+  },
+  {
+    name: 'a mistyped --kubevirt opt-in',
+    argv: evacuate('--kubevirt-restart-unmigrateable'),
+    names: ['did you mean --kubevirt-restart-unmigratable'],
+  },
   { name: '--deadline empty', argv: evacuate('--deadline='), names: ['--deadline: the value is empty'] },
   { name: '--deadline in words', argv: evacuate('--deadline=tomorrow'), names: ['--deadline'] },
   {

@@ -162,7 +162,8 @@ export function corpusSuite(
       await corpus?.stop();
     });
     for (const testCase of cases) {
-      it(testCase.name, async () => {
+      // A refusal takes well under a second; a case that is not refused would start work and wait.
+      it(testCase.name, { timeout: 30_000 }, async () => {
         const mark = corpus.cluster.sim.requestLog.mark();
         assertClean(await runInProcess(corpus, testCase), testCase, corpus.secrets);
         assert.deepEqual(corpus.cluster.sim.requestLog.writes({ since: mark }), [], 'no write in the request log');
