@@ -44,7 +44,9 @@ function seconds(ms: number): string {
 export function plainRenderer(write: (line: string) => void, options: PlainOptions): Renderer {
   const now = options.now ?? Date.now;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  let last = '';
+  // The last line per source (a branch's pass state, a bus event type): parallel branches interleave,
+  // and one branch's unchanged line is no news because another branch printed in between.
+  const lastBySource = new Map<string, string>();
   let lastWrittenAt = now();
   let waiting: { line: string; since: number } | undefined;
   let closed = false;
@@ -72,8 +74,9 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
         emit(line, event.at);
         return;
       }
-      if (line === last) return;
-      last = line;
+      const source = event.kind === 'task' ? event.call.stateName : event.detailType;
+      if (lastBySource.get(source) === line) return;
+      lastBySource.set(source, line);
       emit(line, event.at);
     },
     close() {
