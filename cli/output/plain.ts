@@ -41,6 +41,14 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
+type Waits = Map<string, { line: string; since: number }>;
+
+/** A source waits while its answers are waiting lines; any other answer (printed or not) ends the wait. */
+function noteWait(waits: Waits, source: string, waitingLine: string | undefined, at: number): void {
+  if (!waitingLine) waits.delete(source);
+  else if (waits.get(source)?.line !== waitingLine) waits.set(source, { line: waitingLine, since: at });
+}
+
 export function plainRenderer(write: (line: string) => void, options: PlainOptions): Renderer {
   const now = options.now ?? Date.now;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
@@ -48,7 +56,8 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
   // and one branch's unchanged line is no news because another branch printed in between.
   const lastBySource = new Map<string, string>();
   let lastWrittenAt = now();
-  let waiting: { line: string; since: number } | undefined;
+  // What each source waits for, and since when: a branch that moves on stops waiting, the others do not.
+  const waiting: Waits = new Map();
   let closed = false;
   const emit = (line: string, at: number) => {
     write(`[+${seconds(at - options.start)}] ${line}`);
@@ -56,26 +65,22 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
   };
   const stopTimer = (options.every ?? realEvery)(heartbeatMs, () => {
     const at = now();
-    if (closed || !waiting || at - lastWrittenAt < heartbeatMs) return;
-    emit(`still ${waiting.line} (for ${Math.round((at - waiting.since) / 1000)} s)`, at);
+    const longest = [...waiting.values()].sort((a, b) => a.since - b.since)[0];
+    if (closed || !longest || at - lastWrittenAt < heartbeatMs) return;
+    emit(`still ${longest.line} (for ${Math.round((at - longest.since) / 1000)} s)`, at);
   });
   return {
     event(event) {
       if (closed) return;
       const line = lineOf(event);
-      if (!line) return;
-      if (isWaiting(event)) {
-        if (waiting?.line !== line) waiting = { line, since: event.at };
-      } else if (event.kind !== 'note') {
-        waiting = undefined;
-      }
-      // A note (an operator's hint) between two equal progress lines does not make the second one news.
+      // A note (an operator's hint) is always said, and does not make the next equal progress line news.
       if (event.kind === 'note') {
-        emit(line, event.at);
+        if (line) emit(line, event.at);
         return;
       }
       const source = event.kind === 'task' ? event.call.stateName : event.detailType;
-      if (lastBySource.get(source) === line) return;
+      noteWait(waiting, source, isWaiting(event) ? line : undefined, event.at);
+      if (!line || lastBySource.get(source) === line) return;
       lastBySource.set(source, line);
       emit(line, event.at);
     },

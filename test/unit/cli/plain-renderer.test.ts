@@ -54,6 +54,13 @@ describe('plainRenderer', () => {
     );
     c.advance(10_000);
     assert.match(lines[2] ?? '', /^\[\+20\.0s\] still waiting .* \(for 20 s\)$/);
+    const admitted: TaskCall = {
+      executionId: 'e',
+      stateName: 'Admit',
+      functionKey: 'admit',
+      output: { acquired: true },
+    };
+    renderer.event({ kind: 'task', at: c.now(), call: admitted });
     renderer.event({
       kind: 'bus',
       at: c.now(),
@@ -61,10 +68,41 @@ describe('plainRenderer', () => {
       detail: { phase: 'NodeCordoned', nodeName: 'node-2' },
     });
     c.advance(30_000);
-    assert.equal(lines.length, 4, 'no heartbeat once the run moved on');
+    assert.equal(lines.length, 4, 'no heartbeat once the step that waited answered');
     assert.equal(lines[3], '[+20.0s] phase NodeCordoned (node node-2)');
     renderer.close();
     renderer.event({ kind: 'note', at: c.now(), text: 'after close' });
     assert.equal(lines.length, 4);
+  });
+
+  it('keeps beating for a branch that still waits while another branch moves on', () => {
+    const lines: string[] = [];
+    const c = clock();
+    const renderer = plainRenderer((l) => lines.push(l), {
+      start: c.now(),
+      heartbeatMs: 10_000,
+      now: c.now,
+      every: c.every,
+    });
+    const pods: TaskCall = {
+      executionId: 'e',
+      stateName: 'PodsPass',
+      functionKey: 'pass',
+      error: { name: 'NotYetDone', message: 'pods: 0/2 moved, 0 in flight; blocked: default/debug' },
+    };
+    renderer.event({ kind: 'task', at: c.now(), call: pods });
+    c.advance(2_000);
+    const nova: TaskCall = {
+      executionId: 'e',
+      stateName: 'NovaPass',
+      functionKey: 'pass',
+      output: { branch: 'nova', done: true, progress: { total: 0, moved: 0, inFlight: 0, skipped: 0 } },
+    };
+    renderer.event({ kind: 'task', at: c.now(), call: nova });
+    renderer.event({ kind: 'task', at: c.now(), call: pods });
+    assert.equal(lines.length, 2, 'the pods line is not repeated because nova printed in between');
+    c.advance(12_000);
+    assert.match(lines[2] ?? '', /still waiting — pods: 0\/2 moved.* \(for 12 s\)$/);
+    renderer.close();
   });
 });
