@@ -37,14 +37,20 @@ describe('handing a request back', () => {
   });
 
   it('removes only its own owner mark; the next execution then claims at once', async () => {
-    assert.equal((await reconcileOwnership(w.client, request.requestId, { executionId: 'exec-a' }, NOW)).action, 'claim');
+    assert.equal(
+      (await reconcileOwnership(w.client, request.requestId, { executionId: 'exec-a' }, NOW)).action,
+      'claim',
+    );
     assert.equal(await releaseOwnership(w.client, request.requestId, 'exec-b'), false, 'not exec-b’s mark');
     const waiting = await reconcileOwnership(w.client, request.requestId, { executionId: 'exec-b' }, NOW);
     assert.equal(waiting.action, 'yield');
     assert.equal(await releaseOwnership(w.client, request.requestId, 'exec-a'), true);
     const record = await w.client.getEvacuation(evacuationName(request.requestId));
     assert.equal(record.metadata.annotations?.[OWNER_ANNOTATION], undefined);
-    assert.equal((await reconcileOwnership(w.client, request.requestId, { executionId: 'exec-b' }, NOW)).action, 'claim');
+    assert.equal(
+      (await reconcileOwnership(w.client, request.requestId, { executionId: 'exec-b' }, NOW)).action,
+      'claim',
+    );
     assert.equal(
       await releaseOwnership(w.client, 'no-such-request', 'exec-b'),
       false,
