@@ -1,3 +1,14 @@
+import type { LogSettings } from '../lib/log/sink.ts';
+import type { FlagSpec } from './flags.ts';
+
+/** The long-running commands log by default (the CLI's other commands do not): info, JSON, on stderr. */
+export const SERVICE_LOGGING: Partial<LogSettings> = { level: 'info', format: 'json' };
+
+/** Declares value flags by name (for did-you-mean and completion) for commands that parse with cli/args.ts. */
+export function valueFlags(names: readonly string[]): FlagSpec[] {
+  return names.map((name) => ({ name, kind: 'value' as const }));
+}
+
 /** Waiting for SIGTERM/SIGINT, for the long-running commands (forwarder, run). */
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {

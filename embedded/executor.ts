@@ -208,6 +208,8 @@ export class EmbeddedExecutor {
   readonly #options: ExecutorOptions;
   /** Executions by machine and name: a name is unique per state machine, as on AWS (a repeated start is idempotent). */
   readonly #byName = new Map<string, Execution>();
+  /** Task calls running now, so that a stop can wait for them (a step is never cut in half). */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(
     definitions: Readonly<Record<string, MachineDefinition>>,
@@ -226,6 +228,11 @@ export class EmbeddedExecutor {
       }
     }
     this.#machines = machines;
+  }
+
+  /** Resolves when no task call is running (after `abort`, none starts again). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
   get machines(): string[] {
@@ -300,8 +307,10 @@ export class EmbeddedExecutor {
         if (aborted.value)
           throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
         stats.lambdaInvocations++;
+        const running = handler(input, lambdaContext(key, executionId));
+        this.#inFlight.add(running);
         try {
-          const output = await handler(input, lambdaContext(key, executionId));
+          const output = await running;
           this.#options.onTask?.({ executionId, stateName, functionKey: key, output });
           return output as JsonValue;
         } catch (error) {
@@ -309,6 +318,8 @@ export class EmbeddedExecutor {
           const { name, message } = error as Error;
           this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message } });
           throw error;
+        } finally {
+          this.#inFlight.delete(running);
         }
       };
       if (this.#options.retryIntervalMs !== undefined)

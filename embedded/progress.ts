@@ -51,6 +51,8 @@ export function taskLine(call: TaskCall): string | undefined {
     // NotYetDone carries "<branch>: x/y moved …; blocked: …" — the waiting reason is the news.
     if (call.error.name === 'NotYetDone') return `waiting — ${call.error.message}`;
     if (call.error.name === 'SlotUnavailable') return `waiting for a maintenance slot — ${call.error.message}`;
+    // A duplicate or taken-over request is dropped on purpose: not a failure.
+    if (call.error.name === 'SkipEvent') return `skipped — ${call.error.message}`;
     return `${call.stateName} failed: ${call.error.name}: ${call.error.message}`;
   }
   const output = call.output as PassOutputShape | undefined;
@@ -83,7 +85,8 @@ export function busLine(detailType: string, detail: Record<string, unknown>): st
       return `evacuation of ${node} succeeded in ${Number(detail.durationSeconds).toFixed(1)}s`;
     case 'Evacuation Failed': {
       const error = detail.error as { name: string; message: string };
-      return `evacuation of ${node} FAILED: ${error.name}: ${error.message} (the node stays cordoned and held)`;
+      // Whether the node is cordoned is read and said by the command at the end, not assumed here.
+      return `evacuation of ${node} FAILED: ${error.name}: ${error.message}`;
     }
     case 'Node Restored':
       return `node ${node} restored: ${detail.lastHold ? (detail.uncordoned ? 'uncordoned' : 'left cordoned (it was cordoned before)') : 'other holds remain, still cordoned'}`;

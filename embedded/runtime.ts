@@ -199,4 +199,10 @@ export class EmbeddedRuntime {
     this.bus.stop();
     for (const execution of this.executions) execution.abort();
   }
+
+  /** Stops starting work and waits for the task calls already running to end (e.g. on Ctrl-C). */
+  async stopAtSafePoint(): Promise<void> {
+    this.stop();
+    await this.executor.idle();
+  }
 }

@@ -5,7 +5,7 @@ import { createLogger } from '../../lib/log/logger.ts';
 import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
 import { configFor } from '../embedded.ts';
-import { envFromFlags, untilSignal } from '../signals.ts';
+import { envFromFlags, SERVICE_LOGGING, untilSignal, valueFlags } from '../signals.ts';
 
 const FLAG_ENV = {
   'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
@@ -36,6 +36,10 @@ export const forwarderCommand: Command = {
     '  --shutdown-grace    seconds to flush queued events on SIGTERM (default 10)',
     'Environment: DRAINBRIDGE_* (lib/forwarder/README.md), DRAINBRIDGE_KUBE_ACCESS=in-cluster in a pod.',
   ].join('\n'),
+  // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
+  logging: SERVICE_LOGGING,
+  flags: valueFlags(Object.keys(OWN)),
+  exits: ['ok', 'failed', 'usage'],
   async run(argv) {
     const args = parseArgs(argv, OWN);
     if (args.positional.length > 0 || args.drainFlags.length > 0) {

@@ -1,6 +1,10 @@
 /** Every subcommand, in the order `drainbridge --help` lists them. One line per command file. */
+
+import { bundledScenarios } from '../../sim/scenarios/index.ts';
 import type { Command } from '../command.ts';
 import { abortCommand } from './abort.ts';
+import { checkCommand } from './check.ts';
+import { completionCommandFor } from './completion.ts';
 import { demoCommand } from './demo.ts';
 import { evacuateCommand } from './evacuate.ts';
 import { forwarderCommand } from './forwarder.ts';
@@ -14,8 +18,10 @@ export const COMMANDS: readonly Command[] = [
   restoreCommand,
   abortCommand,
   planCommand,
+  checkCommand,
   forwarderCommand,
   runCommand,
   simCommand,
   demoCommand,
+  completionCommandFor(() => COMMANDS, bundledScenarios),
 ];

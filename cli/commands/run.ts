@@ -6,7 +6,7 @@ import { createLogger } from '../../lib/log/logger.ts';
 import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
 import { configFor } from '../embedded.ts';
-import { envFromFlags, untilSignal } from '../signals.ts';
+import { envFromFlags, SERVICE_LOGGING, untilSignal, valueFlags } from '../signals.ts';
 
 const FLAG_ENV = {
   'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
@@ -42,6 +42,10 @@ export const runCommand: Command = {
     'Nova with DRAINBRIDGE_NOVA=true and OS_* credentials. Stops on SIGTERM/SIGINT (flushes, releases the Lease).',
     '  --retry-interval-ms  replace every Retry interval of the state machines (demos, fast simulated clocks)',
   ].join('\n'),
+  // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
+  logging: SERVICE_LOGGING,
+  flags: valueFlags(Object.keys(OWN)),
+  exits: ['ok', 'failed', 'usage'],
   async run(argv) {
     const args = parseArgs(argv, OWN);
     if (args.positional.length > 0 || args.drainFlags.length > 0) {

@@ -70,3 +70,19 @@ export function logOutcome(logger: Logger): MiddlewareObj {
     },
   };
 }
+
+/**
+ * The memory the function was given, as the runtime states it (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, which
+ * Lambda and `serverless invoke local` both set from serverless.yml) over the context's: invoke local
+ * hard-codes 1024 there, and the logs' function_memory_size must say what is configured. On Lambda the
+ * two are equal.
+ */
+export function memoryFromRuntime(env: Readonly<Record<string, string | undefined>> = process.env): MiddlewareObj {
+  return {
+    name: 'memoryFromRuntime',
+    before: (request) => {
+      const configured = env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
+      if (configured && /^\d+$/.test(configured)) request.context.memoryLimitInMB = configured;
+    },
+  };
+}

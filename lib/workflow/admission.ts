@@ -14,7 +14,7 @@ import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
 import { type HoldRequest, type LedgerSettings, readLedger } from '../node/ledger.ts';
 import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
-import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
+import { type AdmissionQueue, planAdmission, type SlotHolder, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
 const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
@@ -92,22 +92,27 @@ async function lockAdmission(client: KubeClient, namespace: string, requestId: s
 interface ObservedNodes {
   readonly held: string[];
   readonly labels: Map<string, Labels>;
+  readonly holders: Map<string, SlotHolder[]>;
   /** Nodes held by a request of `requester` (a maintenance window's). */
   heldBy(requester: string): string[];
 }
 
-/** Every node's labels, and the names of those drainbridge holds (from their ledgers). */
+/** Every node's labels, the names of those drainbridge holds and who holds them (from their ledgers). */
 async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
   const nodes = await client.listNodes();
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
-  const ledgers = nodes.map((node) => ({
-    name: node.metadata?.name ?? '',
-    holds: Object.values(readLedger(node).holds),
-  }));
-  const held = ledgers.filter((entry) => entry.holds.length > 0).map((entry) => entry.name);
+  const holders = new Map<string, SlotHolder[]>();
+  for (const node of nodes) {
+    const holds = Object.entries(readLedger(node).holds);
+    if (holds.length === 0) continue;
+    holders.set(
+      node.metadata?.name ?? '',
+      holds.map(([requestId, hold]) => ({ requestId, requester: hold.requester, since: hold.since })),
+    );
+  }
   const heldBy = (requester: string) =>
-    ledgers.filter((entry) => entry.holds.some((hold) => hold.requester === requester)).map((entry) => entry.name);
-  return { held, labels, heldBy };
+    [...holders].filter(([, holds]) => holds.some((hold) => hold.requester === requester)).map(([name]) => name);
+  return { held: [...holders.keys()], labels, holders, heldBy };
 }
 
 /** A window's request is not started once its window has closed (one already holding its node goes on). */
@@ -166,6 +171,7 @@ export async function admitRequest(
       ...(window
         ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
         : {}),
+      holdersOf: (name) => nodes.holders.get(name) ?? [],
     });
     let hold = { acquired: false };
     if (decision.admit) {
@@ -190,5 +196,33 @@ async function unlockQuietly(client: KubeClient, namespace: string, lease: V1Lea
     await updateLease(client, namespace, withHolder(lease, undefined, now));
   } catch {
     // expires after MUTEX_SECONDS
+  }
+}
+
+/**
+ * Takes `requestId` off the waiting queue (a person stopped its command): the requests behind it need
+ * not wait QUEUE_TTL_SECONDS for its entry to expire. Only while nobody holds the mutex; otherwise, and
+ * on a conflict, the entry simply expires. Returns whether it removed the entry.
+ */
+export async function leaveQueue(
+  client: KubeClient,
+  namespace: string,
+  requestId: string,
+  now: Date,
+): Promise<boolean> {
+  const lease = await readLease(client, namespace, ADMISSION_LEASE);
+  const queue = readQueue(lease);
+  if (!lease || !queue[requestId] || !isMutexFree(lease, now)) return false;
+  const { [requestId]: _leaving, ...rest } = queue;
+  const annotations = {
+    ...lease.metadata?.annotations,
+    [QUEUE_ANNOTATION]: writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT),
+  };
+  try {
+    await updateLease(client, namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
   }
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ConflictError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
+import { isNotFound } from '../kube/errors.ts';
 import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
 import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
 
@@ -65,6 +66,31 @@ export function planOwnership(
   if (current.executionId === executionId) return ageSeconds > OWNER_REFRESH_SECONDS ? claim : { action: 'keep' };
   if (predecessor !== undefined && current.executionId === predecessor) return claim;
   return ageSeconds > OWNER_TTL_SECONDS ? claim : { action: 'yield', owner: current, ageSeconds };
+}
+
+/**
+ * Hands the request back: removes this execution's owner mark, so that the next execution for the
+ * request (the same command run again after Ctrl-C) claims it at once instead of waiting
+ * OWNER_TTL_SECONDS for the mark to age. Conditional on the record's resourceVersion; a mark that is
+ * not this execution's, or that changed meanwhile, is left alone. Returns whether it removed the mark.
+ */
+export async function releaseOwnership(client: KubeClient, requestId: string, executionId: string): Promise<boolean> {
+  let record: EvacuationObject;
+  try {
+    record = await client.getEvacuation(evacuationName(requestId));
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+  if (readOwner(record)?.executionId !== executionId) return false;
+  const { [OWNER_ANNOTATION]: _mine, ...annotations } = record.metadata.annotations ?? {};
+  try {
+    await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
 }
 
 /**

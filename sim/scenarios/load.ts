@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { type FieldProblem, InvalidInput } from '../../lib/errors/index.ts';
+import { problemsOf, safeParseReporting } from '../../lib/events/parse.ts';
 import { selectorMatches } from '../../lib/kube/selectors.ts';
 import { type KubeVirtOptions, type KubeVirtTimings, kubeVirtInstallObjects } from '../controllers/kubevirt/index.ts';
 import type { StaticPod } from '../controllers/runtime.ts';
@@ -64,10 +65,6 @@ export function loadScenario(nameOrFile: string): Scenario {
   return parseScenario(readFileSync(path, 'utf8'), path);
 }
 
-function pathOf(parts: readonly PropertyKey[]): string {
-  return parts.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
-}
-
 /** Parses and validates scenario YAML. `source` names the file in error messages. */
 export function parseScenario(text: string, source = 'scenario'): Scenario {
   let raw: unknown;
@@ -78,9 +75,13 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
       { path: '', message: `not valid YAML: ${(error as Error).message}` },
     ]);
   }
-  const result = scenarioSchema.safeParse(raw);
+  // Reporting the input lets problemsOf say "is required" for a missing field, not "received undefined".
+  const result = safeParseReporting(scenarioSchema, raw);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => ({ path: pathOf(issue.path), message: issue.message }));
+    // A scenario file has no contract versions: an unknown field is simply not one the simulator reads.
+    const problems = problemsOf(result.error).map((p) =>
+      p.message.startsWith('unknown field') ? { ...p, message: 'unknown field' } : p,
+    );
     throw new InvalidInput(`scenario ${source}`, problems);
   }
   const problems = semanticProblems(result.data);

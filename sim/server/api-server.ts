@@ -14,7 +14,7 @@ import type { Reply, RequestContext, ServerParts } from './context.ts';
 import { serveNonResource } from './non-resource.ts';
 import { isDryRun } from './query.ts';
 import { parseRequestInfo, type RequestInfo } from './request-info.ts';
-import { isWriteVerb, type RequestLog } from './request-log.ts';
+import { isStateChange, isWriteVerb, type RequestLog } from './request-log.ts';
 import { notServed, routeResource } from './router.ts';
 
 function accessOf(info: RequestInfo): AccessAttributes {
@@ -146,7 +146,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, parts: ServerPar
     user: ctx?.user.username ?? '',
     userAgent: req.headers['user-agent'] ?? '',
     status: code,
-    write: info.isResourceRequest && isWriteVerb(info.verb) && !ctx?.dryRun,
+    write: info.isResourceRequest && isStateChange(info) && !ctx?.dryRun,
     dryRun: ctx?.dryRun ?? false,
   });
 }

@@ -18,7 +18,7 @@ import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
-import { describeOwner, reconcileOwnership } from '../ownership.ts';
+import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
 export function ledgerSettings(config: Config): LedgerSettings {
@@ -40,6 +40,15 @@ export async function advancePhase(
     'Evacuation Progress',
     progressEvent(input.request, input.executionId, { phase, progress: {}, blockers: [] }),
   );
+}
+
+/**
+ * What a second execution of a request waits for, and until when: the running one to end, or — if it
+ * stopped without handing the request back (a killed process) — its claim to expire.
+ */
+export function ownerWaitMessage(requestId: string, owner: Owner): string {
+  const expires = new Date(Date.parse(owner.seen) + OWNER_TTL_SECONDS * 1000).toISOString();
+  return `request ${requestId} is being evacuated by execution ${owner.executionId} (last seen ${owner.seen}); waiting until it ends, or until ${expires} if it has stopped (its claim expires ${OWNER_TTL_SECONDS} s after it was last seen)`;
 }
 
 export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
@@ -68,9 +77,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     const execution = { executionId: input.executionId, predecessor: input.chain?.previousExecutionId };
     const ownership = await reconcileOwnership(deps.kube, input.request.requestId, execution, tools.now());
     if (ownership.action === 'yield') {
-      throw new SlotUnavailable(
-        `request ${input.request.requestId} is being evacuated by ${describeOwner(ownership)}; waiting for it to end`,
-      );
+      throw new SlotUnavailable(ownerWaitMessage(input.request.requestId, ownership.owner));
     }
     // A continued execution picks up where its predecessor was: the phase does not walk back.
     if (!input.chain?.previousExecutionId) await advancePhase(deps, input, 'NodeCordoned', tools);
