@@ -63,6 +63,13 @@ const KUBEVIRT_ABORTS = call(
 const READ_NODE = call('get', 'nodes', 'read the node and its ledger');
 const RECORD_READ = call('get', 'evacuations', 'read the Evacuation record', EVACUATIONS);
 const RECORD_UPDATE = call('update', 'evacuations', 'record progress on the Evacuation record', EVACUATIONS);
+// The estimate learns from past evacuations, and a plan shows the starts already scheduled for the node.
+const RECORD_LIST = call(
+  'list',
+  'evacuations',
+  'estimate from past evacuations and find scheduled starts',
+  EVACUATIONS,
+);
 const NODE_EVENTS = call('create', 'events', 'post Events on the node (kubectl describe node)', {
   namespace: 'default',
 });
@@ -87,6 +94,7 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     RECORD_READ,
     call('create', 'evacuations', 'create the Evacuation record', EVACUATIONS),
     RECORD_UPDATE,
+    RECORD_LIST,
     ...KUBEVIRT_READS,
     call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
     KUBEVIRT_ABORTS,
@@ -106,6 +114,7 @@ function planAccess(settings: AccessSettings): ApiAccess[] {
     ...(settings.serverDryRun === false
       ? []
       : [call('create', 'pods', 'dry-run each eviction on the API server', { subresource: 'eviction' })]),
+    RECORD_LIST,
     ...KUBEVIRT_READS,
     ...(settings.kubevirtRestart ? [call('get', 'virtualmachines', "check a VM's run strategy", KUBEVIRT)] : []),
   ];
