@@ -30,14 +30,45 @@ export interface StreamAnswer {
 
 const USER_AGENT = 'drainbridge';
 
+/**
+ * Listens on `response` until `settle` is called, then lets go: a keep-alive socket keeps its last response
+ * object alive, and with it whatever the listeners hold (a whole list page).
+ */
+function listen(
+  response: IncomingMessage,
+  handlers: { data: (chunk: Buffer | string) => void; end: () => void; fail: (error: Error) => void },
+): () => void {
+  const onClose = (): void => {
+    if (!response.complete) handlers.fail(new Error('the connection was cut off'));
+  };
+  response.on('data', handlers.data);
+  response.once('end', handlers.end);
+  response.once('error', handlers.fail);
+  response.once('close', onClose);
+  return () => {
+    response.off('data', handlers.data);
+    response.off('end', handlers.end);
+    response.off('error', handlers.fail);
+    response.off('close', onClose);
+  };
+}
+
 function readAll(response: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.once('error', reject);
-    response.once('close', () => {
-      if (!response.complete) reject(new Error('the response was cut off'));
+    let chunks: Buffer[] = [];
+    const settle = listen(response, {
+      data: (chunk) => chunks.push(chunk as Buffer),
+      end: () => {
+        settle();
+        const text = Buffer.concat(chunks).toString('utf8');
+        chunks = [];
+        resolve(text);
+      },
+      fail: (error) => {
+        settle();
+        chunks = [];
+        reject(error);
+      },
     });
   });
 }
@@ -46,27 +77,34 @@ function streamLines(response: IncomingMessage, onLine: (line: string) => void):
   return new Promise((resolve, reject) => {
     let pending = '';
     response.setEncoding('utf8');
-    response.on('data', (chunk: string) => {
-      pending += chunk;
-      let at = pending.indexOf('\n');
-      while (at >= 0) {
-        const line = pending.slice(0, at).trim();
-        pending = pending.slice(at + 1);
-        try {
-          if (line) onLine(line);
-        } catch (error) {
-          // The consumer refused the stream (an ERROR event, a malformed line): it ends here.
-          response.destroy();
-          reject(error);
-          return;
+    const fail = (error: Error): void => {
+      settle();
+      pending = '';
+      reject(error);
+    };
+    const settle = listen(response, {
+      data: (chunk) => {
+        pending += chunk as string;
+        let at = pending.indexOf('\n');
+        while (at >= 0) {
+          const line = pending.slice(0, at).trim();
+          pending = pending.slice(at + 1);
+          try {
+            if (line) onLine(line);
+          } catch (error) {
+            // The consumer refused the stream (an ERROR event, a malformed line): it ends here.
+            response.destroy();
+            fail(error as Error);
+            return;
+          }
+          at = pending.indexOf('\n');
         }
-        at = pending.indexOf('\n');
-      }
-    });
-    response.once('end', () => resolve());
-    response.once('error', reject);
-    response.once('close', () => {
-      if (!response.complete) reject(new Error('the watch connection was cut off'));
+      },
+      end: () => {
+        settle();
+        resolve();
+      },
+      fail,
     });
   });
 }
