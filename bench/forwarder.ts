@@ -8,17 +8,21 @@
  *     churn (label changes and cordons on random nodes) — target ≤ 80 MiB;
  *  3. API requests per minute while idle (1,000 nodes): by verb and resource, from the simulator's log.
  *
- * It runs the image's bundle (dist/drainbridge.mjs, built when missing or with --rebuild).
+ * It runs the image's bundle (dist/drainbridge.mjs, built first from the current sources) with the Node flags
+ * of the forwarder's Deployment (deploy/components/forwarder), as deployed; CPU time is reported beside
+ * memory, because those flags trade CPU for memory.
  *
- *   npm run bench:forwarder -- [--idle-seconds 60] [--churn-seconds 30] [--churn-rate 50] [--rebuild]
+ *   npm run bench:forwarder -- [--idle-seconds 60] [--churn-seconds 30] [--churn-rate 50]
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { InProcessBus } from '../lib/bus/in-process-bus.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../sim/eventbridge/endpoint.ts';
 import {
   DrainbridgeProcess,
   FORWARDER_USER,
+  forwarderNodeFlags,
   spreadScenario,
   startTestCluster,
   type TestCluster,
@@ -42,6 +46,13 @@ const BUNDLE = 'dist/drainbridge.mjs';
 const IDLE_SECONDS = option('idle-seconds', 60);
 const CHURN_SECONDS = option('churn-seconds', 30);
 const CHURN_RATE = option('churn-rate', 50);
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -99,7 +110,7 @@ async function setUp(nodes: number): Promise<Setup> {
       AWS_SECRET_ACCESS_KEY: 'bench',
       DRAINBRIDGE_NODE_MAINTENANCE: 'true',
     },
-    BUNDLE,
+    { entry: BUNDLE, nodeFlags: forwarderNodeFlags() },
   );
   await waitUntil(
     'the forwarder is ready',
@@ -155,12 +166,16 @@ async function scale(): Promise<{
   rssChurnMax: number;
   perMinute: Record<string, number>;
   changes: number;
+  cpuIdle: number;
+  cpuChurn: number;
 }> {
   const setup = await setUp(1000);
   const pid = setup.forwarder.pid as number;
   // Idle: count every request the forwarder makes.
   const mark = setup.cluster.sim.requestLog.mark();
+  const cpuAtIdle = cpuSeconds(pid);
   await sleep(IDLE_SECONDS * 1000);
+  const cpuIdle = (cpuSeconds(pid) - cpuAtIdle) / IDLE_SECONDS;
   const requests = setup.cluster.sim.requestLog.all({ since: mark }).filter((r) => r.user === FORWARDER_USER);
   const perMinute: Record<string, number> = {};
   for (const r of requests) {
@@ -171,6 +186,8 @@ async function scale(): Promise<{
   // Churn: label changes on random nodes, every tenth a cordon or uncordon.
   let rssChurnMax = rssIdle;
   let changes = 0;
+  const cpuAtChurn = cpuSeconds(pid);
+  const churnStarted = Date.now();
   const end = Date.now() + CHURN_SECONDS * 1000;
   const sampler = setInterval(() => {
     rssChurnMax = Math.max(rssChurnMax, rssMiB(pid));
@@ -186,21 +203,26 @@ async function scale(): Promise<{
     await sleep(1000 / CHURN_RATE);
   }
   clearInterval(sampler);
+  const cpuChurn = (cpuSeconds(pid) - cpuAtChurn) / ((Date.now() - churnStarted) / 1000);
   await tearDown(setup);
-  return { rssIdle, rssChurnMax, perMinute, changes };
+  return { rssIdle, rssChurnMax, perMinute, changes, cpuIdle, cpuChurn };
 }
 
-if (!existsSync(BUNDLE) || process.argv.includes('--rebuild'))
-  execFileSync(process.execPath, ['scripts/bundle.ts'], { stdio: 'inherit' });
+// Always from the current sources (a few seconds): a stale dist/ would measure other code.
+execFileSync(process.execPath, ['scripts/bundle.ts'], { stdio: 'inherit' });
 const started = Date.now();
 const small = await latency();
 const big = await scale();
 const lines = [
   `drainbridge forwarder benchmark (${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+  `node ${forwarderNodeFlags().join(' ')} dist/drainbridge.mjs forwarder; load average at the end ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
   '',
   `cordon → event on the bus, 20 cordons: p50 ${small.p50} ms, p95 ${small.p95} ms, max ${small.max} ms (target p50 ≤ 200 ms)`,
   `RSS idle, 25 nodes: ${small.rssIdle.toFixed(1)} MiB`,
   `RSS idle, 1,000 nodes: ${big.rssIdle.toFixed(1)} MiB; during churn (${big.changes} node changes in ${CHURN_SECONDS} s): max ${big.rssChurnMax.toFixed(1)} MiB (target ≤ 80 MiB)`,
+  `CPU, 1,000 nodes: idle ${(big.cpuIdle * 100).toFixed(1)} % of a core; during churn ${(big.cpuChurn * 100).toFixed(1)} %`,
   `API requests per minute when idle (1,000 nodes, leader, ${IDLE_SECONDS} s window):`,
   ...Object.entries(big.perMinute)
     .sort()

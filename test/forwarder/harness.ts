@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
@@ -121,9 +122,18 @@ export class DrainbridgeProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly #child: ChildProcess;
 
-  /** `entry`: the TypeScript sources' bin/drainbridge.js (default) or the image's bundle, dist/drainbridge.mjs. */
-  constructor(args: readonly string[], env: Record<string, string>, entry = join(ROOT, 'bin/drainbridge.js')) {
-    this.#child = spawn(process.execPath, [entry, ...args], {
+  /**
+   * `entry`: the TypeScript sources' bin/drainbridge.js (default) or the image's bundle, dist/drainbridge.mjs;
+   * `nodeFlags`: Node's own options before it (the image's, for the bundle); `cwd`: where it runs.
+   */
+  constructor(
+    args: readonly string[],
+    env: Record<string, string>,
+    options: { entry?: string; nodeFlags?: readonly string[]; cwd?: string } = {},
+  ) {
+    const entry = options.entry ?? join(ROOT, 'bin/drainbridge.js');
+    this.#child = spawn(process.execPath, [...(options.nodeFlags ?? []), entry, ...args], {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), POWERTOOLS_LOG_LEVEL: 'INFO', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -175,6 +185,22 @@ export class DrainbridgeProcess {
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
     this.#child.kill(signal);
   }
+}
+
+/**
+ * The Node options the forwarder's Deployment runs the image with (deploy/components/forwarder: the
+ * container's `command` between `node` and the bundle), so benchmarks and the smoke test run it as deployed.
+ */
+export function forwarderNodeFlags(): string[] {
+  const manifest = parse(readFileSync(join(ROOT, 'deploy/components/forwarder/deployment.yaml'), 'utf8')) as {
+    spec: { template: { spec: { containers: { command?: string[] }[] } } };
+  };
+  const command = manifest.spec.template.spec.containers[0]?.command ?? [];
+  if (command[0] !== 'node' || !command.at(-1)?.endsWith('drainbridge.mjs'))
+    throw new Error(
+      `the forwarder Deployment's command is not "node [flags] /app/drainbridge.mjs": ${command.join(' ')}`,
+    );
+  return command.slice(1, -1);
 }
 
 /** Waits (real time, polling every 20 ms) until `check` holds; fails naming `what` (and `context()`) after `limitMs`. */
