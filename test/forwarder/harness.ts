@@ -17,20 +17,24 @@ import { findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** deploy/ files a cluster admin applies: the base, and the forwarder's and run's accounts and bindings. */
+/** deploy/ files a cluster admin applies: the base, and the forwarder's, run's and the node agent's accounts and bindings. */
 export const CLUSTER_MANIFESTS = [
   'deploy/base/crds/evacuations.yaml',
   'deploy/base/crds/nodemaintenances.yaml',
   'deploy/base/rbac/drainbridge.yaml',
   'deploy/base/rbac/forwarder.yaml',
+  'deploy/base/rbac/node-agent.yaml',
   'deploy/components/forwarder/serviceaccount.yaml',
   'deploy/components/forwarder/rbac.yaml',
   'deploy/components/run/serviceaccount.yaml',
   'deploy/components/run/rbac.yaml',
+  'deploy/components/node-agent/serviceaccount.yaml',
+  'deploy/components/node-agent/rbac.yaml',
 ];
 
 export const FORWARDER_USER = 'system:serviceaccount:drainbridge:drainbridge-forwarder';
 export const RUN_USER = 'system:serviceaccount:drainbridge:drainbridge-run';
+export const NODE_AGENT_USER = 'system:serviceaccount:drainbridge:drainbridge-node-agent';
 
 /** `count` schedulable nodes, `web` spread over them, a DaemonSet on each. */
 export function spreadScenario(count: number, options: { replicas?: number; speed?: number } = {}) {
@@ -78,7 +82,9 @@ export interface TestCluster {
   /** The admin's client, to read what the cluster holds. */
   readonly admin: KubeClient;
   /** A kubeconfig file for ServiceAccount drainbridge/<name>. */
-  kubeconfigFor(account: 'drainbridge' | 'drainbridge-forwarder' | 'drainbridge-run'): Promise<string>;
+  kubeconfigFor(
+    account: 'drainbridge' | 'drainbridge-forwarder' | 'drainbridge-run' | 'drainbridge-node-agent',
+  ): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -188,18 +194,17 @@ export class DrainbridgeProcess {
 }
 
 /**
- * The Node options the forwarder's Deployment runs the image with (deploy/components/forwarder: the
- * container's `command` between `node` and the bundle), so benchmarks and the smoke test run it as deployed.
+ * The Node options a workload in deploy/ runs the image with (the container's `command` between `node`
+ * and the bundle), so benchmarks and the smoke test run it as deployed: the forwarder's Deployment by
+ * default, or e.g. `deploy/components/node-agent/daemonset.yaml`.
  */
-export function forwarderNodeFlags(): string[] {
-  const manifest = parse(readFileSync(join(ROOT, 'deploy/components/forwarder/deployment.yaml'), 'utf8')) as {
+export function forwarderNodeFlags(manifest = 'deploy/components/forwarder/deployment.yaml'): string[] {
+  const workload = parse(readFileSync(join(ROOT, manifest), 'utf8')) as {
     spec: { template: { spec: { containers: { command?: string[] }[] } } };
   };
-  const command = manifest.spec.template.spec.containers[0]?.command ?? [];
+  const command = workload.spec.template.spec.containers[0]?.command ?? [];
   if (command[0] !== 'node' || !command.at(-1)?.endsWith('drainbridge.mjs'))
-    throw new Error(
-      `the forwarder Deployment's command is not "node [flags] /app/drainbridge.mjs": ${command.join(' ')}`,
-    );
+    throw new Error(`${manifest}: the command is not "node [flags] /app/drainbridge.mjs": ${command.join(' ')}`);
   return command.slice(1, -1);
 }
 
