@@ -1,72 +1,111 @@
 /**
- * Runs the container image's content as the container would, without a container engine: the single
- * bundle (dist/drainbridge.mjs, `npm run bundle`) copied alone into an empty directory, started with
- * `node drainbridge.mjs run …` from there (cwd and HOME that directory, nothing else on disk beside it),
- * against the simulator. Passes when it becomes ready, turns a kubectl cordon into an evacuation, stops on
- * SIGTERM with exit 0, and has written no file.
+ * Runs the container image's content as the container would, without a container engine: the bundle
+ * (dist/drainbridge.mjs and its chunks, `npm run bundle`) copied alone into an empty directory, started
+ * from there (cwd and HOME that directory, nothing else on disk beside it) against the simulator:
+ *
+ *  - `node drainbridge.mjs run …` becomes ready, turns a kubectl cordon into an evacuation, stops on SIGTERM
+ *    with exit 0;
+ *  - `node <the forwarder Deployment's Node flags> drainbridge.mjs forwarder …` leads, becomes ready, stops
+ *    on SIGTERM with exit 0;
+ *
+ * and neither wrote a file.
  *
  *   npm run bundle && node scripts/container-smoke.ts
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spreadScenario, startTestCluster, waitUntil } from '../test/forwarder/harness.ts';
+import {
+  DrainbridgeProcess,
+  forwarderNodeFlags,
+  spreadScenario,
+  startTestCluster,
+  type TestCluster,
+  waitUntil,
+} from '../test/forwarder/harness.ts';
 
 const image = mkdtempSync(join(tmpdir(), 'drainbridge-image-'));
-copyFileSync('dist/drainbridge.mjs', join(image, 'drainbridge.mjs'));
-const cluster = await startTestCluster(spreadScenario(3, { replicas: 3 }));
-const kubeconfig = await cluster.kubeconfigFor('drainbridge-run');
-const output: string[] = [];
-const child = spawn(
-  process.execPath,
-  [
-    'drainbridge.mjs',
-    'run',
-    '--kubeconfig',
-    kubeconfig,
-    '--cordon-evacuates',
-    'all',
-    '--metrics-address',
-    '127.0.0.1:0',
-  ],
-  {
-    cwd: image,
-    env: { PATH: '/usr/bin:/bin', HOME: image, NODE_ENV: 'production', DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  },
-);
-child.stdout.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
-child.stderr.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
-const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-const logged = (message: string) => output.some((line) => line.includes(`"message":"${message}"`));
-try {
-  await waitUntil(
-    'the bundle leads',
-    () => logged('leader election: this replica leads'),
-    60_000,
-    () => output.join('\n'),
+cpSync('dist/drainbridge.mjs', join(image, 'drainbridge.mjs'));
+cpSync('dist/chunks', join(image, 'chunks'), { recursive: true });
+const content = (): string => readdirSync(image, { recursive: true }).map(String).sort().join('\n');
+const before = content();
+const env = { PATH: '/usr/bin:/bin', HOME: image, NODE_ENV: 'production' };
+
+function start(args: string[], extraEnv: Record<string, string>, nodeFlags: string[] = []): DrainbridgeProcess {
+  return new DrainbridgeProcess(
+    args,
+    { ...env, ...extraEnv },
+    { entry: join(image, 'drainbridge.mjs'), nodeFlags, cwd: image },
   );
-  const ops = JSON.parse(output.find((line) => line.includes('"forwarder started"')) ?? '{}').ops as string;
-  await waitUntil('/readyz answers 200', async () => (await fetch(`${ops}/readyz`)).status === 200);
-  if ((await cluster.kubectl.run(['cordon', 'node-2'])).code !== 0) throw new Error('kubectl cordon failed');
-  await waitUntil(
-    'node-2 evacuated',
-    async () => (await cluster.admin.listEvacuations()).some((r) => r.status?.phase === 'NodeDrained'),
-    60_000,
-    () => output.slice(-20).join('\n'),
-  );
+}
+
+async function stops(child: DrainbridgeProcess, what: string): Promise<void> {
   child.kill('SIGTERM');
-  const code = await exited;
-  if (code !== 0) throw new Error(`exit ${code} after SIGTERM`);
-  const files = readdirSync(image);
-  if (files.join() !== 'drainbridge.mjs')
-    throw new Error(`the process wrote files beside the bundle: ${files.join(', ')}`);
+  const exit = await child.exited;
+  if (exit.code !== 0) throw new Error(`${what}: exit ${JSON.stringify(exit)} after SIGTERM`);
+}
+
+async function runEvacuates(cluster: TestCluster): Promise<void> {
+  const run = start(
+    [
+      'run',
+      '--kubeconfig',
+      await cluster.kubeconfigFor('drainbridge-run'),
+      '--cordon-evacuates',
+      'all',
+      '--metrics-address',
+      '127.0.0.1:0',
+    ],
+    { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' },
+  );
+  try {
+    await run.waitForLog('leader election: this replica leads', {}, 60_000);
+    const ops = await run.opsUrl();
+    await waitUntil('/readyz answers 200', async () => (await fetch(`${ops}/readyz`)).status === 200);
+    if ((await cluster.kubectl.run(['cordon', 'node-2'])).code !== 0) throw new Error('kubectl cordon failed');
+    await waitUntil(
+      'node-2 evacuated',
+      async () => (await cluster.admin.listEvacuations()).some((r) => r.status?.phase === 'NodeDrained'),
+      60_000,
+      () => run.output.slice(-20).join('\n'),
+    );
+    await stops(run, 'drainbridge run');
+  } finally {
+    run.kill('SIGKILL');
+  }
+}
+
+async function forwarderRuns(cluster: TestCluster): Promise<void> {
+  const forwarder = start(
+    [
+      'forwarder',
+      '--kubeconfig',
+      await cluster.kubeconfigFor('drainbridge-forwarder'),
+      '--metrics-address',
+      '127.0.0.1:0',
+    ],
+    { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDSMOKE', AWS_SECRET_ACCESS_KEY: 'smoke' },
+    forwarderNodeFlags(),
+  );
+  try {
+    await forwarder.waitForLog('leader election: this replica leads', {}, 60_000);
+    const ops = await forwarder.opsUrl();
+    await waitUntil('/readyz answers 200', async () => (await fetch(`${ops}/readyz`)).status === 200);
+    await stops(forwarder, 'drainbridge forwarder');
+  } finally {
+    forwarder.kill('SIGKILL');
+  }
+}
+
+const cluster = await startTestCluster(spreadScenario(3, { replicas: 3 }));
+try {
+  await runEvacuates(cluster);
+  await forwarderRuns(cluster);
+  if (content() !== before) throw new Error(`the processes wrote files beside the bundle:\n${content()}`);
   console.log(
-    'container smoke: the bundle alone ran `drainbridge run`, evacuated a cordoned node, stopped cleanly, wrote no file',
+    `container smoke: the bundle alone ran \`drainbridge run\` (evacuated a cordoned node) and \`drainbridge forwarder\` (${forwarderNodeFlags().join(' ')}), both stopped cleanly, no file written`,
   );
 } catch (error) {
-  child.kill('SIGKILL');
   console.error(String(error));
   process.exitCode = 1;
 } finally {

@@ -17,6 +17,9 @@ export const TARGETS = [
   'deploy/overlays/forwarder-irsa',
   'deploy/overlays/forwarder-secret',
   'deploy/overlays/run',
+  'deploy/overlays/node-agent-aws',
+  'deploy/overlays/node-agent-azure',
+  'deploy/overlays/node-agent-gcp',
 ];
 
 interface Manifest {
@@ -36,6 +39,7 @@ async function modelFor(apiVersion: string, kind: string): Promise<ModelClass | 
 interface Container {
   name?: string;
   securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+  env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath?: string } } }[];
 }
 
 function deploymentProblems(doc: Manifest): string[] {
@@ -62,9 +66,31 @@ function forwarderRoleProblems(doc: Manifest): string[] {
   return writes.length > 0 ? [`the forwarder must be read-only on nodes (has ${writes.join(', ')})`] : [];
 }
 
+/** The node agent reads only: get and list, nothing else, on anything. */
+function nodeAgentRoleProblems(doc: Manifest): string[] {
+  const rules = (doc.rules as { verbs?: string[] }[]) ?? [];
+  const others = rules.flatMap((r) => r.verbs ?? []).filter((verb) => !['get', 'list'].includes(verb));
+  return others.length > 0 ? [`the node agent only reads (get, list); has ${others.join(', ')}`] : [];
+}
+
+/** Each agent reports its own node: the name from the downward API, and a cloud to read. */
+function nodeAgentProblems(doc: Manifest): string[] {
+  const pod = (doc.spec as { template: { spec: { containers: Container[] } } }).template.spec;
+  const env = pod.containers[0]?.env ?? [];
+  const problems: string[] = [];
+  const nodeName = env.find((e) => e.name === 'DRAINBRIDGE_NODE_NAME');
+  if (nodeName?.valueFrom?.fieldRef?.fieldPath !== 'spec.nodeName')
+    problems.push('DRAINBRIDGE_NODE_NAME must come from the downward API (fieldRef spec.nodeName)');
+  if (!env.some((e) => e.name === 'DRAINBRIDGE_AGENT_PROVIDER' && e.value))
+    problems.push('DRAINBRIDGE_AGENT_PROVIDER must name the cloud (the overlay sets it)');
+  return problems;
+}
+
 function policyProblems(doc: Manifest): string[] {
   if (doc.kind === 'Deployment') return deploymentProblems(doc);
+  if (doc.kind === 'DaemonSet') return [...deploymentProblems(doc), ...nodeAgentProblems(doc)];
   if (doc.kind === 'ClusterRole' && doc.metadata.name === 'drainbridge-forwarder') return forwarderRoleProblems(doc);
+  if (doc.kind === 'ClusterRole' && doc.metadata.name === 'drainbridge-node-agent') return nodeAgentRoleProblems(doc);
   return [];
 }
 

@@ -7,16 +7,17 @@
  * the Lease, so their owner marks are cleared and the resumed executions take over at once.
  */
 import { randomUUID } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
+import { connectKube } from '../../lib/forwarder/kube.ts';
 import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
 import { RebootSource } from '../../lib/forwarder/reboot/source.ts';
 import type { ForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { isNotFound } from '../../lib/kube/errors.ts';
+import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { WindowScheduler } from '../../lib/windows/scheduler.ts';
 import type { NovaFactory } from '../../lib/workflow/deps.ts';
@@ -59,7 +60,7 @@ export class DrainbridgeRun {
   private constructor(
     options: RunOptions,
     runtime: EmbeddedRuntime,
-    kube: { client: KubeClient; kubeConfig: KubeConfig },
+    kube: { client: KubeClient; forwarderClient: KubeHttpClient },
   ) {
     this.#options = options;
     this.runtime = runtime;
@@ -77,14 +78,13 @@ export class DrainbridgeRun {
     const forwarderMetrics = createForwarderMetrics();
     this.metrics = createRunMetrics(forwarderMetrics.registry, () => this.#inProgress());
     this.forwarder = new Forwarder({
-      client: kube.client,
-      kubeConfig: kube.kubeConfig,
+      client: kube.forwarderClient,
       settings: options.settings,
       namespace: options.config.namespace,
       sink: new InProcessSink(runtime.bus),
       logger: options.logger,
       metrics: forwarderMetrics,
-      extraSources: [new RebootSource({ client: kube.client, kubeConfig: kube.kubeConfig, logger: options.logger })],
+      extraSources: [new RebootSource({ client: kube.forwarderClient, logger: options.logger })],
       onLeadership: (leading) => (leading ? this.#lead() : this.#follow()),
     });
   }
@@ -108,8 +108,12 @@ export class DrainbridgeRun {
         logger.info(detailType, { detail });
       },
     });
-    const kubeConfig = await buildKubeConfig(options.config);
-    run = new DrainbridgeRun(options, runtime, { client: new KubeClient(kubeConfig), kubeConfig });
+    // The workflow's client for the resumption; the forwarder has its own lean one (lib/kube/http), as deployed.
+    const client = new KubeClient(await buildKubeConfig(options.config));
+    run = new DrainbridgeRun(options, runtime, {
+      client,
+      forwarderClient: await connectKube(options.config),
+    });
     return run;
   }
 

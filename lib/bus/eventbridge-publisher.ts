@@ -116,9 +116,9 @@ export class EventBridgePublisher implements EventPublisher {
    * makes such batches). Resolves with one outcome per entry, in order: `ok`, or the error — a
    * `TransientError` for a failure that may pass (the whole call's, or an entry's throttling/internal
    * code), a `DrainbridgeError` for a refusal. Retrying is the caller's (the forwarder's queue); the SDK's
-   * own HTTP retries and the per-call timeout still apply.
+   * own HTTP retries and the per-call timeout still apply. `signal` cancels the call (a stopping forwarder).
    */
-  async putBatch(entries: readonly PublishEntry[]): Promise<BatchOutcome[]> {
+  async putBatch(entries: readonly PublishEntry[], signal?: AbortSignal): Promise<BatchOutcome[]> {
     if (entries.length === 0) return [];
     if (!fitsOnePut(entries)) {
       throw new DrainbridgeError(
@@ -127,8 +127,9 @@ export class EventBridgePublisher implements EventPublisher {
     }
     let output: { FailedEntryCount?: number; Entries?: PutEventsResultEntry[] };
     try {
+      const timeout = AbortSignal.timeout(this.#timeoutMs);
       output = await this.#client.send(new PutEventsCommand({ Entries: [...entries] }), {
-        abortSignal: AbortSignal.timeout(this.#timeoutMs),
+        abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (error) {
       const message = `PutEvents of ${entries.length} entries to bus "${this.#eventBusName}" failed: ${describe(error)}`;

@@ -4,15 +4,14 @@
  * takeover); only the leader offers events and writes to the cluster. Another source (the node agent's
  * cloud notices) plugs in through `extraSources`.
  */
-import type { KubeConfig, V1Node } from '@kubernetes/client-node';
-import type { KubeClient } from '../kube/client.ts';
+import type { V1Node } from '@kubernetes/client-node';
+import type { KubeHttpClient } from '../kube/http/client.ts';
 import type { Logger } from '../log/logger.ts';
 import { LEDGER_ANNOTATION } from '../node/ledger.ts';
 import { trimManagedFields } from './cordon/request-id.ts';
 import { CordonSource } from './cordon/source.ts';
 import { ResilientInformer } from './informer.ts';
 import { LeaderElector } from './leader.ts';
-import { listNodes } from './lists.ts';
 import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 import { NodeMaintenanceSource } from './node-maintenance/source.ts';
 import { type OpsServer, startOpsServer } from './ops-server.ts';
@@ -22,8 +21,8 @@ import type { BusSink } from './sinks.ts';
 import type { ForwarderSource, PublishReceipt } from './types.ts';
 
 export interface ForwarderParts {
-  readonly client: KubeClient;
-  readonly kubeConfig: KubeConfig;
+  /** The lean client (lib/kube/http): the forwarder's only way to the API server; closed by stop(). */
+  readonly client: KubeHttpClient;
   readonly settings: ForwarderSettings;
   /** Where the leader-election Lease lives (DRAINBRIDGE_NAMESPACE). */
   readonly namespace: string;
@@ -39,6 +38,7 @@ export interface ForwarderParts {
   readonly onLeadership?: (leading: boolean, previousHolder: string | undefined) => void;
   /** Informer tuning (tests, benchmarks). */
   readonly watchTimeoutSeconds?: number;
+  readonly informerBackoff?: { readonly baseMs: number; readonly maxMs: number };
 }
 
 /** What the forwarder keeps of a node: enough for the ledger, the cordon and the selector; no status. */
@@ -66,6 +66,7 @@ export class Forwarder {
   readonly elector: LeaderElector;
   readonly #parts: ForwarderParts;
   #ops: OpsServer | undefined;
+  #stopping = false;
 
   constructor(parts: ForwarderParts) {
     this.#parts = parts;
@@ -74,14 +75,14 @@ export class Forwarder {
     this.metrics = metrics;
     const restart = (resource: string, reason: string) => metrics.watchRestarts.inc({ resource, reason });
     const informer = {
-      kubeConfig: parts.kubeConfig,
+      client,
       ...(parts.watchTimeoutSeconds ? { watchTimeoutSeconds: parts.watchTimeoutSeconds } : {}),
+      ...(parts.informerBackoff ? { backoff: parts.informerBackoff } : {}),
     };
     this.nodes = new ResilientInformer<V1Node>({
       ...informer,
       resource: 'nodes',
       path: '/api/v1/nodes',
-      list: () => listNodes(client),
       transform: trimNode,
       logger,
       onRestart: (reason) => restart('nodes', reason),
@@ -162,23 +163,30 @@ export class Forwarder {
   }
 
   /**
-   * Graceful stop: flush what waits (up to `graceMs`) while still leading, release the Lease so another
-   * replica takes over at once, then stop watching.
+   * Graceful stop, within `graceMs` (plus the moment it takes to close sockets): stop watching; flush what
+   * waits while still leading; release the Lease so another replica takes over at once; then cancel
+   * whatever is still in flight (a send, a Lease or NodeMaintenance request) and close every socket and
+   * timer — the process exits by itself afterwards.
    */
   async stop(graceMs = 10_000): Promise<void> {
-    const flushed = await this.publisher.flush(graceMs);
+    const deadline = Date.now() + graceMs;
+    this.#stopping = true;
+    // Watches and sources stop at once; work a source has in flight ends when the client closes below.
+    const stopped = Promise.all([this.nodes.stop(), ...this.sources.map((source) => source.stop())]);
+    const flushed = await this.publisher.flush(Math.max(0, deadline - Date.now()));
     if (!flushed)
       this.#parts.logger.warn('stopping with events still queued; the next leader derives them again', {
         depth: this.publisher.depth,
       });
-    await this.elector.stop();
+    await this.elector.stop(Math.max(1000, deadline - Date.now()));
     await this.publisher.stop();
-    for (const source of this.sources) await source.stop();
-    await this.nodes.stop();
+    this.#parts.client.close();
+    await stopped;
     await this.#ops?.close();
   }
 
   #lead(previousHolder: string | undefined): void {
+    if (this.#stopping) return;
     this.metrics.leader.set(1);
     this.publisher.activate();
     for (const source of this.sources) source.lead();

@@ -1,48 +1,65 @@
 /**
- * Informers on @kubernetes/client-node's own `ListWatch` (what `makeInformer` returns): list, then watch
- * from the list's resourceVersion; a closed watch resumes from the last resourceVersion seen; a `410`
- * (an ERROR event or status) clears it, so the next start re-lists, and the re-list reports deletions
- * that happened meanwhile. What it lacks, this file adds around it rather than replacing it:
+ * An informer: a cache of one resource kept current by list + watch, on the lean HTTP client
+ * (lib/kube/http). What it guarantees, as client-go's reflector does:
  *
- *  - it stops for good on any other error (a 500 on list or watch, a refused connection) and leaves the
- *    restart to the caller: restarted here with exponential backoff and jitter, counted by reason;
- *  - it asks for no bookmarks and sets no `timeoutSeconds`, and the library's 30 s request timeout is
- *    overwritten before use, so a half-open connection would hang for ever: the `Watch` below adds
- *    `allowWatchBookmarks=true` (resourceVersions stay fresh, fewer 410s after quiet periods) and
- *    `timeoutSeconds`, and aborts a watch silent for longer than that (stalled);
- *  - it caches whole objects: a `transform` keeps only the fields the forwarder reads (nodes' status
- *    and most managedFields go), which is most of the forwarder's memory with 1,000 nodes.
+ *  - list (every page, `limit`/`continue`), then watch from the list's resourceVersion; a watch the
+ *    server ends (its `timeoutSeconds`) resumes from the last resourceVersion seen;
+ *  - `410 Expired` (an ERROR event or the watch's status) → re-list; the re-list reports as deletions the
+ *    objects that went meanwhile, as updates those that changed;
+ *  - bookmarks (`allowWatchBookmarks`) keep a quiet watch's resourceVersion fresh, so a resume after a
+ *    long quiet time needs no re-list;
+ *  - a watch silent for longer than `timeoutSeconds` + 30 s is a half-open connection: aborted (stalled);
+ *  - any other failure (a 500, a refused connection, a timeout) → restart with exponential backoff and
+ *    jitter; every restart counted by reason (closed, expired, error, stalled);
+ *  - a `transform` keeps only what the caller reads of each object (most of the memory with 1,000 nodes);
+ *  - `stop()` ends it at once, whatever it is doing — a list or a watch in flight is aborted, a backoff
+ *    cut short — and resolves only when nothing of it is left running.
+ *
+ * It replaced client-node's ListWatch, which could not be stopped during a list or while a watch was
+ * being opened (that watch then stayed open), needed the 45 MiB of client-node loaded, and lacked the
+ * restarts, bookmarks, timeout and watchdog that had to be added around it.
  */
-import {
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  ListWatch,
-  Watch,
-} from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { apiCodeOf } from '../kube/errors.ts';
+import type { KubeHttpClient, ListPage, WatchEvent } from '../kube/http/client.ts';
+import { abortableSleep } from '../kube/http/signals.ts';
 import type { Logger } from '../log/logger.ts';
 
 export type RestartReason = 'closed' | 'expired' | 'error' | 'stalled';
+
+/** A consistent list: all items, and the resourceVersion the watch resumes from ('' when there is nothing to watch). */
+export interface Listed<T> {
+  readonly items: T[];
+  readonly resourceVersion: string;
+}
 
 export interface InformerOptions<T extends KubernetesObject> {
   /** For logs and metrics, e.g. `nodes`. */
   readonly resource: string;
   /** The collection path, e.g. `/api/v1/nodes`. */
   readonly path: string;
-  readonly kubeConfig: KubeConfig;
-  /** One consistent list (all pages), with the list's resourceVersion. */
-  readonly list: () => Promise<KubernetesListObject<T>>;
+  readonly client: KubeHttpClient;
+  /** Wraps the paged list of `path` (e.g. to read a missing CRD as an empty list: nothing to watch, retried with backoff). */
+  readonly list?: (paged: () => Promise<Listed<T>>) => Promise<Listed<T>>;
   /** Keeps what the caller reads of each object (applied to listed and watched objects alike). */
   readonly transform?: (object: T) => T;
-  readonly onChange?: (type: 'add' | 'update' | 'delete', object: T) => void;
   /** Every (re)start of the watch after the first, with why (metrics). */
   readonly onRestart?: (reason: RestartReason) => void;
-  /** After each successful list (the first makes the cache synced). */
-  readonly onList?: () => void;
   readonly logger: Logger;
   /** Server-side watch timeout (default 300 s); a watch silent for this plus 30 s is aborted. */
   readonly watchTimeoutSeconds?: number;
   readonly backoff?: { readonly baseMs: number; readonly maxMs: number };
+  /** Objects per list page (default 500, as client-go). */
+  readonly pageSize?: number;
+}
+
+/** The collection path of a cluster-scoped custom resource, e.g. NodeMaintenances or Evacuations. */
+export function clusterObjectsPath(api: {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+}): string {
+  return `/apis/${api.group}/${api.version}/${api.plural}`;
 }
 
 export interface InformerSubscriber<T> {
@@ -51,83 +68,35 @@ export interface InformerSubscriber<T> {
   onList?(): void;
 }
 
-type WatchCallback = (phase: string, apiObj: unknown, watchObj?: unknown) => void;
-type DoneCallback = (err: unknown) => void;
-
-/** client-node's Watch with bookmarks, a server-side timeout, a stall watchdog and the transform. */
-class TunedWatch<T extends KubernetesObject> extends Watch {
-  readonly #options: InformerOptions<T>;
-  readonly #hooks: { onStall: () => void; onWatchStart: () => void };
-  /** The resourceVersion of the last event or bookmark handed on (what a resume would start from). */
-  lastSeenResourceVersion: string | undefined;
-
-  constructor(options: InformerOptions<T>, hooks: { onStall: () => void; onWatchStart: () => void }) {
-    super(options.kubeConfig);
-    this.#options = options;
-    this.#hooks = hooks;
-  }
-
-  override async watch(
-    path: string,
-    queryParams: Record<string, unknown>,
-    callback: WatchCallback,
-    done: DoneCallback,
-  ): Promise<AbortController> {
-    const timeoutSeconds = this.#options.watchTimeoutSeconds ?? 300;
-    const params = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds };
-    let controller: AbortController | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(
-        () => {
-          this.#hooks.onStall();
-          controller?.abort();
-        },
-        (timeoutSeconds + 30) * 1000,
-      );
-      timer.unref();
-    };
-    const transform = this.#options.transform;
-    const onEvent: WatchCallback = (phase, object, raw) => {
-      arm();
-      const shaped =
-        transform && (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED')
-          ? transform(object as T)
-          : object;
-      callback(phase, shaped, raw);
-      this.lastSeenResourceVersion =
-        (object as KubernetesObject | undefined)?.metadata?.resourceVersion ?? this.lastSeenResourceVersion;
-    };
-    const onDone: DoneCallback = (err) => {
-      clearTimeout(timer);
-      done(err);
-    };
-    arm();
-    this.#hooks.onWatchStart();
-    controller = await super.watch(path, params, onEvent, onDone);
-    return controller;
+/** A list succeeded but gave no resourceVersion: nothing can be watched (the resource is not served yet). */
+class NothingToWatch extends Error {
+  constructor(resource: string) {
+    super(`${resource}: nothing to watch yet`);
+    this.name = 'NothingToWatch';
   }
 }
 
-function isExpired(error: unknown): boolean {
-  const shape = error as { statusCode?: unknown; code?: unknown } | undefined;
-  return shape?.statusCode === 410 || shape?.code === 410;
-}
+const keyOf = (object: KubernetesObject): string =>
+  `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+const versionOf = (object: KubernetesObject): string | undefined => object.metadata?.resourceVersion;
 
-/** One resource's informer, restarted with backoff whenever client-node's ListWatch gives up. */
+/** How one watch ended (without an error). */
+type WatchEnd = 'closed' | 'stalled' | 'stopped';
+
+/** A watch that ends this fast without an event counts as a failure (no hot loop against a broken server). */
+const QUICK_CLOSE_MS = 1000;
+
 export class ResilientInformer<T extends KubernetesObject> {
   readonly #options: InformerOptions<T>;
-  readonly #listWatch: ListWatch<T>;
-  readonly #watch: TunedWatch<T>;
-  #stopped = false;
+  readonly #cache = new Map<string, T>();
+  readonly #subscribers: InformerSubscriber<T>[] = [];
+  #resourceVersion = '';
+  #lastSeen: string | undefined;
   #synced = false;
   #attempt = 0;
-  #restartTimer: NodeJS.Timeout | undefined;
-  #pendingReason: RestartReason | undefined;
-  #listed = false;
-  readonly #subscribers: InformerSubscriber<T>[] = [];
-  #firstSync: { promise: Promise<void>; resolve: () => void };
+  #controller: AbortController | undefined;
+  #loop: Promise<void> | undefined;
+  readonly #firstSync: { promise: Promise<void>; resolve: () => void };
 
   constructor(options: InformerOptions<T>) {
     this.#options = options;
@@ -136,26 +105,6 @@ export class ResilientInformer<T extends KubernetesObject> {
       resolve = r;
     });
     this.#firstSync = { promise, resolve };
-    const watch = new TunedWatch<T>(options, {
-      onStall: () => {
-        this.#pendingReason = 'stalled';
-      },
-      onWatchStart: () => this.#watching(),
-    });
-    this.#watch = watch;
-    const list = async (): Promise<KubernetesListObject<T>> => {
-      const listed = await options.list();
-      const items = options.transform ? listed.items.map(options.transform) : listed.items;
-      this.#attempt = 0;
-      this.#listed = true;
-      return { ...listed, items };
-    };
-    this.#listWatch = new ListWatch<T>(options.path, watch as unknown as Watch, list, false);
-    this.#listWatch.on('add', (object) => this.#changed('add', object));
-    this.#listWatch.on('update', (object) => this.#changed('update', object));
-    this.#listWatch.on('delete', (object) => this.#changed('delete', object));
-    this.#listWatch.on('connect', () => this.#connected());
-    this.#listWatch.on('error', (error) => this.#failed(error));
   }
 
   get synced(): boolean {
@@ -164,7 +113,7 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   /** The resourceVersion of the last watch event or bookmark seen (tests wait on it instead of sleeping). */
   get lastSeenResourceVersion(): string | undefined {
-    return this.#watch.lastSeenResourceVersion;
+    return this.#lastSeen;
   }
 
   get resource(): string {
@@ -176,24 +125,21 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.#subscribers.push(subscriber);
   }
 
-  #changed(type: 'add' | 'update' | 'delete', object: T): void {
-    this.#options.onChange?.(type, object);
-    for (const subscriber of this.#subscribers) subscriber.onChange?.(type, object);
-  }
-
   /** Cached objects (transformed). */
   list(): T[] {
-    return [...this.#listWatch.list()];
+    return [...this.#cache.values()];
   }
 
   get(name: string, namespace?: string): T | undefined {
-    return this.#listWatch.get(name, namespace);
+    return this.#cache.get(`${namespace ?? ''}/${name}`);
   }
 
   /** Starts list + watch (retrying until a list succeeds); see `whenSynced`. */
   start(): void {
-    this.#stopped = false;
-    void this.#listWatch.start();
+    if (this.#loop) return;
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.#loop = this.#run(controller.signal);
   }
 
   /** Resolves after the first successful list. */
@@ -201,50 +147,169 @@ export class ResilientInformer<T extends KubernetesObject> {
     return this.#firstSync.promise;
   }
 
+  /** Aborts whatever is in flight and resolves once the informer has let go of everything. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#restartTimer);
-    await this.#listWatch.stop();
+    this.#controller?.abort();
+    await this.#loop;
+    this.#loop = undefined;
+    this.#controller = undefined;
   }
 
-  /** `connect` fires before each (re)start: the first start is not a restart. */
-  #connected(): void {
-    if (!this.#synced && this.#pendingReason === undefined) return;
-    const fresh = this.#listWatch.latestResourceVersion() === '';
-    this.#options.onRestart?.(this.#pendingReason ?? (fresh ? 'expired' : 'closed'));
-    this.#pendingReason = undefined;
+  async #run(signal: AbortSignal): Promise<void> {
+    let restart: RestartReason | undefined;
+    while (!signal.aborted) {
+      if (restart) this.#options.onRestart?.(restart);
+      const outcome = await this.#cycle(signal, restart === 'expired');
+      if (outcome === 'stopped') break;
+      restart = outcome;
+    }
   }
 
-  /** A watch is starting: after a list, the cache holds the listed state (the first one: synced). */
-  #watching(): void {
-    if (!this.#listed) return;
-    this.#listed = false;
+  /** A list (when there is no resourceVersion to resume from) and a watch; how it ended. */
+  async #cycle(signal: AbortSignal, expiredBefore: boolean): Promise<RestartReason | 'stopped'> {
+    try {
+      if (!this.#resourceVersion) await this.#relist(signal);
+      return await this.#watch(signal);
+    } catch (error) {
+      if (signal.aborted) return 'stopped';
+      const expired = apiCodeOf(error) === 410;
+      if (expired) this.#resourceVersion = '';
+      // A 410 re-lists at once (that is what it asks for); anything else, or a second 410 in a row, backs off.
+      if (!expired || expiredBefore) await this.#backoff(error, expired ? 'expired' : 'error', signal);
+      return expired ? 'expired' : 'error';
+    }
+  }
+
+  async #backoff(error: unknown, reason: RestartReason, signal: AbortSignal): Promise<void> {
+    const { baseMs, maxMs } = this.#options.backoff ?? { baseMs: 500, maxMs: 30_000 };
+    const ceiling = Math.min(maxMs, baseMs * 2 ** this.#attempt);
+    this.#attempt++;
+    const delayMs = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    if (!(error instanceof NothingToWatch)) {
+      this.#options.logger.warn('watch failed; restarting with backoff', {
+        resource: this.#options.resource,
+        reason,
+        delayMs,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    await abortableSleep(delayMs, signal).catch(() => undefined);
+  }
+
+  async #listAll(signal: AbortSignal): Promise<Listed<T>> {
+    const paged = () => this.#pages(signal);
+    return this.#options.list ? this.#options.list(paged) : paged();
+  }
+
+  /** Every page, transformed page by page so that whole objects do not pile up. */
+  async #pages(signal: AbortSignal): Promise<Listed<T>> {
+    const transform = this.#options.transform ?? ((object: T) => object);
+    const items: T[] = [];
+    let resourceVersion: string | undefined;
+    let token: string | undefined;
+    do {
+      const page: ListPage<T> = await this.#options.client.listPage<T>(
+        this.#options.path,
+        { limit: this.#options.pageSize ?? 500, ...(token ? { continue: token } : {}) },
+        signal,
+      );
+      for (const item of page.items) items.push(transform(item));
+      resourceVersion ??= page.metadata?.resourceVersion;
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return { items, resourceVersion: resourceVersion ?? '' };
+  }
+
+  /** Lists and brings the cache to the listed state, telling subscribers what changed since the last one. */
+  async #relist(signal: AbortSignal): Promise<void> {
+    const listed = await this.#listAll(signal);
+    signal.throwIfAborted();
+    const seen = new Set(listed.items.map(keyOf));
+    for (const [key, object] of this.#cache) {
+      if (seen.has(key)) continue;
+      this.#cache.delete(key);
+      this.#emit('delete', object);
+    }
+    for (const object of listed.items) this.#upsert(object);
+    this.#resourceVersion = listed.resourceVersion;
+    this.#attempt = 0;
     if (!this.#synced) {
       this.#synced = true;
       this.#firstSync.resolve();
     }
-    this.#options.onList?.();
     for (const subscriber of this.#subscribers) subscriber.onList?.();
+    if (!listed.resourceVersion) throw new NothingToWatch(this.#options.resource);
   }
 
-  #failed(error: unknown): void {
-    if (this.#stopped) return;
-    const reason: RestartReason =
-      this.#pendingReason === 'stalled' ? 'stalled' : isExpired(error) ? 'expired' : 'error';
-    this.#pendingReason = reason;
-    const { baseMs, maxMs } = this.#options.backoff ?? { baseMs: 500, maxMs: 30_000 };
-    const ceiling = Math.min(maxMs, baseMs * 2 ** this.#attempt);
-    this.#attempt++;
-    const delay = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-    this.#options.logger.warn('watch failed; restarting with backoff', {
-      resource: this.#options.resource,
-      reason,
-      delayMs: delay,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    clearTimeout(this.#restartTimer);
-    this.#restartTimer = setTimeout(() => {
-      if (!this.#stopped) void this.#listWatch.start();
-    }, delay);
+  #upsert(object: T): void {
+    const key = keyOf(object);
+    const known = this.#cache.get(key);
+    if (known && versionOf(known) === versionOf(object)) return;
+    this.#cache.set(key, object);
+    this.#emit(known ? 'update' : 'add', object);
+  }
+
+  #emit(type: 'add' | 'update' | 'delete', object: T): void {
+    for (const subscriber of this.#subscribers) subscriber.onChange?.(type, object);
+  }
+
+  #apply(event: WatchEvent<T>): void {
+    const transform = this.#options.transform;
+    if (event.type === 'ADDED' || event.type === 'MODIFIED')
+      this.#upsert(transform ? transform(event.object) : event.object);
+    if (event.type === 'DELETED') {
+      const key = keyOf(event.object);
+      const known = this.#cache.get(key);
+      this.#cache.delete(key);
+      if (known) this.#emit('delete', transform ? transform(event.object) : event.object);
+    }
+    const version = versionOf(event.object);
+    if (version) {
+      this.#resourceVersion = version;
+      this.#lastSeen = version;
+    }
+  }
+
+  /** One watch from the current resourceVersion, with the stall watchdog. */
+  async #watch(signal: AbortSignal): Promise<WatchEnd> {
+    const timeoutSeconds = this.#options.watchTimeoutSeconds ?? 300;
+    const watch = new AbortController();
+    const stopWatch = (): void => watch.abort();
+    signal.addEventListener('abort', stopWatch, { once: true });
+    let stalled = false;
+    let events = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => {
+          stalled = true;
+          watch.abort();
+        },
+        (timeoutSeconds + 30) * 1000,
+      );
+    };
+    const started = Date.now();
+    arm();
+    try {
+      await this.#options.client.watch<T>(
+        this.#options.path,
+        { resourceVersion: this.#resourceVersion, timeoutSeconds },
+        (event) => {
+          arm();
+          events++;
+          this.#attempt = 0;
+          this.#apply(event);
+        },
+        watch.signal,
+      );
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopWatch);
+    }
+    if (signal.aborted) return 'stopped';
+    if (stalled) return 'stalled';
+    if (events === 0 && Date.now() - started < QUICK_CLOSE_MS) throw new Error('the server ended the watch at once');
+    return 'closed';
   }
 }

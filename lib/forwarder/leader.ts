@@ -11,12 +11,12 @@
  */
 import type { V1Lease } from '@kubernetes/client-node';
 import { ConflictError } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { createLease, readLease, updateLease } from '../kube/lease.ts';
+import { deadline } from '../kube/http/signals.ts';
+import { createLease, type LeaseCalls, readLease, updateLease } from '../kube/lease.ts';
 import type { Logger } from '../log/logger.ts';
 
 export interface LeaderElectionOptions {
-  readonly client: KubeClient;
+  readonly client: LeaseCalls;
   readonly namespace: string;
   readonly name: string;
   /** This replica's identity (pod name + a per-process suffix). */
@@ -53,10 +53,14 @@ export class LeaderElector {
   #lease: V1Lease | undefined;
   #observed: Observation | undefined;
   #leading = false;
+  /** onStartedLeading was called for the current term. */
+  #announced = false;
   #lastRenew = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopped = true;
   #running: Promise<void> = Promise.resolve();
+  /** Cancels the Lease request in flight when stopping. */
+  #cancel = new AbortController();
 
   constructor(options: LeaderElectionOptions) {
     this.#o = { ...LEADER_DEFAULTS, ...options } as LeaderElectionOptions & typeof LEADER_DEFAULTS;
@@ -77,24 +81,38 @@ export class LeaderElector {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    this.#cancel = new AbortController();
     this.#schedule(0);
   }
 
-  /** Stops campaigning; a leader releases the Lease so another replica takes over at once. */
-  async stop(): Promise<void> {
+  /**
+   * Stops campaigning (a Lease request in flight is cancelled); a leader releases the Lease so another
+   * replica takes over at once — trying for at most `releaseWithinMs`, else the Lease expires on its own.
+   */
+  async stop(releaseWithinMs = 5_000): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#cancel.abort();
     await this.#running;
-    if (!this.#leading) return;
+    const lease = this.#lease;
+    const held = this.#leading && lease !== undefined;
     this.#stepDown();
+    if (!held || !lease) return;
+    const limit = deadline([], Math.max(1, releaseWithinMs));
     try {
-      const lease = this.#lease as V1Lease;
-      await updateLease(this.#o.client, this.#o.namespace, {
-        ...lease,
-        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date(this.#now()) },
-      });
+      await updateLease(
+        this.#o.client,
+        this.#o.namespace,
+        {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date(this.#now()) },
+        },
+        { signal: limit.signal },
+      );
     } catch (error) {
       this.#o.logger.warn('could not release the leader Lease; it expires on its own', { error: String(error) });
+    } finally {
+      limit.release();
     }
   }
 
@@ -112,6 +130,7 @@ export class LeaderElector {
       if (this.#leading) await this.#renew();
       else await this.#tryAcquire();
     } catch (error) {
+      if (this.#stopped) return;
       this.#o.logger.warn('leader election: Lease request failed', { error: String(error), leading: this.#leading });
       this.#lease = undefined;
     }
@@ -142,19 +161,24 @@ export class LeaderElector {
   async #renew(): Promise<void> {
     if (!this.#lease) {
       // After a failed request the last known version is unknown: read before writing.
-      this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name);
+      this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
       if (holderOf(this.#lease) !== this.#o.identity) {
         this.#stepDown();
         return;
       }
     }
     try {
-      this.#lease = await updateLease(this.#o.client, this.#o.namespace, this.#record(new Date(this.#now()), 0, false));
+      this.#lease = await updateLease(
+        this.#o.client,
+        this.#o.namespace,
+        this.#record(new Date(this.#now()), 0, false),
+        this.#calls(),
+      );
       this.#lastRenew = this.#now();
     } catch (error) {
       if (error instanceof ConflictError) {
         // Someone else wrote the Lease: read it and see whether it is still ours.
-        this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name);
+        this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
         if (holderOf(this.#lease) !== this.#o.identity) this.#stepDown();
         return;
       }
@@ -163,7 +187,7 @@ export class LeaderElector {
   }
 
   async #tryAcquire(): Promise<void> {
-    const lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name);
+    const lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
     this.#lease = lease;
     const now = this.#now();
     const holder = holderOf(lease);
@@ -177,25 +201,33 @@ export class LeaderElector {
     const record = this.#record(new Date(now), transitions, true);
     try {
       this.#lease = lease
-        ? await updateLease(this.#o.client, this.#o.namespace, record)
-        : await createLease(this.#o.client, this.#o.namespace, record);
+        ? await updateLease(this.#o.client, this.#o.namespace, record, this.#calls())
+        : await createLease(this.#o.client, this.#o.namespace, record, this.#calls());
     } catch (error) {
       if (error instanceof ConflictError) return; // another candidate won this round
       throw error;
     }
     this.#lastRenew = this.#now();
     this.#leading = true;
+    // Won while stopping: stop() releases it; nobody is told to lead.
+    if (this.#stopped) return;
     this.#o.logger.info('leader election: this replica leads', {
       lease: this.#o.name,
       previousHolder: holder || undefined,
     });
+    this.#announced = true;
     this.#o.onStartedLeading(holder && holder !== this.#o.identity ? holder : undefined);
+  }
+
+  #calls(): { signal: AbortSignal } {
+    return { signal: this.#cancel.signal };
   }
 
   #stepDown(): void {
     if (!this.#leading) return;
     this.#leading = false;
     this.#observed = undefined;
-    this.#o.onStoppedLeading();
+    if (this.#announced) this.#o.onStoppedLeading();
+    this.#announced = false;
   }
 }

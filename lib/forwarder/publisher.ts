@@ -34,6 +34,8 @@ export class Publisher implements EventOutlet {
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   #idleWaiters: (() => void)[] = [];
+  /** Cancels the send in flight on stop(). */
+  readonly #cancel = new AbortController();
 
   constructor(options: PublisherOptions) {
     this.#options = options;
@@ -93,9 +95,10 @@ export class Publisher implements EventOutlet {
     return result;
   }
 
-  /** Stops the loop (after the batch in flight). Call `flush` first for a graceful stop. */
+  /** Stops the loop; a send in flight is cancelled (its events stay unpublished). Call `flush` first for a graceful stop. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#cancel.abort();
     this.#notify();
     await this.#loop;
   }
@@ -151,7 +154,7 @@ export class Publisher implements EventOutlet {
 
   async #send(batch: readonly ForwardedEvent[]): Promise<SendOutcome[]> {
     try {
-      return await this.#options.sink.send(batch);
+      return await this.#options.sink.send(batch, this.#cancel.signal);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       return batch.map(() => ({ ok: false, error: new TransientError(failure.message, { cause: failure }) }));

@@ -19,7 +19,8 @@ export interface BusSink {
   /** Most events one `send` takes (and `fits` says whether a batch is within the size limit). */
   readonly maxBatch: number;
   fits(events: readonly ForwardedEvent[]): boolean;
-  send(events: readonly ForwardedEvent[]): Promise<SendOutcome[]>;
+  /** `signal` cancels the send (a stopping forwarder): the events count as failed. */
+  send(events: readonly ForwardedEvent[], signal?: AbortSignal): Promise<SendOutcome[]>;
 }
 
 type Prepared = { readonly entry: PublishEntry } | { readonly error: Error };
@@ -68,8 +69,8 @@ export class EventBridgeSink implements BusSink {
     return fitsOnePut(entriesOf(events, this.#publisher.eventBusName));
   }
 
-  send(events: readonly ForwardedEvent[]): Promise<SendOutcome[]> {
-    return sendPrepared(events, this.#publisher.eventBusName, (entries) => this.#publisher.putBatch(entries));
+  send(events: readonly ForwardedEvent[], signal?: AbortSignal): Promise<SendOutcome[]> {
+    return sendPrepared(events, this.#publisher.eventBusName, (entries) => this.#publisher.putBatch(entries, signal));
   }
 }
 

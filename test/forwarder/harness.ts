@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
@@ -16,20 +17,24 @@ import { findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** deploy/ files a cluster admin applies: the base, and the forwarder's and run's accounts and bindings. */
+/** deploy/ files a cluster admin applies: the base, and the forwarder's, run's and the node agent's accounts and bindings. */
 export const CLUSTER_MANIFESTS = [
   'deploy/base/crds/evacuations.yaml',
   'deploy/base/crds/nodemaintenances.yaml',
   'deploy/base/rbac/drainbridge.yaml',
   'deploy/base/rbac/forwarder.yaml',
+  'deploy/base/rbac/node-agent.yaml',
   'deploy/components/forwarder/serviceaccount.yaml',
   'deploy/components/forwarder/rbac.yaml',
   'deploy/components/run/serviceaccount.yaml',
   'deploy/components/run/rbac.yaml',
+  'deploy/components/node-agent/serviceaccount.yaml',
+  'deploy/components/node-agent/rbac.yaml',
 ];
 
 export const FORWARDER_USER = 'system:serviceaccount:drainbridge:drainbridge-forwarder';
 export const RUN_USER = 'system:serviceaccount:drainbridge:drainbridge-run';
+export const NODE_AGENT_USER = 'system:serviceaccount:drainbridge:drainbridge-node-agent';
 
 /** `count` schedulable nodes, `web` spread over them, a DaemonSet on each. */
 export function spreadScenario(count: number, options: { replicas?: number; speed?: number } = {}) {
@@ -77,7 +82,9 @@ export interface TestCluster {
   /** The admin's client, to read what the cluster holds. */
   readonly admin: KubeClient;
   /** A kubeconfig file for ServiceAccount drainbridge/<name>. */
-  kubeconfigFor(account: 'drainbridge' | 'drainbridge-forwarder' | 'drainbridge-run'): Promise<string>;
+  kubeconfigFor(
+    account: 'drainbridge' | 'drainbridge-forwarder' | 'drainbridge-run' | 'drainbridge-node-agent',
+  ): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -121,9 +128,18 @@ export class DrainbridgeProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly #child: ChildProcess;
 
-  /** `entry`: the TypeScript sources' bin/drainbridge.js (default) or the image's bundle, dist/drainbridge.mjs. */
-  constructor(args: readonly string[], env: Record<string, string>, entry = join(ROOT, 'bin/drainbridge.js')) {
-    this.#child = spawn(process.execPath, [entry, ...args], {
+  /**
+   * `entry`: the TypeScript sources' bin/drainbridge.js (default) or the image's bundle, dist/drainbridge.mjs;
+   * `nodeFlags`: Node's own options before it (the image's, for the bundle); `cwd`: where it runs.
+   */
+  constructor(
+    args: readonly string[],
+    env: Record<string, string>,
+    options: { entry?: string; nodeFlags?: readonly string[]; cwd?: string } = {},
+  ) {
+    const entry = options.entry ?? join(ROOT, 'bin/drainbridge.js');
+    this.#child = spawn(process.execPath, [...(options.nodeFlags ?? []), entry, ...args], {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), POWERTOOLS_LOG_LEVEL: 'INFO', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -175,6 +191,21 @@ export class DrainbridgeProcess {
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
     this.#child.kill(signal);
   }
+}
+
+/**
+ * The Node options a workload in deploy/ runs the image with (the container's `command` between `node`
+ * and the bundle), so benchmarks and the smoke test run it as deployed: the forwarder's Deployment by
+ * default, or e.g. `deploy/components/node-agent/daemonset.yaml`.
+ */
+export function forwarderNodeFlags(manifest = 'deploy/components/forwarder/deployment.yaml'): string[] {
+  const workload = parse(readFileSync(join(ROOT, manifest), 'utf8')) as {
+    spec: { template: { spec: { containers: { command?: string[] }[] } } };
+  };
+  const command = workload.spec.template.spec.containers[0]?.command ?? [];
+  if (command[0] !== 'node' || !command.at(-1)?.endsWith('drainbridge.mjs'))
+    throw new Error(`${manifest}: the command is not "node [flags] /app/drainbridge.mjs": ${command.join(' ')}`);
+  return command.slice(1, -1);
 }
 
 /** Waits (real time, polling every 20 ms) until `check` holds; fails naming `what` (and `context()`) after `limitMs`. */

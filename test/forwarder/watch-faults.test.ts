@@ -7,13 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { connectForwarderKube } from './connect.ts';
 import { FORWARDER_USER, metric, spreadScenario, startTestCluster, type TestCluster, waitUntil } from './harness.ts';
 
 const NODES = { resources: ['nodes'] };
@@ -37,12 +36,9 @@ describe('forwarder informers under watch faults', () => {
   before(async () => {
     // A short watch history: a stale resourceVersion is compacted (410) after 300 changes.
     cluster = await startTestCluster({ ...spreadScenario(6, { replicas: 2 }), speed: 50 }, { historySize: 300 });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(await cluster.kubeconfigFor('drainbridge-forwarder'));
     bus = new InProcessBus({ rules: [], busName: 'drainbridge', start: async () => undefined });
     forwarder = new Forwarder({
-      client: new KubeClient(kubeConfig, { retry: { attempts: 1 } }),
-      kubeConfig,
+      ...(await connectForwarderKube(await cluster.kubeconfigFor('drainbridge-forwarder'))),
       settings: loadForwarderSettings({
         DRAINBRIDGE_CORDON_EVACUATES: 'all',
         DRAINBRIDGE_FORWARDER_LEASE_SECONDS: '3',

@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import type { BusClock } from '../../lib/bus/scheduler.ts';
 import { RebootSource } from '../../lib/forwarder/reboot/source.ts';
 import type { ForwardedEvent } from '../../lib/forwarder/types.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
@@ -76,6 +76,7 @@ const FORWARDER_RBAC = [
 
 let w: WorkflowSim;
 let source: RebootSource;
+let client: KubeHttpClient | undefined;
 /** What happened, in order, on the simulator's clock. */
 const log: { what: string; node: string; at: number }[] = [];
 
@@ -104,10 +105,17 @@ before(async () => {
   });
   const root = new URL('../../', import.meta.url);
   for (const file of FORWARDER_RBAC) w.sim.apply(readFileSync(new URL(file, root), 'utf8'), file);
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge-forwarder')));
-  const client = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-  source = new RebootSource({ client, kubeConfig, logger: createLogger('test.reboot') });
+  // The forwarder's own (lean) client, as its ServiceAccount.
+  const token = await w.sim.tokenFor('drainbridge/drainbridge-forwarder');
+  client = new KubeHttpClient(
+    {
+      server: new URL(w.sim.url),
+      tls: { ...(w.sim.caPem ? { ca: w.sim.caPem } : {}), rejectUnauthorized: true },
+      authorization: async () => `Bearer ${token}`,
+    },
+    { retry: { baseDelayMs: 5, maxDelayMs: 20 } },
+  );
+  source = new RebootSource({ client, logger: createLogger('test.reboot') });
   // The forwarder's publishing path, reduced to what this test needs: offered events onto the bus.
   await source.start({
     offer: (event: ForwardedEvent) => {
@@ -120,6 +128,7 @@ before(async () => {
 });
 after(async () => {
   await source?.stop();
+  client?.close();
   await w?.stop();
 });
 

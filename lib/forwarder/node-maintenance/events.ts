@@ -4,7 +4,6 @@
  * the controller, so the error is logged by the caller's logger, not thrown.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import type { KubeClient } from '../../kube/client.ts';
 import { NODE_MAINTENANCE_API, type NodeMaintenance } from './types.ts';
 
 export interface ObjectEventInput {
@@ -41,7 +40,7 @@ export function buildObjectEvent(nm: NodeMaintenance, input: ObjectEventInput, n
 }
 
 export async function emitObjectEvent(
-  client: KubeClient,
+  client: { createEvent(event: CoreV1Event): Promise<unknown> },
   nm: NodeMaintenance,
   input: ObjectEventInput,
   now = new Date(),

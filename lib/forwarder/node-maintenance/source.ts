@@ -5,12 +5,11 @@
  * the forwarder's publishing path like every other source's events. One CR is reconciled at a time.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { KubeClient } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
+import type { KubeHttpClient } from '../../kube/http/client.ts';
 import { EVACUATION_API, type EvacuationObject, evacuationName } from '../../kube/paths.ts';
 import type { Logger } from '../../log/logger.ts';
-import { type InformerOptions, ResilientInformer } from '../informer.ts';
-import { clusterObjectsPath, listClusterObjects } from '../lists.ts';
+import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { emitObjectEvent } from './events.ts';
 import { nmoMarker } from './nmo.ts';
@@ -24,9 +23,9 @@ import {
 } from './types.ts';
 
 export interface NodeMaintenanceSourceOptions {
-  readonly client: KubeClient;
+  readonly client: KubeHttpClient;
   readonly nodes: ResilientInformer<V1Node>;
-  readonly informer: Pick<InformerOptions<NodeMaintenance>, 'kubeConfig' | 'watchTimeoutSeconds' | 'backoff'>;
+  readonly informer: Pick<InformerOptions<NodeMaintenance>, 'client' | 'watchTimeoutSeconds' | 'backoff'>;
   readonly coexistence: 'refuse' | 'act';
   readonly logger: Logger;
   readonly onRestart?: (resource: string, reason: string) => void;
@@ -48,6 +47,8 @@ export class NodeMaintenanceSource implements ForwarderSource {
   readonly #refused = new Set<string>();
   readonly #dirty = new Set<string>();
   #draining: Promise<void> | undefined;
+  /** What taking the lead started (reading the CRD), awaited by stop(). */
+  #leadWork: Promise<void> | undefined;
 
   constructor(options: NodeMaintenanceSourceOptions) {
     this.#o = options;
@@ -56,14 +57,13 @@ export class NodeMaintenanceSource implements ForwarderSource {
       ...common,
       resource: NODE_MAINTENANCE_API.plural,
       path: clusterObjectsPath(NODE_MAINTENANCE_API),
-      list: () => this.#listMaintenances(),
+      list: (paged) => this.#listMaintenances(paged),
       onRestart: (reason) => options.onRestart?.(NODE_MAINTENANCE_API.plural, reason),
     });
     this.#records = new ResilientInformer<EvacuationObject>({
       ...common,
       resource: EVACUATION_API.plural,
       path: clusterObjectsPath(EVACUATION_API),
-      list: () => listClusterObjects<EvacuationObject>(options.client, EVACUATION_API),
       onRestart: (reason) => options.onRestart?.(EVACUATION_API.plural, reason),
     });
   }
@@ -88,7 +88,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
 
   lead(): void {
     this.#leading = true;
-    void this.#detectNmo().then(() => this.#markAll());
+    this.#leadWork = this.#detectNmo().then(() => this.#markAll());
   }
 
   follow(): void {
@@ -103,18 +103,21 @@ export class NodeMaintenanceSource implements ForwarderSource {
     if (receipt.outcome !== 'published') this.#offered.delete(mark);
   }
 
+  /** Stops watching and acting; then waits for the work in flight (closing the client ends it at once). */
   async stop(): Promise<void> {
     this.#leading = false;
-    await this.#draining;
+    this.#dirty.clear();
     await Promise.all([this.#maintenances.stop(), this.#records.stop()]);
+    await this.#leadWork;
+    await this.#draining;
   }
 
   #crdMissingReported = false;
 
   /** Without the CRD there is nothing to watch: an empty list (the source counts as synced), retried with backoff. */
-  async #listMaintenances() {
+  async #listMaintenances(paged: () => Promise<Listed<NodeMaintenance>>): Promise<Listed<NodeMaintenance>> {
     try {
-      const listed = await listClusterObjects<NodeMaintenance>(this.#o.client, NODE_MAINTENANCE_API);
+      const listed = await paged();
       this.#crdMissingReported = false;
       return listed;
     } catch (error) {
@@ -125,7 +128,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
         });
         this.#crdMissingReported = true;
       }
-      return { apiVersion: 'v1', kind: 'List', items: [], metadata: { resourceVersion: '' } };
+      return { items: [], resourceVersion: '' };
     }
   }
 

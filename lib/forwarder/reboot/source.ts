@@ -5,20 +5,19 @@
  * recorded boot ID is no longer the node's (plan.ts). Like every source it offers only while leading;
  * a repeat (another leader, a restart) is the same requestId, and Restore is idempotent.
  */
-import type { KubeConfig, V1Node } from '@kubernetes/client-node';
-import type { KubeClient } from '../../kube/client.ts';
+import type { V1Node } from '@kubernetes/client-node';
+import type { KubeHttpClient } from '../../kube/http/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import { LEDGER_ANNOTATION } from '../../node/ledger.ts';
 import { ResilientInformer, type RestartReason } from '../informer.ts';
-import { listNodes } from '../lists.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { rebootEnds, trimForReboot } from './plan.ts';
 
 export const REBOOT_REQUESTER = 'drainbridge-forwarder/reboot';
 
 export interface RebootSourceParts {
-  readonly client: KubeClient;
-  readonly kubeConfig: KubeConfig;
+  /** The forwarder's lean client (lib/kube/http). */
+  readonly client: KubeHttpClient;
   readonly logger: Logger;
   readonly onRestart?: (reason: RestartReason) => void;
   readonly watchTimeoutSeconds?: number;
@@ -38,8 +37,7 @@ export class RebootSource implements ForwarderSource {
     this.#nodes = new ResilientInformer<V1Node>({
       resource: 'nodes',
       path: '/api/v1/nodes',
-      kubeConfig: parts.kubeConfig,
-      list: () => listNodes(parts.client),
+      client: parts.client,
       transform: (node) => trimForReboot(node, LEDGER_ANNOTATION),
       logger: parts.logger,
       ...(parts.onRestart ? { onRestart: parts.onRestart } : {}),
