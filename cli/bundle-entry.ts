@@ -5,11 +5,13 @@
  * embedded state machines, client-node or the other commands (its budget is 80 MiB resident;
  * bench/README.md). `sim` and `demo` (the simulator, its scenarios) are not in the image at all.
  *
- * It dispatches by itself, as cli/main.ts does (same help, exit codes and errors), because main.ts
- * imports every command up front.
+ * It shares cli/dispatch.ts with cli/main.ts (same help, logging, exit codes and errors); it does not
+ * import main.ts, which imports every command up front.
  */
-import type { Command } from './command.ts';
-import { UsageError } from './command.ts';
+import { type Command, processContext } from './command.ts';
+import { commandHelp, helpText, runCommand, wantsHelp } from './dispatch.ts';
+import { EXIT } from './exit-codes.ts';
+import { didYouMean } from './suggest.ts';
 
 interface LazyCommand {
   readonly name: string;
@@ -61,50 +63,31 @@ const IMAGE_COMMANDS: readonly LazyCommand[] = [
   },
 ];
 
-function helpText(commands: readonly LazyCommand[]): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
-  return [
-    'drainbridge — node maintenance without losing work',
-    '',
-    'Usage: drainbridge <command> [options]',
-    '',
-    'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    '',
-    "Run `drainbridge <command> --help` for a command's options.",
-  ].join('\n');
-}
-
-async function runCommand(entry: LazyCommand, rest: readonly string[]): Promise<number> {
-  const command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(command.usage);
-    return 0;
-  }
-  try {
-    return await command.run(rest);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`drainbridge ${entry.name}: ${error.message}\n\n${command.usage}`);
-      return 2;
-    }
-    console.error(`drainbridge ${entry.name}: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  }
-}
-
 async function dispatch(argv: readonly string[], commands = IMAGE_COMMANDS): Promise<number> {
+  const context = processContext();
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(helpText(commands));
-    return name ? 0 : 2;
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    context.out(topic ? commandHelp(await topic.load()) : helpText(commands));
+    return name ? EXIT.ok : EXIT.usage;
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    console.error(`drainbridge: unknown command "${name}"\n\n${helpText(commands)}`);
-    return 2;
+    const hint = didYouMean(
+      name,
+      commands.map((c) => c.name),
+      (n) => `"${n}"`,
+    );
+    context.err(`drainbridge: unknown command "${name}"${hint}\nRun 'drainbridge --help' for the commands.`);
+    return EXIT.usage;
   }
-  return runCommand(entry, rest);
+  const command = await entry.load();
+  if (wantsHelp(rest)) {
+    context.out(commandHelp(command));
+    return EXIT.ok;
+  }
+  // The same dispatch as cli/main.ts: the logging flags and defaults, errors in words, the exit table.
+  return runCommand(command, rest, context);
 }
 
 process.exitCode = await dispatch(process.argv.slice(2));

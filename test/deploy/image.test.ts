@@ -18,6 +18,7 @@ import { forwarderCommand } from '../../cli/commands/forwarder.ts';
 import { planCommand } from '../../cli/commands/plan.ts';
 import { restoreCommand } from '../../cli/commands/restore.ts';
 import { runCommand } from '../../cli/commands/run.ts';
+import { commandHelp } from '../../cli/dispatch.ts';
 import { bundle } from '../../scripts/bundle.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'drainbridge-bundle-'));
@@ -97,10 +98,14 @@ describe('the image bundle', () => {
         return { code: failed.status, out: failed.stderr };
       }
     };
-    assert.deepEqual(run(['forwarder', '--help']), { code: 0, out: `${forwarderCommand.usage}\n` });
+    assert.deepEqual(run(['forwarder', '--help']), { code: 0, out: `${commandHelp(forwarderCommand)}\n` });
     assert.equal(run(['sim']).code, 2);
     const misplaced = run(['forwarder', '--node', 'node-1']);
     assert.equal(misplaced.code, 2);
     assert.match(misplaced.out, /--node needs --node-agent/);
+    // The same logging flags as the full CLI: a bad value is a usage error naming the flag.
+    const badLog = run(['forwarder', '--log-format', 'xml']);
+    assert.equal(badLog.code, 2);
+    assert.match(badLog.out, /--log-format/);
   });
 });
