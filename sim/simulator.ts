@@ -10,6 +10,7 @@ import { renderKubeconfig } from './kubeconfig.ts';
 import { applyManifests } from './manifests.ts';
 import { loadScenario, parseScenario, type Scenario, startScenario } from './scenarios/index.ts';
 import { createApiServer } from './server/api-server.ts';
+import { FaultInjector } from './server/faults.ts';
 import { RequestLog } from './server/request-log.ts';
 import { createClock } from './store/clock.ts';
 import { type ClosableStore, createStore } from './store/memory-store.ts';
@@ -67,6 +68,8 @@ export interface Simulator {
    * `kubevirt:` section or `controllerOptions.kubevirt` was given; undefined otherwise.
    */
   readonly kubevirt: KubeVirt | undefined;
+  /** Fault injection for clients under test: dropped watches, 410 Expired, 5xx for a while (sim/server/faults.ts). */
+  readonly faults: FaultInjector;
   /** A kubeconfig (YAML) for this simulator with `token` (default: the admin token). */
   kubeconfig(token?: string): string;
   /**
@@ -124,7 +127,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       : startControllers(store, options.controllerOptions);
   }
   const tls = options.tls === false ? undefined : generateServingCertificate();
-  const server = createApiServer({ store, authenticator, version: SIMULATED_VERSION }, requestLog, tls);
+  const faults = new FaultInjector();
+  const server = createApiServer({ store, authenticator, version: SIMULATED_VERSION, faults }, requestLog, tls);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -146,6 +150,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     requestLog,
     scenario,
     kubevirt: controllers?.kubevirt,
+    faults,
     kubeconfig: (token = adminToken) => renderKubeconfig(url, token, tls?.cert),
     tokenFor: async (serviceAccount) => {
       const { namespace, name } = parseAccount(serviceAccount);

@@ -79,6 +79,7 @@ async function bodyAsksDryRun(ctx: RequestContext): Promise<boolean> {
 }
 
 async function handle(ctx: RequestContext): Promise<Reply> {
+  if (ctx.info.isResourceRequest && ctx.parts.faults?.intercept(ctx)) return undefined;
   const decision = authorize(ctx.parts.store, ctx.user, accessOf(ctx.info));
   if (!decision.allowed) throw refusal(ctx, decision.reason);
   if (!ctx.info.isResourceRequest) return serveNonResource(ctx);

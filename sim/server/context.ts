@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import type { ObjectStore, ResourceType, UserInfo } from '../store/types.ts';
+import type { FaultInjector } from './faults.ts';
 import type { RequestInfo } from './request-info.ts';
 
 /** The simulator's parts a handler may use. */
@@ -10,6 +11,8 @@ export interface ServerParts {
   authenticator: TokenAuthenticator;
   /** `/version`'s answer. */
   version: Record<string, string>;
+  /** Injected faults (dropped watches, 410s, 5xx), consulted before every resource handler. */
+  faults?: FaultInjector;
 }
 
 export interface RequestContext {

@@ -3,6 +3,7 @@ import { JsonPatchApplyFailed, jsonPatch, mergePatch, strategicMergePatch } from
 import { badRequest, StatusError } from '../../store/status.ts';
 import type { KubeObject } from '../../store/types.ts';
 import type { Reply, RequestContext } from '../context.ts';
+import { recordManagedFields } from '../managed-fields-write.ts';
 import { deleteOptionsOf, listOptionsOf } from '../query.ts';
 import { deletedStatus, listEnvelope, served } from '../serve.ts';
 import { checkPod, checkTypeMeta } from '../validation.ts';
@@ -38,6 +39,7 @@ export async function createObject(ctx: RequestContext): Promise<Reply> {
   if (type.subresources.includes('status') && !KEEP_STATUS_ON_CREATE.has(`${type.group}/${type.resource}`)) {
     delete object.status;
   }
+  recordManagedFields(ctx, undefined, object);
   const created = ctx.parts.store.create(ref, object, { dryRun: ctx.dryRun });
   return { code: 201, body: served(type, ctx.info.version, created) };
 }
@@ -52,6 +54,7 @@ export async function updateObject(ctx: RequestContext): Promise<Reply> {
     );
   }
   const options = { dryRun: ctx.dryRun, subresource: ctx.info.subresource || undefined };
+  recordManagedFields(ctx, ctx.parts.store.get(ref, namespaceOf(ctx), ctx.info.name), object);
   const updated = ctx.parts.store.update(ref, object, options);
   return { code: 200, body: served(type, ctx.info.version, updated) };
 }
@@ -98,12 +101,14 @@ export async function patchObject(ctx: RequestContext): Promise<Reply> {
   if (!existing && contentType === APPLY_PATCH && !ctx.info.subresource) {
     const object = objectBody(ctx, patch);
     object.metadata.name ??= ctx.info.name;
+    recordManagedFields(ctx, undefined, object);
     return { code: 201, body: served(type, ctx.info.version, store.create(ref, object, { dryRun: ctx.dryRun })) };
   }
   const target = existing ?? store.mustGet(ref, namespaceOf(ctx), ctx.info.name);
   const patched = applyPatch(contentType, type.definedBy !== undefined, target, patch) as KubeObject;
   if (patched?.metadata?.name !== ctx.info.name) throw badRequest('metadata.name: the patch may not change the name');
   const options = { dryRun: ctx.dryRun, subresource: ctx.info.subresource || undefined };
+  recordManagedFields(ctx, target, patched);
   return { code: 200, body: served(type, ctx.info.version, store.update(ref, patched, options)) };
 }
 
