@@ -108,7 +108,12 @@ function toFieldSet(paths: readonly string[][]): FieldSet {
 /** The apiserver's default manager: the User-Agent up to its first `/`, printable, at most 128 characters. */
 export function managerFromUserAgent(userAgent: string | undefined): string {
   const prefix = (userAgent ?? '').split('/')[0] ?? '';
-  return [...prefix].filter((char) => char >= ' ' && char !== '\x7f').join('').slice(0, 128) || 'unknown';
+  return (
+    [...prefix]
+      .filter((char) => char >= ' ' && char !== '\x7f')
+      .join('')
+      .slice(0, 128) || 'unknown'
+  );
 }
 
 /** RFC 3339 to the second, as metav1.Time serialises. */

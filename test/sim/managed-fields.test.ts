@@ -1,9 +1,9 @@
 /** managedFields on HTTP writes: who owns `spec.unschedulable` after the real kubectl cordons a node. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type Simulator, startSimulator } from '../../sim/index.ts';
 import type { ManagedFieldsEntry } from '../../sim/server/managed-fields.ts';
 import { changedPaths, managerFromUserAgent, nextManagedFields } from '../../sim/server/managed-fields.ts';
-import { type Simulator, startSimulator } from '../../sim/index.ts';
 import type { KubeObject } from '../../sim/store/types.ts';
 import { findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';
 import { NODES } from './helpers.ts';
@@ -19,7 +19,12 @@ const owner = (entries: ManagedFieldsEntry[] | undefined, field: string): Manage
   entries?.find((entry) => JSON.stringify(entry.fieldsV1).includes(`"f:${field}"`));
 
 describe('managedFields (pure)', () => {
-  const write = { manager: 'kubectl', operation: 'Update' as const, apiVersion: 'v1', now: new Date('2026-01-02T03:04:05.678Z') };
+  const write = {
+    manager: 'kubectl',
+    operation: 'Update' as const,
+    apiVersion: 'v1',
+    now: new Date('2026-01-02T03:04:05.678Z'),
+  };
 
   it('the default manager is the User-Agent up to its first slash', () => {
     assert.equal(managerFromUserAgent('kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07'), 'kubectl');
