@@ -24,6 +24,7 @@ import {
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
+import { FIELD_MANAGER } from './field-manager.ts';
 import { apiStatusOf, errorForStatus, isTransientStatus, statusFromResponse } from './errors.ts';
 import { EVACUATION_API, type EvacuationObject, evictionBody, type MergePatch, podKey } from './paths.ts';
 
@@ -157,9 +158,13 @@ export class KubeClient {
     return this.listAll('list nodes', (page, o) => this.core.listNode({ ...page, labelSelector }, o));
   }
 
-  /** A JSON merge patch; put `metadata.resourceVersion` in it to make the write conditional (409 on change). */
+  /**
+   * A JSON merge patch; put `metadata.resourceVersion` in it to make the write conditional (409 on change).
+   * Sent as field manager `drainbridge`, so managedFields tell drainbridge's cordon from anyone else's.
+   */
   patchNode(name: string, patch: MergePatch): Promise<V1Node> {
-    return this.call(`patch node ${name}`, (o) => this.core.patchNode({ name, body: patch }, o), {
+    const fieldManager = FIELD_MANAGER;
+    return this.call(`patch node ${name}`, (o) => this.core.patchNode({ name, body: patch, fieldManager }, o), {
       contentType: 'application/merge-patch+json',
     });
   }

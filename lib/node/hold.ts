@@ -101,8 +101,11 @@ export interface ReleaseResult {
 }
 
 function describeRestored(restored: Restored): string {
+  const cordon = restored.cordonKeptFor
+    ? `left cordoned: ${restored.cordonKeptFor} cordoned it after drainbridge did`
+    : 'left cordon as found';
   const parts = [
-    restored.uncordoned ? 'uncordoned' : 'left cordon as found',
+    restored.uncordoned ? 'uncordoned' : cordon,
     ...restored.annotationsRemoved.map((key) => `removed ${key}`),
     ...restored.taintsRemoved.map((key) => `removed taint ${key}`),
   ];

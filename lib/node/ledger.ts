@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Origin } from '../domain/request.ts';
 import type { MergePatch } from '../kube/paths.ts';
 import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
+import { isCordonedBySomeoneElse } from './field-owner.ts';
 
 export const LEDGER_ANNOTATION = 'drainbridge.io/ledger';
 
@@ -206,6 +207,11 @@ function plainTaint(taint: V1Taint): Record<string, unknown> {
 export interface Restored {
   /** drainbridge had cordoned the node and now uncordoned it. */
   readonly uncordoned: boolean;
+  /**
+   * The field manager that set `spec.unschedulable` after drainbridge did (managedFields): its cordon was
+   * left in place. Absent when the cordon was drainbridge's or the API cannot tell.
+   */
+  readonly cordonKeptFor?: string;
   readonly annotationsRemoved: readonly string[];
   readonly taintsRemoved: readonly string[];
 }
@@ -233,7 +239,10 @@ function restoreSpec(
 ): { spec: Record<string, MergePatchable>; restored: Restored } {
   const spec: Record<string, MergePatchable> = {};
   // An out-of-band uncordon transferred the cordon to whoever made it: never undo someone else's state.
-  const uncordoned = changes.cordoned && !ledger.outOfBandUncordonAt && node.spec?.unschedulable === true;
+  // Nor a cordon someone wrote after drainbridge's (managedFields name another manager: issue 12 item 4).
+  const someoneElse = isCordonedBySomeoneElse(node);
+  const uncordoned =
+    changes.cordoned && !ledger.outOfBandUncordonAt && node.spec?.unschedulable === true && !someoneElse;
   if (uncordoned) spec.unschedulable = false;
   const ours = (t: V1Taint) => changes.taints.some((c) => c.key === t.key && c.effect === t.effect);
   const present = node.spec?.taints ?? [];
@@ -243,7 +252,8 @@ function restoreSpec(
   const annotationsRemoved = Object.entries(changes.annotations)
     .filter(([key, value]) => annotations[key] === value)
     .map(([key]) => key);
-  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved } };
+  const kept = changes.cordoned && someoneElse ? { cordonKeptFor: someoneElse.manager } : {};
+  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved, ...kept } };
 }
 
 /**

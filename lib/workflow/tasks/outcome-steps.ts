@@ -82,6 +82,8 @@ export interface Released {
   readonly uncordoned: boolean;
   readonly nodeGone: boolean;
   readonly restoredSummary: string;
+  /** What the release saw and left alone, for `Node Restored` (a cordon someone else set after drainbridge's). */
+  readonly leftAlone: readonly string[];
 }
 
 export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
@@ -97,11 +99,16 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
     if (result.last && !result.nodeGone) await setPhase(deps.kube, request.nodeName, 'NodeUncordoned', tools.now());
     const summary = result.last ? JSON.stringify(result.restored) : 'other holds remain';
     tools.logger.info('hold released', { lastHold: result.last, restored: summary });
+    const kept = result.restored.cordonKeptFor;
+    const leftAlone = kept
+      ? [`node ${request.nodeName} stays cordoned: ${kept} cordoned it after drainbridge did (managedFields)`]
+      : [];
     return {
       lastHold: result.last,
       uncordoned: result.restored.uncordoned,
       nodeGone: result.nodeGone,
       restoredSummary: summary,
+      leftAlone,
     };
   },
 };
@@ -131,7 +138,11 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
 };
 
 const FinishRestoreInput = TaskInput.extend({
-  release: z.looseObject({ lastHold: z.boolean(), uncordoned: z.boolean() }),
+  release: z.looseObject({
+    lastHold: z.boolean(),
+    uncordoned: z.boolean(),
+    leftAlone: z.array(z.string()).optional(),
+  }),
   nova: z.looseObject({ serviceEnabled: z.boolean().optional(), leftAlone: z.array(z.string()).optional() }),
 });
 type FinishRestoreInput = TaskInput & {
@@ -148,7 +159,7 @@ export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }
       lastHold: input.release.lastHold,
       uncordoned: input.release.uncordoned,
       novaServiceEnabled: input.nova.serviceEnabled ?? false,
-      leftAlone: [...(input.nova.leftAlone ?? [])],
+      leftAlone: [...(input.release.leftAlone ?? []), ...(input.nova.leftAlone ?? [])],
     });
     await deps.publisher.publish('Node Restored', event);
     return { published: true };
