@@ -4,6 +4,7 @@ import { abortCommand } from './abort.ts';
 import { demoCommand } from './demo.ts';
 import { evacuateCommand } from './evacuate.ts';
 import { planCommand } from './plan.ts';
+import { repairCommand } from './repair.ts';
 import { restoreCommand } from './restore.ts';
 import { simCommand } from './sim.ts';
 
@@ -12,6 +13,7 @@ export const COMMANDS: readonly Command[] = [
   restoreCommand,
   abortCommand,
   planCommand,
+  repairCommand,
   simCommand,
   demoCommand,
 ];

@@ -21,6 +21,7 @@ import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from '.
 import { type DrainSelection, selectionBlockers, selectPods } from './selection.ts';
 import {
   countInFlight,
+  DRAIN_STATE_FORMAT,
   type DrainState,
   INITIAL_DRAIN_STATE,
   isDue,
@@ -77,7 +78,7 @@ class EvictionPass implements ReconcilePass {
       branch: this.branch,
       infraPodSelector: this.#settings.infraPodSelector,
     });
-    const stored = await this.#store.read<DrainState>(request.requestId, this.branch);
+    const stored = await this.#store.read(request.requestId, this.branch, DRAIN_STATE_FORMAT);
     const tracked = trackDepartures(stored?.state ?? INITIAL_DRAIN_STATE, observed.pods);
     // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first.
     const due = selection.refusals.length > 0 ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));

@@ -4,8 +4,10 @@
  * pass itself only observes, calls the API and stores.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Blocker, BlockerCode } from '../domain/plan.ts';
+import { z } from 'zod';
+import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../domain/plan.ts';
 import { podKey } from '../kube/paths.ts';
+import type { RecordFormat } from '../util/json-record.ts';
 import type { EvictionOutcome } from './refusals.ts';
 
 export interface PodRecord {
@@ -31,6 +33,29 @@ export interface DrainState {
 }
 
 export const INITIAL_DRAIN_STATE: DrainState = Object.freeze({ pods: {}, moved: {} });
+
+const Instant = z.iso.datetime({ offset: true });
+
+/** The pod branches' state as the pass writes it (in the Evacuation record's `status.branches.<branch>.state`). */
+export const DRAIN_STATE_FORMAT: RecordFormat<DrainState> = {
+  what: 'pod branch state (Evacuation status.branches.<branch>.state)',
+  versions: [
+    z.looseObject({
+      pods: z.record(
+        z.string(),
+        z.looseObject({
+          name: z.string(),
+          evictedAt: Instant.optional(),
+          attempts: z.number().int().min(0),
+          nextAttemptAt: Instant.optional(),
+          blocker: z.looseObject({ code: z.enum(BLOCKER_CODES), reason: z.string() }).optional(),
+          waiting: z.boolean().optional(),
+        }),
+      ),
+      moved: z.record(z.string(), z.string()),
+    }),
+  ],
+};
 
 /**
  * kubectl waits 5 s after a 429. A PodDisruptionBudget refusal is the expected, passing kind (the budget

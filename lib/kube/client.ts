@@ -24,8 +24,8 @@ import {
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
-import { FIELD_MANAGER } from './field-manager.ts';
 import { apiStatusOf, errorForStatus, isTransientStatus, statusFromResponse } from './errors.ts';
+import { FIELD_MANAGER } from './field-manager.ts';
 import { EVACUATION_API, type EvacuationObject, evictionBody, type MergePatch, podKey } from './paths.ts';
 
 export interface KubeClientOptions {
@@ -260,6 +260,19 @@ export class KubeClient {
     return this.call(`get evacuation ${name}`, async (o) => {
       const found: unknown = await this.custom.getClusterCustomObject({ ...EVACUATION_API, name }, o);
       return found as EvacuationObject;
+    });
+  }
+
+  /** Evacuation records matching a label selector (`drainbridge.io/node=NAME`: a node's requests). */
+  listEvacuations(labelSelector: string): Promise<EvacuationObject[]> {
+    return this.listAll(`list evacuations (${labelSelector})`, async (page, o) => {
+      const listed = (await this.custom.listClusterCustomObject({ ...EVACUATION_API, ...page, labelSelector }, o)) as {
+        items?: EvacuationObject[];
+        metadata?: { continue?: string };
+      };
+      // A custom resource list comes back as plain JSON: its token is `continue`, not the typed `_continue`.
+      const token = listed.metadata?.continue;
+      return { items: listed.items ?? [], ...(token ? { metadata: { _continue: token } } : {}) };
     });
   }
 

@@ -12,11 +12,12 @@
 import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
 import type { Blocker, BranchName } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { ConflictError } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { EVACUATION_API, type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
+import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -32,7 +33,8 @@ export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject 
 /** Recomputes the summary fields the printer columns show from the branches. Pure. */
 export function summarise(status: EvacuationStatus): EvacuationStatus {
   const branches = Object.values(status.branches ?? {});
-  const blockers = branches.flatMap((branch) => branch.blockers ?? []);
+  const blocked = status.blocked ? [`${status.blocked.error}: ${status.blocked.message}`] : [];
+  const blockers = [...blocked, ...branches.flatMap((branch) => branch.blockers ?? [])];
   const summary: EvacuationStatus = {
     ...status,
     moved: branches.reduce((sum, branch) => sum + (branch.moved ?? 0), 0),
@@ -80,10 +82,25 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     }
   }
 
-  async read<S>(requestId: string, branch: BranchName): Promise<{ state: S; version: string } | undefined> {
+  /**
+   * The branch's state, checked against its format. A state that does not match throws RecordUnreadable
+   * (the pass stops; `drainbridge repair` resets it): read as a fresh start, a pass would forget the
+   * evictions and migrations it has in flight.
+   */
+  async read<S>(
+    requestId: string,
+    branch: BranchName,
+    format: RecordFormat<S>,
+  ): Promise<{ state: S; version: string } | undefined> {
     const record = await this.#get(requestId);
     const entry = record?.status?.branches?.[branch];
-    return entry ? { state: entry.state as S, version: entry.version } : undefined;
+    if (!entry || entry.state === undefined || entry.state === null) return undefined;
+    const read = decodeRecord(entry.state, format);
+    if (read.status === 'unreadable' || typeof entry.version !== 'string') {
+      const reason = read.status === 'unreadable' ? read.reason : `${format.what}: version: not a string`;
+      throw new RecordUnreadable({ what: format.what, reason, nodeName: record?.spec.nodeName ?? '' });
+    }
+    return read.status === 'ok' ? { state: read.value, version: entry.version } : undefined;
   }
 
   async write<S>(
@@ -97,10 +114,12 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     let stale: ConflictError | undefined;
     await this.#update(requestId, (status) => {
       const current = status.branches?.[branch];
+      // An entry with counts but no state yet (recordProgress came first) reads as no state at all.
+      const have = current?.state === undefined || current?.state === null ? undefined : current.version;
       stale = undefined;
-      if (current?.version !== expectedVersion) {
+      if (have !== expectedVersion) {
         stale = new ConflictError(
-          `progress of ${requestId}/${branch} changed since it was read (have ${current?.version}, expected ${expectedVersion})`,
+          `progress of ${requestId}/${branch} changed since it was read (have ${have}, expected ${expectedVersion})`,
         );
         return undefined;
       }
@@ -135,6 +154,12 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     await this.#update(requestId, (status) =>
       status.abortRequested ? status : { ...status, abortRequested: { by, at: at.toISOString() } },
     );
+  }
+
+  /** Records what blocks the request until an operator acts (an unreadable record); shown first in `kubectl get evacuations`. */
+  async recordBlocked(request: ResolvedRequest, blocked: { error: string; message: string }, at: Date): Promise<void> {
+    await this.ensure(request);
+    await this.#update(request.requestId, (status) => ({ ...status, blocked: { ...blocked, at: at.toISOString() } }));
   }
 
   /** Who asked to abort `requestId`'s evacuation, or undefined. */

@@ -7,17 +7,17 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { ConflictError, SkipEvent, SlotUnavailable } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { type LedgerSettings, readLedger } from '../node/ledger.ts';
-import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
+import { countsAsHeld, type LedgerSettings, readLedger } from '../node/ledger.ts';
+import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
-const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
+export const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
 /** The mutex is held for one admission (a few API calls); a crashed holder loses it after this. */
 const MUTEX_SECONDS = 15;
 /** A waiting request refreshes its entry at every retry (≤ 30 s apart); gone for this long, it is dropped. */
@@ -39,13 +39,33 @@ export interface Admitted {
 /** The waiting queue, requestId → entry, as admission writes it. */
 export const ADMISSION_QUEUE_FORMAT: RecordFormat<AdmissionQueue> = {
   what: `admission queue (Lease annotation ${QUEUE_ANNOTATION})`,
-  versions: [z.record(z.string(), z.looseObject({ node: z.string(), since: z.string(), seen: z.string() }))],
+  versions: [
+    z.record(
+      z.string(),
+      z.looseObject({
+        node: z.string().min(1),
+        since: z.iso.datetime({ offset: true }),
+        seen: z.iso.datetime({ offset: true }),
+      }),
+    ),
+  ],
 };
 
-function readQueue(lease: V1Lease | undefined): AdmissionQueue {
+/**
+ * The waiting queue. Unreadable, it stops admission (RecordUnreadable: the request fails, naming the
+ * record) instead of being read as empty: it is the order requests are promised, and a silent reset
+ * would let a newcomer jump the line. `drainbridge repair` resets it; waiting requests re-enter at their
+ * next retry.
+ */
+export function readQueue(lease: V1Lease | undefined, nodeName?: string): AdmissionQueue {
   const read = readJsonRecord(lease?.metadata?.annotations?.[QUEUE_ANNOTATION], ADMISSION_QUEUE_FORMAT);
-  // Unreadable reads as an empty queue (waiting requests re-enter at their next retry) — today's choice.
-  return recordOr(read, { absent: {}, unreadable: {} });
+  if (read.status === 'ok') return read.value;
+  if (read.status === 'absent') return {};
+  throw new RecordUnreadable({
+    what: ADMISSION_QUEUE_FORMAT.what,
+    reason: read.reason,
+    ...(nodeName ? { nodeName } : {}),
+  });
 }
 
 function isMutexFree(lease: V1Lease | undefined, now: Date): boolean {
@@ -93,9 +113,8 @@ async function lockAdmission(client: KubeClient, namespace: string, requestId: s
 async function observeNodes(client: KubeClient): Promise<{ held: string[]; labels: Map<string, Labels> }> {
   const nodes = await client.listNodes();
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
-  const held = nodes
-    .filter((node) => Object.keys(readLedger(node).holds).length > 0)
-    .map((node) => node.metadata?.name ?? '');
+  // A node whose ledger cannot be read counts as held: it may be under maintenance.
+  const held = nodes.filter(countsAsHeld).map((node) => node.metadata?.name ?? '');
   return { held, labels };
 }
 
@@ -127,7 +146,7 @@ export async function admitRequest(
       maxHeldNodes: settings.maxHeldNodes,
       slotLimits: settings.slotLimits ?? [],
       labelsOf: (name) => nodes.labels.get(name) ?? {},
-      queue: readQueue(lease),
+      queue: readQueue(lease, request.nodeName),
       queueTtlSeconds: QUEUE_TTL_SECONDS,
     });
     let hold = { acquired: false };

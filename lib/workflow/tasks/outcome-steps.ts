@@ -1,11 +1,12 @@
 /** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
 import { z } from 'zod';
 import type { Blocker } from '../../domain/plan.ts';
-import { EvacuationFailed } from '../../errors/index.ts';
+import { EvacuationFailed, RecordUnreadable } from '../../errors/index.ts';
 import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
-import { readLedger } from '../../node/ledger.ts';
+import { ledgerOf, readLedger } from '../../node/ledger.ts';
+import { reportBlocked } from '../blocked.ts';
 import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import type { NovaRestored } from '../nova-port.ts';
@@ -59,9 +60,21 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     tools.logger.warn('evacuation failed', { errorType: error.name, reason: error.message });
     // An operator's abort also stops drainbridge's live migrations; the VMs stay where they are.
     if (error.name === 'EvacuationAborted') await cancelBranches(deps, [input.request.requestId]);
+    if (error.name === 'RecordUnreadable') {
+      const problems = await reportBlocked(
+        deps,
+        input.request,
+        { error: error.name, message: error.message },
+        tools.now(),
+      );
+      for (const problem of problems)
+        tools.logger.warn('could not report the blocked request', { reason: problem.message });
+    }
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
-      if (readLedger(node).holds[input.request.requestId])
+      // A damaged ledger is left exactly as it is: no phase written to a node drainbridge cannot read.
+      const read = ledgerOf(node);
+      if (read.status === 'ok' && read.ledger.holds[input.request.requestId])
         await setPhase(deps.kube, input.request.nodeName, 'Failed', tools.now());
     } catch (caught) {
       if (!(caught instanceof EvacuationFailed)) throw caught;
@@ -86,16 +99,39 @@ export interface Released {
   readonly leftAlone: readonly string[];
 }
 
+/**
+ * Runs `step`; a RecordUnreadable it throws is reported (node Event, Evacuation record) before it ends the
+ * Restore: the node is left as it is, and the operator learns why from the node, the record and the
+ * execution's error.
+ */
+async function reportingBlocked<T>(
+  deps: WorkflowDeps,
+  input: TaskInput,
+  now: Date,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof RecordUnreadable) {
+      await reportBlocked(deps, input.request, { error: error.name, message: error.message }, now);
+    }
+    throw error;
+  }
+}
+
 export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
   name: 'releaseHold',
   input: TaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const { request } = input;
-    const result = await releaseHold(deps.kube, request.nodeName, request.requestId, {
-      now: tools.now(),
-      ledger: ledgerSettings(deps.config),
-    });
+    const result = await reportingBlocked(deps, input, tools.now(), () =>
+      releaseHold(deps.kube, request.nodeName, request.requestId, {
+        now: tools.now(),
+        ledger: ledgerSettings(deps.config),
+      }),
+    );
     if (result.last && !result.nodeGone) await setPhase(deps.kube, request.nodeName, 'NodeUncordoned', tools.now());
     const summary = result.last ? JSON.stringify(result.restored) : 'other holds remain';
     tools.logger.info('hold released', { lastHold: result.last, restored: summary });
@@ -117,17 +153,19 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
   name: 'restoreNova',
   input: TaskInput,
   deps: depsFromEnvironment,
-  run: async (input, deps) => {
+  run: async (input, deps, tools) => {
     // This request's hold was the last: the node's earlier holds (now tombstones) disabled Nova for the same maintenance.
     let others: string[] = [];
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
-      others = Object.keys(readLedger(node).released).filter((id) => id !== input.request.requestId);
+      const ledger = await reportingBlocked(deps, input, tools.now(), async () => readLedger(node));
+      others = Object.keys(ledger.released).filter((id) => id !== input.request.requestId);
     } catch (error) {
       if (!(error instanceof EvacuationFailed)) throw error;
     }
     // Every branch's in-flight moves stop first (servers stay where they are), then the service.
-    const cancelled = await cancelBranches(deps, [input.request.requestId, ...others]);
+    const requestIds = [input.request.requestId, ...others];
+    const cancelled = await reportingBlocked(deps, input, tools.now(), () => cancelBranches(deps, requestIds));
     const service = await deps.nova.restore(input.request, others);
     return {
       serviceEnabled: service.serviceEnabled,

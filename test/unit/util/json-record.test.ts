@@ -98,9 +98,11 @@ describe('decodeRecord and recordOr', () => {
   });
 });
 
+const T = '2026-01-02T03:04:05.000Z';
+
 describe('the persisted records', () => {
   it('the ledger keeps fields it does not know (a newer writer’s), and refuses a hold without its fields', () => {
-    const text = JSON.stringify({ holds: { r: { requester: 'a', origin: 'manual', since: 't' } }, released: {}, x: 1 });
+    const text = JSON.stringify({ holds: { r: { requester: 'a', origin: 'manual', since: T } }, released: {}, x: 1 });
     const read = readJsonRecord(text, LEDGER_FORMAT);
     assert.equal(read.status, 'ok');
     assert.equal((read.status === 'ok' ? (read.value as unknown as { x: number }) : { x: 0 }).x, 1);
@@ -112,18 +114,23 @@ describe('the persisted records', () => {
   });
 
   it('the admission queue and the owner claim', () => {
-    const queue = { 'req-1': { node: 'n', since: 't', seen: 't' } };
+    const queue = { 'req-1': { node: 'n', since: T, seen: T } };
     assert.deepEqual(readJsonRecord(JSON.stringify(queue), ADMISSION_QUEUE_FORMAT), {
       status: 'ok',
       value: queue,
       version: 1,
     });
     assert.equal(readJsonRecord('[1]', ADMISSION_QUEUE_FORMAT).status, 'unreadable');
-    assert.deepEqual(readJsonRecord('{"executionId":"e","seen":"t","extra":1}', OWNER_FORMAT), {
+    assert.deepEqual(readJsonRecord(`{"executionId":"e","seen":"${T}","extra":1}`, OWNER_FORMAT), {
       status: 'ok',
-      value: { executionId: 'e', seen: 't' },
+      value: { executionId: 'e', seen: T },
       version: 1,
     });
     assert.equal(readJsonRecord('{"executionId":"e"}', OWNER_FORMAT).status, 'unreadable');
+    // Dates are checked: a date that does not parse would be read as "long ago" and expire the entry.
+    assert.equal(
+      readJsonRecord(JSON.stringify({ 'req-1': { node: 'n', since: 't', seen: T } }), ADMISSION_QUEUE_FORMAT).status,
+      'unreadable',
+    );
   });
 });
