@@ -12,11 +12,12 @@
 import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
 import type { Blocker, BranchName } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { ConflictError, RecordUnreadable } from '../errors/index.ts';
+import { ConflictError, InvalidInput, RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { EVACUATION_API, type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
+import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 
 /** A new, empty record for a request. Pure. */
@@ -149,11 +150,39 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     await this.#update(requestId, (status) => ({ ...status, phase }));
   }
 
-  /** Asks the running evacuation of `requestId` to stop (it sees this at its next step). Idempotent. */
+  /**
+   * Asks the running evacuation of `requestId` to stop (it sees this at its next step). Idempotent.
+   * Refused (InvalidInput, nothing written) when no such request runs or holds its node: a mark left on a
+   * request that does not exist yet would make that request, when it comes, fail at once (issue 12 item 2).
+   * A request runs once it has a record (Admit creates it, waiting in line included) and its evacuation
+   * has not ended; it holds its node while the node's ledger says so.
+   */
   async requestAbort(requestId: string, by: string, at: Date): Promise<void> {
+    const record = await this.#get(requestId);
+    const refusal = record ? await this.#notAbortable(record) : `drainbridge has no Evacuation record for it`;
+    if (refusal) {
+      throw new InvalidInput('nothing to abort', [
+        { path: 'requestId', message: `no running or held request "${requestId}": ${refusal}` },
+      ]);
+    }
     await this.#update(requestId, (status) =>
       status.abortRequested ? status : { ...status, abortRequested: { by, at: at.toISOString() } },
     );
+  }
+
+  /** Why the request's evacuation cannot be aborted (it ended and holds nothing), or undefined. */
+  async #notAbortable(record: EvacuationObject): Promise<string | undefined> {
+    const phase = record.status?.phase;
+    if (phase !== 'NodeDrained' && phase !== 'Failed') return undefined;
+    try {
+      const node = await this.#client.getNode(record.spec.nodeName);
+      const read = ledgerOf(node);
+      // A ledger that cannot be read may hold it: the abort is harmless there, so it is not refused.
+      if (read.status === 'unreadable' || Object.hasOwn(read.ledger.holds, record.spec.requestId)) return undefined;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return `its evacuation ended (${phase}) and it holds node ${record.spec.nodeName} no more`;
   }
 
   /** Records what blocks the request until an operator acts (an unreadable record); shown first in `kubectl get evacuations`. */

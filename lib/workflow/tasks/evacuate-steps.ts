@@ -7,7 +7,7 @@
 import type { Config } from '../../config/index.ts';
 import type { PassResult } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
-import { NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
+import { EvacuationAborted, NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { setPhase } from '../../node/hold.ts';
 import type { LedgerSettings } from '../../node/ledger.ts';
@@ -55,6 +55,14 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       slotLimits: config.slotLimits,
       ledger: ledgerSettings(config),
     };
+    // The record exists from the first attempt, so a request waiting in line can be seen and aborted.
+    const existing = await deps.progress.ensure(input.request);
+    const abortedBy = existing.status?.abortRequested?.by;
+    if (abortedBy !== undefined && !existing.status?.phase) {
+      throw new EvacuationAborted(
+        `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
+      );
+    }
     const admitted = await admitRequest(deps.kube, input.request, settings, tools.now());
     const record = await deps.progress.ensure(input.request);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
