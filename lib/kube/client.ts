@@ -23,10 +23,12 @@ import {
   type V1Pod,
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
+import { ClusterUnreachable } from '../errors/index.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
 import { apiStatusOf, errorForStatus, isTransientStatus, statusFromResponse } from './errors.ts';
 import { FIELD_MANAGER } from './field-manager.ts';
 import { EVACUATION_API, type EvacuationObject, evictionBody, type MergePatch, podKey } from './paths.ts';
+import { describeNoAnswer, failsFastOnFirstContact, noAnswerKind } from './reach.ts';
 
 export interface KubeClientOptions {
   /** Per-call timeout in ms (each attempt). */
@@ -62,13 +64,23 @@ function isNoResponse(error: unknown): error is Error {
   );
 }
 
-/** Converts what the generated client threw into a mapped error; anything else (a bug, bad config) as is. */
-function mapError(operation: string, error: unknown): unknown {
-  if (error instanceof ApiException) {
-    return errorForStatus(operation, statusFromResponse(error.code, error.body), error);
+/**
+ * A call that got no answer, as the error to throw: ClusterUnreachable on the client's first contact
+ * (and for a certificate that does not match, ever), else a retried TransientError — each with a sentence
+ * a person acts on (lib/kube/reach.ts), the HTTP library's error kept only as the cause.
+ */
+function noAnswerError(
+  operation: string,
+  error: Error,
+  contact: { server: string; answered: boolean; timeoutMs: number },
+): Error {
+  const kind = noAnswerKind(error);
+  const first = !contact.answered;
+  const sentence = describeNoAnswer(kind, contact.server, first, contact.timeoutMs);
+  if (kind === 'tls' || (first && failsFastOnFirstContact(kind))) {
+    return new ClusterUnreachable(`${operation}: ${sentence}`, { cause: error });
   }
-  if (!isNoResponse(error)) return error;
-  return errorForStatus(operation, { code: 0, reason: 'NoResponse', message: error.message, causes: [] }, error);
+  return errorForStatus(operation, { code: 0, reason: 'NoResponse', message: sentence, causes: [] }, error);
 }
 
 /** What the generated API methods take as their last argument. */
@@ -99,6 +111,10 @@ export class KubeClient {
   readonly #timeoutMs: number;
   readonly #retry: Omit<RetryOptions, 'isRetryable'>;
   readonly chunkSize: number;
+  /** The API server's URL, for errors. */
+  readonly #server: string;
+  /** Whether the server has answered this client yet (any HTTP status): before, no answer is configuration. */
+  #answered = false;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
@@ -109,6 +125,18 @@ export class KubeClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.chunkSize = options.chunkSize ?? 500;
+    this.#server = kubeConfig.getCurrentCluster()?.server ?? '(no server)';
+  }
+
+  /** Converts what the generated client threw into a mapped error; anything else (a bug, bad config) as is. */
+  #mapError(operation: string, error: unknown): unknown {
+    if (error instanceof ApiException) {
+      this.#answered = true;
+      return errorForStatus(operation, statusFromResponse(error.code, error.body), error);
+    }
+    if (!isNoResponse(error)) return error;
+    const contact = { server: this.#server, answered: this.#answered, timeoutMs: this.#timeoutMs };
+    return noAnswerError(operation, error, contact);
   }
 
   /**
@@ -122,9 +150,11 @@ export class KubeClient {
   ): Promise<T> {
     const attempt = async (): Promise<T> => {
       try {
-        return await send(requestOptions(this.#timeoutMs, settings.contentType));
+        const answer = await send(requestOptions(this.#timeoutMs, settings.contentType));
+        this.#answered = true;
+        return answer;
       } catch (error) {
-        throw mapError(operation, error);
+        throw this.#mapError(operation, error);
       }
     };
     const attempts = settings.retry === false ? 1 : this.#retry.attempts;

@@ -16,9 +16,34 @@ const UNHANDLED = [
   { pattern: /TypeError|ReferenceError|SyntaxError: Unexpected/, what: 'a JavaScript error name' },
 ];
 
+function isLogRecord(line: string): boolean {
+  if (!line.startsWith('{')) return false;
+  try {
+    const record = JSON.parse(line) as { level?: unknown; _aws?: unknown };
+    return typeof record.level === 'string' || record._aws !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The lines addressed to a person: structured log records (JSON lines with a `level`, EMF metric lines)
+ * are for log pipelines and may carry the underlying cause's code; they are checked separately (no stack).
+ */
+export function personFacing(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !isLogRecord(line))
+    .join('\n');
+}
+
 /** Problems with `text` as an error a person reads; [] when it is clean. */
 export function uncleanParts(text: string): string[] {
-  return UNHANDLED.filter((sign) => sign.pattern.test(text)).map((sign) => sign.what);
+  const forPeople = personFacing(text);
+  const problems = UNHANDLED.filter((sign) => sign.pattern.test(forPeople)).map((sign) => sign.what);
+  const logs = text.split('\n').filter(isLogRecord);
+  if (logs.some((line) => /"stack"\s*:|\\n\s+at /.test(line))) problems.push('a stack trace in a log record');
+  return problems;
 }
 
 /**
@@ -26,10 +51,11 @@ export function uncleanParts(text: string): string[] {
  * (the field, flag or value at fault).
  */
 export function assertCleanError(text: string, names: readonly (string | RegExp)[], what = 'the error'): void {
-  assert.ok(text.trim().length > 0, `${what} is empty`);
+  const forPeople = personFacing(text);
+  assert.ok(forPeople.trim().length > 0, `${what} is empty`);
   assert.deepEqual(uncleanParts(text), [], `${what} is not clean:\n${text}`);
   for (const name of names) {
-    const found = typeof name === 'string' ? text.includes(name) : name.test(text);
+    const found = typeof name === 'string' ? forPeople.includes(name) : name.test(forPeople);
     assert.ok(found, `${what} does not name ${String(name)}:\n${text}`);
   }
 }
