@@ -6,7 +6,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
-import { InvalidInput } from '../errors/index.ts';
+import { InvalidInput, isExpectedError } from '../errors/index.ts';
 import { problemsOf } from '../events/parse.ts';
 
 /** Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field. */
@@ -38,21 +38,32 @@ export function correlationIds(logger: Logger): MiddlewareObj {
 }
 
 /**
- * Errors that are part of normal operation: polling (`NotYetDone`) and waiting for a slot. Every one is
- * a Lambda error in CloudWatch, so alarms must not use the Lambda Errors metric; they use
- * drainbridge's `StepFailures` metric, which counts everything else.
+ * Errors that are part of normal operation (lib/errors/registry.ts, `expected`): polling (`NotYetDone`),
+ * waiting for a slot, a duplicate delivery dropped (`SkipEvent`), a Restore cancelling its Evacuate, an
+ * operator's abort. Every one is a Lambda error in CloudWatch, so alarms must not use the Lambda Errors
+ * metric; they use drainbridge's `StepFailures` metric, which counts everything else.
  */
-export const EXPECTED_ERRORS: ReadonlySet<string> = new Set(['NotYetDone', 'SlotUnavailable']);
+export const isExpected = isExpectedError;
 
-/** Counts real failures in the `drainbridge` metric namespace (EMF log lines: no API call, no extra IAM). */
+/** The metric the alarm watches: its name and the one dimension set it is published with. */
+export const STEP_FAILURES = Object.freeze({ namespace: 'drainbridge', name: 'StepFailures', dimensions: ['service'] });
+
+/**
+ * Counts real failures in the `drainbridge` metric namespace (EMF log lines: no API call, no extra IAM).
+ * Published with the dimension set `[service]` — exactly what `StepFailuresAlarm` in serverless.yml
+ * watches (a CloudWatch alarm matches one dimension set exactly; `[service, function]` never matched it,
+ * issue 12 item 6). The function and the error's name ride along as EMF properties, searchable in Logs
+ * Insights without making a metric per function.
+ */
 export function failureMetric(metrics: Metrics, functionName: string): MiddlewareObj {
   return {
     name: 'failureMetric',
     onError: (request) => {
       const name = request.error?.name ?? 'Error';
-      if (EXPECTED_ERRORS.has(name)) return;
-      metrics.addDimension('function', functionName);
-      metrics.addMetric('StepFailures', MetricUnit.Count, 1);
+      if (isExpected(name)) return;
+      metrics.addMetadata('function', functionName);
+      metrics.addMetadata('errorType', name);
+      metrics.addMetric(STEP_FAILURES.name, MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
   };
@@ -65,7 +76,7 @@ export function logOutcome(logger: Logger): MiddlewareObj {
     onError: (request) => {
       const error = request.error;
       if (!error) return;
-      if (EXPECTED_ERRORS.has(error.name)) logger.info(error.message, { errorType: error.name });
+      if (isExpected(error.name)) logger.info(error.message, { errorType: error.name });
       else logger.error('step failed', error);
     },
   };
