@@ -132,19 +132,26 @@ export function watchInvariants(sim: Simulator, options: InvariantOptions): Watc
   };
 }
 
-function vmiNames(sim: Simulator): Set<string> {
-  if (!sim.store.registry.get(VMIS)) return new Set();
-  return new Set(sim.store.list(VMIS).items.map((v) => `${v.metadata.namespace}/${v.metadata.name}`));
+/** Running VMIs at the start, by `namespace/name` → uid (a VM restarted gets a new instance, a new uid). */
+function vmiNames(sim: Simulator): Map<string, string> {
+  if (!sim.store.registry.get(VMIS)) return new Map();
+  return new Map(
+    sim.store.list(VMIS).items.map((v) => [`${v.metadata.namespace}/${v.metadata.name}`, v.metadata.uid ?? '']),
+  );
 }
 
-function vmViolations(sim: Simulator, mark: number, atStart: ReadonlySet<string>): string[] {
+function vmViolations(sim: Simulator, mark: number, atStart: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
-  for (const key of atStart) {
+  for (const [key, uid] of atStart) {
     const [namespace, name] = key.split('/');
     const vmi = sim.store.get(VMIS, namespace, name ?? '');
     const phase = (vmi?.status as { phase?: string } | undefined)?.phase;
     if (!vmi) found.push(`VM ${key} was lost (its VirtualMachineInstance is gone)`);
-    else if (phase === 'Succeeded' || phase === 'Failed') found.push(`VM ${key} was shut down (phase ${phase})`);
+    else if (vmi.metadata.uid !== uid || vmi.metadata.deletionTimestamp) {
+      found.push(
+        `VM ${key} was shut down (its VirtualMachineInstance was deleted${vmi.metadata.uid !== uid ? ' and started again' : ''})`,
+      );
+    } else if (phase === 'Succeeded' || phase === 'Failed') found.push(`VM ${key} was shut down (phase ${phase})`);
   }
   const launchers = sim.requestLog
     .writes({ since: mark, user: DRAINBRIDGE_SA, resource: 'pods' })
