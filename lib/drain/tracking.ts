@@ -176,6 +176,30 @@ export function recordedBlockers(state: DrainState, listed: readonly V1Pod[]): B
   return blockers;
 }
 
+/**
+ * Pods drainbridge evicted that are still there after their grace period ended (a finalizer nobody
+ * removes, a kubelet that is gone): the drain waits for them, as kubectl does, and says which — so a
+ * deadline that passes names what it waited for instead of failing with no blocker.
+ */
+export function stuckTerminating(state: DrainState, listed: readonly V1Pod[], now: Date): Blocker[] {
+  const blockers: Blocker[] = [];
+  for (const pod of listed) {
+    const record = state.pods[uidOf(pod)];
+    const deadline = pod.metadata?.deletionTimestamp;
+    if (!record?.evictedAt || !deadline) continue;
+    const overSeconds = Math.floor((now.getTime() - new Date(deadline).getTime()) / 1000);
+    if (overSeconds <= 0) continue;
+    const finalizers = pod.metadata?.finalizers ?? [];
+    const why = finalizers.length > 0 ? ` (finalizers: ${finalizers.join(', ')})` : '';
+    blockers.push({
+      code: 'Other',
+      reason: `pod ${podKey(pod)} is still terminating ${overSeconds} s after its grace period ended${why}`,
+      item: { kind: 'Pod', uid: uidOf(pod), name: podKey(pod) },
+    });
+  }
+  return blockers;
+}
+
 /** Pods evicted (or waiting on a terminating namespace) that are still listed. */
 export function countInFlight(state: DrainState, listed: readonly V1Pod[]): number {
   return listed.filter((pod) => {
