@@ -12,8 +12,17 @@ import type { KubeClient } from '../kube/client.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { countsAsHeld, type LedgerSettings, readLedger } from '../node/ledger.ts';
+import { countsAsHeld, type LedgerSettings, ledgerOf, readLedger } from '../node/ledger.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import {
+  INTENTS_ANNOTATION,
+  type Intents,
+  nodesInFlight,
+  readIntents,
+  settledIntents,
+  withIntent,
+  writeIntents,
+} from './admission-intents.ts';
 import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
@@ -79,10 +88,11 @@ function withHolder(
   lease: V1Lease | undefined,
   holder: string | undefined,
   now: Date,
-  queue?: AdmissionQueue,
+  records: { queue?: AdmissionQueue; intents?: Intents } = {},
 ): V1Lease {
   const annotations = { ...lease?.metadata?.annotations };
-  if (queue) annotations[QUEUE_ANNOTATION] = writeJsonRecord(queue, ADMISSION_QUEUE_FORMAT);
+  if (records.queue) annotations[QUEUE_ANNOTATION] = writeJsonRecord(records.queue, ADMISSION_QUEUE_FORMAT);
+  if (records.intents) annotations[INTENTS_ANNOTATION] = writeIntents(records.intents);
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
@@ -93,13 +103,27 @@ function withHolder(
   };
 }
 
-/** Takes the mutex; SlotUnavailable when another request holds it (the workflow retries shortly). */
-async function lockAdmission(client: KubeClient, namespace: string, requestId: string, now: Date): Promise<V1Lease> {
+/**
+ * Takes the mutex, writing this request's intent beside the unexpired intents of earlier holders
+ * (admission-intents.ts); SlotUnavailable when another request holds it (the workflow retries shortly).
+ */
+async function lockAdmission(
+  client: KubeClient,
+  namespace: string,
+  request: ResolvedRequest,
+  now: Date,
+): Promise<V1Lease> {
   const lease = await readLease(client, namespace, ADMISSION_LEASE);
   if (!isMutexFree(lease, now)) {
     throw new SlotUnavailable(`admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`);
   }
-  const locked = withHolder(lease, requestId, now);
+  const intents = withIntent(
+    readIntents(lease?.metadata?.annotations, request.nodeName),
+    request.requestId,
+    request.nodeName,
+    now,
+  );
+  const locked = withHolder(lease, request.requestId, now, { intents });
   try {
     return lease ? await updateLease(client, namespace, locked) : await createLease(client, namespace, locked);
   } catch (error) {
@@ -109,13 +133,47 @@ async function lockAdmission(client: KubeClient, namespace: string, requestId: s
   }
 }
 
-/** Every node's labels, and the names of those drainbridge holds (from their ledgers). */
-async function observeNodes(client: KubeClient): Promise<{ held: string[]; labels: Map<string, Labels> }> {
+interface ObservedNodes {
+  /** Nodes drainbridge holds (from their ledgers; an unreadable ledger counts as held). */
+  readonly held: string[];
+  readonly labels: Map<string, Labels>;
+  /** The requestIds each node's ledger holds. */
+  readonly holds: (node: string) => readonly string[];
+}
+
+/** Every node's labels, the names of those drainbridge holds, and who holds each (from their ledgers). */
+async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
   const nodes = await client.listNodes();
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
   // A node whose ledger cannot be read counts as held: it may be under maintenance.
   const held = nodes.filter(countsAsHeld).map((node) => node.metadata?.name ?? '');
-  return { held, labels };
+  const holders = new Map(
+    nodes.map((node) => {
+      const read = ledgerOf(node);
+      return [node.metadata?.name ?? '', read.status === 'ok' ? Object.keys(read.ledger.holds) : []];
+    }),
+  );
+  return { held, labels, holds: (node) => holders.get(node) ?? [] };
+}
+
+/**
+ * Releases the mutex, leaving the queue and the intents still in flight. A conflict means the mutex was
+ * lost while this request held it (its step stalled past the expiry): whoever took it carried this
+ * request's intent forward and counted its node, so a hold taken here stands; a request that was not
+ * admitted simply waits again.
+ */
+async function unlockAdmission(
+  client: KubeClient,
+  namespace: string,
+  lease: V1Lease,
+  next: { queue: AdmissionQueue; intents: Intents; admitted: boolean; now: Date },
+): Promise<void> {
+  try {
+    await updateLease(client, namespace, withHolder(lease, undefined, next.now, next));
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    if (!next.admitted) throw new SlotUnavailable('admission lost its lock while it decided; retrying');
+  }
 }
 
 /**
@@ -135,14 +193,17 @@ export async function admitRequest(
       `request ${request.requestId} was already released from node ${request.nodeName}; not cordoning again`,
     );
   }
-  let lease = await lockAdmission(client, settings.namespace, request.requestId, now);
+  const lease = await lockAdmission(client, settings.namespace, request, now);
+  let unlocked = false;
   try {
     const nodes = await observeNodes(client);
+    const intents = readIntents(lease.metadata?.annotations, request.nodeName);
     const decision = planAdmission({
       requestId: request.requestId,
       node: request.nodeName,
       now,
-      heldNodes: nodes.held,
+      // Holds other admitters may be writing right now count too (a stalled write lands later).
+      heldNodes: [...nodes.held, ...nodesInFlight(intents, request.requestId, now)],
       maxHeldNodes: settings.maxHeldNodes,
       slotLimits: settings.slotLimits ?? [],
       labelsOf: (name) => nodes.labels.get(name) ?? {},
@@ -156,11 +217,19 @@ export async function admitRequest(
         ...(settings.ledger ? { ledger: settings.ledger } : {}),
       });
     }
-    lease = await updateLease(client, settings.namespace, withHolder(lease, undefined, now, decision.queue));
+    const remaining = settledIntents(intents, request.requestId, now, nodes.holds);
+    await unlockAdmission(client, settings.namespace, lease, {
+      queue: decision.queue,
+      intents: remaining,
+      admitted: decision.admit,
+      now,
+    });
+    unlocked = true;
     if (!decision.admit) throw new SlotUnavailable(`node ${request.nodeName}: ${decision.why}`);
     return { why: decision.why, acquired: hold.acquired };
   } catch (error) {
-    await unlockQuietly(client, settings.namespace, lease, now);
+    // The intent stays (a hold write that failed on the client may still land); it expires on its own.
+    if (!unlocked) await unlockQuietly(client, settings.namespace, lease, now);
     throw error;
   }
 }
