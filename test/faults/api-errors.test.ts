@@ -185,6 +185,57 @@ describe('fault injection: API errors per call kind', () => {
     },
   );
 
+  const proxied = { cluster, throughProxy: true };
+
+  scenario(
+    'get node never answers, three times mid-drain: the client times out, retries, finishes',
+    proxied,
+    async (w) => {
+      await openSpareNodes(w);
+      const execution = await evacuate(w, 'node-1');
+      await waitUntil('admitted', () => w.taskCalls.some((c) => c.functionKey === 'admit' && !c.error));
+      const rule = w.proxy?.add({ method: 'GET', path: /^\/api\/v1\/nodes\/node-1(\?|$)/, action: 'hang', times: 3 });
+      await expectSucceeded(w, execution);
+      assert.equal(rule?.hits, 3);
+    },
+  );
+
+  scenario(
+    'list pods never answers, twice mid-drain: timed out, retried, each pod evicted once',
+    proxied,
+    async (w) => {
+      await openSpareNodes(w);
+      const execution = await evacuate(w, 'node-1');
+      await waitUntil('the first eviction', () => evictions(w).length > 0);
+      const rule = w.proxy?.add({ method: 'GET', path: /^\/api\/v1\/pods\?/, action: 'hang', times: 2 });
+      await expectSucceeded(w, execution);
+      assert.equal(rule?.hits, 2);
+      evictedOnce(w);
+    },
+  );
+
+  scenario(
+    'the connection resets on evictions twice: not applied, retried later, each pod evicted once',
+    proxied,
+    async (w) => {
+      await openSpareNodes(w);
+      const rule = w.proxy?.add({ method: 'POST', path: /\/eviction/, action: 'reset', times: 2 });
+      const execution = await evacuate(w, 'node-1');
+      await expectSucceeded(w, execution);
+      assert.equal(rule?.hits, 2);
+      evictedOnce(w);
+    },
+  );
+
+  scenario('the Evacuation record read never answers twice: timed out, retried, finishes', proxied, async (w) => {
+    await openSpareNodes(w);
+    const execution = await evacuate(w, 'node-1');
+    await waitUntil('admitted', () => w.taskCalls.some((c) => c.functionKey === 'admit' && !c.error));
+    const rule = w.proxy?.add({ method: 'GET', path: /\/evacuations\//, action: 'hang', times: 2 });
+    await expectSucceeded(w, execution);
+    assert.equal(rule?.hits, 2);
+  });
+
   scenario(
     'evictions become 403 Forbidden mid-drain (RBAC revoked): blocked until the deadline, named, safe state',
     { cluster },

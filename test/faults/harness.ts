@@ -11,6 +11,7 @@ import { it } from 'node:test';
 import type { EmbeddedOptions } from '../../embedded/runtime.ts';
 import type { AdmissionRequest } from '../../sim/index.ts';
 import { StatusError } from '../../sim/index.ts';
+import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { type InvariantOptions, type WatchedRun, watchInvariants } from '../support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import {
@@ -33,6 +34,8 @@ export const CLIENT_TIMEOUT_MS = 300;
 
 export interface FaultWorld extends WorkflowSim {
   readonly invariants: WatchedRun;
+  /** The TLS proxy drainbridge talks through (network faults per call kind), when the scenario asked for it. */
+  readonly proxy: FaultProxy | undefined;
 }
 
 export interface WorldOptions {
@@ -40,14 +43,25 @@ export interface WorldOptions {
   readonly runtime?: Partial<EmbeddedOptions>;
   /** Invariant options beyond the limit (taken from DRAINBRIDGE_MAX_HELD_NODES, default 1). */
   readonly invariants?: Omit<InvariantOptions, 'maxHeldNodes'>;
+  /** Put the fault proxy between drainbridge and the simulator. */
+  readonly throughProxy?: boolean;
 }
 
 export async function startFaultWorld(
   scenario: string | Record<string, unknown>,
   options: WorldOptions = {},
 ): Promise<FaultWorld> {
+  let proxy: FaultProxy | undefined;
   const w = await startWorkflowSim(scenario, {
     speed: FAULT_SPEED,
+    ...(options.throughProxy
+      ? {
+          kubeconfigFor: async (sim, token) => {
+            proxy = await startFaultProxy(sim);
+            return proxy.kubeconfig(token);
+          },
+        }
+      : {}),
     ...(options.env ? { env: options.env } : {}),
     runtime: {
       retryIntervalMs: 10,
@@ -60,9 +74,11 @@ export async function startFaultWorld(
   return {
     ...w,
     invariants,
+    proxy,
     stop: async () => {
       invariants.stop();
       await w.stop();
+      await proxy?.close();
     },
   };
 }
