@@ -9,11 +9,27 @@ import type { z } from 'zod';
 import { InvalidInput, isExpectedError } from '../errors/index.ts';
 import { problemsOf } from '../events/parse.ts';
 
-/** Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field. */
+/** What a value is, for a refusal: `an array`, `a string`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/**
+ * Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field.
+ * Every function takes a JSON object: anything else is refused saying so (zod would only say "is required").
+ */
 export function validateInput(what: string, schema: z.ZodType): MiddlewareObj {
   return {
     name: 'validateInput',
     before: (request) => {
+      const event: unknown = request.event;
+      if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+        throw new InvalidInput(`invalid input to ${what}`, [
+          { path: '', message: `the input must be a JSON object (got ${kindOf(event)})` },
+        ]);
+      }
       const result = schema.safeParse(request.event);
       if (!result.success) throw new InvalidInput(`invalid input to ${what}`, problemsOf(result.error));
       request.event = result.data;

@@ -9,7 +9,7 @@ import type { PassResult } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
-import { setPhase } from '../../node/hold.ts';
+import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import type { LedgerSettings } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { type Admitted, admitRequest } from '../admission.ts';
@@ -55,7 +55,9 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       slotLimits: config.slotLimits,
       ledger: ledgerSettings(config),
     };
-    // The record exists from the first attempt, so a request waiting in line can be seen and aborted.
+    // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
+    // once the node is known to exist (a request for no node writes nothing).
+    await readNodeOrFail(deps.kube, input.request.nodeName);
     const existing = await deps.progress.ensure(input.request);
     const abortedBy = existing.status?.abortRequested?.by;
     if (abortedBy !== undefined && !existing.status?.phase) {
