@@ -12,7 +12,8 @@ const UNHANDLED = [
   { pattern: /\[object Object\]/, what: '[object Object]' },
   { pattern: /\bundefined\b(?! (is|was) not)/, what: '"undefined"' },
   { pattern: /ZodError|"code":\s*"invalid_|"expected":/, what: 'a raw validation dump' },
-  { pattern: /<!DOCTYPE|<html/i, what: 'an HTTP body dump' },
+  // A page, not a short excerpt of one (a parser may quote the first characters of what it got).
+  { pattern: /<(!DOCTYPE|html|body|head)\b[\s\S]*<\/\w+>/i, what: 'an HTTP body dump' },
   { pattern: /TypeError|ReferenceError|SyntaxError: Unexpected/, what: 'a JavaScript error name' },
 ];
 

@@ -21,6 +21,7 @@ import {
   SlotUnavailable,
 } from '../../../lib/errors/index.ts';
 import { defineTask } from '../../../lib/lambda/task.ts';
+import { captureOutput } from '../../support/capture.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const TEMPLATE = join(ROOT, '.serverless/cloudformation-template-update-stack.json');
@@ -55,23 +56,7 @@ const context = {
 
 /** Runs `call` and returns every line it printed (EMF and INFO logs go to stdout, WARN and ERROR to stderr). */
 async function captured(call: () => Promise<unknown>): Promise<string[]> {
-  const lines: string[] = [];
-  const streams = [process.stdout, process.stderr];
-  const writes = streams.map((stream) => stream.write.bind(stream));
-  for (const stream of streams) {
-    stream.write = ((chunk: string | Uint8Array) => {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      return true;
-    }) as typeof stream.write;
-  }
-  try {
-    await call().catch(() => undefined);
-  } finally {
-    streams.forEach((stream, i) => {
-      stream.write = writes[i] as typeof stream.write;
-    });
-  }
-  return lines;
+  return (await captureOutput(call)).lines;
 }
 
 const emfOf = (lines: string[]) =>
