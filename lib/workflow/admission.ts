@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { retryOnConflict } from '../kube/conflict.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
@@ -242,4 +243,25 @@ async function unlockQuietly(client: KubeClient, namespace: string, lease: V1Lea
   } catch {
     // expires after MUTEX_SECONDS
   }
+}
+
+/**
+ * Takes a request that will not come back (it failed or was aborted while waiting) out of the admission
+ * queue at once, instead of leaving it first in line until its entry expires (QUEUE_TTL_SECONDS) and the
+ * requests behind it waiting for a slot that is free. A conditional write: an admitter holding the mutex
+ * meanwhile sees a conflict at its unlock and retries, which is what it does for any lost race.
+ */
+export async function leaveAdmissionQueue(client: KubeClient, namespace: string, requestId: string): Promise<boolean> {
+  return retryOnConflict(async () => {
+    const lease = await readLease(client, namespace, ADMISSION_LEASE);
+    const queue = readQueue(lease);
+    if (!lease || !Object.hasOwn(queue, requestId)) return false;
+    const { [requestId]: _left, ...rest } = queue;
+    const annotations = {
+      ...lease.metadata?.annotations,
+      [QUEUE_ANNOTATION]: writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT),
+    };
+    await updateLease(client, namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
+    return true;
+  });
 }

@@ -6,6 +6,7 @@ import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf, readLedger } from '../../node/ledger.ts';
+import { leaveAdmissionQueue } from '../admission.ts';
 import { reportBlocked } from '../blocked.ts';
 import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
@@ -79,6 +80,10 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     } catch (caught) {
       if (!(caught instanceof EvacuationFailed)) throw caught;
     }
+    // A request that failed while it waited for a slot leaves the line now (else it blocks it for minutes).
+    await leaveAdmissionQueue(deps.kube, deps.config.namespace, input.request.requestId).catch((caught: unknown) => {
+      tools.logger.warn('could not leave the admission queue', { reason: (caught as Error).message });
+    });
     const record = await deps.progress.ensure(input.request);
     await deps.progress.setPhase(input.request.requestId, 'Failed');
     const blockers = blockersOf(Object.values(record.status?.branches ?? {}).flatMap((b) => b.blockers ?? []));
