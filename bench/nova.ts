@@ -3,11 +3,9 @@
  * lab (test/e2e/openstack/), in the same run. See bench/README.md.
  */
 
-// The Nova pass logs at INFO, as it does on Lambda; the benchmark's output is its table, and a failed
-// run reports its own reason. POWERTOOLS_LOG_LEVEL=INFO shows the logs again.
-process.env.POWERTOOLS_LOG_LEVEL ??= 'CRITICAL';
-// Their CloudWatch metrics (EMF lines on stdout) mean nothing here; the benchmark counts for itself.
-process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// Outside Lambda the functions' log lines go to the log sink, which is off unless asked
+// (DRAINBRIDGE_LOG_LEVEL=info, DRAINBRIDGE_LOG_FILE=…; lib/log/sink.ts): the benchmark's output is its
+// table, and a failed run reports its own reason. Their EMF metric lines go there too, at debug.
 
 const { main } = await import('./lib/nova-main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,18 +1,71 @@
 /** The shape of one `drainbridge` subcommand. Each lives in its own file under cli/commands/. */
+import type { LogSettings } from '../lib/log/sink.ts';
+import { type ExitName, exitForSignal } from './exit-codes.ts';
+import type { FlagSpec } from './flags.ts';
+
+// The errors commands throw live apart, so that cli/flags.ts can throw them without importing this file.
+export { CommandFailed, UsageError } from './failures.ts';
+
+/**
+ * What a command talks to instead of the process: its environment and its two output streams. main()
+ * builds it from the process; tests run commands in-process with their own.
+ */
+export interface CommandContext {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Human output (stdout): one call per line, no trailing newline. */
+  out(line: string): void;
+  /** Errors and notes for a person (stderr). */
+  err(line: string): void;
+  /** Whether stdout is a terminal (live displays; plain lines when piped). */
+  readonly interactive: boolean;
+  /**
+   * Takes over SIGINT/SIGTERM: `handler` gets the first one (a second one ends the process at once, as a
+   * person pressing Ctrl-C twice expects). Returns the function that gives the signals back. Commands
+   * that never call it keep Node's default: a signal ends them.
+   */
+  onInterrupt(handler: (signal: NodeJS.Signals) => void): () => void;
+}
+
 export interface Command {
   readonly name: string;
   /** One line for `drainbridge --help`. */
   readonly summary: string;
-  /** Full usage text for `drainbridge <name> --help`. */
+  /** Full usage text for `drainbridge <name> --help` (main appends the exit statuses). */
   readonly usage: string;
-  /** Runs the command; resolves to the process exit code. */
-  run(argv: readonly string[]): Promise<number>;
+  /** The command's flags: for "did you mean", help and shell completion. Optional for commands that parse with cli/args.ts. */
+  readonly flags?: readonly FlagSpec[];
+  /** What its positional arguments are (completion offers node names for NODE). */
+  readonly operands?: readonly string[];
+  /** The rows of the exit-status table it uses (cli/exit-codes.ts), listed by its --help. */
+  readonly exits?: readonly ExitName[];
+  /** Logging when neither flags nor environment say (long-running services log by default). */
+  readonly logging?: Partial<LogSettings>;
+  /** Runs the command; resolves to the process exit code. `context` is absent only for old callers. */
+  run(argv: readonly string[], context?: CommandContext): Promise<number>;
 }
 
-/** Thrown for bad command-line input: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
+/** A context over the process: console output, process.env, process signals. */
+export function processContext(): CommandContext {
+  return {
+    env: process.env,
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    interactive: process.stdout.isTTY === true,
+    onInterrupt: interceptSignals,
+  };
+}
+
+function interceptSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  let seen = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (seen) process.exit(exitForSignal(signal));
+    seen = true;
+    handler(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
 }

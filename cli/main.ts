@@ -1,6 +1,15 @@
-/** `drainbridge`: dispatches to a subcommand; prints help; maps errors to exit codes. */
-import { type Command, UsageError } from './command.ts';
+/**
+ * `drainbridge`: dispatches to a subcommand; prints help; takes the logging flags every command accepts;
+ * turns failures into one plain message and an exit status from the table (cli/exit-codes.ts).
+ */
+import { configureLogging, type LogSettings, resolveLogSettings } from '../lib/log/sink.ts';
+import { type Command, type CommandContext, processContext, UsageError } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
+import { LOG_FLAGS } from './common-flags.ts';
+import { presentError } from './errors.ts';
+import { EXIT, type ExitName, exitTable } from './exit-codes.ts';
+import { flagHelp } from './flags.ts';
+import { didYouMean } from './suggest.ts';
 
 function helpText(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -13,33 +22,127 @@ function helpText(commands: readonly Command[]): string {
     'Commands:',
     ...lines,
     '',
+    'Flags for every command (logs never mix with the output on stdout):',
+    flagHelp(LOG_FLAGS),
+    '',
+    'Exit statuses (every command):',
+    exitTable(),
+    '',
     "Run `drainbridge <command> --help` for a command's options.",
   ].join('\n');
 }
 
-export async function main(argv: readonly string[], commands: readonly Command[] = COMMANDS): Promise<number> {
+/** A command's --help: its usage, then the exit statuses it uses. */
+export function commandHelp(command: Command): string {
+  const exits: readonly ExitName[] = command.exits ?? ['ok', 'failed', 'usage'];
+  return `${command.usage}\n\nExit statuses:\n${exitTable(exits)}`;
+}
+
+interface Split {
+  readonly rest: string[];
+  readonly given: { level?: string; format?: string; file?: string };
+}
+
+/** Takes the logging flags off the command line (up to `--`). */
+function splitLogFlags(argv: readonly string[]): Split {
+  const rest: string[] = [];
+  const given: { level?: string; format?: string; file?: string } = {};
+  const keys = { 'log-level': 'level', 'log-format': 'format', 'log-file': 'file' } as const;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const match = /^--(log-level|log-format|log-file)(?:=(.*))?$/.exec(arg);
+    if (!match) {
+      rest.push(arg);
+      continue;
+    }
+    const name = match[1] as keyof typeof keys;
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    given[keys[name]] = value;
+  }
+  return { rest, given };
+}
+
+/** Logging for this run: flags over environment over the command's default. */
+function loggingFor(split: Split, env: CommandContext['env'], command: Command | undefined): LogSettings {
+  const fromEnv = resolveLogSettings(
+    {
+      ...(env.DRAINBRIDGE_LOG_LEVEL ? { level: env.DRAINBRIDGE_LOG_LEVEL } : {}),
+      ...(env.DRAINBRIDGE_LOG_FORMAT ? { format: env.DRAINBRIDGE_LOG_FORMAT } : {}),
+      ...(env.DRAINBRIDGE_LOG_FILE ? { file: env.DRAINBRIDGE_LOG_FILE } : {}),
+    },
+    { level: 'DRAINBRIDGE_LOG_LEVEL', format: 'DRAINBRIDGE_LOG_FORMAT', file: 'DRAINBRIDGE_LOG_FILE' },
+    command?.logging,
+  );
+  const fromFlags = resolveLogSettings(
+    split.given,
+    { level: '--log-level', format: '--log-format', file: '--log-file' },
+    fromEnv.settings,
+  );
+  const problems = [...fromEnv.problems, ...fromFlags.problems];
+  if (problems.length > 0) throw new UsageError(problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+  return fromFlags.settings;
+}
+
+function applyLogging(settings: LogSettings): void {
+  try {
+    configureLogging(settings);
+  } catch (error) {
+    throw new UsageError(`--log-file: cannot open ${settings.file}: ${(error as Error).message}`);
+  }
+}
+
+function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+async function runCommand(command: Command, argv: readonly string[], context: CommandContext): Promise<number> {
+  try {
+    const split = splitLogFlags(argv);
+    applyLogging(loggingFor(split, context.env, command));
+    return await command.run(split.rest, context);
+  } catch (error) {
+    const presented = presentError(error);
+    context.err(`drainbridge ${command.name}: ${presented.message}`);
+    if (presented.exit === EXIT.usage && error instanceof UsageError) {
+      context.err(`Run 'drainbridge ${command.name} --help' for usage.`);
+    }
+    return presented.exit;
+  }
+}
+
+export async function main(
+  argv: readonly string[],
+  commands: readonly Command[] = COMMANDS,
+  context: CommandContext = processContext(),
+): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(helpText(commands));
-    return name ? 0 : 2;
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    context.out(topic ? commandHelp(topic) : helpText(commands));
+    return name ? EXIT.ok : EXIT.usage;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    console.error(`drainbridge: unknown command "${name}"\n\n${helpText(commands)}`);
-    return 2;
+    const hint = didYouMean(
+      name,
+      commands.map((c) => c.name),
+      (n) => `"${n}"`,
+    );
+    const what = name.startsWith('-')
+      ? `a command comes first, not the flag ${name}`
+      : `unknown command "${name}"${hint}`;
+    context.err(`drainbridge: ${what}\nRun 'drainbridge --help' for the commands.`);
+    return EXIT.usage;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(command.usage);
-    return 0;
+  if (wantsHelp(rest)) {
+    context.out(commandHelp(command));
+    return EXIT.ok;
   }
-  try {
-    return await command.run(rest);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`drainbridge ${name}: ${error.message}\n\n${command.usage}`);
-      return 2;
-    }
-    console.error(`drainbridge ${name}: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  }
+  return runCommand(command, rest, context);
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { LOCAL_ARN_PREFIX } from './extract.ts';
+import { LOCAL_ARN_PREFIX, LOCAL_STATE_MACHINE_ARN_PREFIX } from './extract.ts';
 
 type RunOptions = NonNullable<Parameters<StateMachine['run']>[1]>;
 type Overrides = NonNullable<RunOptions['overrides']>;
@@ -19,6 +19,9 @@ export type LocalHandler = (event: unknown, context: Context) => Promise<unknown
 type StateDefinition = {
   Type: string;
   Resource?: string;
+  Next?: string;
+  ResultPath?: string | null;
+  TimestampPath?: string;
   Branches?: MachineDefinition[];
   ItemProcessor?: MachineDefinition;
   Iterator?: MachineDefinition;
@@ -28,17 +31,77 @@ export interface MachineDefinition {
   readonly States: Record<string, StateDefinition>;
 }
 
-/** Task state name → function key, through Parallel branches and Map processors. State names are unique. */
-export function taskFunctions(definition: MachineDefinition, out = new Map<string, string>()): Map<string, string> {
+/** The Step Functions service integration that starts an execution (fire and forget), as continue-as-new uses it. */
+export const START_EXECUTION_RESOURCE = 'arn:aws:states:::states:startExecution';
+
+/** Every state of a machine with the states of its Parallel branches and Map processors. State names are unique. */
+function allStates(definition: MachineDefinition, out: [string, StateDefinition][] = []): [string, StateDefinition][] {
   for (const [name, state] of Object.entries(definition.States)) {
+    out.push([name, state]);
+    for (const branch of state.Branches ?? []) allStates(branch, out);
+    const processor = state.ItemProcessor ?? state.Iterator;
+    if (processor) allStates(processor, out);
+  }
+  return out;
+}
+
+/** Task state name → function key, through Parallel branches and Map processors. */
+export function taskFunctions(definition: MachineDefinition): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, state] of allStates(definition)) {
     if (state.Type === 'Task' && state.Resource?.startsWith(LOCAL_ARN_PREFIX)) {
       out.set(name, state.Resource.slice(LOCAL_ARN_PREFIX.length));
     }
-    for (const branch of state.Branches ?? []) taskFunctions(branch, out);
-    const processor = state.ItemProcessor ?? state.Iterator;
-    if (processor) taskFunctions(processor, out);
   }
   return out;
+}
+
+/** A Wait state on a timestamp that Tasks put in the document: the tasks, and the path inside their result. */
+interface TimestampWait {
+  readonly wait: string;
+  readonly writers: readonly { readonly task: string; readonly path: readonly string[] }[];
+}
+
+/** The path inside `task`'s result where `timestampPath` points, when the task's ResultPath holds it. */
+function pathInResult(task: StateDefinition, timestampPath: string): string[] | undefined {
+  if (task.Type !== 'Task' || task.ResultPath === null) return undefined;
+  const resultPath = task.ResultPath ?? '$';
+  const prefix = resultPath === '$' ? '$.' : `${resultPath}.`;
+  return timestampPath.startsWith(prefix) ? timestampPath.slice(prefix.length).split('.') : undefined;
+}
+
+/**
+ * Every top-level Wait with a TimestampPath, and the top-level Tasks whose result holds it: those whose
+ * ResultPath is a prefix of it, or (when none is) those that write the whole document.
+ */
+export function timestampWaits(definition: MachineDefinition): TimestampWait[] {
+  const found: TimestampWait[] = [];
+  const states = Object.entries(definition.States);
+  for (const [wait, state] of states) {
+    const timestampPath = state.Type === 'Wait' ? state.TimestampPath : undefined;
+    if (!timestampPath) continue;
+    const writers = states.flatMap(([task, candidate]) => {
+      const path = pathInResult(candidate, timestampPath);
+      return path ? [{ task, path, whole: (candidate.ResultPath ?? '$') === '$' }] : [];
+    });
+    const specific = writers.filter((writer) => !writer.whole);
+    const chosen = specific.length > 0 ? specific : writers;
+    if (chosen.length > 0) found.push({ wait, writers: chosen.map(({ task, path }) => ({ task, path })) });
+  }
+  return found;
+}
+
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[key];
+  return current;
+}
+
+/** Task states that start an execution (`states:startExecution`). */
+export function startExecutionStates(definition: MachineDefinition): string[] {
+  return allStates(definition)
+    .filter(([, state]) => state.Type === 'Task' && state.Resource === START_EXECUTION_RESOURCE)
+    .map(([name]) => name);
 }
 
 /** Counts of one execution: what the suite prints and the history-size estimate is built from. */
@@ -48,6 +111,12 @@ export interface ExecutionStats {
   lambdaErrors: number;
   retries: number;
   parallelStates: number;
+  /**
+   * History events Step Functions would have written, counted from the interpreter's event log as it
+   * runs: 2 per state entered, 3 per Task attempt (entries and retries), 2 per Parallel state, 2 for
+   * the execution's start and end.
+   */
+  historyEvents: number;
 }
 
 /**
@@ -56,7 +125,7 @@ export interface ExecutionStats {
  * included) LambdaFunctionScheduled + …Started + …Succeeded/Failed; per Parallel state
  * ParallelStateStarted + …Succeeded; ExecutionStarted + the end.
  */
-export function estimateHistoryEvents(stats: ExecutionStats): number {
+export function estimateHistoryEvents(stats: Omit<ExecutionStats, 'historyEvents'>): number {
   return 2 * stats.stateTransitions + 3 * stats.lambdaInvocations + 2 * stats.parallelStates + 2;
 }
 
@@ -70,11 +139,30 @@ export interface TaskCall {
   readonly error?: { readonly name: string; readonly message: string };
 }
 
+/** The clock the tasks read when it is not the real one: a simulated clock running `speed` times real time. */
+export interface WaitClock {
+  now(): number;
+  readonly speed: number;
+}
+
+/** What a `states:startExecution` Task asks for (after the interpreter resolved its Parameters). */
+export interface StartExecutionRequest {
+  readonly StateMachineArn: string;
+  readonly Input?: unknown;
+  readonly Name?: string;
+}
+
 export interface ExecutorOptions {
   /** Replaces every Retry interval with this many ms (tests and the demo); undefined keeps the definition's backoff. */
   readonly retryIntervalMs?: number;
-  /** Replaces every Wait state's duration with this many ms. */
+  /** Replaces every Wait state's duration with this many ms (Wait states on a timestamp follow `waitClock` when given). */
   readonly waitMs?: number;
+  /**
+   * Wait states on a timestamp (TimestampPath) wait until this clock reaches it, at its speed: the
+   * interpreter measures them against the real clock, which is wrong when the tasks computed the
+   * timestamp from a simulated one. Undefined: the real clock.
+   */
+  readonly waitClock?: WaitClock;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
   readonly onTask?: (call: TaskCall) => void;
   /**
@@ -82,6 +170,8 @@ export interface ExecutorOptions {
    * the observable proof, for tests, that an abort reached the Retry loop.
    */
   readonly onRefused?: (call: { readonly executionId: string; readonly stateName: string }) => void;
+  /** Told of every execution a `states:startExecution` Task started (continue-as-new), to track it. */
+  readonly onStarted?: (execution: Execution, input: unknown) => void;
 }
 
 export interface Execution {
@@ -98,7 +188,8 @@ export interface Execution {
   abort(): void;
 }
 
-function lambdaContext(functionKey: string, executionId: string): Context {
+/** A Lambda-shaped context for a local call of `functionKey` (an execution's task, or a schedule's target). */
+export function lambdaContext(functionKey: string, executionId = `local:${functionKey}`): Context {
   const deadline = Date.now() + 60_000;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -145,6 +236,10 @@ export class EmbeddedExecutor {
   readonly #machines: ReadonlyMap<string, StateMachine>;
   readonly #handlers: Readonly<Record<string, LocalHandler>>;
   readonly #options: ExecutorOptions;
+  /** Executions by machine and name: a name is unique per state machine, as on AWS (a repeated start is idempotent). */
+  readonly #byName = new Map<string, Execution>();
+  /** Task calls running now, so that a stop can wait for them (a step is never cut in half). */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(
     definitions: Readonly<Record<string, MachineDefinition>>,
@@ -165,16 +260,26 @@ export class EmbeddedExecutor {
     this.#machines = machines;
   }
 
+  /** Resolves when no task call is running (after `abort`, none starts again). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
   get machines(): string[] {
     return Object.keys(this.#definitions);
   }
 
-  /** Starts an execution of `machine`; `name` is the execution name (unique per run, like on AWS). */
+  /**
+   * Starts an execution of `machine`; `name` is the execution name. As on AWS, a name is unique per
+   * state machine: starting it again returns the execution that has it.
+   */
   start(machine: string, input: unknown, name: string = randomUUID()): Execution {
     const definition = this.#definitions[machine];
     const stateMachine = this.#machines.get(machine);
     if (!definition || !stateMachine)
       throw new Error(`no state machine named ${machine} (have ${this.machines.join(', ')})`);
+    const existing = this.#byName.get(`${machine}/${name}`);
+    if (existing) return existing;
     const id = `arn:aws:states:local:000000000000:execution:drainbridge-${machine}:${name}`;
     const stats: ExecutionStats = {
       stateTransitions: 0,
@@ -182,6 +287,7 @@ export class EmbeddedExecutor {
       lambdaErrors: 0,
       retries: 0,
       parallelStates: 0,
+      historyEvents: 2,
     };
     // After abort the interpreter still finishes its current Retry loop without waiting; calling no task
     // once aborted keeps a stopped execution from touching the cluster (a killed process calls nothing either).
@@ -189,7 +295,10 @@ export class EmbeddedExecutor {
     const calls = new InFlight();
     const run = stateMachine.run(input as never, {
       overrides: this.#overrides(definition, { executionId: id, stats, aborted, calls }),
-      context: { Execution: { Id: id, Name: name } },
+      context: {
+        Execution: { Id: id, Name: name },
+        StateMachine: { Id: `${LOCAL_STATE_MACHINE_ARN_PREFIX}${machine}`, Name: machine },
+      },
     });
     void this.#countEvents(run.eventLogs as AsyncGenerator<{ type: string; state?: { type?: string } }>, stats);
     const abort = () => {
@@ -200,7 +309,24 @@ export class EmbeddedExecutor {
       () => calls.idle(),
       () => calls.idle(),
     );
-    return { id, machine, result: run.result, settled, stats, abort };
+    const execution = { id, machine, result: run.result, settled, stats, abort };
+    this.#byName.set(`${machine}/${name}`, execution);
+    return execution;
+  }
+
+  /** The `states:startExecution` service integration: starts (or finds, by name) an execution here. */
+  #startExecution(request: StartExecutionRequest): { ExecutionArn: string; StartDate: string } {
+    const arn = String(request.StateMachineArn ?? '');
+    if (!arn.startsWith(LOCAL_STATE_MACHINE_ARN_PREFIX)) {
+      throw Object.assign(new Error(`cannot start ${arn}: not a state machine of this runtime`), {
+        name: 'StepFunctions.StateMachineDoesNotExistException',
+      });
+    }
+    const known = this.#byName.get(`${arn.slice(LOCAL_STATE_MACHINE_ARN_PREFIX.length)}/${request.Name ?? ''}`);
+    const input = typeof request.Input === 'string' ? JSON.parse(request.Input) : request.Input;
+    const execution = this.start(arn.slice(LOCAL_STATE_MACHINE_ARN_PREFIX.length), input, request.Name);
+    if (!known) this.#options.onStarted?.(execution, input);
+    return { ExecutionArn: execution.id, StartDate: new Date().toISOString() };
   }
 
   #overrides(
@@ -219,8 +345,10 @@ export class EmbeddedExecutor {
         }
         stats.lambdaInvocations++;
         const done = calls.begin();
+        const running = handler(input, lambdaContext(key, executionId));
+        this.#inFlight.add(running);
         try {
-          const output = await handler(input, lambdaContext(key, executionId));
+          const output = await running;
           this.#options.onTask?.({ executionId, stateName, functionKey: key, output });
           return output as JsonValue;
         } catch (error) {
@@ -230,7 +358,17 @@ export class EmbeddedExecutor {
           throw error;
         } finally {
           done();
+          this.#inFlight.delete(running);
         }
+      };
+      if (this.#options.retryIntervalMs !== undefined)
+        retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
+    }
+    for (const stateName of startExecutionStates(definition)) {
+      taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
+        if (aborted.value)
+          throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
+        return this.#startExecution(input as unknown as StartExecutionRequest) as unknown as JsonValue;
       };
       if (this.#options.retryIntervalMs !== undefined)
         retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
@@ -240,7 +378,40 @@ export class EmbeddedExecutor {
       for (const [name, state] of Object.entries(definition.States))
         if (state.Type === 'Wait') waitTimeOverrides[name] = this.#options.waitMs;
     }
+    const clock = this.#options.waitClock;
+    if (clock) this.#followTimestamps(definition, clock, taskResourceLocalHandlers, waitTimeOverrides);
     return { taskResourceLocalHandlers, retryIntervalOverrides, waitTimeOverrides };
+  }
+
+  /**
+   * Makes each Wait state on a timestamp that a Task computed wait on `clock`: the task's result is
+   * read as it returns (the Wait's TimestampPath inside the task's ResultPath), and the Wait's
+   * override is computed when the interpreter asks for it — (timestamp − clock now) / speed real ms.
+   */
+  #followTimestamps(
+    definition: MachineDefinition,
+    clock: WaitClock,
+    handlers: Record<string, LocalTask>,
+    overrides: Record<string, number>,
+  ): void {
+    for (const { wait, writers } of timestampWaits(definition)) {
+      let timestamp: number | undefined;
+      for (const { task, path } of writers) {
+        const handler = handlers[task];
+        if (!handler) continue;
+        handlers[task] = async (input: JsonValue) => {
+          const output = await handler(input);
+          const value = valueAt(output, path);
+          if (typeof value === 'string') timestamp = Date.parse(value);
+          return output;
+        };
+      }
+      Object.defineProperty(overrides, wait, {
+        enumerable: true,
+        // Rounded up, plus the 1 ms by which a Node timer may fire early: never before the timestamp.
+        get: () => (timestamp === undefined ? 0 : Math.max(0, Math.ceil((timestamp - clock.now()) / clock.speed) + 1)),
+      });
+    }
   }
 
   async #countEvents(
@@ -251,9 +422,17 @@ export class EmbeddedExecutor {
       for await (const event of events) {
         if (event.type === 'StateEntered') {
           stats.stateTransitions++;
-          if (event.state?.type === 'Parallel') stats.parallelStates++;
+          stats.historyEvents += 2;
+          if (event.state?.type === 'Task') stats.historyEvents += 3;
+          if (event.state?.type === 'Parallel') {
+            stats.parallelStates++;
+            stats.historyEvents += 2;
+          }
         }
-        if (event.type === 'StateRetried') stats.retries++;
+        if (event.type === 'StateRetried') {
+          stats.retries++;
+          stats.historyEvents += 3;
+        }
       }
     } catch {
       // the log ends with the execution; its errors surface through `result`

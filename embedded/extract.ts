@@ -6,6 +6,8 @@
 
 /** A Lambda ARN as the embedded executor sees it; the function name is the serverless.yml key. */
 export const LOCAL_ARN_PREFIX = 'arn:aws:lambda:local:000000000000:function:';
+/** A state machine's ARN as the embedded executor sees it; the name is the serverless.yml key. */
+export const LOCAL_STATE_MACHINE_ARN_PREFIX = 'arn:aws:states:local:000000000000:stateMachine:';
 /** The embedded bus's name; every reference to the template's bus resolves to it. */
 export const EMBEDDED_BUS = 'drainbridge';
 
@@ -70,13 +72,25 @@ function machineKeys(template: Template): Map<string, string> {
   return keys;
 }
 
+/**
+ * A state machine's own ARN written out in its definition (ContinueAsNew starts the machine again):
+ * `arn:${AWS::Partition}:states:…:stateMachine:drainbridge-<key>-<stage>` → the local ARN of `<key>`.
+ */
+function stateMachineArnOf(value: unknown): string | undefined {
+  const sub = (value as { 'Fn::Sub'?: unknown } | undefined)?.['Fn::Sub'];
+  const match = typeof sub === 'string' ? /:stateMachine:[^-]+-(.+)-[^-]+$/.exec(sub) : null;
+  return match?.[1] ? `${LOCAL_STATE_MACHINE_ARN_PREFIX}${match[1]}` : undefined;
+}
+
 function substitute(text: string, variables: Record<string, Json>, functions: Map<string, string>): string {
   return text.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
     const value = variables[name] as { 'Fn::GetAtt'?: [string, string] } | undefined;
     const target = value?.['Fn::GetAtt']?.[0];
     const key = target ? functions.get(target) : undefined;
-    if (!key) throw new Error(`cannot resolve ${whole} in a state machine definition`);
-    return `${LOCAL_ARN_PREFIX}${key}`;
+    if (key) return `${LOCAL_ARN_PREFIX}${key}`;
+    const machine = stateMachineArnOf(value);
+    if (!machine) throw new Error(`cannot resolve ${whole} in a state machine definition`);
+    return machine;
   });
 }
 

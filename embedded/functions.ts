@@ -7,7 +7,9 @@ import { handler as admit } from '../functions/admit.ts';
 import { handler as failEvacuation } from '../functions/fail-evacuation.ts';
 import { handler as finishEvacuation } from '../functions/finish-evacuation.ts';
 import { handler as finishRestore } from '../functions/finish-restore.ts';
+import { handler as openWindow } from '../functions/open-window.ts';
 import { handler as pass } from '../functions/pass.ts';
+import { handler as planStart } from '../functions/plan-start.ts';
 import { handler as prepareNova } from '../functions/prepare-nova.ts';
 import { handler as releaseHold } from '../functions/release-hold.ts';
 import { handler as resolveTarget } from '../functions/resolve-target.ts';
@@ -17,6 +19,7 @@ import type { LocalHandler } from './executor.ts';
 
 const FUNCTIONS = {
   resolveTarget,
+  planStart,
   admit,
   prepareNova,
   pass,
@@ -25,6 +28,7 @@ const FUNCTIONS = {
   releaseHold,
   restoreNova,
   finishRestore,
+  openWindow,
 };
 
 /** The handlers bound to `deps`; `now` lets tests move time. */

@@ -10,6 +10,8 @@ interface PassOutputShape {
   done?: boolean;
   progress?: { total: number; moved: number; inFlight: number; skipped: number };
   blockers?: string[];
+  /** Items in flight, one line each (KubeVirt migrations: `vms/app-1 Running node-1 → node-2 (40 s)`). */
+  detail?: string[];
 }
 
 /** The line for a pass step's output, e.g. `pods: 3/10 pods evicted, 2 in flight, 4 skipped`. */
@@ -20,7 +22,27 @@ export function passLine(output: PassOutputShape): string | undefined {
   if (inFlight > 0) parts.push(`${inFlight} in flight`);
   if (skipped > 0) parts.push(`${skipped} skipped`);
   const done = output.done ? ' — done' : '';
-  return `${output.branch}: ${parts.join(', ')}${done}`;
+  const detail = output.detail?.length ? ` (${output.detail.join('; ')})` : '';
+  return `${output.branch}: ${parts.join(', ')}${detail}${done}`;
+}
+
+interface VmMoveShape {
+  name: string;
+  status: string;
+  phase?: string;
+  sourceNode: string;
+  targetNode?: string;
+}
+
+/** The KubeVirt VMs of an `Evacuation Progress` event, summed up: `VMs: 2 moved, 1 migrating (vms/a Running node-1 → node-2)`. */
+function vmsLine(vms: readonly VmMoveShape[]): string {
+  const counts = new Map<string, number>();
+  for (const vm of vms) counts.set(vm.status, (counts.get(vm.status) ?? 0) + 1);
+  const moving = vms
+    .filter((vm) => vm.status === 'migrating')
+    .map((vm) => `${vm.name} ${vm.phase ?? 'Pending'} ${vm.sourceNode} → ${vm.targetNode ?? '?'}`);
+  const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  return `VMs: ${summary}${moving.length > 0 ? ` (${moving.join('; ')})` : ''}`;
 }
 
 /** The line for a task call, or undefined when it says nothing new for a person. */
@@ -29,6 +51,8 @@ export function taskLine(call: TaskCall): string | undefined {
     // NotYetDone carries "<branch>: x/y moved …; blocked: …" — the waiting reason is the news.
     if (call.error.name === 'NotYetDone') return `waiting — ${call.error.message}`;
     if (call.error.name === 'SlotUnavailable') return `waiting for a maintenance slot — ${call.error.message}`;
+    // A duplicate or taken-over request is dropped on purpose: not a failure.
+    if (call.error.name === 'SkipEvent') return `skipped — ${call.error.message}`;
     return `${call.stateName} failed: ${call.error.name}: ${call.error.message}`;
   }
   const output = call.output as PassOutputShape | undefined;
@@ -53,13 +77,16 @@ export function createProgressPrinter(
 export function busLine(detailType: string, detail: Record<string, unknown>): string {
   const node = String(detail.nodeName ?? (detail.target as { nodeName?: string } | undefined)?.nodeName ?? '');
   switch (detailType) {
-    case 'Evacuation Progress':
-      return `phase ${String(detail.phase)} (node ${node})`;
+    case 'Evacuation Progress': {
+      const vms = detail.vms as VmMoveShape[] | undefined;
+      return vms ? vmsLine(vms) : `phase ${String(detail.phase)} (node ${node})`;
+    }
     case 'Evacuation Succeeded':
       return `evacuation of ${node} succeeded in ${Number(detail.durationSeconds).toFixed(1)}s`;
     case 'Evacuation Failed': {
       const error = detail.error as { name: string; message: string };
-      return `evacuation of ${node} FAILED: ${error.name}: ${error.message} (the node stays cordoned and held)`;
+      // Whether the node is cordoned is read and said by the command at the end, not assumed here.
+      return `evacuation of ${node} FAILED: ${error.name}: ${error.message}`;
     }
     case 'Node Restored':
       return `node ${node} restored: ${detail.lastHold ? (detail.uncordoned ? 'uncordoned' : 'left cordoned (it was cordoned before)') : 'other holds remain, still cordoned'}`;

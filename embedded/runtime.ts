@@ -11,12 +11,37 @@ import type { DetailByType, DetailType } from '../lib/events/contracts.ts';
 import { CONTRACTS } from '../lib/events/contracts.ts';
 import { parseDetail } from '../lib/events/parse.ts';
 import type { KubeClientOptions } from '../lib/kube/client.ts';
+import type { WindowDefinition } from '../lib/windows/definition.ts';
 import { connectDeps, type NovaFactory, type WorkflowDeps } from '../lib/workflow/deps.ts';
-import { EmbeddedExecutor, type Execution, type ExecutorOptions, type MachineDefinition } from './executor.ts';
+import type { WindowOpened } from '../lib/workflow/tasks/window-steps.ts';
+import {
+  EmbeddedExecutor,
+  type Execution,
+  type ExecutorOptions,
+  type LocalHandler,
+  lambdaContext as localContext,
+  type MachineDefinition,
+} from './executor.ts';
 import { type Definitions, EMBEDDED_BUS } from './extract.ts';
 import { embeddedHandlers } from './functions.ts';
 
+let packagedDefinitions: Definitions | undefined;
+
+/** The single-file bundle (scripts/bundle.ts) carries the definitions inside itself instead of beside it. */
+export function usePackagedDefinitions(definitions: Definitions): void {
+  packagedDefinitions = definitions;
+}
+
+type Outcome = { ok: true; output: unknown } | { ok: false; error: Error };
+
+/** The execution an ended one continued as: the ContinueAsNew state's `continued.ExecutionArn` in its output. */
+export function continuedAs(outcome: Outcome): string | undefined {
+  if (!outcome.ok) return undefined;
+  return (outcome.output as { continued?: { ExecutionArn?: string } } | undefined)?.continued?.ExecutionArn;
+}
+
 export function loadDefinitions(): Definitions {
+  if (packagedDefinitions) return packagedDefinitions;
   return JSON.parse(readFileSync(new URL('../workflow/definitions.json', import.meta.url), 'utf8')) as Definitions;
 }
 
@@ -25,7 +50,7 @@ export interface TrackedExecution extends Execution {
   readonly requestId: string | undefined;
   readonly input: unknown;
   /** Settles when the execution ends: its output, or the error that ended it. */
-  readonly outcome: Promise<{ ok: true; output: unknown } | { ok: false; error: Error }>;
+  readonly outcome: Promise<Outcome>;
 }
 
 export interface EmbeddedOptions extends ExecutorOptions {
@@ -44,6 +69,8 @@ export interface EmbeddedOptions extends ExecutorOptions {
    * put an EventBridgePublisher (the real SDK) in front of an endpoint that feeds this bus.
    */
   readonly publisherFor?: (bus: InProcessBus) => EventPublisher;
+  /** Names executions (default: a random UUID); `drainbridge run` marks its own with its identity. */
+  readonly executionName?: () => string;
 }
 
 export class EmbeddedRuntime {
@@ -51,11 +78,23 @@ export class EmbeddedRuntime {
   readonly bus: InProcessBus;
   readonly executor: EmbeddedExecutor;
   readonly executions: TrackedExecution[] = [];
+  readonly #executionName: (() => string) | undefined;
+  readonly #handlers: Record<string, LocalHandler>;
 
-  private constructor(deps: WorkflowDeps, bus: InProcessBus, executor: EmbeddedExecutor) {
-    this.deps = deps;
-    this.bus = bus;
-    this.executor = executor;
+  private constructor(
+    parts: {
+      deps: WorkflowDeps;
+      bus: InProcessBus;
+      executor: EmbeddedExecutor;
+      handlers: Record<string, LocalHandler>;
+    },
+    name?: () => string,
+  ) {
+    this.deps = parts.deps;
+    this.bus = parts.bus;
+    this.executor = parts.executor;
+    this.#handlers = parts.handlers;
+    this.#executionName = name;
   }
 
   static async create(options: EmbeddedOptions): Promise<EmbeddedRuntime> {
@@ -83,18 +122,38 @@ export class EmbeddedRuntime {
       options.nova,
       options.kubeClient,
     );
-    const executor = new EmbeddedExecutor(
-      definitions.stateMachines as Record<string, MachineDefinition>,
-      embeddedHandlers(deps, options.now),
-      options,
-    );
-    runtime = new EmbeddedRuntime(deps, bus, executor);
+    const handlers = embeddedHandlers(deps, options.now);
+    const executor = new EmbeddedExecutor(definitions.stateMachines as Record<string, MachineDefinition>, handlers, {
+      ...options,
+      // Continue-as-new starts executions from inside one: the runtime tracks them like the bus's.
+      onStarted: (execution, input) => {
+        runtime?.track(execution, input);
+        options.onStarted?.(execution, input);
+      },
+    });
+    runtime = new EmbeddedRuntime({ deps, bus, executor, handlers }, options.executionName);
     return runtime;
+  }
+
+  /**
+   * A maintenance window opened (its schedule fired): the openWindow function — what EventBridge
+   * Scheduler invokes on AWS — puts one request per matching node on this runtime's bus.
+   */
+  async openWindow(window: WindowDefinition, scheduledTime: Date): Promise<WindowOpened> {
+    const handler = this.#handlers.openWindow as LocalHandler;
+    const input = { window, scheduledTime: scheduledTime.toISOString() };
+    const opened = (await handler(input, localContext('openWindow'))) as WindowOpened;
+    await this.bus.idle();
+    return opened;
   }
 
   /** Starts an execution directly (what a bus rule does), and tracks it. */
   startExecution(machine: string, input: unknown): TrackedExecution {
-    const execution = this.executor.start(machine, input);
+    return this.track(this.executor.start(machine, input, this.#executionName?.()), input);
+  }
+
+  /** Tracks an execution started here (by a rule, directly, or by another execution continuing as new). */
+  track(execution: Execution, input: unknown): TrackedExecution {
     const detail = (input as { detail?: { requestId?: unknown } } | undefined)?.detail;
     const requestId = typeof detail?.requestId === 'string' ? detail.requestId : undefined;
     const outcome = execution.result.then(
@@ -120,9 +179,25 @@ export class EmbeddedRuntime {
     await this.bus.idle();
   }
 
-  /** Executions started for a request. */
+  /** Executions started for a request (a continued evacuation's chain included, in order). */
   executionsFor(requestId: string): TrackedExecution[] {
     return this.executions.filter((execution) => execution.requestId === requestId);
+  }
+
+  /**
+   * The chain of executions `execution` began, once it has ended: itself and every execution it
+   * continued as (continue-as-new), in order; the last one's outcome is the evacuation's.
+   */
+  async chainOf(execution: TrackedExecution): Promise<{ executions: TrackedExecution[]; outcome: Outcome }> {
+    const executions = [execution];
+    for (;;) {
+      const current = executions.at(-1) as TrackedExecution;
+      const outcome = await current.outcome;
+      const nextId = continuedAs(outcome);
+      const next = nextId ? this.executions.find((candidate) => candidate.id === nextId) : undefined;
+      if (!next) return { executions, outcome };
+      executions.push(next);
+    }
   }
 
   /** Waits for every execution started so far (and those they lead to) to end. */
@@ -137,5 +212,11 @@ export class EmbeddedRuntime {
   stop(): void {
     this.bus.stop();
     for (const execution of this.executions) execution.abort();
+  }
+
+  /** Stops starting work and waits for the task calls already running to end (e.g. on Ctrl-C). */
+  async stopAtSafePoint(): Promise<void> {
+    this.stop();
+    await this.executor.idle();
   }
 }

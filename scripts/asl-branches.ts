@@ -4,13 +4,23 @@
  * rest of the file stays hand-written. Pure: text in, text out (scripts/gen-asl.ts reads and writes).
  *
  * Each branch is a reconcile pass in a loop: a Task that calls the `pass` function with the branch's
- * name (Retry on NotYetDone with backoff), and a Choice that loops back until the pass says done.
- * `parallel` branches are the Parallel state `Evacuate`; `after-vms` branches follow it one after
- * another and then go to FinishEvacuation. State names come from the branch name (`infra-pods` →
+ * name (Retry on NotYetDone with backoff, then caught), a count of the iteration's history events, and a
+ * Choice that loops back until the pass says done — or leaves so that the execution continues as new
+ * once the count reaches the branch's share (lib/workflow/history-budget.ts). `parallel` branches are
+ * the Parallel state `Evacuate`; `after-vms` branches follow it one after another and then go to
+ * FinishEvacuation. State names come from the branch name (`infra-pods` →
  * InfraPodsPass, InfraPodsDone) and must be unique in the whole definition: the embedded interpreter
  * keys its task handlers by state name.
  */
 import { parse } from 'yaml';
+import {
+  CONTINUE_AT,
+  ITERATION_EVENTS,
+  PARALLEL_ENTRY_LIMIT,
+  POLL_RETRIES,
+  parallelShare,
+  softLimit,
+} from '../lib/workflow/history-budget.ts';
 
 export interface AslBranch {
   readonly name: string;
@@ -23,9 +33,11 @@ export const BEGIN_MARKER =
 export const END_MARKER = '  # --- end of the generated branch states ---';
 
 /** The state the generated part starts with (the step before it names it in `Next`). */
-export const ENTRY_STATE = 'Evacuate';
+export const ENTRY_STATE = 'BeforeEvacuate';
 /** Where the generated part goes when every branch is done. */
 export const EXIT_STATE = 'FinishEvacuation';
+/** Where it goes when the execution must continue as new (hand-written: it starts the next execution). */
+export const CONTINUE_STATE = 'PrepareContinuation';
 
 /** `infra-pods` → `InfraPods`. */
 export function statePrefix(branch: string): string {
@@ -47,18 +59,44 @@ const NOT_YET_DONE_RETRY = [
   'IntervalSeconds: 2',
   'BackoffRate: 1.5',
   'MaxDelaySeconds: 30',
-  'MaxAttempts: 5000',
+  `MaxAttempts: ${POLL_RETRIES}`,
   'JitterStrategy: FULL',
 ];
 
+/** The catches of a Task outside the Parallel state (inside it, the Parallel's own catches apply). */
+const STEP_CATCHES = [
+  '- ErrorEquals: [EvacuationCancelled]',
+  '  ResultPath: $.error',
+  '  Next: Cancelled',
+  '- ErrorEquals: [SkipEvent]',
+  '  ResultPath: $.error',
+  '  Next: Skipped',
+  '- ErrorEquals: [States.ALL]',
+  '  ResultPath: $.error',
+  '  Next: RecordFailure',
+];
+
+interface LoopOptions {
+  /** This Task defines the `&notYetDone` anchor (the first one in the file) instead of referring to it. */
+  readonly firstRetry: boolean;
+  /** Inside a Parallel branch: no catches of its own but NotYetDone's. */
+  readonly parallel: boolean;
+  /** Where the loop goes when the pass says done, and when the execution must continue as new. */
+  readonly done: string;
+  readonly leave: string;
+  /** The count at which the loop leaves (its share of the history). */
+  readonly share: number;
+}
+
 /**
- * One branch's pass and its loop, at column 0. `firstRetry`: this Task defines the `&notYetDone`
- * anchor (the first one in the file) instead of referring to it; `parallel`: inside a Parallel branch
- * (no Catch of its own: the Parallel's catches apply; done ends the branch).
+ * One branch's pass and its loop, at column 0: the pass Task (NotYetDone retried POLL_RETRIES times, then
+ * caught), a Pass state for the caught NotYetDone, the count of the iteration, and the Choice: done →
+ * `done`; the pass asks to continue, or the count reached the share → `leave`; else round again.
  */
-function passLoop(branch: AslBranch, done: string, options: { firstRetry: boolean; parallel: boolean }): string[] {
+function passLoop(branch: AslBranch, options: LoopOptions): string[] {
   const prefix = statePrefix(branch.name);
   const retry = options.firstRetry ? ['    - &notYetDone', ...indent(NOT_YET_DONE_RETRY, 6)] : ['    - *notYetDone'];
+  const notYetDone = ['- ErrorEquals: [NotYetDone]', '  ResultPath: $.pass', `  Next: ${prefix}Waited`];
   return [
     `${prefix}Pass:`,
     '  Type: Task',
@@ -70,37 +108,86 @@ function passLoop(branch: AslBranch, done: string, options: { firstRetry: boolea
     '    request.$: $.request',
     '    executionId.$: $.executionId',
     '    startedAt.$: $.startedAt',
+    '    history:',
+    '      events.$: $.history.events',
+    `      limit: ${softLimit(options.share)}`,
     '  ResultPath: $.pass',
     '  Retry:',
     ...retry,
     '    - *transient',
-    ...(options.parallel ? [] : ['  Catch: *catches']),
+    '  Catch:',
+    ...indent(options.parallel ? notYetDone : [...notYetDone, ...STEP_CATCHES], 4),
+    `  Next: ${prefix}Counted`,
+    `${prefix}Waited:`,
+    '  Type: Pass',
+    '  Comment: no progress in this round of retries; the loop counts it and goes round',
+    '  Result: { done: false, continue: false }',
+    '  ResultPath: $.pass',
+    `  Next: ${prefix}Counted`,
+    `${prefix}Counted:`,
+    '  Type: Pass',
+    `  Comment: the most this round can have written to the history (${ITERATION_EVENTS} events)`,
+    '  Parameters:',
+    `    events.$: States.MathAdd($.history.events, ${ITERATION_EVENTS})`,
+    '  ResultPath: $.history',
     `  Next: ${prefix}Done`,
     `${prefix}Done:`,
     '  Type: Choice',
     '  Choices:',
     '    - Variable: $.pass.done',
     '      BooleanEquals: true',
-    `      Next: ${done}`,
+    `      Next: ${options.done}`,
+    '    - Variable: $.pass.continue',
+    '      BooleanEquals: true',
+    `      Next: ${options.leave}`,
+    '    - Variable: $.history.events',
+    `      NumericGreaterThanEquals: ${options.share}`,
+    `      Next: ${options.leave}`,
     `  Default: ${prefix}Pass`,
   ];
 }
 
-function parallelBranch(branch: AslBranch, first: boolean): string[] {
-  const finished = `${statePrefix(branch.name)}Finished`;
-  const states = [
-    ...passLoop(branch, finished, { firstRetry: first, parallel: true }),
-    `${finished}:`,
-    '  Type: Succeed',
+/** A branch's end inside the Parallel state: its count and whether it left to continue as new. */
+function branchEnd(name: string, leaving: boolean): string[] {
+  return [
+    `${name}:`,
+    '  Type: Pass',
+    '  Parameters:',
+    `    continue: ${leaving}`,
+    '    events.$: $.history.events',
+    '  End: true',
   ];
-  return [`- StartAt: ${statePrefix(branch.name)}Pass`, '  States:', ...indent(states, 4)];
 }
 
-/** The generated states, between (and with) the marker lines. */
-export function renderBranchStates(branches: readonly AslBranch[]): string {
-  const parallel = branches.filter((b) => b.stage === 'parallel');
-  const after = branches.filter((b) => b.stage === 'after-vms');
-  if (parallel.length === 0) throw new Error('the branch registry has no parallel branch');
+function parallelBranch(branch: AslBranch, first: boolean, share: number): string[] {
+  const prefix = statePrefix(branch.name);
+  const states = [
+    ...passLoop(branch, {
+      firstRetry: first,
+      parallel: true,
+      done: `${prefix}Finished`,
+      leave: `${prefix}Leaves`,
+      share,
+    }),
+    ...branchEnd(`${prefix}Finished`, false),
+    ...branchEnd(`${prefix}Leaves`, true),
+  ];
+  return [`- StartAt: ${prefix}Pass`, '  States:', ...indent(states, 4)];
+}
+
+/** `States.MathAdd($[0].events, States.MathAdd($[1].events, $[2].events))` for n branches. */
+function sumOfBranches(count: number, index = 0): string {
+  if (index === count - 1) return `$[${index}].events`;
+  return `States.MathAdd($[${index}].events, ${sumOfBranches(count, index + 1)})`;
+}
+
+function anyBranchLeaves(count: number): string {
+  if (count === 1) return '$[0].continue';
+  const flags = Array.from({ length: count }, (_, i) => `$[${i}].continue`).join(', ');
+  return `States.ArrayContains(States.Array(${flags}), true)`;
+}
+
+function checkNames(branches: readonly AslBranch[]): void {
   const byPrefix = new Map<string, string>();
   for (const branch of branches) {
     const other = byPrefix.get(statePrefix(branch.name));
@@ -108,20 +195,76 @@ export function renderBranchStates(branches: readonly AslBranch[]): string {
       throw new Error(`branches ${other} and ${branch.name} would both have states named ${statePrefix(branch.name)}…`);
     byPrefix.set(statePrefix(branch.name), branch.name);
   }
-  const firstAfter = (i: number) => (after[i] ? `${statePrefix(after[i].name)}Pass` : EXIT_STATE);
-  const lines = [
+}
+
+/** The Parallel state, the check before it and the tally after it. */
+function parallelStates(parallel: readonly AslBranch[], next: string): string[] {
+  const share = parallelShare(parallel.length);
+  return [
     `${ENTRY_STATE}:`,
+    '  Type: Choice',
+    '  Comment: a long wait for a slot used much of the history; continue as new before the branches start',
+    '  Choices:',
+    '    - Variable: $.history.events',
+    `      NumericGreaterThanEquals: ${PARALLEL_ENTRY_LIMIT}`,
+    `      Next: ${CONTINUE_STATE}`,
+    '  Default: Evacuate',
+    'Evacuate:',
     '  Type: Parallel',
-    '  Comment: VM branches and ordinary pod eviction run side by side',
-    '  ResultPath: null',
+    `  Comment: VM branches and ordinary pod eviction run side by side, each counting its share of the history (${share} events)`,
+    '  Parameters:',
+    '    request.$: $.request',
+    '    executionId.$: $.executionId',
+    '    startedAt.$: $.startedAt',
+    '    history: { events: 0 }',
+    '  ResultSelector:',
+    `    events.$: ${sumOfBranches(parallel.length)}`,
+    `    continue.$: ${anyBranchLeaves(parallel.length)}`,
+    '  ResultPath: $.parallel',
     '  Branches:',
     ...indent(
-      parallel.flatMap((b, i) => parallelBranch(b, i === 0)),
+      parallel.flatMap((b, i) => parallelBranch(b, i === 0, share)),
       4,
     ),
     '  Catch: *catches',
-    `  Next: ${firstAfter(0)}`,
-    ...after.flatMap((b, i) => passLoop(b, firstAfter(i + 1), { firstRetry: false, parallel: false })),
+    '  Next: CountEvacuate',
+    'CountEvacuate:',
+    '  Type: Pass',
+    '  Parameters:',
+    '    events.$: States.MathAdd($.history.events, $.parallel.events)',
+    '  ResultPath: $.history',
+    '  Next: AfterEvacuate',
+    'AfterEvacuate:',
+    '  Type: Choice',
+    '  Choices:',
+    '    - Variable: $.parallel.continue',
+    '      BooleanEquals: true',
+    `      Next: ${CONTINUE_STATE}`,
+    '    - Variable: $.history.events',
+    `      NumericGreaterThanEquals: ${CONTINUE_AT}`,
+    `      Next: ${CONTINUE_STATE}`,
+    `  Default: ${next}`,
+  ];
+}
+
+/** The generated states, between (and with) the marker lines. */
+export function renderBranchStates(branches: readonly AslBranch[]): string {
+  const parallel = branches.filter((b) => b.stage === 'parallel');
+  const after = branches.filter((b) => b.stage === 'after-vms');
+  if (parallel.length === 0) throw new Error('the branch registry has no parallel branch');
+  checkNames(branches);
+  const firstAfter = (i: number) => (after[i] ? `${statePrefix(after[i].name)}Pass` : EXIT_STATE);
+  const lines = [
+    ...parallelStates(parallel, firstAfter(0)),
+    ...after.flatMap((b, i) =>
+      passLoop(b, {
+        firstRetry: false,
+        parallel: false,
+        done: firstAfter(i + 1),
+        leave: CONTINUE_STATE,
+        share: CONTINUE_AT,
+      }),
+    ),
   ];
   return [BEGIN_MARKER, ...indent(lines, 2), END_MARKER].join('\n');
 }

@@ -2,7 +2,7 @@
  * The simulator as one object: store + control loops + HTTP API on 127.0.0.1. This is what tests,
  * benchmarks, the demo and `drainbridge sim` start.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ADMIN_USER, TokenAuthenticator } from './auth/authenticator.ts';
 import { installBootstrapRbac } from './auth/bootstrap.ts';
 import { type ControllerOptions, type Controllers, type KubeVirt, startControllers } from './controllers/index.ts';
@@ -129,6 +129,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const tls = options.tls === false ? undefined : generateServingCertificate();
   const faults = new FaultInjector();
   const server = createApiServer({ store, authenticator, version: SIMULATED_VERSION, faults }, requestLog, tls);
+  // Every TCP connection, from accept on: closeAllConnections() knows only connections that have become
+  // HTTP ones, and with TLS a connection still in its handshake is not one yet — stop() waited for it
+  // (up to the handshake timeout, or for ever once it carried a watch on the stopped store).
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -164,8 +172,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     stop: async () => {
       controllers?.stop();
       store.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
     },
   };
 }

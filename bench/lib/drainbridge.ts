@@ -31,6 +31,7 @@ const EMPTY_STATS: ExecutionStats = {
   lambdaErrors: 0,
   retries: 0,
   parallelStates: 0,
+  historyEvents: 0,
 };
 
 function timeLimit(ms: number): { promise: Promise<'timeout'>; cancel: () => void } {

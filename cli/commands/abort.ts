@@ -1,33 +1,46 @@
 /** `drainbridge abort NODE`: stop a running evacuation; the node stays cordoned (the safe state). */
-import { buildKubeConfig } from '../../lib/config/index.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
-import { parseArgs } from '../args.ts';
-import { type Command, UsageError } from '../command.ts';
-import { configFor, requesterName } from '../embedded.ts';
+import { connect, preflight } from '../cluster.ts';
+import { type Command, type CommandContext, processContext } from '../command.ts';
+import { CLUSTER_FLAGS } from '../common-flags.ts';
+import { requesterName } from '../embedded.ts';
+import { EXIT } from '../exit-codes.ts';
+import { expectPositionals, type FlagSpec, flagValue, parseCommandLine } from '../flags.ts';
 import { pickRequest } from './restore.ts';
 
-const OWN = { 'request-id': true, kubeconfig: true };
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'request-id', kind: 'value', value: 'ID', help: "the request to stop (default: the node's only hold)" },
+  ...CLUSTER_FLAGS,
+];
 
 export const abortCommand: Command = {
   name: 'abort',
   summary: 'stop a running evacuation; the node stays cordoned and held until `drainbridge restore`',
   usage: [
-    'Usage: drainbridge abort NODE [--request-id ID] [--kubeconfig FILE]',
+    'Usage: drainbridge abort NODE [--request-id ID] [--kubeconfig FILE] [--context NAME]',
     '',
     "Marks the request's Evacuation record as aborted. The evacuation (in any process, embedded or on",
     'AWS) stops at its next step: it records the failure, aborts its in-flight Nova live migrations (the',
     'servers keep running where they are) and publishes Evacuation Failed. Nothing is uncordoned and',
-    'nova-compute stays disabled: run `drainbridge restore NODE` to end the maintenance.',
+    'nova-compute stays disabled: run `drainbridge restore NODE` to end the maintenance. A request that',
+    'holds nothing on the node is refused (exit 5): there is nothing to abort.',
   ].join('\n'),
-  async run(argv) {
-    const args = parseArgs(argv, OWN);
-    if (args.positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${args.positional.length}`);
-    const node = args.positional[0] ?? '';
-    const client = new KubeClient(await buildKubeConfig(configFor(args.own.get('kubeconfig'))));
-    const requestId = await pickRequest(client, node, args.own.get('request-id'));
-    await new EvacuationProgressStore(client).requestAbort(requestId, requesterName(), new Date());
-    console.log(`abort requested for request ${requestId} on node ${node}; the evacuation stops at its next step`);
-    return 0;
+  flags: FLAGS,
+  operands: ['NODE'],
+  exits: ['ok', 'failed', 'usage', 'notReady', 'refused'],
+  async run(argv, context: CommandContext = processContext()) {
+    const parsed = parseCommandLine(argv, FLAGS);
+    const [node = ''] = expectPositionals(parsed, ['NODE']);
+    const cluster = await connect(parsed, context);
+    if (!(await preflight(cluster, { operation: 'abort' }, context, 'drainbridge abort'))) return EXIT.notReady;
+    const pick = await pickRequest(cluster.client, node, flagValue(parsed, 'request-id'));
+    if (!('requestId' in pick)) {
+      const why = 'done' in pick ? pick.done.replace('nothing to restore', 'nothing to abort') : pick.refused;
+      context.err(`drainbridge abort: refused: ${why}; nothing was changed.`);
+      return EXIT.refused;
+    }
+    await new EvacuationProgressStore(cluster.client).requestAbort(pick.requestId, requesterName(), new Date());
+    context.out(`abort requested for request ${pick.requestId} on node ${node}; the evacuation stops at its next step`);
+    return EXIT.ok;
   },
 };

@@ -5,16 +5,18 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
-import { busLine, createProgressPrinter, taskLine } from '../../embedded/progress.ts';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
 import { renderPlanText } from '../../lib/workflow/branches/render.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
-import { parseArgs } from '../args.ts';
-import { type Command, UsageError } from '../command.ts';
+import { type Command, type CommandContext, processContext } from '../command.ts';
 import { configFor } from '../embedded.ts';
+import { EXIT } from '../exit-codes.ts';
+import { expectPositionals, type FlagSpec, flagValue, numberFlag, parseCommandLine } from '../flags.ts';
+import { createRenderer } from '../output/index.ts';
+import type { EventSource } from '../output/renderer.ts';
 
 const NODE = 'node-1';
 const REQUEST = 'demo-node-1';
@@ -26,9 +28,9 @@ interface DemoTally {
   blockerCleared: boolean;
 }
 
-function heading(text: string): void {
-  console.log(`\n== ${text}`);
-}
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'speed', kind: 'value', value: 'X', help: "the simulated cluster's clock speed (default 20)" },
+];
 
 function kubeClientFor(kubeconfigPath: string): KubeClient {
   const kc = new KubeConfig();
@@ -44,12 +46,17 @@ async function podsOn(client: KubeClient, node: string): Promise<string[]> {
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'run a whole evacuation and restore on a simulated cluster, embedded (what `npm start` runs)',
-  usage: "Usage: drainbridge demo [--speed X]   (X: the simulated cluster's clock speed, default 20)",
-  async run(argv) {
-    const args = parseArgs(argv, { speed: true });
-    const speed = Number(args.own.get('speed') ?? '20');
-    if (!(speed > 0 && speed <= 1000)) throw new UsageError('--speed must be a number between 0 and 1000');
+  usage:
+    "Usage: drainbridge demo [--speed X]   (X: the simulated cluster's clock speed, greater than 0 and at most 1000; default 20)",
+  flags: FLAGS,
+  exits: ['ok', 'failed', 'usage'],
+  async run(argv, context: CommandContext = processContext()) {
+    const parsed = parseCommandLine(argv, FLAGS);
+    expectPositionals(parsed, []);
+    const speedFlag = flagValue(parsed, 'speed');
+    const speed = speedFlag === undefined ? 20 : numberFlag('speed', speedFlag, { above: 0, max: 1000 });
     const started = Date.now();
+    const heading = (text: string) => context.out(`\n== ${text}`);
     heading(
       'a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1',
     );
@@ -58,27 +65,28 @@ export const demoCommand: Command = {
     try {
       const client = kubeClientFor(cluster.kubeconfigPath);
       const admin = kubeClientFor(cluster.adminKubeconfigPath);
-      console.log(
+      context.out(
         `API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`,
       );
-      console.log(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
+      context.out(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
 
       heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
       const config = configFor(cluster.kubeconfigPath, {});
       const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
       const settings = { options, infraPodSelector: '', serverDryRun: true };
-      console.log(renderPlanText(await planEvacuation(config, client, NODE, settings)));
+      context.out(renderPlanText(await planEvacuation(config, client, NODE, settings)));
 
       heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
-      const print = createProgressPrinter((line) => console.log(line), started);
+      const output = createRenderer(context, { start: started });
+      const events: EventSource = output.events;
       const runtime = await EmbeddedRuntime.create({
         config,
         retryIntervalMs: 300,
         now: () => new Date(cluster.sim.clock.now()),
-        onBusEvent: (type, detail) => print(busLine(type, detail as Record<string, unknown>)),
+        onBusEvent: events.bus,
         onTask: (call: TaskCall) => {
-          print(taskLine(call));
-          void reactTo(call, tally, admin);
+          events.task(call);
+          void reactTo(call, tally, admin, events);
         },
       });
       try {
@@ -94,7 +102,7 @@ export const demoCommand: Command = {
         const evacuation = runtime.executionsFor(REQUEST)[0];
         const outcome = await evacuation?.outcome;
         if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
-        console.log(
+        context.out(
           `pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`,
         );
 
@@ -108,13 +116,13 @@ export const demoCommand: Command = {
         });
         await runtime.settle();
         const node = await client.getNode(NODE);
-        console.log(
+        context.out(
           `${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`,
         );
 
         heading('summary');
         const stats = evacuation?.stats;
-        console.log(
+        context.out(
           [
             `evacuation + restore of ${NODE} in ${((Date.now() - started) / 1000).toFixed(1)} s (simulated cluster at ${speed}× speed)`,
             `blocker explained and cleared by the operator: ${tally.blockerCleared ? 'yes (bare pod default/debug)' : 'no'}`,
@@ -122,9 +130,10 @@ export const demoCommand: Command = {
             `Evacuate execution: ${stats?.stateTransitions} state transitions, ${stats?.lambdaInvocations} Lambda invocations, ≈${stats ? estimateHistoryEvents(stats) : '?'} history events (Step Functions allows 25,000)`,
           ].join('\n'),
         );
-        return 0;
+        return EXIT.ok;
       } finally {
         runtime.stop();
+        output.close();
       }
     } finally {
       await cluster.stop();
@@ -133,13 +142,13 @@ export const demoCommand: Command = {
 };
 
 /** The demo's operator: counts waits and, once, clears the blocker the evacuation explained. */
-async function reactTo(call: TaskCall, tally: DemoTally, admin: KubeClient): Promise<void> {
+async function reactTo(call: TaskCall, tally: DemoTally, admin: KubeClient, events: EventSource): Promise<void> {
   if (call.error?.name !== 'NotYetDone') return;
   tally.polls++;
   if (/disruption budget/i.test(call.error.message)) tally.pdbWaits++;
   if (!tally.blockerCleared && call.error.message.includes(BLOCKER_TEXT)) {
     tally.blockerCleared = true;
-    console.log('   → operator: the debug pod is disposable; `kubectl delete pod debug -n default`');
+    events.note('→ operator: the debug pod is disposable; `kubectl delete pod debug -n default`');
     await admin.core.deleteNamespacedPod({ name: 'debug', namespace: 'default' });
   }
 }

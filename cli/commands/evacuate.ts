@@ -1,68 +1,197 @@
 /** `drainbridge evacuate NODE`: run the Evacuate state machine embedded against a cluster (and Nova). */
-import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
-import { InvalidInput } from '../../lib/errors/index.ts';
-import { parseArgs } from '../args.ts';
-import { type Command, UsageError } from '../command.ts';
-import { configFor, exitCodeOf, requesterName, startEmbedded } from '../embedded.ts';
+import type { DetailByType } from '../../lib/events/contracts.ts';
+import { type Cluster, connect, preflight } from '../cluster.ts';
+import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
+import {
+  CLUSTER_FLAGS,
+  DRAIN_FLAGS,
+  DRAIN_FLAGS_HELP,
+  drainArguments,
+  drainOptionsOf,
+  KUBEVIRT_RESTART_FLAG,
+} from '../common-flags.ts';
+import { requesterName, startEmbedded } from '../embedded.ts';
+import { EXIT, type ExitCode, exitForSignal } from '../exit-codes.ts';
+import {
+  expectPositionals,
+  type FlagSpec,
+  flagValue,
+  isOn,
+  type ParsedCommandLine,
+  parseCommandLine,
+} from '../flags.ts';
+import { describeNode, type NodeState } from '../node-state.ts';
+import { createRenderer, type RunOutput } from '../output/index.ts';
+import { shellWords, validateRequest } from '../request.ts';
+import { type MachineOutcome, runMachine } from '../run-machine.ts';
+import { explainEvacuationEnd } from './evacuate-outcome.ts';
 import { planCommand } from './plan.ts';
 
-const OWN = { reason: true, 'request-id': true, kubeconfig: true, 'dry-run': false, deadline: true };
+const OWN_FLAGS: readonly FlagSpec[] = [
+  { name: 'reason', kind: 'value', value: 'TEXT', help: 'why, for the record and the node’s Events' },
+  {
+    name: 'request-id',
+    kind: 'value',
+    value: 'ID',
+    help: 'the idempotency key (default manual-NODE-<time>); the same ID again resumes',
+  },
+  { name: 'deadline', kind: 'value', value: 'ISO-8601', help: 'give up at this instant, e.g. 2026-12-01T06:00:00Z' },
+  { name: 'dry-run', kind: 'switch', help: 'print the plan (as `drainbridge plan`) and change nothing' },
+];
+
+const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, KUBEVIRT_RESTART_FLAG, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
+
+/** The request's default id: `manual-NODE-20261125T101500`. */
+function defaultRequestId(node: string, now: Date): string {
+  return `manual-${node}-${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}`;
+}
+
+interface EvacuateArgs {
+  readonly parsed: ParsedCommandLine;
+  readonly node: string;
+  readonly detail: DetailByType['Maintenance Requested'];
+}
+
+/** Parses and validates everything before anything is contacted (pure but for the clock). */
+export function parseEvacuateArgs(argv: readonly string[], now: Date = new Date()): EvacuateArgs {
+  const parsed = parseCommandLine(argv, FLAGS);
+  const [node = ''] = expectPositionals(parsed, ['NODE']);
+  const deadline = flagValue(parsed, 'deadline');
+  const detail: DetailByType['Maintenance Requested'] = {
+    version: '1',
+    requestId: flagValue(parsed, 'request-id') ?? defaultRequestId(node, now),
+    requester: requesterName(),
+    origin: 'manual',
+    target: { nodeName: node },
+    reason: flagValue(parsed, 'reason') ?? 'drainbridge evacuate',
+    ...(deadline ? { deadline } : {}),
+    drain: drainOptionsOf(parsed),
+  };
+  validateRequest('Maintenance Requested', detail);
+  if (deadline && Date.parse(deadline) <= now.getTime()) {
+    throw new UsageError(`--deadline: ${deadline} has already passed (now ${now.toISOString()})`);
+  }
+  return { parsed, node, detail };
+}
+
+/** The command line that resumes this request (the same flags, the request id made explicit). */
+function resumeCommand(args: EvacuateArgs): string {
+  const cluster = (['kubeconfig', 'context'] as const).flatMap((name) => {
+    const value = flagValue(args.parsed, name);
+    return value ? [`--${name}`, value] : [];
+  });
+  return shellWords([
+    'drainbridge',
+    'evacuate',
+    args.node,
+    '--request-id',
+    args.detail.requestId,
+    ...drainArguments(args.parsed),
+    ...(isOn(args.parsed, KUBEVIRT_RESTART_FLAG.name) ? [`--${KUBEVIRT_RESTART_FLAG.name}`] : []),
+    ...cluster,
+  ]);
+}
+
+function restoreCommand(args: EvacuateArgs): string {
+  const kubeconfig = flagValue(args.parsed, 'kubeconfig');
+  return shellWords([
+    'drainbridge',
+    'restore',
+    args.node,
+    '--request-id',
+    args.detail.requestId,
+    ...(kubeconfig ? ['--kubeconfig', kubeconfig] : []),
+  ]);
+}
+
+/** What Ctrl-C leaves, and the two commands that resume or undo it. */
+function interruptedWords(
+  outcome: Extract<MachineOutcome, { kind: 'interrupted' }>,
+  state: NodeState,
+  args: EvacuateArgs,
+): string[] {
+  return [
+    `drainbridge evacuate: ${outcome.signal}: stopped before the next step; ${state.sentence}.`,
+    ...(outcome.handedBack ? [] : ['The request could not be handed back: a re-run waits up to 2 minutes for it.']),
+    `To resume: ${resumeCommand(args)}`,
+    state.heldByRequest
+      ? `To undo:   ${restoreCommand(args)}`
+      : 'Nothing to undo: this request holds nothing on the node.',
+  ];
+}
+
+async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandContext): Promise<ExitCode> {
+  const output: RunOutput = createRenderer(context);
+  try {
+    const { runtime } = await startEmbedded(cluster.config, output.events);
+    output.events.note(`evacuating ${args.node} (request ${args.detail.requestId})`);
+    const outcome: MachineOutcome = await runMachine(
+      {
+        runtime,
+        client: cluster.client,
+        namespace: cluster.config.namespace,
+        requestId: args.detail.requestId,
+        put: () => runtime.put('Maintenance Requested', args.detail),
+        find: () => runtime.executionsFor(args.detail.requestId).find((e) => e.machine === 'evacuate'),
+      },
+      context,
+    );
+    const state = await describeNode(cluster.client, args.node, args.detail.requestId);
+    if (outcome.kind === 'interrupted') {
+      for (const line of interruptedWords(outcome, state, args)) context.err(line);
+      return exitForSignal(outcome.signal);
+    }
+    const end = explainEvacuationEnd(outcome, output.recorded, { state, restore: restoreCommand(args) });
+    for (const line of end.lines) (end.exit === EXIT.ok ? context.out : context.err)(line);
+    return end.exit;
+  } finally {
+    output.close();
+  }
+}
 
 export const evacuateCommand: Command = {
   name: 'evacuate',
   summary: 'cordon a node and move everything off it (pods, Nova servers), embedded; prints progress',
   usage: [
     'Usage: drainbridge evacuate NODE [--reason TEXT] [--request-id ID] [--deadline ISO-8601]',
-    '                            [--kubeconfig FILE] [--dry-run] [kubectl drain flags]',
+    '                            [--kubeconfig FILE] [--context NAME] [--dry-run] [kubectl drain flags]',
+    '                            [--kubevirt-restart-unmigratable]',
     '',
-    'Runs the same Evacuate state machine that deploys to AWS, in this process. The node stays cordoned',
-    'afterwards (and on failure); `drainbridge restore NODE` ends the maintenance.',
+    'Runs the same Evacuate state machine that deploys to AWS, in this process. It first checks that the',
+    'cluster is ready (drainbridge check) and changes nothing if not. The node stays cordoned afterwards',
+    '(and on failure); `drainbridge restore NODE` ends the maintenance.',
     '  --request-id ID  the idempotency key (default manual-NODE-<time>); run again with the same ID to',
-    '                   resume after a crash: nothing done already is done twice',
+    '                   resume after Ctrl-C or a crash: nothing done already is done twice',
+    '  --deadline T     give up at T (ISO 8601); the node is left cordoned and held',
     '  --dry-run        print the plan (as `drainbridge plan`) and change nothing',
-    'kubectl drain flags (kubectl defaults): --force, --ignore-daemonsets, --delete-emptydir-data,',
-    '  --grace-period=-1, --timeout=0s, --pod-selector=SELECTOR, --disable-eviction,',
-    '  --skip-wait-for-delete-timeout=0, --chunk-size=500',
+    '  --kubevirt-restart-unmigratable  opt-in: KubeVirt VMs that cannot live-migrate (None, or',
+    '                   LiveMigrateIfPossible not migratable) are restarted on another node when their',
+    '                   VirtualMachine runs them always (DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE); off:',
+    '                   they are blockers, never shut down',
+    DRAIN_FLAGS_HELP,
+    'Ctrl-C stops before the next step, hands the request back and prints the commands that resume or undo it.',
     'Environment: DRAINBRIDGE_* settings (README "Configuration"); DRAINBRIDGE_NOVA=true with OS_* for Nova.',
-    'Exit status: 0 evacuated, 1 failed or refused, 2 usage error.',
   ].join('\n'),
-  async run(argv) {
-    const args = parseArgs(argv, OWN);
-    if (args.positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${args.positional.length}`);
-    const node = args.positional[0] ?? '';
-    if (args.own.has('dry-run')) {
-      const kubeconfig = args.own.get('kubeconfig');
-      const drainArgs = args.drainFlags.map(([name, value]) =>
-        value === undefined ? `--${name}` : `--${name}=${value}`,
-      );
-      return planCommand.run([node, ...drainArgs, ...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : [])]);
-    }
-    let drain: ReturnType<typeof drainOptionsFromFlags>;
-    try {
-      drain = drainOptionsFromFlags(args.drainFlags);
-    } catch (error) {
-      if (error instanceof InvalidInput) throw new UsageError(error.message);
-      throw error;
-    }
-    const { runtime } = await startEmbedded(configFor(args.own.get('kubeconfig')));
-    const requestId =
-      args.own.get('request-id') ?? `manual-${node}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`;
-    const deadline = args.own.get('deadline');
-    try {
-      await runtime.put('Maintenance Requested', {
-        version: '1',
-        requestId,
-        requester: requesterName(),
-        origin: 'manual',
-        target: { nodeName: node },
-        reason: args.own.get('reason') ?? 'drainbridge evacuate',
-        ...(deadline ? { deadline } : {}),
-        drain,
+  flags: FLAGS,
+  operands: ['NODE'],
+  exits: ['ok', 'failed', 'usage', 'notReady', 'refused', 'interrupted', 'terminated'],
+  async run(argv, context: CommandContext = processContext()) {
+    const args = parseEvacuateArgs(argv);
+    if (isOn(args.parsed, 'dry-run')) {
+      const cluster = (['kubeconfig', 'context'] as const).flatMap((name) => {
+        const value = flagValue(args.parsed, name);
+        return value ? [`--${name}=${value}`] : [];
       });
-      console.log(`evacuating ${node} (request ${requestId})`);
-      return await exitCodeOf(runtime.executionsFor(requestId)[0], 'evacuation');
-    } finally {
-      runtime.stop();
+      const restart = isOn(args.parsed, KUBEVIRT_RESTART_FLAG.name) ? [`--${KUBEVIRT_RESTART_FLAG.name}`] : [];
+      return planCommand.run([args.node, ...drainArguments(args.parsed), ...restart, ...cluster], context);
     }
+    const cluster = await connect(args.parsed, context, { chunkSize: args.detail.drain?.chunkSize });
+    const needs = {
+      operation: 'evacuate' as const,
+      disableEviction: args.detail.drain?.disableEviction === true,
+      kubevirtRestart: cluster.config.kubevirt.restartUnmigratable,
+    };
+    if (!(await preflight(cluster, needs, context, 'drainbridge evacuate'))) return EXIT.notReady;
+    return evacuate(args, cluster, context);
   },
 };

@@ -1,78 +1,185 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
-import { buildKubeConfig } from '../../lib/config/index.ts';
 import { isBlocked } from '../../lib/domain/plan.ts';
-import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
-import { InvalidInput } from '../../lib/errors/index.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
+import type { DrainOptions } from '../../lib/domain/request.ts';
+import type { NodePlan } from '../../lib/drain/plan-node.ts';
+import { Instant } from '../../lib/events/fields.ts';
+import { parseSelector } from '../../lib/kube/selectors.ts';
+import { parseNoticePolicy } from '../../lib/sources/config.ts';
+import { describePolicy, type PolicyRow } from '../../lib/sources/policy.ts';
+import { renderPolicyText } from '../../lib/sources/policy-render.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/workflow/branches/render.ts';
-import { parseArgs } from '../args.ts';
-import { type Command, UsageError } from '../command.ts';
-import { configFor } from '../embedded.ts';
+import { type PlanTiming, planTiming, renderTimingText } from '../../lib/workflow/plan-timing.ts';
+import { connect, preflight } from '../cluster.ts';
+import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
+import {
+  CLUSTER_FLAGS,
+  DRAIN_FLAGS,
+  DRAIN_FLAGS_HELP,
+  drainOptionsOf,
+  KUBEVIRT_RESTART_FLAG,
+} from '../common-flags.ts';
+import { EXIT } from '../exit-codes.ts';
+import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
 
-/** Exit code when the plan has blockers (1 is an error, 2 a usage error). */
-export const EXIT_BLOCKED = 3;
+/** Exit code when the plan has blockers. */
+export const EXIT_BLOCKED = EXIT.blocked;
 
-/** plan's own flags (true: takes a value); every other flag is a kubectl drain flag. */
-const OWN = { json: false, kubeconfig: true, 'infra-pod-selector': true, 'server-dry-run': false };
+const OWN_FLAGS: readonly FlagSpec[] = [
+  { name: 'json', kind: 'switch', help: 'the plan as JSON' },
+  {
+    name: 'infra-pod-selector',
+    kind: 'value',
+    value: 'SELECTOR',
+    help: 'pods held back until the VM branches finish (default DRAINBRIDGE_INFRA_POD_SELECTOR)',
+  },
+  { name: 'server-dry-run', kind: 'switch', help: 'ask the API server to dry-run each eviction (default true)' },
+  {
+    name: 'not-before',
+    kind: 'value',
+    value: 'TIME',
+    help: 'when a maintenance at TIME (ISO 8601) would start its evacuation (TIME − estimate − margin)',
+  },
+  {
+    name: 'notice-policy',
+    kind: 'switch',
+    help: 'what each cloud notice type does (DRAINBRIDGE_NOTICE_POLICY applied); alone without NODE',
+  },
+];
+
+const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, KUBEVIRT_RESTART_FLAG, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
 
 export interface PlanArgs {
   readonly nodeName: string;
-  readonly drainFlags: readonly (readonly [string, string | undefined])[];
+  readonly options: DrainOptions;
   readonly json: boolean;
   readonly kubeconfig?: string;
   readonly infraPodSelector: string;
   readonly serverDryRun: boolean;
+  /** When the maintenance begins: plan shows when its evacuation would start. */
+  readonly notBefore?: Date;
+  /** Print the cloud notice policy (alone when no NODE is given). */
+  readonly noticePolicy: boolean;
+}
+
+/** A label selector flag, checked as the API server would parse it. */
+function selectorFlag(name: string, value: string): string {
+  try {
+    parseSelector(value);
+  } catch (error) {
+    throw new UsageError(`--${name}: ${(error as Error).message}`);
+  }
+  return value;
+}
+
+function notBeforeOf(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const parsed = Instant.safeParse(text);
+  if (!parsed.success) throw new UsageError(`--not-before: ${parsed.error.issues[0]?.message ?? 'not a time'}`);
+  return new Date(parsed.data);
 }
 
 /** Parses the command line (pure). */
-export function parsePlanArgs(argv: readonly string[]): PlanArgs {
-  const { positional, own, drainFlags } = parseArgs(argv, OWN);
-  if (positional.length !== 1) throw new UsageError(`expected exactly one NODE, got ${positional.length}`);
+export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: ReturnType<typeof parseCommandLine> } {
+  const parsed = parseCommandLine(argv, FLAGS);
+  const noticePolicy = isOn(parsed, 'notice-policy');
+  // `plan --notice-policy` alone needs no node.
+  const [nodeName = ''] = noticePolicy && parsed.positional.length === 0 ? [] : expectPositionals(parsed, ['NODE']);
+  const kubeconfig = flagValue(parsed, 'kubeconfig');
+  const notBefore = notBeforeOf(flagValue(parsed, 'not-before'));
   return {
-    nodeName: positional[0] ?? '',
-    drainFlags,
-    json: own.has('json') && own.get('json') !== 'false',
-    kubeconfig: own.get('kubeconfig'),
-    infraPodSelector: own.get('infra-pod-selector') ?? '',
-    serverDryRun: own.get('server-dry-run') !== 'false',
+    noticePolicy,
+    ...(notBefore ? { notBefore } : {}),
+    parsed,
+    nodeName,
+    options: drainOptionsOf(parsed),
+    json: isOn(parsed, 'json'),
+    ...(kubeconfig ? { kubeconfig } : {}),
+    infraPodSelector: selectorFlag('infra-pod-selector', flagValue(parsed, 'infra-pod-selector') ?? ''),
+    serverDryRun: flagValue(parsed, 'server-dry-run') !== 'false',
   };
+}
+
+/** The plan, its timing and (when asked) the notice policy, as text or JSON. */
+function render(
+  json: boolean,
+  parts: { nodePlan: NodePlan; timing: PlanTiming; policy: PolicyRow[] | undefined },
+): string {
+  const { nodePlan, timing, policy } = parts;
+  if (json) {
+    const plan = JSON.parse(renderPlanJson(nodePlan)) as Record<string, unknown>;
+    return JSON.stringify({ ...plan, timing, ...(policy ? { noticePolicy: policy } : {}) }, null, 2);
+  }
+  const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}`;
+  return policy ? `${text}\n\n${renderPolicyText(policy)}` : text;
+}
+
+/** The notice policy in force: the defaults with DRAINBRIDGE_NOTICE_POLICY applied; a bad override is a usage error. */
+function noticePolicyRows(env: Readonly<Record<string, string | undefined>>): PolicyRow[] {
+  const policy = parseNoticePolicy(env.DRAINBRIDGE_NOTICE_POLICY ?? '');
+  if (Array.isArray(policy)) throw new UsageError(policy.map((p) => `${p.path}: ${p.message}`).join('\n'));
+  return describePolicy(policy);
 }
 
 export const planCommand: Command = {
   name: 'plan',
   summary: 'show what evacuating a node would do (pods to evict, skipped, blockers); changes nothing',
   usage: [
-    'Usage: drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig FILE]',
+    'Usage: drainbridge plan NODE [kubectl drain flags] [--not-before TIME] [--notice-policy] [--json]',
+    '                        [--kubeconfig FILE] [--context NAME]',
+    '       drainbridge plan --notice-policy [--json]',
     '',
-    'kubectl drain flags (kubectl defaults): --force, --ignore-daemonsets, --delete-emptydir-data,',
-    '  --grace-period=-1, --timeout=0s, --pod-selector=SELECTOR, --disable-eviction,',
-    '  --skip-wait-for-delete-timeout=0, --chunk-size=500',
+    'What an evacuation would do: pods to evict, those skipped and why, blockers (bare pods, DaemonSet pods,',
+    'emptyDir, PDBs at 0, pods under two PDBs, launcher pods, replacements that fit nowhere, etcd quorum),',
+    'with server dry-run evictions. Changes nothing.',
+    '',
+    DRAIN_FLAGS_HELP,
     'drainbridge flags: --infra-pod-selector=SELECTOR (pods held back until the VM branches finish;',
-    '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE (default: DRAINBRIDGE_KUBE_ACCESS / KUBECONFIG),',
+    '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE, --context NAME,',
     '  --server-dry-run=false (skip the API server dry-run evictions), --json',
     '',
+    'The plan ends with the estimated evacuation time and the starts scheduled for the node; --not-before TIME',
+    '(ISO 8601) shows when an evacuation for a maintenance at TIME would start (TIME − estimate − margin).',
+    '--notice-policy prints what each cloud notice type does (with DRAINBRIDGE_NOTICE_POLICY applied).',
+    '',
+    '  --kubevirt-restart-unmigratable (plan as with the opt-in: VMs that cannot live-migrate are restarted',
+    '  through their VirtualMachine where KubeVirt allows it)',
+    '',
     'With DRAINBRIDGE_NOVA=true and OS_* credentials, the plan has a nova branch: the servers to live-migrate,',
-    'those that would block, and whether the other enabled hosts have room (Placement).',
-    `Exit status: 0 not blocked, ${EXIT_BLOCKED} blocked, 1 error, 2 usage error.`,
+    'those that would block, and whether the other enabled hosts have room (Placement). Where KubeVirt runs,',
+    'the kubevirt branch lists the VMs by eviction strategy: live-migrate, wait for an external controller,',
+    'or blocker (None, not live-migratable) — never shut down unless opted in.',
   ].join('\n'),
-  async run(argv) {
+  flags: FLAGS,
+  operands: ['NODE'],
+  exits: ['ok', 'failed', 'usage', 'blocked', 'notReady'],
+  async run(argv, context: CommandContext = processContext()) {
     const args = parsePlanArgs(argv);
-    let options: ReturnType<typeof drainOptionsFromFlags>;
-    try {
-      options = drainOptionsFromFlags(args.drainFlags);
-    } catch (error) {
-      if (error instanceof InvalidInput) throw new UsageError(error.message);
-      throw error;
+    const policy = args.noticePolicy ? noticePolicyRows(context.env) : undefined;
+    if (!args.nodeName) {
+      context.out(args.json ? JSON.stringify({ noticePolicy: policy }, null, 2) : renderPolicyText(policy ?? []));
+      return EXIT.ok;
     }
-    const config = configFor(args.kubeconfig);
-    const client = new KubeClient(await buildKubeConfig(config), { chunkSize: options.chunkSize });
+    const cluster = await connect(args.parsed, context, { chunkSize: args.options.chunkSize });
+    const { config, client } = cluster;
+    const needs = {
+      operation: 'plan' as const,
+      serverDryRun: args.serverDryRun,
+      kubevirtRestart: config.kubevirt.restartUnmigratable,
+    };
+    if (!(await preflight(cluster, needs, context, 'drainbridge plan'))) return EXIT.notReady;
     const nodePlan = await planEvacuation(config, client, args.nodeName, {
-      options,
+      options: args.options,
       infraPodSelector: args.infraPodSelector || config.infraPodSelector,
       serverDryRun: args.serverDryRun,
     });
-    console.log(args.json ? renderPlanJson(nodePlan) : renderPlanText(nodePlan));
-    return isBlocked(nodePlan.plan) ? EXIT_BLOCKED : 0;
+    const timing = await planTiming(config, client, args.nodeName, {
+      options: args.options,
+      now: new Date(),
+      planned: nodePlan,
+      ...(args.notBefore ? { notBefore: args.notBefore } : {}),
+    });
+    context.out(render(args.json, { nodePlan, timing, policy }));
+    return isBlocked(nodePlan.plan) ? EXIT.blocked : EXIT.ok;
   },
 };

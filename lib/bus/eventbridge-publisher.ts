@@ -11,6 +11,7 @@ import { type EventBridgeClient, type EventBridgeClientConfig, PutEventsCommand 
 import { DrainbridgeError, TransientError } from '../errors/index.ts';
 import type { DetailByType, DetailType } from '../events/index.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
+import { fitsOnePut, MAX_ENTRIES_PER_PUT, MAX_PUT_BYTES } from './batch.ts';
 import { type PublishEntry, type PutEventsResultEntry, TRANSIENT_ENTRY_CODES, toPublishEntry } from './entry.ts';
 import type { EventPublisher } from './types.ts';
 
@@ -109,4 +110,48 @@ export class EventBridgePublisher implements EventPublisher {
       throw entryFailure(entry, output.Entries?.[0]);
     }
   }
+
+  /**
+   * One PutEvents call for up to 10 already-validated entries that fit 256 KiB together (lib/bus/batch.ts
+   * makes such batches). Resolves with one outcome per entry, in order: `ok`, or the error — a
+   * `TransientError` for a failure that may pass (the whole call's, or an entry's throttling/internal
+   * code), a `DrainbridgeError` for a refusal. Retrying is the caller's (the forwarder's queue); the SDK's
+   * own HTTP retries and the per-call timeout still apply. `signal` cancels the call (a stopping forwarder).
+   */
+  async putBatch(entries: readonly PublishEntry[], signal?: AbortSignal): Promise<BatchOutcome[]> {
+    if (entries.length === 0) return [];
+    if (!fitsOnePut(entries)) {
+      throw new DrainbridgeError(
+        `a PutEvents batch takes at most ${MAX_ENTRIES_PER_PUT} entries and ${MAX_PUT_BYTES} bytes; split it with chunkEntries`,
+      );
+    }
+    let output: { FailedEntryCount?: number; Entries?: PutEventsResultEntry[] };
+    try {
+      const timeout = AbortSignal.timeout(this.#timeoutMs);
+      output = await this.#client.send(new PutEventsCommand({ Entries: [...entries] }), {
+        abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (error) {
+      const message = `PutEvents of ${entries.length} entries to bus "${this.#eventBusName}" failed: ${describe(error)}`;
+      const failure = isTransientSdkError(error)
+        ? new TransientError(message, { cause: error })
+        : new DrainbridgeError(message, { cause: error });
+      return entries.map(() => ({ ok: false, error: failure }));
+    }
+    return entries.map((entry, index) => {
+      const result = output.Entries?.[index];
+      if (result?.ErrorCode || (result === undefined && (output.FailedEntryCount ?? 0) > 0)) {
+        return { ok: false, error: entryFailure(entry, result) };
+      }
+      return { ok: true };
+    });
+  }
+
+  /** The bus this publisher puts events on. */
+  get eventBusName(): string {
+    return this.#eventBusName;
+  }
 }
+
+/** What happened to one entry of a batch. */
+export type BatchOutcome = { readonly ok: true } | { readonly ok: false; readonly error: Error };

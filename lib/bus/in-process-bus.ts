@@ -104,7 +104,7 @@ export class InProcessBus {
   readonly #schedules: readonly CompiledSchedule[];
   readonly #clock: BusClock;
   readonly #pending = new Set<Promise<void>>();
-  readonly #runner: ScheduleRunner;
+  readonly #runner: ScheduleRunner<CompiledSchedule>;
 
   /** Validates every rule and schedule; a bad one is an `InvalidInput` naming it and the field. */
   constructor(options: InProcessBusOptions) {

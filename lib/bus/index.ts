@@ -1,6 +1,9 @@
 /** The bus: publishing (EventBridge or in-process), event-pattern matching, target input, schedules. */
+
+export { chunkEntries, entrySize, fitsOnePut, MAX_ENTRIES_PER_PUT, MAX_PUT_BYTES } from './batch.ts';
 export * from './event-pattern.ts';
 export {
+  type BatchOutcome,
   EVENTBRIDGE_CLIENT_DEFAULTS,
   EventBridgePublisher,
   type EventBridgePublisherOptions,

@@ -3,7 +3,12 @@
  * run's own time (so a slow `fire` does not shift the schedule). Timers longer than Node's limit
  * (~24.8 days) are chained.
  */
-import type { CompiledSchedule } from './schedules.ts';
+/** What the runner needs of a schedule: its name and when it runs next. */
+export interface TimedSchedule {
+  readonly name: string;
+  /** The run after the one at `previous` (or after the runner started), if any. */
+  next(previous: Date): Date | undefined;
+}
 
 /** Time for envelopes and schedules; injected so tests need not wait for minutes. */
 export interface BusClock {
@@ -21,15 +26,15 @@ export const SYSTEM_CLOCK: BusClock = {
 /** Node's setTimeout limit. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Arms one timer per schedule on a clock and calls `fire` when each is due. */
-export class ScheduleRunner {
-  readonly #schedules: readonly CompiledSchedule[];
+/** Arms one timer per schedule on a clock and calls `fire` when each is due, with the run's own time. */
+export class ScheduleRunner<S extends TimedSchedule = TimedSchedule> {
+  readonly #schedules: readonly S[];
   readonly #clock: BusClock;
-  readonly #fire: (schedule: CompiledSchedule) => void;
+  readonly #fire: (schedule: S, at: Date) => void;
   readonly #timers = new Map<string, unknown>();
   #running = false;
 
-  constructor(schedules: readonly CompiledSchedule[], clock: BusClock, fire: (schedule: CompiledSchedule) => void) {
+  constructor(schedules: readonly S[], clock: BusClock, fire: (schedule: S, at: Date) => void) {
     this.#schedules = schedules;
     this.#clock = clock;
     this.#fire = fire;
@@ -54,7 +59,7 @@ export class ScheduleRunner {
     return [...this.#timers.keys()];
   }
 
-  #arm(schedule: CompiledSchedule, previous: Date): void {
+  #arm(schedule: S, previous: Date): void {
     this.#timers.delete(schedule.name);
     if (!this.#running) return;
     const at = schedule.next(previous);
@@ -63,7 +68,7 @@ export class ScheduleRunner {
     const wait = Math.min(delay, MAX_TIMER_MS);
     const timer = this.#clock.setTimeout(() => {
       if (wait < delay) return this.#arm(schedule, previous);
-      this.#fire(schedule);
+      this.#fire(schedule, at);
       this.#arm(schedule, at);
     }, wait);
     this.#timers.set(schedule.name, timer);

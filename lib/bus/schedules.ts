@@ -1,6 +1,7 @@
 /**
  * Schedules (scheduled rules / EventBridge Scheduler) for the in-process bus: `rate(…)`,
- * `cron(…)` (UTC; see cron.ts) and one-time `at(…)`, each reduced to "when is the next run after
+ * `cron(…)` (UTC, or the schedule's time zone as EventBridge Scheduler's ScheduleExpressionTimezone;
+ * see cron.ts) and one-time `at(…)`, each reduced to "when is the next run after
  * this instant". Running them on a clock is scheduler.ts's job.
  */
 import { InvalidInput } from '../errors/index.ts';
@@ -12,6 +13,8 @@ export interface BusScheduleDefinition {
   readonly scheduleExpression: string;
   /** `ENABLED` (the default) or `DISABLED`. */
   readonly state?: string;
+  /** IANA time zone of a `cron(…)` expression (EventBridge Scheduler); UTC when absent. */
+  readonly timezone?: string;
   readonly target: { readonly stateMachine: string; readonly input?: string };
 }
 
@@ -44,10 +47,10 @@ export function parseRate(expression: string): number {
 }
 
 /** The next-run function of a schedule expression; throws an Error saying what is wrong. */
-export function parseScheduleExpression(expression: string): (previous: Date) => Date | undefined {
+export function parseScheduleExpression(expression: string, timezone?: string): (previous: Date) => Date | undefined {
   const text = expression.trim();
   if (text.startsWith('cron(')) {
-    const cron = parseCron(text);
+    const cron = parseCron(text, timezone);
     return (previous) => cron.next(previous);
   }
   const at = AT.exec(text);
@@ -80,7 +83,7 @@ function compileOne(schedule: BusScheduleDefinition, index: number): CompiledSch
   }
   const input = readInput(schedule.target.input, `${base}.target.input`, what);
   try {
-    const next = parseScheduleExpression(String(schedule.scheduleExpression ?? ''));
+    const next = parseScheduleExpression(String(schedule.scheduleExpression ?? ''), schedule.timezone);
     return { name: schedule.name, stateMachine: schedule.target.stateMachine, input, next };
   } catch (error) {
     throw new InvalidInput(what, [{ path: `${base}.scheduleExpression`, message: (error as Error).message }]);

@@ -3,7 +3,8 @@
  * values of secret variables are never echoed back.
  */
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
-import { problemsOf } from '../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../events/parse.ts';
+import { parseWindows, type WindowDefinition } from '../windows/definition.ts';
 import { type Config, ENV_VARS, type Env, EnvSchema, type KubeAccess, SECRET_ENV_VARS } from './schema.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -96,7 +97,18 @@ function crossFieldProblems(env: Env): FieldProblem[] {
   return problems;
 }
 
-function toConfig(env: Env, kube: KubeAccess): Config {
+/** The maintenance windows; their mistakes join the other problems. */
+function windowsOf(env: Env, problems: FieldProblem[]): WindowDefinition[] {
+  try {
+    return parseWindows(env.DRAINBRIDGE_MAINTENANCE_WINDOWS, 'DRAINBRIDGE_MAINTENANCE_WINDOWS');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return [];
+  }
+}
+
+function toConfig(env: Env, kube: KubeAccess, windows: readonly WindowDefinition[]): Config {
   return {
     mode: env.DRAINBRIDGE_MODE,
     kube,
@@ -128,6 +140,19 @@ function toConfig(env: Env, kube: KubeAccess): Config {
     eventBusName: env.DRAINBRIDGE_EVENT_BUS,
     namespace: env.DRAINBRIDGE_NAMESPACE,
     maxEvacuationHours: env.DRAINBRIDGE_MAX_EVACUATION_HOURS,
+    kubevirt: {
+      maxMigrationsPerNode: env.DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE,
+      maxMigrationsPerCluster: env.DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS,
+      maxAttempts: env.DRAINBRIDGE_KUBEVIRT_MAX_MIGRATION_ATTEMPTS,
+      retryBackoffSeconds: env.DRAINBRIDGE_KUBEVIRT_RETRY_BACKOFF,
+      restartUnmigratable: env.DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE,
+    },
+    startTiming: {
+      marginSeconds: env.DRAINBRIDGE_START_MARGIN_SECONDS,
+      podReadySeconds: env.DRAINBRIDGE_POD_READY_SECONDS,
+      migrationSeconds: env.DRAINBRIDGE_MIGRATION_SECONDS,
+    },
+    windows,
   };
 }
 
@@ -143,13 +168,14 @@ function redactProblems(problems: FieldProblem[], env: Environment): FieldProble
 /** Reads and validates the configuration; throws ConfigError listing every problem. */
 export function loadConfig(env: Environment = process.env): Config {
   const raw = withDefaults(env);
-  const parsed = EnvSchema.safeParse(raw);
+  const parsed = safeParseReporting(EnvSchema, raw);
   if (!parsed.success) throw new ConfigError(redactProblems(problemsOf(parsed.error), env));
   const problems = crossFieldProblems(parsed.data);
   const kube =
     parsed.data.DRAINBRIDGE_KUBE_ACCESS === 'eks'
       ? eksAccessOf(parsed.data, env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined, problems)
       : kubeAccessOf(parsed.data, problems);
+  const windows = windowsOf(parsed.data, problems);
   if (problems.length > 0) throw new ConfigError(redactProblems(problems, env));
-  return toConfig(parsed.data, kube);
+  return toConfig(parsed.data, kube, windows);
 }

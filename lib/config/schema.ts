@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../domain/request.ts';
 import { parseSelector } from '../kube/selectors.ts';
 import { novaHostRuleTextSchema } from '../nova/host-mapping.ts';
+import type { WindowDefinition } from '../windows/definition.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -69,12 +70,12 @@ export type KubeAccess =
     };
 
 /**
- * The longest an evacuation may poll: Step Functions keeps at most 25,000 events per execution, and every
- * poll costs about three. With all branches polling in parallel at the workflow's backoff, 8 hours stays
- * under the limit with room for progress (test/workflow/history.test.ts). A maintenance announced days
- * ahead waits for its `notBefore` (a Wait state: two events), not inside the evacuation.
+ * The longest maximum evacuation time the configuration accepts (30 days): a bound against typos, not a
+ * history workaround — an execution that nears Step Functions' 25,000-event history continues as a new
+ * execution of the same request (workflow/evacuate.asl.yml), so an evacuation may run as long as its
+ * VMs need. A maintenance announced days ahead waits for its `notBefore` before this time counts.
  */
-export const MAX_EVACUATION_HOURS_LIMIT = 8;
+export const MAX_EVACUATION_HOURS_LIMIT = 720;
 
 export const SHUTOFF_POLICIES = ['block', 'cold-migrate'] as const;
 export const COMPATIBILITY_TAINTS = ['medik8s.io/drain', 'kubevirt.io/drain'] as const;
@@ -114,8 +115,40 @@ export interface Config {
   readonly eventBusName: string;
   /** Namespace of drainbridge's own objects in the cluster (the admission Lease). */
   readonly namespace: string;
-  /** An evacuation gives up (DeadlineExceeded, safe state kept) after this many hours, or at the request's deadline if sooner. */
+  /**
+   * An evacuation gives up (DeadlineExceeded, safe state kept) this many hours after it started, or at
+   * the request's deadline if sooner — counted across every execution that continued it.
+   */
   readonly maxEvacuationHours: number;
+  /** The KubeVirt branch (lib/kubevirt); it is active wherever KubeVirt serves VirtualMachineInstances. */
+  readonly kubevirt: {
+    /** Migrations in flight from the node (KubeVirt's parallelOutboundMigrationsPerNode, if lower, wins). */
+    readonly maxMigrationsPerNode: number;
+    /** Migrations in flight in the cluster, everyone's counted (KubeVirt's parallelMigrationsPerCluster, if lower, wins). */
+    readonly maxMigrationsPerCluster: number;
+    /** Migrations per VMI before its failure is a blocker. */
+    readonly maxAttempts: number;
+    /** Seconds before the second attempt, doubling, at most 600. */
+    readonly retryBackoffSeconds: number;
+    /** Opt-in: restart VMIs that cannot live-migrate, where KubeVirt allows it and their VirtualMachine starts them again. */
+    readonly restartUnmigratable: boolean;
+  };
+  /**
+   * Starting in time (a request with notBefore starts at notBefore − estimate − margin;
+   * lib/workflow/start-time.ts): the margin, and the estimate's defaults where nothing was observed.
+   */
+  readonly startTiming: StartTimingConfig;
+  /** Maintenance windows the embedded runner schedules (lib/windows/); on AWS, the `maintenanceWindows` param. */
+  readonly windows: readonly WindowDefinition[];
+}
+
+export interface StartTimingConfig {
+  /** Seconds kept in hand between the estimated end of the evacuation and notBefore. */
+  readonly marginSeconds: number;
+  /** Seconds a replacement pod takes to become Ready (between two waves of evictions under one PDB). */
+  readonly podReadySeconds: number;
+  /** Seconds one VM (Nova server, KubeVirt VMI) takes to leave, until this cluster has recorded its own. */
+  readonly migrationSeconds: number;
 }
 
 /** Each environment variable: its default (undefined = optional) and meaning, for validation and the README. */
@@ -178,8 +211,44 @@ export const ENV_VARS = {
     help: "namespace for drainbridge's Lease (admission mutex and queue)",
   },
   DRAINBRIDGE_MAX_EVACUATION_HOURS: {
-    default: '6',
-    help: `an evacuation fails (safe state kept) after this long, or at the request's deadline if sooner; at most ${MAX_EVACUATION_HOURS_LIMIT} (execution history limit)`,
+    default: '24',
+    help: `an evacuation fails (safe state kept) this long after it started, or at the request's deadline if sooner (1–${MAX_EVACUATION_HOURS_LIMIT}; counted across continued executions)`,
+  },
+  DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: {
+    default: '2',
+    help: "KubeVirt live migrations in flight from the node (KubeVirt's parallelOutboundMigrationsPerNode, if lower, wins)",
+  },
+  DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: {
+    default: '5',
+    help: "KubeVirt live migrations in flight in the cluster, everyone's counted (KubeVirt's parallelMigrationsPerCluster, if lower, wins)",
+  },
+  DRAINBRIDGE_KUBEVIRT_MAX_MIGRATION_ATTEMPTS: {
+    default: '3',
+    help: 'migrations per VMI before its failure is a blocker',
+  },
+  DRAINBRIDGE_KUBEVIRT_RETRY_BACKOFF: {
+    default: '30',
+    help: 'seconds before a failed VMI migration is tried again (doubling, at most 600)',
+  },
+  DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE: {
+    default: 'false',
+    help: 'opt-in: restart VMIs that cannot live-migrate (None, or LiveMigrateIfPossible not migratable) when their VirtualMachine runs them always',
+  },
+  DRAINBRIDGE_MAINTENANCE_WINDOWS: {
+    default: '',
+    help: 'maintenance windows `drainbridge run` schedules: a JSON list of {name, schedule, timezone, durationMinutes, nodeSelector, maxNodes, endsOn} (README "Maintenance windows")',
+  },
+  DRAINBRIDGE_START_MARGIN_SECONDS: {
+    default: '300',
+    help: 'a request with notBefore starts its evacuation this long before notBefore, on top of the estimated evacuation time',
+  },
+  DRAINBRIDGE_POD_READY_SECONDS: {
+    default: '30',
+    help: 'estimate: seconds a replacement pod takes to become Ready (per wave of evictions a PodDisruptionBudget allows)',
+  },
+  DRAINBRIDGE_MIGRATION_SECONDS: {
+    default: '300',
+    help: 'estimate: seconds per VM (Nova server, KubeVirt VMI) until evacuations on this cluster have recorded their own',
   },
 } as const satisfies Record<string, { default: string | undefined; help: string }>;
 
@@ -254,6 +323,15 @@ export const EnvSchema = z.object({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a valid namespace name')
     .max(63),
   DRAINBRIDGE_MAX_EVACUATION_HOURS: int(1, MAX_EVACUATION_HOURS_LIMIT),
+  DRAINBRIDGE_MAINTENANCE_WINDOWS: z.string(),
+  DRAINBRIDGE_START_MARGIN_SECONDS: int(0, 7 * 86_400),
+  DRAINBRIDGE_POD_READY_SECONDS: int(0, 86_400),
+  DRAINBRIDGE_MIGRATION_SECONDS: int(1, 86_400),
+  DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: int(1, 100),
+  DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: int(1, 1000),
+  DRAINBRIDGE_KUBEVIRT_MAX_MIGRATION_ATTEMPTS: int(1, 20),
+  DRAINBRIDGE_KUBEVIRT_RETRY_BACKOFF: int(1, 600),
+  DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE: bool,
 });
 export type Env = z.infer<typeof EnvSchema>;
 

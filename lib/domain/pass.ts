@@ -26,6 +26,23 @@ export interface BranchProgress {
   readonly skipped: number;
 }
 
+/** One VM's move, as the `Evacuation Progress` event reports it (KubeVirt VMIs). */
+export interface VmMove {
+  /** `namespace/name`. */
+  readonly name: string;
+  /** waiting, migrating, retry-wait, restarting, external, blocked, moved, left. */
+  readonly status: string;
+  /** Migrations drainbridge started for it. */
+  readonly attempts: number;
+  readonly migration?: string;
+  /** The migration's phase (Pending … Running, Succeeded, Failed). */
+  readonly phase?: string;
+  readonly sourceNode: string;
+  readonly targetNode?: string;
+  /** Seconds since the migration was first seen (to its end, once it ended). */
+  readonly elapsedSeconds?: number;
+}
+
 export interface PassResult {
   /** The branch has nothing left to do: every item has moved or is skipped. */
   readonly done: boolean;
@@ -34,6 +51,15 @@ export interface PassResult {
   readonly progress: BranchProgress;
   /** What currently stops the branch from finishing. A blocker alone does not fail the evacuation. */
   readonly blockers: readonly Blocker[];
+  /**
+   * What the branch waits for that is not a blocker yet (a KubeVirt VMI whose external controller moves
+   * it): reported as a blocker only if the evacuation gives up at its deadline.
+   */
+  readonly waiting?: readonly Blocker[];
+  /** One line per item in flight, for progress lines (`vms/app-1 Running node-1 → node-2 (40 s)`). */
+  readonly detail?: readonly string[];
+  /** Per-VM moves (the KubeVirt branch): published in an `Evacuation Progress` event when the pass progressed. */
+  readonly vms?: readonly VmMove[];
 }
 
 export interface PassInput {

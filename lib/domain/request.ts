@@ -1,3 +1,5 @@
+import type { WindowOccurrence } from './window.ts';
+
 /**
  * The normalised maintenance request every source (cordon watcher, NodeMaintenance, cloud notices,
  * manual invocation, schedule rules) is turned into. The workflow only ever sees this shape.
@@ -72,6 +74,8 @@ export interface MaintenanceRequest {
   /** Give up (DeadlineExceeded) after this instant (ISO 8601), leaving the safe state. */
   readonly deadline?: string;
   readonly drain: DrainOptions;
+  /** The maintenance window occurrence that asked for it (origin `schedule`). */
+  readonly window?: WindowOccurrence;
 }
 
 /** The node a request was resolved to, carried with the request after `resolveTarget`. */

@@ -96,7 +96,7 @@ class EvictionPass implements ReconcilePass {
       );
     }
     const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand, now });
-    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result.progress, result.blockers);
+    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result);
     if (!result.done && isPastTimeout(request, input.startedAt, now)) {
       throw new DeadlineExceeded(
         `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,

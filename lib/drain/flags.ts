@@ -54,7 +54,8 @@ function parseBoolean(flag: string, value: string | undefined, problems: FieldPr
 
 function parseInteger(flag: string, value: string | undefined, problems: FieldProblem[]): number {
   const parsed = Number(value);
-  if (value === undefined || value.trim() === '' || !Number.isInteger(parsed)) {
+  // Decimal digits only, as kubectl (strconv.Atoi) reads them: Number() would take 0x10, 1e3 and " 7".
+  if (value === undefined || !/^[+-]?\d+$/.test(value) || !Number.isSafeInteger(parsed)) {
     problems.push({ path: `--${flag}`, message: `must be an integer, not "${value ?? ''}"` });
     return 0;
   }

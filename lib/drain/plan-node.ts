@@ -22,6 +22,8 @@ export interface NodePlanSettings {
   readonly now?: Date;
   /** Ask the API server for dry-run evictions (default true). */
   readonly serverDryRun?: boolean;
+  /** Whether launcher pods are `pods` blockers (default true; false when the KubeVirt branch plans their VMs). */
+  readonly launcherPodsBlock?: boolean;
 }
 
 export interface NodePlan {
@@ -81,6 +83,7 @@ export async function planNode(client: KubeClient, nodeName: string, settings: N
     now: settings.now ?? new Date(),
     daemonSetExists: observed.daemonSetExists,
     infraPodSelector: settings.infraPodSelector,
+    ...(settings.launcherPodsBlock !== undefined ? { launcherPodsBlock: settings.launcherPodsBlock } : {}),
   });
   const dryRun = (settings.serverDryRun ?? true) && !settings.options.disableEviction;
   const branches = dryRun

@@ -27,6 +27,11 @@ export interface DrainPlanInput {
   readonly now: Date;
   readonly daemonSetExists: (namespace: string, name: string) => boolean | string;
   readonly infraPodSelector: string;
+  /**
+   * Whether the `pods` branch reports launcher pods as blockers (default true). false where the
+   * KubeVirt branch plans their VMs (and reports launcher pods no VMI accounts for).
+   */
+  readonly launcherPodsBlock?: boolean;
 }
 
 export interface DrainPlan {
@@ -52,12 +57,17 @@ export function budgetBlockers(pods: readonly V1Pod[], budgets: readonly V1PodDi
   return blockers;
 }
 
-function branchPlan(branch: PodBranch, selection: DrainSelection, extra: readonly Blocker[]): BranchPlan {
+function branchPlan(
+  branch: PodBranch,
+  selection: DrainSelection,
+  extra: readonly Blocker[],
+  launcherPodsBlock: boolean,
+): BranchPlan {
   return {
     branch,
     toMove: selection.toEvict.map(itemOf),
     skipped: selection.skipped.map(({ pod, reason }) => ({ item: itemOf(pod), reason })),
-    blockers: [...selectionBlockers(selection, branch === 'pods'), ...extra],
+    blockers: [...selectionBlockers(selection, branch === 'pods' && launcherPodsBlock), ...extra],
   };
 }
 
@@ -78,7 +88,8 @@ function planBranch(branch: PodBranch, input: DrainPlanInput): { plan: BranchPla
       item: itemOf(pod),
     }),
   );
-  return { plan: branchPlan(branch, selection, [...budgets, ...unschedulable]), warnings: selection.warnings };
+  const plan = branchPlan(branch, selection, [...budgets, ...unschedulable], input.launcherPodsBlock ?? true);
+  return { plan, warnings: selection.warnings };
 }
 
 /** Plans both pod branches; the etcd-quorum refusal goes on the `pods` branch. */

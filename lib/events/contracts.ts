@@ -15,7 +15,9 @@ import {
   Reason,
   Requester,
   RequestId,
+  StartTimingInput,
   Target,
+  WindowOccurrenceInput,
 } from './fields.ts';
 
 /** Event sources. `aws.*` is reserved by AWS, so ours are `drainbridge.*`. */
@@ -64,6 +66,8 @@ export const MaintenanceRequested = z
     drain: DrainOptionsInput.optional(),
     /** Optional (added in 1 without a version change): the cloud notice this request came from. */
     notice: CloudNotice.optional(),
+    /** Optional (added in 1): the maintenance window occurrence that asked (lib/windows/). */
+    window: WindowOccurrenceInput.optional(),
   })
   .superRefine((event, ctx) => {
     if (event.notBefore && event.deadline && Date.parse(event.deadline) <= Date.parse(event.notBefore)) {
@@ -119,12 +123,32 @@ const outcomeBase = {
 
 export { PHASES, type Phase } from '../domain/phase.ts';
 
-/** Published at phase changes. */
+/** One KubeVirt VM's move: its migration, phase, source → target and how long it has taken. */
+const VmMove = z.strictObject({
+  name: z.string(),
+  status: z.string(),
+  attempts: z.number().int().min(0),
+  migration: z.string().optional(),
+  phase: z.string().optional(),
+  sourceNode: z.string(),
+  targetNode: z.string().optional(),
+  elapsedSeconds: z.number().min(0).optional(),
+});
+
+/**
+ * Published at phase changes, and when a KubeVirt migration starts, ends or fails (with `vms`: every VM
+ * of the node and where its move stands).
+ * `MaintenanceScheduled` (a request with notBefore, before it waits) carries `timing`: when the evacuation
+ * starts and on what estimate; `timing.late` is the warning that it will likely not finish before notBefore.
+ */
 export const EvacuationProgress = z.strictObject({
   ...outcomeBase,
   phase: z.enum(PHASES),
   progress: z.partialRecord(z.enum(BRANCHES), BranchProgress),
   blockers: z.array(Blocker),
+  /** Optional (added in 1 without a version change): the start time and its estimate. */
+  timing: StartTimingInput.optional(),
+  vms: z.array(VmMove).optional(),
 });
 
 export const EvacuationSucceeded = z.strictObject({

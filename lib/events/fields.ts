@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { NOTICE_ACTIONS, NOTICE_PROVIDERS, NOTICE_SOURCES } from '../domain/notice.ts';
 import { INSTANCE_PROVIDERS, ORIGINS } from '../domain/request.ts';
+import { WINDOW_ENDS } from '../domain/window.ts';
 
 /** A Kubernetes object name (DNS-1123 subdomain): what the API server accepts for a Node. */
 export const NodeName = z
@@ -112,4 +113,47 @@ export const CloudNotice = z.strictObject({
   /** The provider's type: Reboot, system-reboot, AWS_EC2_INSTANCE_STOP_SCHEDULED, MIGRATE_ON_HOST_MAINTENANCE, … */
   eventType: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
   action: z.enum(NOTICE_ACTIONS, { error: `must be one of ${NOTICE_ACTIONS.join(', ')}` }),
+});
+
+/** A maintenance window's name: also part of request ids and of its schedules' names. */
+export const WindowName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(40, 'must be at most 40 characters')
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    'must be lowercase letters, digits and "-", starting and ending with a letter or digit',
+  );
+
+/** The occurrence of a maintenance window a request belongs to (set by the window's schedule). */
+export const WindowOccurrenceInput = z
+  .strictObject({
+    name: WindowName,
+    opensAt: Instant,
+    closesAt: Instant,
+    maxNodes: z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000),
+    endsOn: z.enum(WINDOW_ENDS, { error: `must be one of ${WINDOW_ENDS.join(', ')}` }),
+  })
+  .superRefine((window, ctx) => {
+    if (Date.parse(window.closesAt) <= Date.parse(window.opensAt)) {
+      ctx.addIssue({ code: 'custom', path: ['closesAt'], message: 'must be later than opensAt' });
+    }
+  });
+
+/**
+ * When an evacuation of a request with notBefore starts, and on what estimate: published in
+ * Evacuation Progress (phase MaintenanceScheduled) and kept in the Evacuation record.
+ */
+export const StartTimingInput = z.strictObject({
+  notBefore: Instant,
+  /** notBefore − estimateSeconds − marginSeconds, or the moment it was computed when that is past. */
+  startAt: Instant,
+  estimateSeconds: z.number().min(0),
+  marginSeconds: z.number().min(0),
+  /** The time left was shorter than the estimate: the evacuation starts at once and will likely not finish before notBefore. */
+  late: z.boolean(),
+  /** What the estimate is made of, e.g. "pods: 2 waves under PDB shop/web (30 s grace, 30 s to Ready)". */
+  basis: z.array(z.string().max(512)).max(20),
+  /** Set when late: says so in words. */
+  warning: z.string().max(1024).optional(),
 });

@@ -33,10 +33,22 @@ export function problemsOf(error: z.ZodError, prefix = ''): FieldProblem[] {
         message: 'unknown field (not part of this version of the contract)',
       }));
     }
-    if (issue.code === 'invalid_type' && issue.input === undefined) return [{ path, message: 'is required' }];
+    // Only a reported input tells "missing" from "wrong type" (zod leaves `input` out unless asked: see safeParseReporting).
+    if (issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined) {
+      return [{ path, message: 'is required' }];
+    }
     return [{ path, message: issue.message }];
   });
   return all.filter((problem, index) => all.findIndex((p) => p.path === problem.path) === index);
+}
+
+/**
+ * `schema.safeParse` with the offending input kept in each issue, so `problemsOf` can tell a missing
+ * field ("is required") from a wrong-typed one ("expected boolean, received string"). The input stays in
+ * the issue objects only: problemsOf's messages never echo it (configuration may hold secrets).
+ */
+export function safeParseReporting<S extends z.ZodType>(schema: S, value: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(value, { reportInput: true });
 }
 
 function isDetailType(value: unknown): value is DetailType {
@@ -62,7 +74,7 @@ function versionProblem(detailType: DetailType, detail: unknown, prefix: string)
 export function parseDetail<T extends DetailType>(detailType: T, detail: unknown, prefix = ''): DetailByType[T] {
   const versionIssue = versionProblem(detailType, detail, prefix);
   if (versionIssue) throw new InvalidInput(`invalid "${detailType}" event`, [versionIssue]);
-  const result = CONTRACTS[detailType].schema.safeParse(detail);
+  const result = safeParseReporting(CONTRACTS[detailType].schema, detail);
   if (!result.success) throw new InvalidInput(`invalid "${detailType}" event`, problemsOf(result.error, prefix));
   return result.data as DetailByType[T];
 }

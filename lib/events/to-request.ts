@@ -31,5 +31,6 @@ export function toMaintenanceRequest(
     ...(event.notBefore ? { notBefore: event.notBefore } : {}),
     ...(event.deadline ? { deadline: event.deadline } : {}),
     drain: mergeDrainOptions(drainDefaults, event.drain),
+    ...(event.window ? { window: { ...event.window } } : {}),
   };
 }

@@ -3,8 +3,11 @@
  * call, retries with backoff on transient errors (lib/util/retry.ts), and errors mapped to the named
  * errors (lib/kube/errors.ts). Built from a `KubeConfig` (lib/config builds one from a token + CA).
  */
+
+import { Agent as HttpsAgent } from 'node:https';
 import {
   ApiException,
+  ApiextensionsV1Api,
   AppsV1Api,
   type ConfigurationOptions,
   CoordinationV1Api,
@@ -17,6 +20,7 @@ import {
   PolicyV1Api,
   type RequestContext,
   type ResponseContext,
+  type V1CustomResourceDefinition,
   type V1DaemonSet,
   type V1Lease,
   type V1Node,
@@ -87,14 +91,32 @@ function noAnswerError(
 type CallOptions = ConfigurationOptions;
 
 /**
- * Per-call options: middleware that bounds one request with an AbortSignal and optionally sets a
- * header. The object-parameter API runs observable middleware (the generated client's rxjs stub).
+ * One keep-alive agent per client, with the TLS settings of the agent the kubeconfig's authentication
+ * made. @kubernetes/client-node builds a fresh https.Agent for every request, so every call paid a TCP
+ * and TLS handshake of its own (a real cost from Lambda to a remote API server).
  */
-function requestOptions(timeoutMs: number, contentType?: string): CallOptions {
+class KeepAliveAgents {
+  #agent: HttpsAgent | undefined;
+
+  for(made: unknown): HttpsAgent | undefined {
+    if (!(made instanceof HttpsAgent)) return undefined;
+    this.#agent ??= new HttpsAgent({ ...made.options, keepAlive: true, maxSockets: 16 });
+    return this.#agent;
+  }
+}
+
+/**
+ * Per-call options: middleware that bounds one request with an AbortSignal, optionally sets a header,
+ * and reuses the client's connections. The object-parameter API runs observable middleware (the
+ * generated client's rxjs stub), after the kubeconfig's authentication has set up the request.
+ */
+function requestOptions(timeoutMs: number, agents: KeepAliveAgents, contentType?: string): CallOptions {
   const middleware: ObservableMiddleware = {
     pre: (context: RequestContext) => {
       context.setSignal(AbortSignal.timeout(timeoutMs));
       if (contentType) context.setHeaderParam('Content-Type', contentType);
+      const agent = agents.for(context.getAgent());
+      if (agent) context.setAgent(agent);
       return new Observable(Promise.resolve(context));
     },
     post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
@@ -108,8 +130,10 @@ export class KubeClient {
   readonly apps: AppsV1Api;
   readonly coordination: CoordinationV1Api;
   readonly custom: CustomObjectsApi;
+  readonly apiextensions: ApiextensionsV1Api;
   readonly #timeoutMs: number;
   readonly #retry: Omit<RetryOptions, 'isRetryable'>;
+  readonly #agents = new KeepAliveAgents();
   readonly chunkSize: number;
   /** The API server's URL, for errors. */
   readonly #server: string;
@@ -122,6 +146,7 @@ export class KubeClient {
     this.apps = kubeConfig.makeApiClient(AppsV1Api);
     this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.apiextensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.chunkSize = options.chunkSize ?? 500;
@@ -150,7 +175,7 @@ export class KubeClient {
   ): Promise<T> {
     const attempt = async (): Promise<T> => {
       try {
-        const answer = await send(requestOptions(this.#timeoutMs, settings.contentType));
+        const answer = await send(requestOptions(this.#timeoutMs, this.#agents, settings.contentType));
         this.#answered = true;
         return answer;
       } catch (error) {
@@ -293,10 +318,15 @@ export class KubeClient {
     });
   }
 
-  /** Evacuation records matching a label selector (`drainbridge.io/node=NAME`: a node's requests). */
-  listEvacuations(labelSelector: string): Promise<EvacuationObject[]> {
-    return this.listAll(`list evacuations (${labelSelector})`, async (page, o) => {
-      const listed = (await this.custom.listClusterCustomObject({ ...EVACUATION_API, ...page, labelSelector }, o)) as {
+  /**
+   * Evacuation records: all of them (the resumption of unfinished requests after a restart), or those
+   * matching a label selector (`drainbridge.io/node=NAME`: a node's requests, for `drainbridge repair`).
+   */
+  listEvacuations(labelSelector?: string): Promise<EvacuationObject[]> {
+    const operation = labelSelector ? `list evacuations (${labelSelector})` : 'list evacuations';
+    const selector = labelSelector ? { labelSelector } : {};
+    return this.listAll(operation, async (page, o) => {
+      const listed = (await this.custom.listClusterCustomObject({ ...EVACUATION_API, ...page, ...selector }, o)) as {
         items?: EvacuationObject[];
         metadata?: { continue?: string };
       };
@@ -320,5 +350,32 @@ export class KubeClient {
       const replaced: unknown = await this.custom.replaceClusterCustomObject({ ...EVACUATION_API, name, body }, o);
       return replaced as EvacuationObject;
     });
+  }
+
+  /** A JSON merge patch of a cluster-scoped custom object (its status with `subresource: 'status'`). */
+  patchClusterObject<T>(
+    api: { readonly group: string; readonly version: string; readonly plural: string },
+    name: string,
+    patch: MergePatch,
+    subresource?: 'status',
+  ): Promise<T> {
+    const operation = `patch ${api.plural}${subresource ? '/status' : ''} ${name}`;
+    return this.call(
+      operation,
+      async (o) => {
+        const request = { ...api, name, body: patch };
+        const patched: unknown = subresource
+          ? await this.custom.patchClusterCustomObjectStatus(request, o)
+          : await this.custom.patchClusterCustomObject(request, o);
+        return patched as T;
+      },
+      { contentType: 'application/merge-patch+json' },
+    );
+  }
+
+  getCustomResourceDefinition(name: string): Promise<V1CustomResourceDefinition> {
+    return this.call(`get customresourcedefinition ${name}`, (o) =>
+      this.apiextensions.readCustomResourceDefinition({ name }, o),
+    );
   }
 }

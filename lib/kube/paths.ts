@@ -31,6 +31,10 @@ export interface EvacuationObject {
     requester?: string;
     origin?: string;
     reason?: string;
+    /** The request's drain options as resolved (kubectl drain's, see lib/domain/request.ts). */
+    drain?: Record<string, unknown>;
+    deadline?: string;
+    notBefore?: string;
   };
   status?: EvacuationStatus;
 }
@@ -44,6 +48,11 @@ export interface EvacuationBranchStatus {
   inFlight?: number;
   skipped?: number;
   blockers?: string[];
+  /** The branch's first pass and the pass that found it done (ISO 8601): observed durations for estimates. */
+  startedAt?: string;
+  finishedAt?: string;
+  /** What the branch waits for that becomes a blocker only if the evacuation gives up (External VMIs). */
+  waiting?: string[];
 }
 
 export interface EvacuationStatus {
@@ -62,6 +71,28 @@ export interface EvacuationStatus {
    * be read): the error's name and sentence, and when it was seen.
    */
   blocked?: { error: string; message: string; at: string };
+  /** Why the evacuation failed (`<ErrorName>: <message>`). */
+  lastError?: string;
+  /** A Restore of this request: when it started and finished (resumption after a restart). */
+  restore?: { startedAt?: string; finishedAt?: string };
+  /**
+   * Set by the first pass of an execution that nears Step Functions' history limit: every branch of that
+   * execution leaves at its next pass, and the execution continues as a new one (workflow/evacuate.asl.yml).
+   */
+  continueRequested?: { executionId: string; at: string };
+  /** A request with notBefore: when its evacuation starts and on what estimate (lib/workflow/start-time.ts). */
+  start?: EvacuationStart;
+}
+
+/** The start time of an evacuation and its estimate, as the Evacuation record keeps it. */
+export interface EvacuationStart {
+  notBefore: string;
+  startAt: string;
+  estimateSeconds: number;
+  marginSeconds: number;
+  late: boolean;
+  basis: string[];
+  warning?: string;
 }
 
 /** `namespace/name` of a pod. */

@@ -7,7 +7,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
 import { InvalidInput, isExpectedError } from '../errors/index.ts';
-import { problemsOf } from '../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../events/parse.ts';
 
 /** What a value is, for a refusal: `an array`, `a string`, `null`. */
 function kindOf(value: unknown): string {
@@ -30,7 +30,7 @@ export function validateInput(what: string, schema: z.ZodType): MiddlewareObj {
           { path: '', message: `the input must be a JSON object (got ${kindOf(event)})` },
         ]);
       }
-      const result = schema.safeParse(request.event);
+      const result = safeParseReporting(schema, request.event);
       if (!result.success) throw new InvalidInput(`invalid input to ${what}`, problemsOf(result.error));
       request.event = result.data;
     },
@@ -94,6 +94,22 @@ export function logOutcome(logger: Logger): MiddlewareObj {
       if (!error) return;
       if (isExpected(error.name)) logger.info(error.message, { errorType: error.name });
       else logger.error('step failed', error);
+    },
+  };
+}
+
+/**
+ * The memory the function was given, as the runtime states it (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, which
+ * Lambda and `serverless invoke local` both set from serverless.yml) over the context's: invoke local
+ * hard-codes 1024 there, and the logs' function_memory_size must say what is configured. On Lambda the
+ * two are equal.
+ */
+export function memoryFromRuntime(env: Readonly<Record<string, string | undefined>> = process.env): MiddlewareObj {
+  return {
+    name: 'memoryFromRuntime',
+    before: (request) => {
+      const configured = env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
+      if (configured && /^\d+$/.test(configured)) request.context.memoryLimitInMB = configured;
     },
   };
 }

@@ -9,7 +9,8 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { createLogger, type Logger } from '../log/logger.ts';
-import { correlationIds, failureMetric, logOutcome, validateInput } from './middleware.ts';
+import { routeToSink } from '../log/sink.ts';
+import { correlationIds, failureMetric, logOutcome, memoryFromRuntime, validateInput } from './middleware.ts';
 
 export interface TaskTools {
   readonly logger: Logger;
@@ -40,9 +41,10 @@ export interface DefinedTask<O, D> extends TaskHandler<O> {
 
 function buildHandler<I, O, D>(spec: TaskSpec<I, O, D>, getDeps: () => Promise<D>, now: () => Date): TaskHandler<O> {
   const logger = createLogger(`drainbridge.${spec.name}`);
-  const metrics = new Metrics({ namespace: 'drainbridge', serviceName: 'drainbridge' });
+  const metrics = routeToSink(new Metrics({ namespace: 'drainbridge', serviceName: 'drainbridge' }), 'metrics');
   const core = async (event: I): Promise<O> => spec.run(event, await getDeps(), { logger, now });
   return middy(core)
+    .use(memoryFromRuntime())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(failureMetric(metrics, spec.name))
     .use(logOutcome(logger))

@@ -1,9 +1,12 @@
 /**
  * The one logger factory. Powertools Logger (structured JSON, correlation ids) with a JSON replacer
  * that runs every key and string through `redact`, so no code path can log a credential by accident.
+ * On Lambda the lines go to stdout as Powertools writes them; elsewhere to the sink (lib/log/sink.ts:
+ * off by default, or stderr / a file, JSON or text), so that stdout stays the CLI's human output.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { isSecretKey, REDACTED, redact, redactString } from './redact.ts';
+import { isLambdaRuntime, routeToSink } from './sink.ts';
 
 export type { Logger } from '@aws-lambda-powertools/logger';
 
@@ -16,7 +19,13 @@ export function redactingReplacer(key: string, value: unknown): unknown {
   return value;
 }
 
-/** A logger for one component; `POWERTOOLS_LOG_LEVEL` / `LOG_LEVEL` set the level as usual. */
+/**
+ * A logger for one component. On Lambda `POWERTOOLS_LOG_LEVEL` / `LOG_LEVEL` set the level as usual;
+ * elsewhere the logger produces every line and the sink's level decides what is written.
+ */
 export function createLogger(serviceName = 'drainbridge', logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'): Logger {
-  return new Logger({ serviceName, jsonReplacerFn: redactingReplacer, ...(logLevel ? { logLevel } : {}) });
+  const level = isLambdaRuntime() ? logLevel : 'DEBUG';
+  return routeToSink(
+    new Logger({ serviceName, jsonReplacerFn: redactingReplacer, ...(level ? { logLevel: level } : {}) }),
+  );
 }

@@ -130,15 +130,20 @@ export async function releaseHold(
   try {
     const result = await updateNode(client, nodeName, (node) => {
       const decision = planRelease(node, requestId, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
-      if (decision.action === 'none') return { value: { last: decision.last, restored: NOTHING_RESTORED } };
-      return { value: { last: decision.last, restored: decision.restored }, patch: decision.patch };
+      if (decision.action === 'none') {
+        return { value: { last: decision.last, restored: NOTHING_RESTORED, neverHeld: false } };
+      }
+      const neverHeld = decision.neverHeld === true;
+      return { value: { last: decision.last, restored: decision.restored, neverHeld }, patch: decision.patch };
     });
     if (result.written) {
       const what = result.value.last ? `; last hold: ${describeRestored(result.value.restored)}` : '';
-      const message = `maintenance hold ${requestId} released${what}`;
+      const message = result.value.neverHeld
+        ? `maintenance request ${requestId} ended before it held the node; it will not cordon it`
+        : `maintenance hold ${requestId} released${what}`;
       await emitNodeEvent(client, result.node, { reason: 'MaintenanceHoldReleased', message }, now);
     }
-    return { ...result.value, nodeGone: false };
+    return { last: result.value.last, restored: result.value.restored, nodeGone: false };
   } catch (error) {
     if (error instanceof EvacuationFailed) return { last: true, restored: NOTHING_RESTORED, nodeGone: true };
     throw error;

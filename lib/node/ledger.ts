@@ -59,6 +59,10 @@ export interface Hold {
   readonly origin: Origin | string;
   /** When the hold was taken (ISO 8601). */
   readonly since: string;
+  /** The node's boot ID (`status.nodeInfo.bootID`) when the hold was taken: a change means it rebooted since. */
+  readonly bootID?: string;
+  /** `reboot`: the maintenance ends when the node has rebooted and is Ready (lib/forwarder/reboot). */
+  readonly endsOn?: 'reboot';
 }
 
 /** What drainbridge changed on the node when the first hold was taken. */
@@ -202,6 +206,8 @@ export interface HoldRequest {
   readonly requestId: string;
   readonly requester: string;
   readonly origin: Origin | string;
+  /** `reboot`: a reboot of the node (boot ID changed, Ready again) ends this maintenance. */
+  readonly endsOn?: 'reboot';
 }
 
 export type HoldDecision =
@@ -241,7 +247,14 @@ export function planHold(
   if (Object.hasOwn(ledger.holds, request.requestId)) return { action: 'none', why: 'already-held' };
   const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
   if (Object.hasOwn(released, request.requestId)) return { action: 'none', why: 'released' };
-  const hold: Hold = { requester: request.requester, origin: request.origin, since: now.toISOString() };
+  const bootID = node.status?.nodeInfo?.bootID;
+  const hold: Hold = {
+    requester: request.requester,
+    origin: request.origin,
+    since: now.toISOString(),
+    ...(bootID ? { bootID } : {}),
+    ...(request.endsOn ? { endsOn: request.endsOn } : {}),
+  };
   const holds = { ...ledger.holds, [request.requestId]: hold };
   const changes = ledger.changes ?? firstHoldChanges(node, settings);
   const next = fitLedger(ledger.changes ? { ...ledger, holds, released } : { holds, released, changes });
@@ -289,13 +302,15 @@ export const NOTHING_RESTORED: Restored = Object.freeze({
 });
 
 export type ReleaseDecision =
-  | { readonly action: 'none'; readonly why: 'not-held' | 'already-released'; readonly last: boolean }
+  | { readonly action: 'none'; readonly why: 'already-released'; readonly last: boolean }
   | {
       readonly action: 'patch';
       readonly patch: MergePatch;
       /** Whether this was the last hold (and what it restored). */
       readonly last: boolean;
       readonly restored: Restored;
+      /** The request never held the node: only its tombstone is written. */
+      readonly neverHeld?: true;
     };
 
 function restoreSpec(
@@ -335,8 +350,18 @@ export function planRelease(
   const ledger = readLedger(node);
   const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
   if (!Object.hasOwn(ledger.holds, requestId)) {
-    const why = Object.hasOwn(released, requestId) ? 'already-released' : 'not-held';
-    return { action: 'none', why, last: !isHeld(ledger) };
+    if (Object.hasOwn(released, requestId)) return { action: 'none', why: 'already-released', last: !isHeld(ledger) };
+    // Ended before it took its hold (e.g. still waiting for a maintenance slot): remember that, so the
+    // late admission finds the tombstone and does not cordon a node whose maintenance is over.
+    released[requestId] = now.toISOString();
+    const next: Ledger = { ...ledger, released };
+    return {
+      action: 'patch',
+      patch: ledgerPatch(node, next),
+      last: !isHeld(ledger),
+      restored: NOTHING_RESTORED,
+      neverHeld: true,
+    };
   }
   const holds = Object.fromEntries(Object.entries(ledger.holds).filter(([id]) => id !== requestId));
   released[requestId] = now.toISOString();

@@ -16,7 +16,13 @@ import { ConflictError, InvalidInput, RecordUnreadable } from '../errors/index.t
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
-import { EVACUATION_API, type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
+import {
+  EVACUATION_API,
+  type EvacuationObject,
+  type EvacuationStart,
+  type EvacuationStatus,
+  evacuationName,
+} from '../kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 
@@ -47,14 +53,37 @@ export function summarise(status: EvacuationStatus): EvacuationStatus {
   return summary;
 }
 
+/**
+ * A pass's counts and blockers, what it waits for (blockers only if the evacuation gives up), and with
+ * `timing` when it ran (the branch's first pass and end are kept: observed durations for estimates).
+ */
+export interface ProgressReport {
+  readonly progress: BranchProgress;
+  readonly blockers: readonly Blocker[];
+  readonly waiting?: readonly Blocker[] | undefined;
+  readonly timing?: PassTiming;
+}
+
 /** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
 export interface ProgressRecorder {
-  recordProgress(
-    requestId: string,
-    branch: BranchName,
-    progress: BranchProgress,
-    blockers: readonly Blocker[],
-  ): Promise<void>;
+  recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void>;
+}
+
+/** When a pass ran and whether it found its branch done: the branch's first pass and its end are kept. */
+export interface PassTiming {
+  readonly now: Date;
+  readonly done: boolean;
+}
+
+/** The branch entry's startedAt/finishedAt after a pass at `timing`. Pure. */
+function branchTimes(
+  current: { startedAt?: string; finishedAt?: string },
+  timing: PassTiming | undefined,
+): { startedAt?: string; finishedAt?: string } {
+  if (!timing) return {};
+  const at = timing.now.toISOString();
+  const startedAt = current.startedAt ?? at;
+  return timing.done ? { startedAt, finishedAt: current.finishedAt ?? at } : { startedAt };
 }
 
 export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
@@ -68,12 +97,16 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   async ensure(request: ResolvedRequest): Promise<EvacuationObject> {
     const existing = await this.#get(request.requestId);
     if (existing) return existing;
+    // The drain options and deadline too, so that a restarted `drainbridge run` can resume the request as asked.
     const spec = {
       requestId: request.requestId,
       nodeName: request.nodeName,
       requester: request.requester,
       origin: request.origin,
       reason: request.reason,
+      drain: { ...request.drain },
+      ...(request.deadline ? { deadline: request.deadline } : {}),
+      ...(request.notBefore ? { notBefore: request.notBefore } : {}),
     };
     try {
       return await this.#client.createEvacuation(newEvacuation(spec));
@@ -131,23 +164,49 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     return written;
   }
 
-  /** Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins; no write when unchanged). */
-  async recordProgress(
-    requestId: string,
-    branch: BranchName,
-    progress: BranchProgress,
-    blockers: readonly Blocker[],
-  ): Promise<void> {
+  /**
+   * Records a pass's counts and blockers for `kubectl get evacuations` (no version check: last pass wins;
+   * no write when unchanged), and with `timing` the branch's first pass and end (estimates read them).
+   */
+  async recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void> {
+    const waiting = report.waiting ?? [];
     await this.#update(requestId, (status) => {
-      const current = status.branches?.[branch] ?? { version: '0', state: undefined };
-      const entry = { ...current, ...progress, blockers: blockers.map((blocker) => blocker.reason) };
+      const { waiting: _waiting, ...current } = status.branches?.[branch] ?? { version: '0', state: undefined };
+      const entry = {
+        ...current,
+        ...report.progress,
+        blockers: report.blockers.map((blocker) => blocker.reason),
+        ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
+        ...branchTimes(current, report.timing),
+      };
       return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
+  }
+
+  /** Records when the evacuation starts and on what estimate (a request with notBefore). */
+  async recordStart(requestId: string, start: EvacuationStart): Promise<void> {
+    await this.#update(requestId, (status) => ({ ...status, start }));
   }
 
   /** Records the evacuation's phase. */
   async setPhase(requestId: string, phase: string): Promise<void> {
     await this.#update(requestId, (status) => ({ ...status, phase }));
+  }
+
+  /** Records why the evacuation failed (shown as a NodeMaintenance's lastError). */
+  async recordError(requestId: string, message: string): Promise<void> {
+    await this.#update(requestId, (status) => ({ ...status, lastError: message.slice(0, 1024) }));
+  }
+
+  /**
+   * Marks a Restore of `requestId` as started or finished, so that a restarted `drainbridge run` finishes
+   * an interrupted one. Only an existing record is marked (a request never admitted has none to resume).
+   */
+  async markRestore(requestId: string, stage: 'startedAt' | 'finishedAt', at: Date): Promise<void> {
+    if (!(await this.#get(requestId))) return;
+    await this.#update(requestId, (status) =>
+      status.restore?.[stage] ? status : { ...status, restore: { ...status.restore, [stage]: at.toISOString() } },
+    );
   }
 
   /**
@@ -194,6 +253,15 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   /** Who asked to abort `requestId`'s evacuation, or undefined. */
   async abortRequestedBy(requestId: string): Promise<string | undefined> {
     return (await this.#get(requestId))?.status?.abortRequested?.by;
+  }
+
+  /** Asks every branch of `executionId` to leave so that it continues as new. Idempotent. */
+  async requestContinue(requestId: string, executionId: string, at: Date): Promise<void> {
+    await this.#update(requestId, (status) =>
+      status.continueRequested?.executionId === executionId
+        ? status
+        : { ...status, continueRequested: { executionId, at: at.toISOString() } },
+    );
   }
 
   async #get(requestId: string): Promise<EvacuationObject | undefined> {

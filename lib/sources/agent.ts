@@ -11,7 +11,6 @@
  */
 import type { EventPublisher } from '../bus/types.ts';
 import type { NoticeSource } from '../domain/notice.ts';
-import type { KubeClient } from '../kube/client.ts';
 import { createLogger } from '../log/logger.ts';
 import { readLedger } from '../node/ledger.ts';
 import { awsSources } from './aws/source.ts';
@@ -19,7 +18,7 @@ import { AzureSource } from './azure/source.ts';
 import type { AgentConfig } from './config.ts';
 import { endedEvent, requestedEvent } from './events.ts';
 import { gcpSources } from './gcp/source.ts';
-import type { AgentLogger, LoopContext, SourceLoop } from './loop.ts';
+import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from './loop.ts';
 import { pause } from './loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from './metrics.ts';
 import { describeNotice, NoticeParseError, type ParsedDocument } from './notice.ts';
@@ -30,7 +29,7 @@ export interface NodeAgentOptions {
   /** Where requests go: the EventBridge publisher on AWS, the in-process bus embedded. */
   readonly publisher: EventPublisher;
   /** Reads only: this node (its ledger), and for Azure approvals all nodes and Evacuation records. */
-  readonly kube: KubeClient;
+  readonly kube: NoticeKube;
   readonly logger?: AgentLogger;
   /** Counters; a MemoryNoticeMetrics (renderable for a scrape endpoint) by default. */
   readonly metrics?: NoticeMetrics;

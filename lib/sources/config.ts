@@ -8,8 +8,7 @@ import { NOTICE_ACTIONS, NOTICE_PROVIDERS, type NoticeProvider } from '../domain
 import type { DrainOptions } from '../domain/request.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { DrainOptionsInput, NodeName } from '../events/fields.ts';
-import { problemsOf } from '../events/parse.ts';
-import { REPORT } from './notice.ts';
+import { problemsOf, safeParseReporting } from '../events/parse.ts';
 import { DEFAULT_NOTICE_POLICY, NOTICE_TIMINGS, NOTICE_TYPES, type NoticePolicy, type NoticeRule } from './policy.ts';
 
 export interface AgentConfig {
@@ -146,7 +145,7 @@ function providerRules(
     if (provider !== 'azure' && isObject(value) && value.approveWhenDrained === true) {
       problems.push({ path: `${path}.${type}.approveWhenDrained`, message: 'only Azure events can be approved' });
     }
-    const parsed = RuleOverride.safeParse(value, REPORT);
+    const parsed = safeParseReporting(RuleOverride, value);
     if (!parsed.success) problems.push(...problemsOf(parsed.error, `${path}.${type}`));
     else rules[type] = mergeRule(rules[type] as NoticeRule, parsed.data);
   }
@@ -223,7 +222,7 @@ function toAgentConfig(env: AgentEnv, policy: NoticePolicy): AgentConfig {
 
 /** The agent's configuration from the environment; a ConfigError lists every problem. */
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>> = process.env): AgentConfig {
-  const parsed = AgentEnv.safeParse(withDefaults(env), REPORT);
+  const parsed = safeParseReporting(AgentEnv, withDefaults(env));
   const problems = parsed.success ? [] : problemsOf(parsed.error);
   const policy = parseNoticePolicy(env[POLICY_VAR] ?? '');
   if (Array.isArray(policy)) problems.push(...policy);

@@ -18,9 +18,15 @@ export interface AgentLogger {
   error(message: string, extra?: Record<string, unknown>): void;
 }
 
+/**
+ * What the agent reads of the cluster: its node (the ledger), and for Azure approvals all nodes and the
+ * Evacuation records. KubeClient has these calls, and so has the forwarder's lean client.
+ */
+export type NoticeKube = Pick<KubeClient, 'getNode' | 'listNodes' | 'getEvacuation'>;
+
 export interface LoopContext {
   readonly config: AgentConfig;
-  readonly kube: KubeClient;
+  readonly kube: NoticeKube;
   readonly logger: AgentLogger;
   readonly metrics: NoticeMetrics;
   readonly now: () => Date;

@@ -89,9 +89,3 @@ export function describeNotice(notice: Notice): string {
   const text = `${SOURCE_LABELS[notice.source]}: ${notice.eventType} (${notice.providerStatus})${when} — ${notice.description}`;
   return text.length <= 1024 ? text : `${text.slice(0, 1021)}...`;
 }
-
-/**
- * Parse options for the providers' documents: issues carry their input, so that lib/events' problemsOf
- * says "is required" only for a missing field and the schema's own message for a wrong one.
- */
-export const REPORT = Object.freeze({ reportInput: true });

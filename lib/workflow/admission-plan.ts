@@ -17,6 +17,14 @@ export interface QueueEntry {
 
 export type AdmissionQueue = Readonly<Record<string, QueueEntry>>;
 
+/** A hold on a held node, for the waiting message: who holds the slot and since when. */
+export interface SlotHolder {
+  readonly requestId: string;
+  readonly requester: string;
+  /** ISO 8601. */
+  readonly since: string;
+}
+
 /** At most `max` held nodes among those matching `selector` (e.g. one per zone: one limit per zone). */
 export interface SlotLimit {
   readonly selector: string;
@@ -37,6 +45,47 @@ export interface AdmissionFacts {
   readonly queue: AdmissionQueue;
   /** Waiting entries not refreshed for this long are dropped. */
   readonly queueTtlSeconds: number;
+  /** A maintenance window's own slots: at most `max` of its nodes held at once (inside the cluster-wide ones). */
+  readonly windowLimit?: WindowLimit;
+  /** The holds on a held node (its ledger), so that a waiting request can say who holds the slots. */
+  readonly holdersOf?: (node: string) => readonly SlotHolder[];
+}
+
+export interface WindowLimit {
+  readonly window: string;
+  readonly max: number;
+  /** Nodes held by this window's requests now. */
+  readonly heldNodes: readonly string[];
+}
+
+/** The window's limit as a sentence when admitting `node` would break it; undefined when it would not. */
+export function brokenWindowLimit(facts: AdmissionFacts): string | undefined {
+  const limit = facts.windowLimit;
+  if (!limit) return undefined;
+  const held = [...new Set(limit.heldNodes)].filter((name) => name !== facts.node);
+  if (held.length < limit.max) return undefined;
+  return `maintenance window ${limit.window} has ${held.length} of its ${limit.max} node(s) in maintenance (${held.join(', ')})`;
+}
+
+/**
+ * `node-1 (request t1 by alice@host since 2026-11-21T10:00:00Z)`, per held node, and what frees a slot:
+ * a person waiting must know whom to ask and which command ends it. Stable while nothing changes, so a
+ * retried wait prints one line, not one per retry.
+ */
+export function describeHolders(nodes: readonly string[], holdersOf?: AdmissionFacts['holdersOf']): string {
+  const held = [...new Set(nodes)];
+  if (held.length === 0) return 'held: none';
+  const each = held.map((node) => {
+    const holds = holdersOf?.(node) ?? [];
+    if (holds.length === 0) return node;
+    const who = holds.map((h) => `request ${h.requestId} by ${h.requester} since ${h.since}`).join('; ');
+    return `${node} (${who})`;
+  });
+  const frees =
+    held.length === 1
+      ? `a slot frees when that maintenance ends: drainbridge restore ${held[0]}`
+      : 'a slot frees when one of those maintenances ends: drainbridge restore NODE';
+  return `held: ${each.join(', ')}; ${frees}`;
 }
 
 export type AdmissionDecision =
@@ -62,7 +111,7 @@ export function brokenSlotLimit(facts: AdmissionFacts): string | undefined {
     if (!matchesAll(requirements, labelsOf(facts.node))) continue;
     const held = [...new Set(facts.heldNodes)].filter((name) => matchesAll(requirements, labelsOf(name)));
     if (held.length >= limit.max) {
-      return `the limit of ${limit.max} held node(s) matching "${limit.selector}" is reached (held: ${held.join(', ')})`;
+      return `the limit of ${limit.max} held node(s) matching "${limit.selector}" is reached (${describeHolders(held, facts.holdersOf)})`;
     }
   }
   return undefined;
@@ -94,6 +143,10 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
       queue: without(queue, facts.requestId),
     };
   }
+  // A window whose own slots are full takes no place in the queue: a place would hold back requests
+  // from other sources (a cloud notice) behind nodes the window itself will not start yet.
+  const windowFull = brokenWindowLimit(facts);
+  if (windowFull) return { admit: false, why: windowFull, queue: without(queue, facts.requestId) };
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
   const limited = brokenSlotLimit(facts);
@@ -110,10 +163,9 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
       queue: without(queue, facts.requestId),
     };
   }
-  const holders = facts.heldNodes.length > 0 ? ` (held: ${[...new Set(facts.heldNodes)].join(', ')})` : '';
   const why =
     free > 0
       ? `waiting behind ${position} older request(s) for ${free} free slot(s)`
-      : `all ${facts.maxHeldNodes} maintenance slot(s) are in use${holders}; ${position} request(s) ahead`;
+      : `all ${facts.maxHeldNodes} maintenance slot(s) are in use (${describeHolders(facts.heldNodes, facts.holdersOf)}); ${position} request(s) ahead`;
   return { admit: false, why, queue };
 }

@@ -9,11 +9,10 @@ import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { retryOnConflict } from '../kube/conflict.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { countsAsHeld, type LedgerSettings, ledgerOf, readLedger } from '../node/ledger.ts';
+import { countsAsHeld, type HoldRequest, type LedgerSettings, ledgerOf, readLedger } from '../node/ledger.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 import {
   INTENTS_ANNOTATION,
@@ -24,7 +23,7 @@ import {
   withIntent,
   writeIntents,
 } from './admission-intents.ts';
-import { type AdmissionQueue, planAdmission, type SlotLimit } from './admission-plan.ts';
+import { type AdmissionQueue, planAdmission, type SlotHolder, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
 export const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
@@ -138,23 +137,34 @@ interface ObservedNodes {
   /** Nodes drainbridge holds (from their ledgers; an unreadable ledger counts as held). */
   readonly held: string[];
   readonly labels: Map<string, Labels>;
+  /** Who holds each node, from its readable ledger. */
+  readonly holders: Map<string, SlotHolder[]>;
   /** The requestIds each node's ledger holds. */
-  readonly holds: (node: string) => readonly string[];
+  holds(node: string): readonly string[];
+  /** Nodes held by a request of `requester` (a maintenance window's). */
+  heldBy(requester: string): string[];
 }
 
-/** Every node's labels, the names of those drainbridge holds, and who holds each (from their ledgers). */
+/** Every node's labels, the names of those drainbridge holds and who holds them (from their ledgers). */
 async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
   const nodes = await client.listNodes();
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
   // A node whose ledger cannot be read counts as held: it may be under maintenance.
   const held = nodes.filter(countsAsHeld).map((node) => node.metadata?.name ?? '');
-  const holders = new Map(
-    nodes.map((node) => {
-      const read = ledgerOf(node);
-      return [node.metadata?.name ?? '', read.status === 'ok' ? Object.keys(read.ledger.holds) : []];
-    }),
-  );
-  return { held, labels, holds: (node) => holders.get(node) ?? [] };
+  const holders = new Map<string, SlotHolder[]>();
+  for (const node of nodes) {
+    const read = ledgerOf(node);
+    const holds = read.status === 'ok' ? Object.entries(read.ledger.holds) : [];
+    if (holds.length === 0) continue;
+    holders.set(
+      node.metadata?.name ?? '',
+      holds.map(([requestId, hold]) => ({ requestId, requester: hold.requester, since: hold.since })),
+    );
+  }
+  const heldBy = (requester: string) =>
+    [...holders].filter(([, holds]) => holds.some((hold) => hold.requester === requester)).map(([name]) => name);
+  const holds = (name: string) => (holders.get(name) ?? []).map((holder) => holder.requestId);
+  return { held, labels, holders, holds, heldBy };
 }
 
 /**
@@ -177,6 +187,20 @@ async function unlockAdmission(
   }
 }
 
+/** A window's request is not started once its window has closed (one already holding its node goes on). */
+function assertWindowOpen(request: ResolvedRequest, now: Date): void {
+  const closesAt = request.window ? Date.parse(request.window.closesAt) : Number.POSITIVE_INFINITY;
+  if (now.getTime() < closesAt) return;
+  throw new SkipEvent(
+    `maintenance window ${request.window?.name} closed at ${request.window?.closesAt} before node ${request.nodeName} was started; it is not started`,
+  );
+}
+
+/** What the ledger keeps with the hold: whether a reboot of the node ends this maintenance (a window's choice). */
+function holdRequestOf(request: ResolvedRequest): HoldRequest {
+  return request.window?.endsOn === 'reboot' ? { ...request, endsOn: 'reboot' } : request;
+}
+
 /**
  * Admits `request` to a maintenance slot and takes its hold (cordon). Throws SlotUnavailable while it
  * must wait, SkipEvent for a late duplicate of a request that was already released.
@@ -187,18 +211,27 @@ export async function admitRequest(
   settings: AdmissionSettings,
   now: Date,
 ): Promise<Admitted> {
-  const ledger = readLedger(await readNodeOrFail(client, request.nodeName));
+  const node = await readNodeOrFail(client, request.nodeName);
+  const ledger = readLedger(node);
   if (ledger.holds[request.requestId]) return { why: 'this request already holds the node', acquired: false };
   if (ledger.released[request.requestId]) {
     throw new SkipEvent(
       `request ${request.requestId} was already released from node ${request.nodeName}; not cordoning again`,
     );
   }
+  // A cordon asked for this evacuation; uncordoned before it was admitted, the request is moot.
+  if (request.origin === 'cordon' && node.spec?.unschedulable !== true) {
+    throw new SkipEvent(
+      `node ${request.nodeName} is no longer cordoned: the cordon behind request ${request.requestId} was lifted before admission`,
+    );
+  }
+  assertWindowOpen(request, now);
   const lease = await lockAdmission(client, settings.namespace, request, now);
   let unlocked = false;
   try {
     const nodes = await observeNodes(client);
     const intents = readIntents(lease.metadata?.annotations, request.nodeName);
+    const window = request.window;
     const decision = planAdmission({
       requestId: request.requestId,
       node: request.nodeName,
@@ -210,10 +243,14 @@ export async function admitRequest(
       labelsOf: (name) => nodes.labels.get(name) ?? {},
       queue: readQueue(lease, request.nodeName),
       queueTtlSeconds: QUEUE_TTL_SECONDS,
+      ...(window
+        ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
+        : {}),
+      holdersOf: (name) => nodes.holders.get(name) ?? [],
     });
     let hold = { acquired: false };
     if (decision.admit) {
-      hold = await acquireHold(client, request.nodeName, request, {
+      hold = await acquireHold(client, request.nodeName, holdRequestOf(request), {
         now,
         ...(settings.ledger ? { ledger: settings.ledger } : {}),
       });
@@ -246,22 +283,29 @@ async function unlockQuietly(client: KubeClient, namespace: string, lease: V1Lea
 }
 
 /**
- * Takes a request that will not come back (it failed or was aborted while waiting) out of the admission
- * queue at once, instead of leaving it first in line until its entry expires (QUEUE_TTL_SECONDS) and the
- * requests behind it waiting for a slot that is free. A conditional write: an admitter holding the mutex
- * meanwhile sees a conflict at its unlock and retries, which is what it does for any lost race.
+ * Takes `requestId` off the waiting queue (a person stopped its command): the requests behind it need
+ * not wait QUEUE_TTL_SECONDS for its entry to expire. Only while nobody holds the mutex; otherwise, and
+ * on a conflict, the entry simply expires. Returns whether it removed the entry.
  */
-export async function leaveAdmissionQueue(client: KubeClient, namespace: string, requestId: string): Promise<boolean> {
-  return retryOnConflict(async () => {
-    const lease = await readLease(client, namespace, ADMISSION_LEASE);
-    const queue = readQueue(lease);
-    if (!lease || !Object.hasOwn(queue, requestId)) return false;
-    const { [requestId]: _left, ...rest } = queue;
-    const annotations = {
-      ...lease.metadata?.annotations,
-      [QUEUE_ANNOTATION]: writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT),
-    };
+export async function leaveQueue(
+  client: KubeClient,
+  namespace: string,
+  requestId: string,
+  now: Date,
+): Promise<boolean> {
+  const lease = await readLease(client, namespace, ADMISSION_LEASE);
+  const queue = readQueue(lease);
+  if (!lease || !queue[requestId] || !isMutexFree(lease, now)) return false;
+  const { [requestId]: _leaving, ...rest } = queue;
+  const annotations = {
+    ...lease.metadata?.annotations,
+    [QUEUE_ANNOTATION]: writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT),
+  };
+  try {
     await updateLease(client, namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
     return true;
-  });
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
 }

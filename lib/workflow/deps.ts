@@ -4,6 +4,7 @@
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../bus/eventbridge-publisher.ts';
+import { PrintingPublisher } from '../bus/printing-publisher.ts';
 import type { EventPublisher } from '../bus/types.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
 import { KubeClient, type KubeClientOptions } from '../kube/client.ts';
@@ -36,14 +37,19 @@ export async function connectDeps(
 /** Builds the Nova port; NO_NOVA when Nova is not enabled. */
 export type NovaFactory = (config: Config, base: NovaWiringBase) => Promise<NovaPort>;
 
-/** Lambda: configuration from the environment, outcome events to EventBridge. */
+/**
+ * A handler's dependencies from the environment: on Lambda (DRAINBRIDGE_MODE=aws) outcome events go to
+ * EventBridge; a handler run alone in embedded mode (`serverless invoke local` against a kubeconfig,
+ * `npm run invoke`) has no bus, so they are printed (the embedded runtime passes its in-process bus to
+ * connectDeps itself).
+ */
 export async function depsFromEnvironment(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<WorkflowDeps> {
   const config = loadConfig(env);
-  const publisher = new EventBridgePublisher(
-    new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }),
-    config.eventBusName,
-  );
+  const publisher =
+    config.mode === 'aws'
+      ? new EventBridgePublisher(new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }), config.eventBusName)
+      : new PrintingPublisher(config.eventBusName);
   return connectDeps(config, publisher);
 }

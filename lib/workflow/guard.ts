@@ -31,7 +31,9 @@ export function checkDeadline(
     const what = request.deadline
       ? `the request's deadline ${request.deadline}`
       : `the maximum evacuation time of ${maxEvacuationHours} h`;
-    throw new DeadlineExceeded(`evacuation of node ${request.nodeName} passed ${what}; leaving the node cordoned`);
+    // No word on the node's state here: before admission nothing was touched, after it the safe state
+    // is kept. Whoever reports the failure reads the node and says which (cli/node-state.ts).
+    throw new DeadlineExceeded(`evacuation of node ${request.nodeName} passed ${what}`);
   }
 }
 

@@ -7,10 +7,11 @@
  * case of a process killed mid-step and re-run with the same input.
  */
 import { z } from 'zod';
-import { RecordUnreadable } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
-import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
+import { isNotFound } from '../kube/errors.ts';
+import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';
@@ -53,37 +54,74 @@ export function readOwner(record: EvacuationObject): Owner | undefined {
   throw new RecordUnreadable({ what: OWNER_FORMAT.what, reason: read.reason, nodeName: record.spec.nodeName });
 }
 
-/** Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`. */
-export function planOwnership(current: Owner | undefined, executionId: string, now: Date): OwnerDecision {
+/**
+ * Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`.
+ * `predecessor`: the execution this one continues (continue-as-new); its claim is handed over at once,
+ * since it started this execution as its last step and does nothing after.
+ */
+export function planOwnership(
+  current: Owner | undefined,
+  executionId: string,
+  now: Date,
+  predecessor?: string,
+): OwnerDecision {
   const claim: OwnerDecision = { action: 'claim', owner: { executionId, seen: now.toISOString() } };
   if (!current) return claim;
   const ageSeconds = (now.getTime() - Date.parse(current.seen)) / 1000;
   if (current.executionId === executionId) return ageSeconds > OWNER_REFRESH_SECONDS ? claim : { action: 'keep' };
+  if (predecessor !== undefined && current.executionId === predecessor) return claim;
   return ageSeconds > OWNER_TTL_SECONDS ? claim : { action: 'yield', owner: current, ageSeconds };
 }
 
 /**
- * Reads the request's record and applies `planOwnership`: writes the mark when claiming (conditional on
+ * Hands the request back: removes this execution's owner mark, so that the next execution for the
+ * request (the same command run again after Ctrl-C) claims it at once instead of waiting
+ * OWNER_TTL_SECONDS for the mark to age. Conditional on the record's resourceVersion; a mark that is
+ * not this execution's, or that changed meanwhile, is left alone. Returns whether it removed the mark.
+ */
+export async function releaseOwnership(client: KubeClient, requestId: string, executionId: string): Promise<boolean> {
+  let record: EvacuationObject;
+  try {
+    record = await client.getEvacuation(evacuationName(requestId));
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+  if (readOwner(record)?.executionId !== executionId) return false;
+  const { [OWNER_ANNOTATION]: _mine, ...annotations } = record.metadata.annotations ?? {};
+  try {
+    await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Reads the request's record and applies `planOwnership` (handing over from `predecessor`, the execution
+ * this one continues, if any): writes the mark when claiming (conditional on
  * the record's resourceVersion, re-read on conflict). Returns the decision; the caller says what a
  * `yield` means for it (wait at admission, stop in a later step). The record must exist.
  */
 export async function reconcileOwnership(
   client: KubeClient,
   requestId: string,
-  executionId: string,
+  execution: { readonly executionId: string; readonly predecessor?: string | undefined },
   now: Date,
-): Promise<OwnerDecision> {
+): Promise<OwnerDecision & { readonly status?: EvacuationStatus | undefined }> {
   return retryOnConflict(
     async () => {
       const record = await client.getEvacuation(evacuationName(requestId));
-      const decision = planOwnership(readOwner(record), executionId, now);
-      if (decision.action !== 'claim') return decision;
+      const decision = planOwnership(readOwner(record), execution.executionId, now, execution.predecessor);
+      // The record's status as read comes along: the caller's other checks (abort, continue) need no second read.
+      if (decision.action !== 'claim') return { ...decision, status: record.status };
       const annotations = {
         ...record.metadata.annotations,
         [OWNER_ANNOTATION]: writeJsonRecord(decision.owner, OWNER_FORMAT),
       };
       await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
-      return decision;
+      return { ...decision, status: record.status };
     },
     { attempts: CONFLICT_ATTEMPTS },
   );
@@ -92,4 +130,29 @@ export async function reconcileOwnership(
 /** A sentence for logs and errors: who owns the request and how recently it was seen. */
 export function describeOwner(decision: { owner: Owner; ageSeconds: number }): string {
   return `execution ${decision.owner.executionId} (seen ${Math.round(decision.ageSeconds)} s ago)`;
+}
+
+/**
+ * Clears the owner mark of `requestId` when `isGone(owner)` knows its execution is dead — e.g. it ran in
+ * a `drainbridge run` process that no longer holds the run Lease — so a resumed execution takes over at
+ * once instead of waiting OWNER_TTL_SECONDS. Conditional on the record's resourceVersion; a mark that
+ * changed meanwhile (a live owner refreshed it) is left alone. Returns whether it cleared one.
+ */
+export async function clearDeadOwner(
+  client: KubeClient,
+  requestId: string,
+  isGone: (owner: Owner) => boolean,
+): Promise<boolean> {
+  const record = await client.getEvacuation(evacuationName(requestId));
+  const owner = readOwner(record);
+  if (!owner || !isGone(owner)) return false;
+  const annotations = { ...record.metadata.annotations };
+  delete annotations[OWNER_ANNOTATION];
+  try {
+    await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
 }

@@ -14,8 +14,10 @@ import {
   Requester,
   RequestId,
   Target,
+  WindowOccurrenceInput,
 } from '../events/fields.ts';
 import { acceptRequest } from './accept.ts';
+import { type Chain, ChainSchema, splitContinuation } from './continuation.ts';
 
 const DrainOptions = DrainOptionsInput.required();
 
@@ -29,19 +31,39 @@ export const ResolvedRequestSchema = z.strictObject({
   deadline: Instant.optional(),
   drain: DrainOptions,
   nodeName: NodeName,
+  window: WindowOccurrenceInput.optional(),
 });
 
-/** What every task after ResolveTarget receives. */
+/** What every task after ResolveTarget receives; `chain` (Admit's) says which execution this one continues. */
 export const TaskInput = z.strictObject({
   request: ResolvedRequestSchema,
   executionId: z.string().min(1).max(2048),
   startedAt: z.string().min(1),
+  chain: ChainSchema.optional(),
 });
-export type TaskInput = { readonly request: ResolvedRequest; readonly executionId: string; readonly startedAt: string };
+export type TaskInput = {
+  readonly request: ResolvedRequest;
+  readonly executionId: string;
+  readonly startedAt: string;
+  readonly chain?: Chain;
+};
 
-/** A branch pass's input: the task input plus which branch to run. */
-export const PassTaskInput = TaskInput.extend({ branch: z.enum(BRANCHES) });
-export type PassTaskInput = TaskInput & { readonly branch: (typeof BRANCHES)[number] };
+/**
+ * A pass loop's count of the execution's history events so far (an upper bound the state machine keeps
+ * with intrinsic functions) and where it should leave to continue as new.
+ */
+export const HistoryBudget = z.strictObject({
+  events: z.number().int().min(0),
+  limit: z.number().int().min(0),
+});
+export type HistoryBudget = z.infer<typeof HistoryBudget>;
+
+/** A branch pass's input: the task input plus which branch to run (and, in the state machine, its history budget). */
+export const PassTaskInput = TaskInput.extend({ branch: z.enum(BRANCHES), history: HistoryBudget.optional() });
+export type PassTaskInput = TaskInput & {
+  readonly branch: (typeof BRANCHES)[number];
+  readonly history?: HistoryBudget;
+};
 
 /**
  * ResolveTarget's input: the execution's input as it arrived, and the execution's identity. The
@@ -56,6 +78,6 @@ export const ResolveInput = z
     startedAt: z.string().min(1),
   })
   .superRefine((value) => {
-    acceptRequest(value.machine, value.input, KUBECTL_DRAIN_DEFAULTS);
+    acceptRequest(value.machine, splitContinuation(value.machine, value.input).event, KUBECTL_DRAIN_DEFAULTS);
   });
 export type ResolveInput = z.infer<typeof ResolveInput>;

@@ -3,10 +3,12 @@
  * into the objects to create, in dependency order. Pure apart from reading the file; a bad scenario is
  * an `InvalidInput` naming every bad field, before anything is created.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { type FieldProblem, InvalidInput } from '../../lib/errors/index.ts';
+import { problemsOf, safeParseReporting } from '../../lib/events/parse.ts';
 import { selectorMatches } from '../../lib/kube/selectors.ts';
 import { type KubeVirtOptions, type KubeVirtTimings, kubeVirtInstallObjects } from '../controllers/kubevirt/index.ts';
 import type { StaticPod } from '../controllers/runtime.ts';
@@ -63,10 +65,6 @@ export function loadScenario(nameOrFile: string): Scenario {
   return parseScenario(readFileSync(path, 'utf8'), path);
 }
 
-function pathOf(parts: readonly PropertyKey[]): string {
-  return parts.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
-}
-
 /** Parses and validates scenario YAML. `source` names the file in error messages. */
 export function parseScenario(text: string, source = 'scenario'): Scenario {
   let raw: unknown;
@@ -77,9 +75,13 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
       { path: '', message: `not valid YAML: ${(error as Error).message}` },
     ]);
   }
-  const result = scenarioSchema.safeParse(raw);
+  // Reporting the input lets problemsOf say "is required" for a missing field, not "received undefined".
+  const result = safeParseReporting(scenarioSchema, raw);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => ({ path: pathOf(issue.path), message: issue.message }));
+    // A scenario file has no contract versions: an unknown field is simply not one the simulator reads.
+    const problems = problemsOf(result.error).map((p) =>
+      p.message.startsWith('unknown field') ? { ...p, message: 'unknown field' } : p,
+    );
     throw new InvalidInput(`scenario ${source}`, problems);
   }
   const problems = semanticProblems(result.data);
@@ -161,6 +163,12 @@ function semanticProblems(file: ScenarioFile): FieldProblem[] {
   return problems;
 }
 
+/** A boot ID for `nodeName`'s `boot`-th boot: a UUID, the same every run (the kernel's is random). */
+export function bootIdOf(nodeName: string, boot: number): string {
+  const hex = createHash('sha256').update(`${nodeName}/${boot}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** The Node object for a scenario node: Ready, with capacity, addresses and a pod CIDR by position. */
 export function nodeObject(node: ScenarioNode, index: number): KubeObject {
   const capacity = {
@@ -214,6 +222,9 @@ export function nodeObject(node: ScenarioNode, index: number): KubeObject {
         architecture: 'amd64',
         osImage: 'Ubuntu 24.04 LTS',
         kernelVersion: '6.8.0',
+        // The kubelet reports the kernel's boot_id; a reboot changes it (how kured and drainbridge's
+        // reboot source tell a reboot happened). Tests "reboot" a node by changing it.
+        bootID: bootIdOf(node.name, 0),
       },
     },
   };

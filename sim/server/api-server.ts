@@ -14,7 +14,7 @@ import type { Reply, RequestContext, ServerParts } from './context.ts';
 import { serveNonResource } from './non-resource.ts';
 import { isDryRun } from './query.ts';
 import { parseRequestInfo, type RequestInfo } from './request-info.ts';
-import { isWriteVerb, type RequestLog } from './request-log.ts';
+import { isStateChange, isWriteVerb, type RequestLog } from './request-log.ts';
 import { notServed, routeResource } from './router.ts';
 
 function accessOf(info: RequestInfo): AccessAttributes {
@@ -79,6 +79,7 @@ async function bodyAsksDryRun(ctx: RequestContext): Promise<boolean> {
 }
 
 async function handle(ctx: RequestContext): Promise<Reply> {
+  if (ctx.info.isResourceRequest && ctx.parts.faults && !(await ctx.parts.faults.hold(ctx))) return undefined;
   if (ctx.info.isResourceRequest && ctx.parts.faults?.intercept(ctx)) return undefined;
   const decision = authorize(ctx.parts.store, ctx.user, accessOf(ctx.info));
   if (!decision.allowed) throw refusal(ctx, decision.reason);
@@ -146,7 +147,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, parts: ServerPar
     user: ctx?.user.username ?? '',
     userAgent: req.headers['user-agent'] ?? '',
     status: code,
-    write: info.isResourceRequest && isWriteVerb(info.verb) && !ctx?.dryRun,
+    write: info.isResourceRequest && isStateChange(info) && !ctx?.dryRun,
     dryRun: ctx?.dryRun ?? false,
   });
 }

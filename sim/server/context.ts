@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TokenAuthenticator } from '../auth/authenticator.ts';
 import type { ObjectStore, ResourceType, UserInfo } from '../store/types.ts';
+import type { FaultInjector } from './faults.ts';
 import type { RequestInfo } from './request-info.ts';
 
 /** The simulator's parts a handler may use. */
@@ -10,11 +11,8 @@ export interface ServerParts {
   authenticator: TokenAuthenticator;
   /** `/version`'s answer. */
   version: Record<string, string>;
-  /**
-   * Injected faults (dropped watches, 410s, 5xx: sim/server/faults.ts), consulted before every resource
-   * handler. Typed by what the pipeline calls, so faults.ts and this file do not import each other.
-   */
-  faults?: { intercept(ctx: RequestContext): boolean };
+  /** Injected faults (dropped watches, 410s, 5xx), consulted before every resource handler. */
+  faults?: FaultInjector;
 }
 
 export interface RequestContext {

@@ -8,10 +8,18 @@
  * handler. Every fault is scoped by a matcher (user, verb, resource) so that, e.g., the forwarder's
  * ServiceAccount gets 500s while kubectl keeps working.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '../store/status.ts';
-import type { RequestContext } from './context.ts';
 import type { RequestInfo } from './request-info.ts';
+
+/** What a fault looks at in a request (a structural slice of RequestContext, which refers to this module). */
+export interface FaultRequest {
+  readonly user: { readonly username: string };
+  readonly info: RequestInfo;
+  readonly url: URL;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
 
 /** Which requests a fault applies to; every given field must match. */
 export interface RequestMatcher {
@@ -25,6 +33,12 @@ export interface RequestMatcher {
 interface FailureFault {
   readonly match: RequestMatcher;
   readonly status: StatusError;
+}
+
+interface HeldRequest {
+  readonly info: RequestInfo;
+  readonly user: string;
+  readonly release: () => void;
 }
 
 interface OpenWatch {
@@ -49,6 +63,8 @@ export class FaultInjector {
   readonly #failures = new Set<FailureFault>();
   readonly #expiries: { match: RequestMatcher; remaining: number }[] = [];
   readonly #watches = new Set<OpenWatch>();
+  readonly #holds = new Set<RequestMatcher>();
+  readonly #held = new Set<HeldRequest>();
   /** Requests answered by a fault, for tests to wait on. */
   injected = 0;
 
@@ -61,6 +77,49 @@ export class FaultInjector {
     const fault: FailureFault = { match, status: new StatusError(code, reason, message) };
     this.#failures.add(fault);
     return () => void this.#failures.delete(fault);
+  }
+
+  /**
+   * Holds matching requests — no answer, not even headers — until the returned function is called: an
+   * apiserver that is slow to answer, so that a test can act while a client's list or watch is in flight.
+   * A held request whose client goes away is dropped (`heldRequests` counts only those still waiting).
+   */
+  holdRequests(match: RequestMatcher): () => void {
+    this.#holds.add(match);
+    return () => {
+      this.#holds.delete(match);
+      for (const held of [...this.#held])
+        if (![...this.#holds].some((m) => matches(m, held.info, held.user))) held.release();
+    };
+  }
+
+  /** Matching requests held right now whose client still waits for the answer. */
+  heldRequests(match: RequestMatcher = {}): number {
+    return [...this.#held].filter((held) => matches(match, held.info, held.user)).length;
+  }
+
+  /**
+   * Called for every resource request after authentication, before anything else: resolves at once unless
+   * a hold matches; then when the hold is lifted (true) or the client has gone away (false).
+   */
+  hold(ctx: FaultRequest): Promise<boolean> {
+    const user = ctx.user.username;
+    if (![...this.#holds].some((match) => matches(match, ctx.info, user))) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const held: HeldRequest = {
+        info: ctx.info,
+        user,
+        release: () => {
+          this.#held.delete(held);
+          resolve(true);
+        },
+      };
+      this.#held.add(held);
+      ctx.res.once('close', () => {
+        if (!this.#held.delete(held)) return;
+        resolve(false);
+      });
+    });
   }
 
   /** The next `count` matching watches that resume from a resourceVersion get `410 Expired`, as after etcd compaction. */
@@ -89,7 +148,7 @@ export class FaultInjector {
    * Called for every resource request after authorization: throws the injected error, answers an expired
    * watch itself (returns true), or registers a watch and lets the request through (false).
    */
-  intercept(ctx: RequestContext): boolean {
+  intercept(ctx: FaultRequest): boolean {
     const user = ctx.user.username;
     for (const fault of this.#failures) {
       if (matches(fault.match, ctx.info, user)) {

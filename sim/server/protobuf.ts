@@ -1,6 +1,8 @@
 /**
  * Decodes the Kubernetes protobuf envelope (`k8s\0` + runtime.Unknown) for the few request bodies
- * kubectl sends as protobuf: Eviction, DeleteOptions and the access reviews (kubectl's typed clients
+ * kubectl sends as protobuf: Eviction, DeleteOptions, the access reviews, TokenRequest
+ * (`kubectl create token`), SelfSubjectReview (`kubectl auth whoami`), and the Namespace and
+ * ServiceAccount of `kubectl create namespace|serviceaccount` (kubectl's typed clients
  * encode built-in types as `application/vnd.kubernetes.protobuf`). Field numbers are those of the
  * k8s.io/api `generated.proto` files. Unknown fields are skipped.
  */
@@ -61,6 +63,19 @@ const REVIEW_SPEC: Schema = {
   6: { name: 'uid', type: 'string' },
 };
 
+const BOUND_OBJECT_REFERENCE: Schema = {
+  1: { name: 'kind', type: 'string' },
+  2: { name: 'apiVersion', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'uid', type: 'string' },
+};
+
+const TOKEN_REQUEST_SPEC: Schema = {
+  1: { name: 'audiences', type: 'string', repeated: true },
+  3: { name: 'boundObjectRef', type: BOUND_OBJECT_REFERENCE },
+  4: { name: 'expirationSeconds', type: 'int64' },
+};
+
 /** Message schemas by `apiVersion/kind`. */
 const KINDS: Readonly<Record<string, Schema>> = {
   'policy/v1/Eviction': {
@@ -80,6 +95,19 @@ const KINDS: Readonly<Record<string, Schema>> = {
   'authorization.k8s.io/v1/SubjectAccessReview': {
     1: { name: 'metadata', type: OBJECT_META },
     2: { name: 'spec', type: REVIEW_SPEC },
+  },
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: { name: 'metadata', type: OBJECT_META },
+    2: { name: 'spec', type: TOKEN_REQUEST_SPEC },
+  },
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: { name: 'metadata', type: OBJECT_META } },
+  'v1/Namespace': {
+    1: { name: 'metadata', type: OBJECT_META },
+    2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
+  },
+  'v1/ServiceAccount': {
+    1: { name: 'metadata', type: OBJECT_META },
+    4: { name: 'automountServiceAccountToken', type: 'bool' },
   },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: { name: 'metadata', type: OBJECT_META },

@@ -43,6 +43,24 @@ export function isWriteVerb(verb: string): boolean {
   return WRITE_VERBS.has(verb);
 }
 
+/**
+ * Resources whose `create` only asks a question (the access reviews, `kubectl auth whoami`): answered,
+ * never stored, so they change nothing — as the apiserver, which persists none of them.
+ */
+const QUESTIONS: ReadonlySet<string> = new Set([
+  'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/subjectaccessreviews',
+  'authorization.k8s.io/selfsubjectrulesreviews',
+  'authorization.k8s.io/localsubjectaccessreviews',
+  'authentication.k8s.io/selfsubjectreviews',
+  'authentication.k8s.io/tokenreviews',
+]);
+
+/** Whether a request could change state: a write verb on a resource that is stored. */
+export function isStateChange(info: { verb: string; group: string; resource: string }): boolean {
+  return isWriteVerb(info.verb) && !QUESTIONS.has(`${info.group}/${info.resource}`);
+}
+
 /** The log. */
 export class RequestLog {
   readonly #records: RequestRecord[] = [];

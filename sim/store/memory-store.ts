@@ -61,6 +61,8 @@ export interface StoreOptions {
 export interface ClosableStore extends ObjectStore {
   /** Stops every watch and every clock timer. */
   close(): void;
+  /** Watches currently subscribed (tests: a watch whose client left is released). */
+  watchers(): number;
 }
 
 const NAMESPACES: ResourceRef = { group: '', resource: 'namespaces' };
@@ -119,6 +121,10 @@ class MemoryStore implements ClosableStore {
   close(): void {
     this.#hub.closeAll();
     this.clock.stop();
+  }
+
+  watchers(): number {
+    return this.#hub.size;
   }
 
   #typeOf(ref: ResourceRef): ResourceType {

@@ -170,6 +170,11 @@ export class WatchHub {
     return events;
   }
 
+  /** Subscribed watchers. */
+  get size(): number {
+    return this.#watchers.size;
+  }
+
   /** Stops every watcher (simulator shutdown). */
   closeAll(): void {
     for (const watcher of [...this.#watchers]) watcher.stop();

@@ -65,4 +65,26 @@ describe('fault injection', () => {
     assert.ok(['ended', 'errored'].includes(ending), 'the client sees the connection go');
     assert.equal(sim.faults.openWatches({ resources: ['nodes'] }), 0);
   });
+
+  it('holds matching requests until released; a held request whose client leaves is dropped', async () => {
+    const token = await sim.tokenFor('default/slow');
+    const match = { user: 'system:serviceaccount:default:slow', verbs: ['list'], resources: ['nodes'] };
+    const release = sim.faults.holdRequests(match);
+    const held = api(sim, 'GET', '/api/v1/nodes', { token });
+    while (sim.faults.heldRequests(match) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal((await api(sim, 'GET', '/api/v1/nodes')).status, 200, 'the admin is not held');
+    const gone = new AbortController();
+    const abandoned = fetch(`${sim.url}/api/v1/nodes`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: gone.signal,
+    }).catch(() => 'aborted');
+    while (sim.faults.heldRequests(match) < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    gone.abort();
+    assert.equal(await abandoned, 'aborted');
+    while (sim.faults.heldRequests(match) > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    // Held before authorization, answered after it: this account may not list nodes.
+    assert.equal((await held).status, 403, 'answered once released');
+    assert.equal(sim.faults.heldRequests(match), 0);
+  });
 });

@@ -1,10 +1,11 @@
 /**
- * Azure end to end, embedded: the node agent reads the fake Scheduled Events service, publishes on the
- * in-process bus, the packaged Evacuate state machine drains the node in the simulator, the agent
+ * Azure end to end, embedded (issue 10's acceptance): the node agent reads the fake Scheduled Events
+ * service, publishes on the in-process bus, the packaged Evacuate state machine waits until the start it
+ * computed (NotBefore − estimated evacuation time − margin), drains the node in the simulator, the agent
  * approves the event (StartRequests), the event goes away, and Restore uncordons the node. An event
- * listing two nodes is approved only after both are drained. The harness runs Wait states at once
- * (waitMs 0), so the evacuation does not wait for the notice's NotBefore 15 minutes ahead; when to
- * start before a notBefore is the workflow's business (issue 10, section 3), not the agent's.
+ * listing two nodes is approved only after both are drained. Time is the simulator's (200× real time):
+ * the notice's NotBefore is 15 simulated minutes ahead, the agent and the tasks read the simulator's
+ * clock, and the machine's Wait state waits on it (test/workflow/harness.ts, `waitClock`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,8 +16,9 @@ import { readPhase } from '../../lib/node/phase.ts';
 import { formatRfc1123 } from '../../lib/sources/dates.ts';
 import { noticeRequestId } from '../../lib/sources/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
-import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
+import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
 import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig, waitUntil } from './harness.ts';
+import { assertStartedInTime, type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = {
   name: 'azure-notices',
@@ -48,14 +50,24 @@ const SCENARIO = {
 let w: WorkflowSim;
 let fake: FakeAzureMetadata;
 let agentKube: KubeClient;
-const outcomes: { detailType: string; requestId: unknown; at: number }[] = [];
+const outcomes: BusLog = [];
+/** Real time at which each request's node was found empty. */
+const emptiedAt = new Map<string, number>();
+/** The simulator's clock, which the agent, the tasks and the Wait states read. */
+const simNow = () => w.sim.clock.now();
 
 before(async () => {
   w = await startWorkflowSim(SCENARIO, {
     env: { DRAINBRIDGE_MAX_HELD_NODES: '2' },
     runtime: {
-      onBusEvent: (detailType, detail) =>
-        outcomes.push({ detailType, requestId: (detail as { requestId?: unknown }).requestId, at: Date.now() }),
+      onBusEvent: recordBus(outcomes, () => simNow()),
+      // The node is empty when the last branch's pass says done (FinishEvacuation then records NodeDrained).
+      onTask: (call) => {
+        const done = (call.output as { done?: unknown } | undefined)?.done === true;
+        if (call.stateName !== 'InfraPodsPass' || !done) return;
+        const requestId = w.runtime.executions.find((e) => e.id === call.executionId)?.requestId;
+        emptiedAt.set(requestId ?? '', Date.now());
+      },
     },
   });
   w.sim.apply(AGENT_RBAC, 'node agent RBAC');
@@ -75,7 +87,10 @@ function agentFor(node: string): RunningAgent {
     DRAINBRIDGE_AGENT_PROVIDER: 'azure',
     DRAINBRIDGE_AGENT_AZURE_URL: fake.url,
   });
-  return runAgent(config, agentKube, { publisher: new InProcessPublisher(w.runtime.bus) });
+  return runAgent(config, agentKube, {
+    publisher: new InProcessPublisher(w.runtime.bus),
+    now: () => new Date(simNow()),
+  });
 }
 
 function reboot(id: string, resources: string[]): AzureScheduledEvent {
@@ -85,7 +100,7 @@ function reboot(id: string, resources: string[]): AzureScheduledEvent {
     EventType: 'Reboot',
     ResourceType: 'VirtualMachine',
     Resources: resources,
-    NotBefore: formatRfc1123(new Date(Date.now() + 15 * 60_000)),
+    NotBefore: formatRfc1123(new Date(simNow() + 15 * 60_000)),
     Description: 'Host server is undergoing maintenance.',
     EventSource: 'Platform',
     DurationInSeconds: 9,
@@ -93,9 +108,6 @@ function reboot(id: string, resources: string[]): AzureScheduledEvent {
 }
 
 const phaseOf = async (node: string) => readPhase(await readNodeAsAdmin(w, node));
-const succeededAt = (requestId: string) =>
-  outcomes.find((o) => o.detailType === 'Evacuation Succeeded' && o.requestId === requestId)?.at;
-
 describe('Azure Scheduled Events, end to end through the packaged state machines', () => {
   it('Reboot on node-2 → evacuated → approved → event gone → restored', async () => {
     const event = reboot('5DD55B64-45AD-49D3-BBC9-F57D4EA97BD7', ['aks-pool-12345678-vmss_1']);
@@ -104,11 +116,20 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
     const agent = agentFor('node-2');
     try {
       await waitUntil('node-2 is drained', async () => (await phaseOf('node-2')) === 'NodeDrained', 30_000);
+      assertStartedInTime(outcomes, requestId, new Date(Date.parse(event.NotBefore)).toISOString());
+      const record = await readRecord(w, requestId);
+      const timing = progressOf(outcomes, requestId, 'MaintenanceScheduled')?.detail.timing as { startAt: string };
+      assert.equal(record.status?.start?.startAt, timing.startAt, 'the Evacuation record keeps the start');
       await waitUntil('the event is approved', () => fake.approved(event.EventId), 10_000);
       const approvedAt = fake.startRequests[0]?.at.getTime() ?? 0;
       assert.ok(
-        approvedAt >= (succeededAt(requestId) ?? Number.POSITIVE_INFINITY),
-        'approved after the evacuation succeeded',
+        approvedAt >= (emptiedAt.get(requestId) ?? Number.POSITIVE_INFINITY),
+        'approved after node-2 was empty',
+      );
+      assert.deepEqual(
+        fake.startRequests.map((r) => r.eventId),
+        [event.EventId],
+        'the fake recorded one StartRequests for this EventId',
       );
       assert.equal(fake.document().Events[0]?.EventStatus, 'Started', 'Azure starts the approved event');
 
@@ -133,8 +154,10 @@ describe('Azure Scheduled Events, end to end through the packaged state machines
       await waitUntil('the event is approved', () => fake.approved(event.EventId), 60_000);
       const approvedAt = fake.startRequests.find((r) => r.eventId === event.EventId)?.at.getTime() ?? 0;
       for (const node of ['node-1', 'node-3']) {
-        const drainedAt = succeededAt(noticeRequestId('azure-scheduled-events', node, event.EventId));
+        const nodeRequest = noticeRequestId('azure-scheduled-events', node, event.EventId);
+        const drainedAt = emptiedAt.get(nodeRequest);
         assert.ok(drainedAt !== undefined && drainedAt <= approvedAt, `${node} was drained before the approval`);
+        assertStartedInTime(outcomes, nodeRequest, new Date(Date.parse(event.NotBefore)).toISOString());
       }
       fake.removeEvent(event.EventId);
       await waitUntil(

@@ -39,4 +39,56 @@ describe('EmbeddedExecutor', () => {
     console.log(`executor.start took ${durations.map((ms) => ms.toFixed(1)).join(', ')} ms`);
     assert.ok(Math.max(...durations) < 50, `start() took ${Math.max(...durations).toFixed(0)} ms at most`);
   });
+
+  it('runs states:startExecution here: a machine that starts itself again (once per name), history counted from its log', async () => {
+    // A two-generation chain: the first execution starts the second (its input merged with `next`), named after its own id.
+    const definition: MachineDefinition = {
+      StartAt: 'Again',
+      States: {
+        Again: {
+          Type: 'Choice',
+          Choices: [{ Variable: '$.stop', IsPresent: true, Next: 'Done' }],
+          Default: 'Start',
+        } as never,
+        Start: {
+          Type: 'Task',
+          Resource: 'arn:aws:states:::states:startExecution',
+          Parameters: {
+            StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:loop',
+            'Name.$': "States.Hash($$.Execution.Id, 'SHA-256')",
+            'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
+          },
+          ResultPath: '$.continued',
+          Next: 'StartAgain',
+        } as never,
+        StartAgain: {
+          Type: 'Task',
+          Resource: 'arn:aws:states:::states:startExecution',
+          Parameters: {
+            StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:loop',
+            'Name.$': "States.Hash($$.Execution.Id, 'SHA-256')",
+            'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
+          },
+          ResultPath: '$.again',
+          End: true,
+        } as never,
+        Done: { Type: 'Succeed' },
+      },
+    };
+    const started: unknown[] = [];
+    const executor = new EmbeddedExecutor(
+      { loop: definition },
+      {},
+      { onStarted: (_execution, input) => started.push(input) },
+    );
+    const first = executor.start('loop', { next: { stop: true }, keep: 'x' });
+    const output = (await first.result) as { continued: { ExecutionArn: string }; again: { ExecutionArn: string } };
+    assert.equal(
+      output.again.ExecutionArn,
+      output.continued.ExecutionArn,
+      'the second start with the same name is the same execution',
+    );
+    assert.deepEqual(started, [{ next: { stop: true }, keep: 'x', stop: true }]);
+    assert.equal(first.stats.historyEvents, 2 + 2 + 2 * (2 + 3), 'start and end, the Choice, two Tasks');
+  });
 });

@@ -46,7 +46,8 @@ export async function startWorkflowSim(
     const runtime = await EmbeddedRuntime.create({
       config,
       retryIntervalMs: 20,
-      waitMs: 0,
+      // Wait states on a timestamp (the start of a request with notBefore) wait on the simulator's clock.
+      waitClock: drainSim.sim.clock,
       // The tasks read the simulator's clock, so per-pod backoffs run at the simulator's speed.
       now: () => new Date(drainSim.sim.clock.now()),
       onBusEvent: (detailType, detail) => busEvents.push({ detailType, detail: detail as Record<string, unknown> }),

@@ -1,173 +1,175 @@
 /**
- * The longest drain the defaults allow stays under Step Functions' 25,000-event execution history
- * limit. A calculation, not an 8-hour run: the Retry settings come from the packaged definition
- * (workflow/definitions.json), the event accounting from the executor's `estimateHistoryEvents`, the
- * time limit from the configuration's default, and full jitter is simulated with a seeded generator.
+ * No Evacuate execution can exceed Step Functions' 25,000-event history, however long the evacuation:
+ * a static check of the packaged definition (workflow/definitions.json). Every polling Task's retries are
+ * bounded and caught; every caught round is counted in `$.history.events` with at least what it can have
+ * written; the counts at which the loops leave (to continue as new) leave room for what is not counted.
+ * The event accounting is the executor's (2 per state, 3 per Lambda attempt, 2 per Parallel state); the
+ * 30-simulated-hour run in kubevirt-long.test.ts checks the same against the interpreter's event log.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { type ExecutionStats, estimateHistoryEvents } from '../../embedded/executor.ts';
-import { MAX_EVACUATION_HOURS_LIMIT } from '../../lib/config/schema.ts';
-
-const HISTORY_LIMIT = 25_000;
-/** The kubelet's default --max-pods: the most pods one node carries by default. */
-const DEFAULT_MAX_PODS = 110;
-/** A pass progresses only when an item changes state: its eviction is accepted, or it leaves the node. */
-const PROGRESS_STEPS_PER_ITEM = 2;
+import { HISTORY_LIMIT } from '../../lib/workflow/history-budget.ts';
 
 interface Retrier {
   readonly ErrorEquals: readonly string[];
-  readonly IntervalSeconds: number;
-  readonly BackoffRate: number;
-  readonly MaxDelaySeconds: number;
-  readonly MaxAttempts: number;
-  readonly JitterStrategy?: string;
+  readonly MaxAttempts?: number;
+}
+interface Choice {
+  readonly Variable?: string;
+  readonly NumericGreaterThanEquals?: number;
+  readonly Next: string;
 }
 interface State {
   readonly Type: string;
+  readonly Resource?: string;
+  readonly Next?: string;
+  readonly Default?: string;
   readonly Retry?: readonly Retrier[];
-  readonly Branches?: readonly { States: Record<string, State> }[];
+  readonly Catch?: readonly { ErrorEquals: readonly string[]; Next: string }[];
+  readonly Choices?: readonly Choice[];
+  readonly Parameters?: Record<string, unknown>;
+  readonly ResultSelector?: Record<string, unknown>;
+  readonly Branches?: readonly { StartAt: string; States: Record<string, State> }[];
 }
 
 const definitions = JSON.parse(readFileSync(new URL('../../workflow/definitions.json', import.meta.url), 'utf8')) as {
   stateMachines: { evacuate: { States: Record<string, State> } };
 };
+const STATES = definitions.stateMachines.evacuate.States;
+const POLLING_ERRORS = ['NotYetDone', 'SlotUnavailable'];
+const STATE = 2;
+const LAMBDA = 3;
+/** A service integration attempt (startExecution): TaskScheduled, TaskStarted, TaskSubmitted/Succeeded/Failed… */
+const SERVICE_CALL = 5;
 
-/** Every state of a machine, through Parallel branches. */
 function allStates(states: Record<string, State>): [string, State][] {
   return Object.entries(states).flatMap(([name, state]) => [
     [name, state] as [string, State],
     ...(state.Branches ?? []).flatMap((branch) => allStates(branch.States)),
   ]);
 }
+const EVERY = new Map(allStates(STATES));
 
-function notYetDoneRetrier(stateName: string): Retrier {
-  const state = allStates(definitions.stateMachines.evacuate.States).find(([name]) => name === stateName)?.[1];
-  const retrier = state?.Retry?.find((r) => r.ErrorEquals.includes('NotYetDone'));
-  assert.ok(retrier, `${stateName} retries NotYetDone`);
-  return retrier;
+function state(name: string): State {
+  const found = EVERY.get(name);
+  assert.ok(found, `state ${name} exists`);
+  return found;
 }
 
-/** mulberry32: a small seeded generator, so the jitter simulation is repeatable. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+/** The most a Task writes in one entry: entered + exited, and every attempt its retriers allow. */
+function taskEvents(task: State): number {
+  const attempts = 1 + (task.Retry ?? []).reduce((sum, retrier) => sum + (retrier.MaxAttempts ?? 3), 0);
+  const perAttempt = task.Resource?.startsWith('arn:aws:states:::') ? SERVICE_CALL : LAMBDA;
+  return STATE + attempts * perAttempt;
+}
+
+/** The constant a Pass state adds to `$.history.events` (States.MathAdd($.history.events, N)). */
+function increment(pass: State): number {
+  const text = String(pass.Parameters?.['events.$'] ?? '');
+  const match = /^States\.MathAdd\(\$\.history\.events, (\d+)\)$/.exec(text);
+  assert.ok(match, `${JSON.stringify(pass.Parameters)} adds a constant to the history count`);
+  return Number(match[1]);
+}
+
+/** A count a Choice leaves the loop at (`$.history.events >= N`). */
+function leavesAt(choice: State): number {
+  const rule = choice.Choices?.find((c) => c.Variable === '$.history.events');
+  assert.ok(rule?.NumericGreaterThanEquals, 'the Choice checks the history count');
+  return rule.NumericGreaterThanEquals;
+}
+
+interface Loop {
+  readonly task: string;
+  /** The most one round writes (the Task with all retries, the caught-error Pass, the count, the Choice). */
+  readonly worstRound: number;
+  readonly counted: number;
+  readonly leavesAt: number;
+}
+
+/** Follows a polling Task's catch of its polling error to the count and the Choice that closes the loop. */
+function loopOf(taskName: string): Loop {
+  const task = state(taskName);
+  const catcher = task.Catch?.find((c) => c.ErrorEquals.some((e) => POLLING_ERRORS.includes(e)));
+  assert.ok(catcher, `${taskName}: its polling error is caught once its retries run out (no endless Retry)`);
+  let passes = 0;
+  let current = state(catcher.Next);
+  let counted = 0;
+  while (current.Type === 'Pass') {
+    passes++;
+    if (current.Parameters?.['events.$']) counted += increment(current);
+    current = state(current.Next ?? '');
+  }
+  assert.equal(current.Type, 'Choice', `${taskName}: the round ends in a Choice`);
+  return {
+    task: taskName,
+    worstRound: taskEvents(task) + STATE * (passes + 1),
+    counted,
+    leavesAt: leavesAt(current),
   };
 }
 
-/** The delay before retry `attempt` (1-based), as Step Functions computes it, with full jitter. */
-function retryDelaySeconds(retrier: Retrier, attempt: number, random: () => number): number {
-  const capped = Math.min(retrier.IntervalSeconds * retrier.BackoffRate ** (attempt - 1), retrier.MaxDelaySeconds);
-  return retrier.JitterStrategy === 'FULL' ? random() * capped : capped;
-}
+const pollingTasks = [...EVERY].filter(
+  ([, s]) => s.Type === 'Task' && (s.Retry ?? []).some((r) => r.ErrorEquals.some((e) => POLLING_ERRORS.includes(e))),
+);
 
-interface PollingRun {
-  /** Lambda invocations of the pass (NotYetDone attempts and progressing calls). */
-  readonly invocations: number;
-  /** Entries of the pass's Task and Choice states (one loop per progressing call). */
-  readonly loopTransitions: number;
-  /** Whether the retrier's MaxAttempts ran out before the time limit (the drain would fail early). */
-  readonly exhausted: boolean;
-}
+describe('execution history of the Evacuate machine, however long the evacuation', () => {
+  const loops = pollingTasks.map(([name]) => loopOf(name));
 
-/** Where the progressing calls fall: `worst` just as the backoff reached its cap (so each restarts it), `spread` evenly in time. */
-type Placement = 'worst' | 'spread';
-
-/** One branch polling until `limitSeconds`; nothing changes except `progressCalls` progressing calls placed as `placement` says. */
-function simulatePolling(
-  retrier: Retrier,
-  limit: { seconds: number; progressCalls: number; placement: Placement },
-  random: () => number,
-): PollingRun {
-  const rampAttempts =
-    Math.ceil(Math.log(retrier.MaxDelaySeconds / retrier.IntervalSeconds) / Math.log(retrier.BackoffRate)) + 1;
-  const spacing = limit.seconds / (limit.progressCalls + 1);
-  let elapsed = 0;
-  let invocations = 0;
-  let loops = 1;
-  let attempt = 0;
-  let progressLeft = limit.progressCalls;
-  while (elapsed < limit.seconds) {
-    invocations++;
-    const due =
-      limit.placement === 'worst'
-        ? attempt >= rampAttempts
-        : elapsed >= spacing * (limit.progressCalls - progressLeft + 1);
-    if (progressLeft > 0 && due) {
-      progressLeft--;
-      loops++;
-      attempt = 0; // the Choice loops straight back: a fresh state entry, a fresh retry count
-      continue;
+  it('every polling Task retries a bounded number of times, then its loop counts the round', () => {
+    assert.ok(loops.length >= 5, `Admit and every branch pass poll (${loops.map((l) => l.task).join(', ')})`);
+    for (const loop of loops) {
+      assert.ok(
+        loop.counted >= loop.worstRound,
+        `${loop.task}: counts ${loop.counted} per round, can write ${loop.worstRound}`,
+      );
     }
-    attempt++;
-    if (attempt > retrier.MaxAttempts) return { invocations, loopTransitions: 2 * loops, exhausted: true };
-    elapsed += retryDelaySeconds(retrier, attempt, random);
-  }
-  return { invocations, loopTransitions: 2 * loops, exhausted: false };
-}
-
-describe('execution history of the longest drain the configuration allows', () => {
-  // The longest the configuration allows (not just the default), so no setting can exceed the limit.
-  const maxHours = MAX_EVACUATION_HOURS_LIMIT;
-  const retrier = notYetDoneRetrier('PodsPass');
-  const states = allStates(definitions.stateMachines.evacuate.States);
-
-  it('the packaged definition polls with the backoff the design requires', () => {
-    assert.ok(retrier.IntervalSeconds <= 2, 'a short first interval');
-    assert.ok(retrier.BackoffRate <= 1.5);
-    assert.ok(retrier.MaxDelaySeconds <= 30);
-    assert.equal(retrier.JitterStrategy, 'FULL');
-    for (const name of ['NovaPass', 'InfraPodsPass']) assert.deepEqual(notYetDoneRetrier(name), retrier);
+    for (const [name, s] of EVERY) {
+      for (const retrier of s.Retry ?? [])
+        assert.ok((retrier.MaxAttempts ?? 3) <= 100, `${name} retries at most 100 times`);
+    }
   });
 
-  /** The worst of 200 jitter runs of the longest default drain: stats and both event counts. */
-  function longestDrain(progressCalls: number, placement: Placement): { stats: ExecutionStats; estimated: number } {
-    const random = seeded(20261121);
-    let worst: { stats: ExecutionStats; estimated: number } | undefined;
-    for (let trial = 0; trial < 200; trial++) {
-      // The worst supported configuration: the pod and Nova branches poll in parallel for the whole time,
-      // each with its own progressing passes (pods: 2 per pod; Nova: 2 per server, as many servers as pods).
-      const pods = simulatePolling(retrier, { seconds: maxHours * 3600, progressCalls, placement }, random);
-      const nova = simulatePolling(retrier, { seconds: maxHours * 3600, progressCalls, placement }, random);
-      const run = {
-        invocations: pods.invocations + nova.invocations,
-        loopTransitions: pods.loopTransitions + nova.loopTransitions,
-        exhausted: pods.exhausted || nova.exhausted,
-      };
-      assert.equal(run.exhausted, false, 'MaxAttempts outlasts the maximum evacuation time');
-      const stats: ExecutionStats = {
-        // every state entered once (an upper bound of the straight path), plus the pass loop's iterations
-        stateTransitions: states.length + run.loopTransitions,
-        lambdaInvocations: states.filter(([, s]) => s.Type === 'Task').length + run.invocations,
-        lambdaErrors: run.invocations - 2 * progressCalls,
-        retries: run.invocations - 2 * progressCalls,
-        parallelStates: states.filter(([, s]) => s.Type === 'Parallel').length,
-      };
-      const estimated = estimateHistoryEvents(stats);
-      if (!worst || estimated > worst.estimated) worst = { stats, estimated };
+  it('the Parallel state sums every branch count, and any branch leaving makes the execution continue', () => {
+    const evacuate = state('Evacuate');
+    const branches = evacuate.Branches?.length ?? 0;
+    const selector = evacuate.ResultSelector ?? {};
+    for (let i = 0; i < branches; i++) {
+      assert.match(String(selector['events.$']), new RegExp(`\\$\\[${i}\\]\\.events`));
+      assert.match(String(selector['continue.$']), new RegExp(`\\$\\[${i}\\]\\.continue`));
     }
-    assert.ok(worst);
-    console.log(
-      `longest allowed drain (${maxHours} h, pods and Nova polling in parallel, ${progressCalls} progressing passes each placed ${placement}, worst of 200 jitter runs): ` +
-        `${worst.stats.stateTransitions} state transitions, ${worst.stats.lambdaInvocations} Lambda invocations → ` +
-        `≈${worst.estimated} history events, limit ${HISTORY_LIMIT}`,
+    assert.equal(state('AfterEvacuate').Choices?.[0]?.Next, 'PrepareContinuation');
+    assert.equal(state('ContinueAsNew').Resource, 'arn:aws:states:::states:startExecution');
+  });
+
+  it(`no path through one execution writes ${HISTORY_LIMIT} events`, () => {
+    const start = Number((state('ResolveTarget').ResultSelector?.history as { events?: number } | undefined)?.events);
+    const prefix = 1 + taskEvents(state('ResolveTarget')) + STATE * 2; // ExecutionStarted, HasNotBefore, WaitForNotBefore
+    assert.ok(start >= prefix, `the count starts at ${start} ≥ ${prefix}`);
+    const byTask = new Map(loops.map((loop) => [loop.task, loop]));
+    const admit = byTask.get('Admit') as Loop;
+    // Not counted: Admit's successful call, PrepareNova and the check before the Parallel state.
+    const toParallel = taskEvents(state('Admit')) + taskEvents(state('PrepareNova')) + STATE;
+    const entryLimit = leavesAt(state('BeforeEvacuate'));
+    const branchLoops = (state('Evacuate').Branches ?? []).map((b) => byTask.get(b.StartAt) as Loop);
+    // Each branch: its loop leaves at most one round past its share; then its end Pass state.
+    const parallel = branchLoops.reduce((sum, loop) => sum + loop.leavesAt + loop.counted + STATE, 0);
+    const parallelOverhead = 2 * STATE + 2 * STATE; // the Parallel state (entered, exited, started, succeeded), the tally, the check
+    const infra = byTask.get('InfraPodsPass') as Loop;
+    const tail = Math.max(
+      STATE + taskEvents(state('ContinueAsNew')) + STATE + 1, // PrepareContinuation, ContinueAsNew, Continued, end
+      taskEvents(state('FinishEvacuation')) + 1,
+      taskEvents(state('RecordFailure')) + STATE + 1,
     );
-    return worst;
-  }
-
-  it(`stays under ${HISTORY_LIMIT} events by the executor's estimate: ${maxHours} h of polling with no progress`, () => {
-    const { estimated } = longestDrain(0, 'spread');
-    assert.ok(estimated < HISTORY_LIMIT, `estimated ${estimated} history events exceed ${HISTORY_LIMIT}`);
-  });
-
-  it(`stays under ${HISTORY_LIMIT} events when every progressing pass restarts the backoff at its cap`, () => {
-    const { estimated } = longestDrain(PROGRESS_STEPS_PER_ITEM * DEFAULT_MAX_PODS, 'worst');
-    assert.ok(estimated < HISTORY_LIMIT, `${estimated} history events exceed ${HISTORY_LIMIT}`);
+    const paths = {
+      'waiting for a slot, then continuing': admit.leavesAt + admit.counted + toParallel + tail,
+      'through the Parallel state, then continuing': entryLimit + toParallel + parallel + parallelOverhead + tail,
+      'through the Parallel state and the infra-pod loop':
+        Math.max(infra.leavesAt, entryLimit + parallel) + infra.counted + toParallel + parallelOverhead + tail,
+    };
+    console.log(`worst case per execution: ${JSON.stringify(paths)} (limit ${HISTORY_LIMIT})`);
+    for (const [path, events] of Object.entries(paths)) {
+      assert.ok(events < HISTORY_LIMIT, `${path}: up to ${events} events`);
+    }
   });
 });

@@ -40,6 +40,7 @@ const TASK_INPUT = {
 
 /** A valid input for each function (bar `resolveTarget`, whose input is the execution's). */
 const VALID_INPUTS: Record<string, Record<string, unknown>> = {
+  planStart: { ...TASK_INPUT, request: { ...REQUEST, notBefore: '2026-11-21T01:00:00.000Z' } },
   admit: TASK_INPUT,
   prepareNova: TASK_INPUT,
   pass: { ...TASK_INPUT, branch: 'pods' },
@@ -102,6 +103,28 @@ function badResolveInputs(): BadInput[] {
   ];
 }
 
+function badWindowInputs(): BadInput[] {
+  const window = {
+    name: 'weekly',
+    schedule: 'cron(0 2 ? * SUN *)',
+    timezone: 'Europe/Berlin',
+    durationMinutes: 240,
+    nodeSelector: '',
+    maxNodes: 1,
+    endsOn: 'reboot',
+  };
+  const valid = { window, scheduledTime: '2026-11-22T01:00:00Z' };
+  return [
+    { what: 'missing window', input: { scheduledTime: valid.scheduledTime }, field: /window: is required/ },
+    {
+      what: 'bad cron',
+      input: { ...valid, window: { ...window, schedule: 'cron(0 2 * * *)' } },
+      field: /window\.schedule: /,
+    },
+    { what: 'extra field', input: { ...valid, surprise: true }, field: /surprise/ },
+  ];
+}
+
 describe('every function rejects bad input, naming the field, with zero writes', () => {
   let w: WorkflowSim;
   let handlers: Record<string, LocalHandler>;
@@ -114,11 +137,15 @@ describe('every function rejects bad input, naming the field, with zero writes',
   });
 
   it('covers every function', () => {
-    assert.deepEqual(Object.keys(handlers).sort(), ['resolveTarget', ...Object.keys(VALID_INPUTS)].sort());
+    assert.deepEqual(
+      Object.keys(handlers).sort(),
+      ['resolveTarget', 'openWindow', ...Object.keys(VALID_INPUTS)].sort(),
+    );
   });
 
   const cases: [string, BadInput[]][] = [
     ['resolveTarget', badResolveInputs()],
+    ['openWindow', badWindowInputs()],
     ...Object.entries(VALID_INPUTS).map(([key, valid]): [string, BadInput[]] => [key, badTaskInputs(valid)]),
   ];
   for (const [key, inputs] of cases) {

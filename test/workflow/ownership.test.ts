@@ -34,4 +34,13 @@ describe('planOwnership', () => {
     const decision = planOwnership({ executionId: 'exec-a', seen: secondsAgo(OWNER_TTL_SECONDS + 1) }, 'exec-b', NOW);
     assert.deepEqual(decision, { action: 'claim', owner: { executionId: 'exec-b', seen: NOW.toISOString() } });
   });
+
+  it('takes over at once from the execution it continues (continue-as-new hands the claim over)', () => {
+    const fresh = { executionId: 'exec-a', seen: secondsAgo(1) };
+    assert.deepEqual(planOwnership(fresh, 'exec-b', NOW, 'exec-a'), {
+      action: 'claim',
+      owner: { executionId: 'exec-b', seen: NOW.toISOString() },
+    });
+    assert.equal(planOwnership(fresh, 'exec-b', NOW, 'exec-c').action, 'yield', 'only from its own predecessor');
+  });
 });

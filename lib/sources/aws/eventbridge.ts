@@ -13,9 +13,9 @@
  *   { "instance-id": "i-1234567890abcdef0", "instance-action": "terminate" }.
  */
 import { z } from 'zod';
-import { problemsOf } from '../../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../../events/parse.ts';
 import { parseRfc1123, parseRfc3339 } from '../dates.ts';
-import { type Notice, NoticeParseError, REPORT } from '../notice.ts';
+import { type Notice, NoticeParseError } from '../notice.ts';
 import type { NoticeType } from '../policy.ts';
 import { SPOT_ACTIONS } from './parse.ts';
 
@@ -141,11 +141,11 @@ function spotNotice(event: z.infer<typeof SpotWarning>): Notice {
 export function parseAwsBusEvent(event: unknown): Notice {
   const source = (event as { source?: unknown } | null)?.source;
   if (source === 'aws.ec2') {
-    const parsed = SpotWarning.safeParse(event, REPORT);
+    const parsed = safeParseReporting(SpotWarning, event);
     if (!parsed.success) throw new NoticeParseError('aws-spot-interruption-warning', problemsOf(parsed.error));
     return spotNotice(parsed.data);
   }
-  const parsed = HealthEvent.safeParse(event, REPORT);
+  const parsed = safeParseReporting(HealthEvent, event);
   if (!parsed.success) throw new NoticeParseError('aws-health', problemsOf(parsed.error));
   return healthNotice(parsed.data.detail);
 }

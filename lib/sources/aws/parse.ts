@@ -12,9 +12,9 @@
  *    `{ "noticeTime": "2020-10-27T08:22:00Z" }`, the time the recommendation was issued.
  */
 import { z } from 'zod';
-import { problemsOf } from '../../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../../events/parse.ts';
 import { parseEc2ImdsDate, parseRfc3339 } from '../dates.ts';
-import { type Notice, NoticeParseError, type ParsedDocument, REPORT } from '../notice.ts';
+import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
 
 export const EC2_EVENT_CODES = [
   'instance-reboot',
@@ -67,7 +67,7 @@ function scheduledNotice(event: ScheduledEvent): Notice {
 }
 
 function parseScheduledEvent(raw: unknown, index: number, repeated: ReadonlySet<string>): Notice | NoticeParseError {
-  const parsed = ScheduledEvent.safeParse(raw, REPORT);
+  const parsed = safeParseReporting(ScheduledEvent, raw);
   if (!parsed.success) return new NoticeParseError('aws-scheduled-events', problemsOf(parsed.error, `[${index}]`));
   // Two events with one id: neither can be trusted to be the real one.
   if (repeated.has(parsed.data.EventId)) {
@@ -116,7 +116,7 @@ function objectOrThrow(source: Notice['source'], document: unknown): void {
 export function parseSpotInstanceAction(document: unknown): ParsedDocument {
   if (document === undefined) return { notices: [], rejected: [] };
   objectOrThrow('aws-spot-instance-action', document);
-  const parsed = InstanceAction.safeParse(document, REPORT);
+  const parsed = safeParseReporting(InstanceAction, document);
   if (!parsed.success) throw new NoticeParseError('aws-spot-instance-action', problemsOf(parsed.error));
   const time = parseRfc3339(parsed.data.time) as string;
   const notice: Notice = {
@@ -139,7 +139,7 @@ const Rebalance = z.looseObject({ noticeTime: rfc3339 });
 export function parseRebalanceRecommendation(document: unknown): ParsedDocument {
   if (document === undefined) return { notices: [], rejected: [] };
   objectOrThrow('aws-rebalance-recommendation', document);
-  const parsed = Rebalance.safeParse(document, REPORT);
+  const parsed = safeParseReporting(Rebalance, document);
   if (!parsed.success) throw new NoticeParseError('aws-rebalance-recommendation', problemsOf(parsed.error));
   const issued = parseRfc3339(parsed.data.noticeTime) as string;
   const notice: Notice = {

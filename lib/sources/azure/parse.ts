@@ -12,9 +12,9 @@
  */
 import { z } from 'zod';
 import type { FieldProblem } from '../../errors/index.ts';
-import { problemsOf } from '../../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../../events/parse.ts';
 import { parseRfc1123 } from '../dates.ts';
-import { type Notice, NoticeParseError, type ParsedDocument, REPORT } from '../notice.ts';
+import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
 
 export const AZURE_EVENT_TYPES = ['Freeze', 'Reboot', 'Redeploy', 'Preempt', 'Terminate'] as const;
 export const AZURE_EVENT_STATUSES = ['Scheduled', 'Started'] as const;
@@ -78,7 +78,7 @@ function toNotice(event: AzureEvent): Notice {
 }
 
 function parseEvent(raw: unknown, index: number, repeated: ReadonlySet<string>): Notice | NoticeParseError {
-  const parsed = AzureEvent.safeParse(raw, REPORT);
+  const parsed = safeParseReporting(AzureEvent, raw);
   if (!parsed.success) return new NoticeParseError(SOURCE, problemsOf(parsed.error, `Events[${index}]`));
   // Two events with one id: neither can be trusted to be the real one.
   if (repeated.has(parsed.data.EventId.toLowerCase())) {
@@ -105,7 +105,7 @@ export function parseAzureScheduledEvents(document: unknown): ParsedDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new NoticeParseError(SOURCE, [{ path: '', message: 'must be a JSON object' }]);
   }
-  const parsed = Document.safeParse(document, REPORT);
+  const parsed = safeParseReporting(Document, document);
   if (!parsed.success) throw new NoticeParseError(SOURCE, problemsOf(parsed.error));
   const repeated = repeatedIds(parsed.data.Events);
   const results = parsed.data.Events.map((raw, index) => parseEvent(raw, index, repeated));

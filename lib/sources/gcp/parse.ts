@@ -11,9 +11,9 @@
  *    `{ "error": "no notifications have been received yet, …" }` or `"NONE"` instead: also nothing).
  */
 import { z } from 'zod';
-import { problemsOf } from '../../events/parse.ts';
+import { problemsOf, safeParseReporting } from '../../events/parse.ts';
 import { parseRfc3339 } from '../dates.ts';
-import { type Notice, NoticeParseError, type ParsedDocument, REPORT } from '../notice.ts';
+import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
 
 export const GCE_MAINTENANCE_EVENTS = ['NONE', 'MIGRATE_ON_HOST_MAINTENANCE', 'TERMINATE_ON_HOST_MAINTENANCE'] as const;
 export const GCE_MAINTENANCE_STATUSES = ['PENDING', 'ONGOING'] as const;
@@ -96,7 +96,7 @@ export function parseGceUpcomingMaintenance(document: unknown): ParsedDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new NoticeParseError(source, [{ path: '', message: 'must be a JSON object' }]);
   }
-  const parsed = Upcoming.safeParse(document, REPORT);
+  const parsed = safeParseReporting(Upcoming, document);
   if (!parsed.success) throw new NoticeParseError(source, problemsOf(parsed.error));
   const notice = upcomingNotice(parsed.data);
   if (notice.notAfter && notice.notBefore && notice.notAfter < notice.notBefore) {

@@ -7,6 +7,7 @@
 import type { Config } from '../../config/index.ts';
 import type { ReconcilePass } from '../../domain/pass.ts';
 import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts';
+import type { DrainOptions } from '../../domain/request.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
@@ -27,10 +28,12 @@ export interface BranchCancelled {
   readonly leftAlone: readonly string[];
 }
 
-/** What a branch's planner may use: the configuration, the cluster, and the pod drain's shared plan. */
+/** What a branch's planner may use: the configuration, the cluster, the drain options and the pod drain's shared plan. */
 export interface PlanSetup {
   readonly config: Config;
   readonly kube: KubeClient;
+  /** The request's drain options (`--pod-selector` also narrows which launcher pods, so VMs, move). */
+  readonly options: DrainOptions;
   /** The pod drain's plan of the node (both pod branches, kubectl's warnings), made once and shared. */
   readonly drainPlan: (nodeName: string) => Promise<NodePlan>;
 }
@@ -50,11 +53,11 @@ export interface BranchDefinition {
   /** The branch's reconcile pass (lib/domain/pass.ts), over the workflow's dependencies. */
   pass(deps: WorkflowDeps): ReconcilePass;
   /**
-   * Stops drainbridge's in-flight moves for these requests (this one first), leaving every item where
-   * it is: on Restore when the last hold goes, and when an operator aborts. Absent when there is
+   * Stops drainbridge's in-flight moves for these requests (this one first) on `nodeName`, leaving every
+   * item where it is: on Restore when the last hold goes, and when an operator aborts. Absent when there is
    * nothing to stop (an eviction cannot be taken back).
    */
-  cancel?(deps: WorkflowDeps, requestIds: readonly string[]): Promise<BranchCancelled>;
+  cancel?(deps: WorkflowDeps, requestIds: readonly string[], nodeName: string): Promise<BranchCancelled>;
   /** `drainbridge plan`: the branch's planner, or undefined when the branch is off (Nova not enabled). */
   planner(setup: PlanSetup): Promise<BranchPlanner | undefined>;
   /** Lines under the branch's heading in `drainbridge plan` (Nova: its host, the room on the other hosts). */

@@ -23,7 +23,8 @@ function sharedDrainPlan(kube: KubeClient, settings: EvacuationPlanSettings): (n
   return (nodeName) => {
     let plan = plans.get(nodeName);
     if (!plan) {
-      plan = planNode(kube, nodeName, settings);
+      // The KubeVirt branch plans the VMs of launcher pods (and blocks on those no VMI accounts for).
+      plan = planNode(kube, nodeName, { ...settings, launcherPodsBlock: false });
       plans.set(nodeName, plan);
     }
     return plan;
@@ -41,7 +42,7 @@ export async function planEvacuation(
   // Planners first: a branch that cannot start (bad OpenStack credentials) fails before the cluster is read.
   const planners: BranchPlanner[] = [];
   for (const branch of BRANCH_REGISTRY) {
-    const planner = await branch.planner({ config, kube, drainPlan });
+    const planner = await branch.planner({ config, kube, options: settings.options, drainPlan });
     if (planner) planners.push(planner);
   }
   const drain = await drainPlan(nodeName);

@@ -18,8 +18,8 @@ function evictionPass(branch: PodBranch, deps: WorkflowDeps) {
   return createEvictionPass(deps.kube, deps.progress, {
     branch,
     infraPodSelector: deps.config.infraPodSelector,
-    // Until the KubeVirt branch moves their VMs, launcher pods keep the pods branch from finishing.
-    launcherPodsBlock: true,
+    // The KubeVirt branch moves their VMs (and blocks on launcher pods no VMI accounts for).
+    launcherPodsBlock: false,
   });
 }
 

@@ -10,10 +10,16 @@
 import type { BranchName } from '../../domain/plan.ts';
 import type { WorkflowDeps } from '../deps.ts';
 import type { BranchCancelled, BranchDefinition, BranchStage } from './branch.ts';
+import { kubeVirtBranch } from './kubevirt.ts';
 import { novaBranch } from './nova.ts';
 import { infraPodsBranch, podsBranch } from './pods.ts';
 
-export const BRANCH_REGISTRY: readonly BranchDefinition[] = Object.freeze([podsBranch, infraPodsBranch, novaBranch]);
+export const BRANCH_REGISTRY: readonly BranchDefinition[] = Object.freeze([
+  podsBranch,
+  infraPodsBranch,
+  novaBranch,
+  kubeVirtBranch,
+]);
 
 /**
  * The definition of a branch. The event contracts name every branch drainbridge has or will have
@@ -36,15 +42,19 @@ export function wordsOf(name: string): BranchDefinition['words'] {
 }
 
 /**
- * Cancels every branch's in-flight moves for these requests (this one first), in registry order;
- * the items stay where they are.
+ * Cancels every branch's in-flight moves for these requests (this one first) on the node, in registry
+ * order; the items stay where they are.
  */
-export async function cancelBranches(deps: WorkflowDeps, requestIds: readonly string[]): Promise<BranchCancelled> {
+export async function cancelBranches(
+  deps: WorkflowDeps,
+  requestIds: readonly string[],
+  nodeName: string,
+): Promise<BranchCancelled> {
   let aborted = 0;
   const leftAlone: string[] = [];
   for (const branch of BRANCH_REGISTRY) {
     if (!branch.cancel) continue;
-    const cancelled = await branch.cancel(deps, requestIds);
+    const cancelled = await branch.cancel(deps, requestIds, nodeName);
     aborted += cancelled.aborted;
     leftAlone.push(...cancelled.leftAlone);
   }

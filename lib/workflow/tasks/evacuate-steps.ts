@@ -18,7 +18,7 @@ import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
-import { describeOwner, reconcileOwnership } from '../ownership.ts';
+import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
 export function ledgerSettings(config: Config): LedgerSettings {
@@ -40,6 +40,15 @@ export async function advancePhase(
     'Evacuation Progress',
     progressEvent(input.request, input.executionId, { phase, progress: {}, blockers: [] }),
   );
+}
+
+/**
+ * What a second execution of a request waits for, and until when: the running one to end, or — if it
+ * stopped without handing the request back (a killed process) — its claim to expire.
+ */
+export function ownerWaitMessage(requestId: string, owner: Owner): string {
+  const expires = new Date(Date.parse(owner.seen) + OWNER_TTL_SECONDS * 1000).toISOString();
+  return `request ${requestId} is being evacuated by execution ${owner.executionId} (last seen ${owner.seen}); waiting until it ends, or until ${expires} if it has stopped (its claim expires ${OWNER_TTL_SECONDS} s after it was last seen)`;
 }
 
 export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
@@ -75,13 +84,13 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
         `request ${input.request.requestId} already ended on node ${input.request.nodeName} (${ended}); duplicate dropped`,
       );
     }
-    const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input.executionId, tools.now());
+    const execution = { executionId: input.executionId, predecessor: input.chain?.previousExecutionId };
+    const ownership = await reconcileOwnership(deps.kube, input.request.requestId, execution, tools.now());
     if (ownership.action === 'yield') {
-      throw new SlotUnavailable(
-        `request ${input.request.requestId} is being evacuated by ${describeOwner(ownership)}; waiting for it to end`,
-      );
+      throw new SlotUnavailable(ownerWaitMessage(input.request.requestId, ownership.owner));
     }
-    await advancePhase(deps, input, 'NodeCordoned', tools);
+    // A continued execution picks up where its predecessor was: the phase does not walk back.
+    if (!input.chain?.previousExecutionId) await advancePhase(deps, input, 'NodeCordoned', tools);
     return admitted;
   },
 };
@@ -100,8 +109,7 @@ export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = 
 };
 
 /** What the guard needs: the timing of the request and whether an operator asked to abort it. */
-async function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools) {
-  const abortedBy = await deps.progress.abortRequestedBy(input.request.requestId);
+function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools, abortedBy: string | undefined) {
   return {
     startedAt: input.startedAt,
     maxEvacuationHours: deps.config.maxEvacuationHours,
@@ -111,67 +119,103 @@ async function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools) {
 }
 
 /**
- * Keeps this execution the request's owner (refreshing its mark); stops it when another execution took
- * the request over (this one was presumed dead), so two executions never evict side by side.
+ * What every step after admission checks before it acts: the request still holds the node, no abort was
+ * asked for, the deadline has not passed, and this execution still owns the request (refreshing its
+ * mark; when another execution took the request over — this one was presumed dead — it stops, so two
+ * executions never evict side by side). One read of the Evacuation record serves the ownership, the
+ * abort and the continue-as-new request; returns the execution the record asks to continue as new, if any.
  */
-async function assertOwner(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<void> {
-  const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input.executionId, tools.now());
+async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<string | undefined> {
+  const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input, tools.now());
+  const abortedBy = ownership.status?.abortRequested?.by;
+  await guardStep(deps.kube, input.request, guardOf(input, deps, tools, abortedBy));
   if (ownership.action === 'yield') {
     throw new SkipEvent(
       `request ${input.request.requestId} was taken over by ${describeOwner(ownership)}; this execution stops`,
     );
   }
+  return ownership.status?.continueRequested?.executionId;
 }
 
-/**
- * What every step after admission checks before it acts: the request still holds the node, no abort was
- * asked for, the deadline has not passed, and this execution still owns the request.
- */
-async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<void> {
-  await guardStep(deps.kube, input.request, await guardOf(input, deps, tools));
-  await assertOwner(input, deps, tools);
-}
-
-/** Summary for NotYetDone's message: what is left and what blocks. */
+/** Summary for NotYetDone's message: what is left, what is in flight and what blocks. */
 function waitingMessage(branch: BranchName, result: PassResult): string {
   const { moved, total, inFlight } = result.progress;
+  const detail = result.detail?.length ? ` (${result.detail.join('; ')})` : '';
   const blockers = result.blockers.map((b) => b.reason).join('; ');
-  return `${branch}: ${moved}/${total} moved, ${inFlight} in flight${blockers ? `; blocked: ${blockers}` : ''}`;
+  return `${branch}: ${moved}/${total} moved, ${inFlight} in flight${detail}${blockers ? `; blocked: ${blockers}` : ''}`;
 }
 
 /** What a pass step returns to the state machine (and what progress lines are printed from). */
 export interface PassOutput {
   readonly done: boolean;
   readonly progressed: boolean;
+  /** Leave the loop so that the execution continues as new (its history nears the limit). */
+  readonly continue: boolean;
   readonly branch: BranchName;
   readonly progress: PassResult['progress'];
   readonly blockers: readonly string[];
+  /** Items in flight, one line each (KubeVirt migrations). */
+  readonly detail?: readonly string[];
+}
+
+/**
+ * Whether this pass's loop should leave for a continuation: the record already asks this execution to
+ * (another branch's loop reached its share of the history), or this loop reached its own share — then
+ * it asks the other branches too, so that they all leave within one poll of each other.
+ */
+async function continuing(input: PassTaskInput, deps: WorkflowDeps, requestedBy: string | undefined, now: Date) {
+  if (requestedBy === input.executionId) return true;
+  if (!input.history || input.history.events < input.history.limit) return false;
+  await deps.progress.requestContinue(input.request.requestId, input.executionId, now);
+  return true;
+}
+
+/** An `Evacuation Progress` event when a VM's move started, ended or failed (the KubeVirt branch reports `vms`). */
+async function publishMoves(input: PassTaskInput, deps: WorkflowDeps, result: PassResult): Promise<void> {
+  if (!result.progressed || !result.vms) return;
+  const update = {
+    phase: 'NodeDraining' as const,
+    progress: { [input.branch]: result.progress },
+    blockers: result.blockers,
+  };
+  await deps.publisher.publish('Evacuation Progress', {
+    ...progressEvent(input.request, input.executionId, update),
+    vms: [...result.vms],
+  });
 }
 
 /**
  * One reconcile pass of a branch. Returns when it progressed or finished (the machine loops straight
- * back); throws NotYetDone when nothing changed (the machine retries with backoff).
+ * back), or when the execution should continue as new; throws NotYetDone when nothing changed (the
+ * machine retries with backoff).
  */
 export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   name: 'pass',
   input: PassTaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
-    await checkStep(input, deps, tools);
+    const continueRequestedBy = await checkStep(input, deps, tools);
     const result = await branchNamed(input.branch).pass(deps).run({
       request: input.request,
       now: tools.now(),
       startedAt: input.startedAt,
     });
-    await deps.progress.recordProgress(input.request.requestId, input.branch, result.progress, result.blockers);
-    if (!result.done && !result.progressed) throw new NotYetDone(waitingMessage(input.branch, result));
-    const blockers = result.blockers.map((b) => b.reason);
+    const { requestId } = input.request;
+    await deps.progress.recordProgress(requestId, input.branch, {
+      ...result,
+      timing: { now: tools.now(), done: result.done },
+    });
+    await publishMoves(input, deps, result);
+    const leave = !result.done && (await continuing(input, deps, continueRequestedBy, tools.now()));
+    if (!result.done && !result.progressed && !leave) throw new NotYetDone(waitingMessage(input.branch, result));
     return {
       done: result.done,
       progressed: result.progressed,
+      continue: leave,
       branch: input.branch,
       progress: result.progress,
-      blockers,
+      blockers: result.blockers.map((b) => b.reason),
+      ...(result.detail?.length ? { detail: [...result.detail] } : {}),
     };
   },
 };

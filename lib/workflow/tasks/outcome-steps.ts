@@ -6,7 +6,7 @@ import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf, readLedger } from '../../node/ledger.ts';
-import { leaveAdmissionQueue } from '../admission.ts';
+import { leaveQueue } from '../admission.ts';
 import { reportBlocked } from '../blocked.ts';
 import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
@@ -60,7 +60,8 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     const error = errorFromCatch(input.error);
     tools.logger.warn('evacuation failed', { errorType: error.name, reason: error.message });
     // An operator's abort also stops drainbridge's live migrations; the VMs stay where they are.
-    if (error.name === 'EvacuationAborted') await cancelBranches(deps, [input.request.requestId]);
+    if (error.name === 'EvacuationAborted')
+      await cancelBranches(deps, [input.request.requestId], input.request.nodeName);
     if (error.name === 'RecordUnreadable') {
       const problems = await reportBlocked(
         deps,
@@ -81,12 +82,18 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
       if (!(caught instanceof EvacuationFailed)) throw caught;
     }
     // A request that failed while it waited for a slot leaves the line now (else it blocks it for minutes).
-    await leaveAdmissionQueue(deps.kube, deps.config.namespace, input.request.requestId).catch((caught: unknown) => {
-      tools.logger.warn('could not leave the admission queue', { reason: (caught as Error).message });
-    });
+    await leaveQueue(deps.kube, deps.config.namespace, input.request.requestId, tools.now()).catch(
+      (caught: unknown) => {
+        tools.logger.warn('could not leave the admission queue', { reason: (caught as Error).message });
+      },
+    );
     const record = await deps.progress.ensure(input.request);
     await deps.progress.setPhase(input.request.requestId, 'Failed');
-    const blockers = blockersOf(Object.values(record.status?.branches ?? {}).flatMap((b) => b.blockers ?? []));
+    await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
+    const branches = Object.values(record.status?.branches ?? {});
+    // What was only waited for (External VMIs) becomes a blocker when the evacuation gives up at its deadline.
+    const waited = error.name === 'DeadlineExceeded' ? branches.flatMap((b) => b.waiting ?? []) : [];
+    const blockers = blockersOf([...branches.flatMap((b) => b.blockers ?? []), ...waited]);
     await deps.publisher.publish(
       'Evacuation Failed',
       failedEvent(input.request, input.executionId, { phase: 'Failed', error, blockers }),
@@ -131,6 +138,7 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const { request } = input;
+    await deps.progress.markRestore(request.requestId, 'startedAt', tools.now());
     const result = await reportingBlocked(deps, input, tools.now(), () =>
       releaseHold(deps.kube, request.nodeName, request.requestId, {
         now: tools.now(),
@@ -170,7 +178,9 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
     }
     // Every branch's in-flight moves stop first (servers stay where they are), then the service.
     const requestIds = [input.request.requestId, ...others];
-    const cancelled = await reportingBlocked(deps, input, tools.now(), () => cancelBranches(deps, requestIds));
+    const cancelled = await reportingBlocked(deps, input, tools.now(), () =>
+      cancelBranches(deps, requestIds, input.request.nodeName),
+    );
     const service = await deps.nova.restore(input.request, others);
     return {
       serviceEnabled: service.serviceEnabled,
@@ -197,7 +207,8 @@ export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }
   name: 'finishRestore',
   input: FinishRestoreInput,
   deps: depsFromEnvironment,
-  run: async (input, deps) => {
+  run: async (input, deps, tools) => {
+    await deps.progress.markRestore(input.request.requestId, 'finishedAt', tools.now());
     const event = restoredEvent(input.request, input.executionId, {
       lastHold: input.release.lastHold,
       uncordoned: input.release.uncordoned,

@@ -3,6 +3,7 @@
 import type { TaskSpec } from '../../lambda/task.ts';
 import { resolveNode } from '../../node/resolve.ts';
 import { acceptRequest } from '../accept.ts';
+import { chainOf, splitContinuation } from '../continuation.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { ResolveInput, type TaskInput } from '../state.ts';
 
@@ -11,17 +12,22 @@ export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> 
   input: ResolveInput,
   deps: depsFromEnvironment,
   run: async (input, deps, { logger, now }) => {
-    const request = acceptRequest(input.machine, input.input, deps.config.drainDefaults);
+    const { event, continuedFrom } = splitContinuation(input.machine, input.input);
+    const request = acceptRequest(input.machine, event, deps.config.drainDefaults);
     const nodeName = await resolveNode(deps.kube, request.target);
-    logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin });
-    // The evacuation starts now, or at notBefore when the machine first waits for it: the maximum
-    // evacuation time counts from there. Read from the tasks' clock rather than $$.Execution.StartTime so
-    // that deadlines and durations use one clock (they differ where the embedded runtime runs on a simulated clock).
-    const startsAt = Math.max(now().getTime(), request.notBefore ? Date.parse(request.notBefore) : 0);
+    const chain = chainOf(continuedFrom);
+    logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin, ...chain });
+    // The evacuation starts now; a request with notBefore starts when PlanStart says, which sets startedAt
+    // again. The maximum evacuation time counts from there. Read from the tasks' clock rather than
+    // $$.Execution.StartTime so that deadlines and durations use one clock (they differ where the embedded
+    // runtime runs on a simulated clock). A continued execution keeps the chain's start: the deadline
+    // applies across the chain.
+    const startsAt = now().getTime();
     return {
       request: { ...request, nodeName },
       executionId: input.executionId,
-      startedAt: new Date(startsAt).toISOString(),
+      startedAt: continuedFrom?.startedAt ?? new Date(startsAt).toISOString(),
+      chain,
     };
   },
 };

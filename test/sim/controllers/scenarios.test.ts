@@ -168,7 +168,7 @@ describe('scenario validation', () => {
   const cases: [string, string, RegExp][] = [
     ['missing nodes', 'name: x', /nodes: /],
     ['bad node name', 'name: x\nnodes: [{ name: Node_1 }]', /nodes\[0\]\.name: must be a lowercase RFC 1123 subdomain/],
-    ['unknown field', `name: x\n${node}\nspeeed: 3`, /Unrecognized key: "speeed"/],
+    ['unknown field', `name: x\n${node}\nspeeed: 3`, /speeed: unknown field/],
     [
       'bad taint effect',
       'name: x\nnodes: [{ name: n1, taints: [{ key: k, effect: Sometimes }] }]',

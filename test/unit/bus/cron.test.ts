@@ -5,7 +5,7 @@ import { parseCron } from '../../../lib/bus/cron.ts';
 
 const next = (expression: string, after: string) => parseCron(expression).next(new Date(after))?.toISOString();
 
-describe('cron expressions (EventBridge syntax, UTC)', () => {
+describe('cron expressions (EventBridge syntax, UTC or a time zone; croner underneath)', () => {
   it('the documented examples', () => {
     // 10:15 every day
     assert.equal(next('cron(15 10 * * ? *)', '2026-11-21T10:15:00Z'), '2026-11-22T10:15:00.000Z');
@@ -44,7 +44,8 @@ describe('cron expressions (EventBridge syntax, UTC)', () => {
   });
 
   it('refuses malformed expressions, naming the field', () => {
-    const refuses = (expression: string, message: RegExp) => assert.throws(() => parseCron(expression), message);
+    const refuses = (expression: string, message: RegExp, timezone?: string) =>
+      assert.throws(() => parseCron(expression, timezone), message);
     refuses('cron(0 2 * * *)', /is not cron/);
     refuses('cron(60 2 * * ? *)', /minutes: "60"/);
     refuses('cron(0 24 * * ? *)', /hours: "24"/);
@@ -53,8 +54,26 @@ describe('cron expressions (EventBridge syntax, UTC)', () => {
     refuses('cron(0 2 * * ? 1969)', /year: "1969"/);
     refuses('cron(0 2 * * MON *)', /exactly one of day-of-month and day-of-week/);
     refuses('cron(0 2 ? * ? *)', /exactly one of day-of-month and day-of-week/);
-    refuses('cron(0/0 2 * * ? *)', /bad step/);
-    refuses('cron(0 5-2 * * ? *)', /empty range/);
+    refuses('cron(0/0 2 * * ? *)', /minutes: "0\/0" is not valid \(.*stepping/);
+    refuses('cron(0 5-2 * * ? *)', /hours: "5-2" is not valid \(.*larger than/);
+    refuses('cron(0 2 * * ? *)', /not an IANA time zone/, 'Europe/Atlantis');
+  });
+
+  it("in a time zone (EventBridge Scheduler's ScheduleExpressionTimezone), daylight saving included", () => {
+    const inZone = (expression: string, timezone: string, after: string) =>
+      parseCron(expression, timezone).next(new Date(after))?.toISOString();
+    // Sundays 02:00 in Berlin: 01:00Z in winter (CET), 00:00Z in summer (CEST).
+    assert.equal(inZone('cron(0 2 ? * SUN *)', 'Europe/Berlin', '2026-11-21T10:00:00Z'), '2026-11-22T01:00:00.000Z');
+    assert.equal(inZone('cron(0 2 ? * SUN *)', 'Europe/Berlin', '2026-06-01T00:00:00Z'), '2026-06-07T00:00:00.000Z');
+    // 2027-03-28 02:30 does not exist in Berlin (clocks go 02:00 → 03:00): it runs right after the gap.
+    assert.equal(
+      inZone('cron(30 2 28 MAR ? 2027)', 'Europe/Berlin', '2027-03-01T00:00:00Z'),
+      '2027-03-28T01:00:00.000Z',
+    );
+    assert.equal(
+      inZone('cron(0 9 ? * MON-FRI *)', 'America/New_York', '2026-11-21T00:00:00Z'),
+      '2026-11-23T14:00:00.000Z',
+    );
   });
 
   it('next() is the first matching minute after the given instant (checked minute by minute)', () => {

@@ -2,60 +2,89 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseArgs } from '../../../cli/args.ts';
 import { type Command, UsageError } from '../../../cli/command.ts';
+import { COMMANDS } from '../../../cli/commands/index.ts';
+import { EXIT } from '../../../cli/exit-codes.ts';
 import { main } from '../../../cli/main.ts';
-
-function capture(): { out: string[]; err: string[]; restore: () => void } {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...args: unknown[]) => void out.push(args.join(' '));
-  console.error = (...args: unknown[]) => void err.push(args.join(' '));
-  return { out, err, restore: () => Object.assign(console, { log, error }) };
-}
+import { currentLogSettings } from '../../../lib/log/sink.ts';
+import { testContext } from './context.ts';
 
 const echo: Command = {
   name: 'echo',
   summary: 'prints its arguments',
   usage: 'Usage: drainbridge echo ARGS',
-  run: async (argv) => {
+  exits: ['ok', 'usage'],
+  run: async (argv, context) => {
     if (argv.includes('--bad')) throw new UsageError('--bad is not allowed');
-    if (argv.includes('--boom')) throw new Error('kaput');
-    console.log(argv.join(' '));
+    if (argv.includes('--boom')) throw new Error('kaput\n    at somewhere (file.ts:1:1)');
+    context?.out(argv.join(' '));
     return 0;
   },
 };
 
 describe('drainbridge main', () => {
-  it('lists the commands with --help and exits 0; with no command exits 2', async () => {
-    const io = capture();
-    try {
-      assert.equal(await main(['--help'], [echo]), 0);
-      assert.equal(await main([], [echo]), 2);
-    } finally {
-      io.restore();
-    }
-    assert.match(io.out[0] ?? '', /echo\s+prints its arguments/);
+  it('lists the commands, the logging flags and the exit-status table with --help (exit 0); no command is exit 2', async () => {
+    const io = testContext();
+    assert.equal(await main(['--help'], [echo], io), 0);
+    assert.equal(await main([], [echo], io), 2);
+    const help = io.stdout[0] ?? '';
+    assert.match(help, /echo\s+prints its arguments/);
+    assert.match(help, /--log-level LEVEL/);
+    for (const [name, code] of Object.entries(EXIT)) assert.match(help, new RegExp(`^\\s+${code}  `, 'm'), name);
   });
 
-  it('maps an unknown command and a usage error to exit 2 with the usage, other errors to 1', async () => {
-    const io = capture();
-    try {
-      assert.equal(await main(['nope'], [echo]), 2);
-      assert.equal(await main(['echo', '--bad'], [echo]), 2);
-      assert.equal(await main(['echo', '--boom'], [echo]), 1);
-      assert.equal(await main(['echo', 'a', 'b'], [echo]), 0);
-    } finally {
-      io.restore();
+  it("prints a command's usage with the exit statuses it uses, for --help and help CMD", async () => {
+    const io = testContext();
+    assert.equal(await main(['echo', '--help'], [echo], io), 0);
+    assert.equal(await main(['help', 'echo'], [echo], io), 0);
+    assert.equal(io.stdout[0], io.stdout[1]);
+    assert.match(
+      io.stdout[0] ?? '',
+      /Usage: drainbridge echo ARGS\n\nExit statuses:\n\s+0 {2}done[^\n]*\n\s+2 {2}bad arguments/,
+    );
+  });
+
+  it('suggests the command meant, and maps usage errors to 2 and others to 1 without a stack trace', async () => {
+    const io = testContext();
+    assert.equal(await main(['ecoh'], [echo], io), 2);
+    assert.equal(await main(['echo', '--bad'], [echo], io), 2);
+    assert.equal(await main(['echo', '--boom'], [echo], io), 1);
+    assert.equal(await main(['echo', 'a', 'b'], [echo], io), 0);
+    assert.equal(
+      io.stderr[0],
+      `drainbridge: unknown command "ecoh" (did you mean "echo"?)\nRun 'drainbridge --help' for the commands.`,
+    );
+    assert.equal(io.stderr[1], 'drainbridge echo: --bad is not allowed');
+    assert.equal(io.stderr[2], "Run 'drainbridge echo --help' for usage.");
+    assert.equal(io.stderr[3], 'drainbridge echo: kaput at somewhere (file.ts:1:1)');
+    assert.deepEqual(io.stdout, ['a b']);
+  });
+
+  it('takes the logging flags off any command line, flags over environment, and refuses bad ones', async () => {
+    const io = testContext({ DRAINBRIDGE_LOG_LEVEL: 'error' });
+    assert.equal(await main(['echo', 'x', '--log-level', 'warn', '--log-format=json'], [echo], io), 0);
+    assert.deepEqual(io.stdout, ['x']);
+    assert.deepEqual(currentLogSettings(), { level: 'warn', format: 'json' });
+    assert.equal(await main(['echo', '--log-level=loud'], [echo], io), 2);
+    assert.match(io.stderr.join('\n'), /--log-level: must be one of debug, info, warn, error, off, not "loud"/);
+    const fromEnv = testContext({ DRAINBRIDGE_LOG_FORMAT: 'yaml' });
+    assert.equal(await main(['echo'], [echo], fromEnv), 2);
+    assert.match(fromEnv.stderr[0] ?? '', /DRAINBRIDGE_LOG_FORMAT: must be one of text, json, not "yaml"/);
+    assert.equal(await main(['echo', '--', '--log-level', 'x'], [echo], io), 0, 'after -- it is an argument');
+    assert.equal(io.stdout.at(-1), '-- --log-level x');
+  });
+
+  it('every command declares its flags, operands and exit statuses, and its help lists them', () => {
+    for (const command of COMMANDS) {
+      assert.ok(command.flags, `${command.name} declares its flags`);
+      assert.ok(command.exits?.includes('ok') && command.exits.includes('usage'), `${command.name} exits`);
+      for (const flag of command.flags ?? []) {
+        assert.match(command.usage, new RegExp(`--${flag.name}\\b`), `${command.name} --help mentions --${flag.name}`);
+      }
     }
-    assert.match(io.err[0] ?? '', /unknown command "nope"/);
-    assert.match(io.err[1] ?? '', /drainbridge echo: --bad is not allowed\n\nUsage: drainbridge echo ARGS/);
-    assert.equal(io.err[2], 'drainbridge echo: kaput');
-    assert.deepEqual(io.out, ['a b']);
   });
 });
 
-describe('parseArgs', () => {
+describe('parseArgs (cli/args.ts, kept for commands not yet declaring flags)', () => {
   it('separates positionals, own flags and kubectl drain flags', () => {
     const args = parseArgs(
       ['node-1', '--reason', 'kernel', '--force', '--grace-period=30', '--timeout', '5m', '--dry-run'],

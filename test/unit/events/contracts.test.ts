@@ -42,6 +42,14 @@ describe('Maintenance Requested contract', () => {
       message: 'invalid "Maintenance Requested" event: target: is required',
     },
     {
+      // A wrong type is not a missing field (zod reports the input only when asked: safeParseReporting).
+      name: 'reason of the wrong type',
+      mutate: (d) => {
+        d.reason = 42;
+      },
+      message: 'invalid "Maintenance Requested" event: reason: Invalid input: expected string, received number',
+    },
+    {
       name: 'empty target',
       mutate: (d) => {
         d.target = {};

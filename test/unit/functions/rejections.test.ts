@@ -148,6 +148,22 @@ const CASES: readonly Case[] = [
     field: 'release.lastHold',
   },
   {
+    fn: 'plan-start',
+    what: 'a notBefore without a time zone',
+    event: broken('plan-start.json', (e) => {
+      requestOf(e).notBefore = '2026-11-21 16:00';
+    }),
+    field: 'request.notBefore',
+  },
+  {
+    fn: 'open-window',
+    what: 'a window in a time zone that does not exist',
+    event: broken('open-window.json', (e) => {
+      (e.window as Record<string, unknown>).timezone = 'Europe/Atlantis';
+    }),
+    field: 'window.timezone',
+  },
+  {
     fn: 'normalize-aws-notice',
     what: 'not an EventBridge event',
     event: { instance: 'i-abcd1111' },

@@ -24,6 +24,8 @@ import {
   restoreNovaTask,
 } from '../../../lib/workflow/tasks/outcome-steps.ts';
 import { resolveTargetTask } from '../../../lib/workflow/tasks/resolve-target.ts';
+import { planStartTask } from '../../../lib/workflow/tasks/start-steps.ts';
+import { openWindowTask } from '../../../lib/workflow/tasks/window-steps.ts';
 
 const EVENTS = new URL('../../../events/', import.meta.url);
 const FUNCTIONS = new URL('../../../functions/', import.meta.url);
@@ -59,6 +61,8 @@ const FUNCTION_SAMPLES: Record<string, Spec> = {
   'finish-restore.json': finishRestoreTask,
   'normalize-aws-notice-health.json': normalizeAwsNoticeTask,
   'normalize-aws-notice-spot.json': normalizeAwsNoticeTask,
+  'plan-start.json': planStartTask,
+  'open-window.json': openWindowTask,
 };
 
 /** Execution inputs (what the rules deliver): events/<file> → the machine it starts. */
@@ -126,7 +130,7 @@ describe('events/ samples', () => {
       [],
       'functions without a sample',
     );
-    assert.equal(functions.length, 10);
+    assert.equal(functions.length, 12);
   });
 
   for (const [file, spec] of Object.entries(FUNCTION_SAMPLES)) {

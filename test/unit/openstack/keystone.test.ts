@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { createLogger } from '../../../lib/log/logger.ts';
 import { clearSecrets } from '../../../lib/log/redact.ts';
+import { configureLogging } from '../../../lib/log/sink.ts';
 import type { OpenStackCredentials } from '../../../lib/openstack/credentials.ts';
 import { OpenStackHttpError } from '../../../lib/openstack/http.ts';
 import { findEndpoint, KeystoneSession } from '../../../lib/openstack/keystone.ts';
@@ -243,6 +244,8 @@ describe('KeystoneSession', () => {
         }
         return (original as (c: unknown, ...r: unknown[]) => boolean)(chunk, ...rest);
       };
+    // Outside Lambda log lines go to the sink, off by default: let them through to stderr, captured here.
+    configureLogging({ level: 'debug', format: 'json' });
     const logger = createLogger('keystone-test');
     logger.setLogLevel('DEBUG');
     process.stdout.write = capture(originalOut) as typeof process.stdout.write;
@@ -273,6 +276,7 @@ describe('KeystoneSession', () => {
     } finally {
       process.stdout.write = originalOut;
       process.stderr.write = originalErr;
+      configureLogging({ level: 'off', format: 'text' });
     }
     assert.ok(captured.length >= 4, `captured ${captured.length} lines`);
     assert.ok(

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createLogger } from '../../../lib/log/logger.ts';
 import { clearSecrets, REDACTED, redact, registerSecret } from '../../../lib/log/redact.ts';
+import { configureLogging } from '../../../lib/log/sink.ts';
 import { backoffDelay, withRetry } from '../../../lib/util/retry.ts';
 
 describe('withRetry', () => {
@@ -98,10 +99,13 @@ describe('redaction', () => {
     process.stdout.write = capture;
     process.stderr.write = capture;
     try {
+      // Outside Lambda log lines go to the sink, off by default: let them through to stderr, captured here.
+      configureLogging({ level: 'debug', format: 'json' });
       const logger = createLogger('test', 'DEBUG');
       logger.error('keystone refused', { error: httpError, body: '{"password":"hunter2-keystone"}' });
       logger.info('debug', { request: httpError.config });
     } finally {
+      configureLogging({ level: 'off', format: 'text' });
       [process.stdout.write, process.stderr.write] = originals as [
         typeof process.stdout.write,
         typeof process.stderr.write,

@@ -40,9 +40,14 @@ describe('planAdmission', () => {
   });
 
   it('queues when every slot is taken, naming the held nodes', () => {
-    const decision = planAdmission(facts({ node: 'b1', heldNodes: ['a1'] }));
+    const holdersOf = (node: string) =>
+      node === 'a1' ? [{ requestId: 'r0', requester: 'alice@ops', since: '2026-11-21T09:00:00.000Z' }] : [];
+    const decision = planAdmission(facts({ node: 'b1', heldNodes: ['a1'], holdersOf }));
     assert.equal(decision.admit, false);
-    assert.match(decision.why, /all 1 maintenance slot\(s\) are in use \(held: a1\)/);
+    assert.equal(
+      decision.why,
+      'all 1 maintenance slot(s) are in use (held: a1 (request r0 by alice@ops since 2026-11-21T09:00:00.000Z); a slot frees when that maintenance ends: drainbridge restore a1); 0 request(s) ahead',
+    );
     assert.ok(decision.queue.r1, 'the request waits in the queue');
   });
 
@@ -66,7 +71,7 @@ describe('planAdmission', () => {
     ];
     const sameZone = planAdmission(facts({ node: 'a2', heldNodes: ['a1'], maxHeldNodes: 3, slotLimits: limits }));
     assert.equal(sameZone.admit, false);
-    assert.match(sameZone.why, /limit of 1 held node\(s\) matching "zone=a" is reached \(held: a1\)/);
+    assert.match(sameZone.why, /limit of 1 held node\(s\) matching "zone=a" is reached \(held: a1; a slot frees/);
     assert.equal(
       planAdmission(facts({ node: 'b1', heldNodes: ['a1'], maxHeldNodes: 3, slotLimits: limits })).admit,
       true,

@@ -33,18 +33,29 @@ describe('the Evacuate branch states follow the branch registry', () => {
       parallel,
       BRANCH_REGISTRY.filter((b) => b.stage === 'parallel').map((b) => b.name),
     );
-    assert.equal(machine.States.Evacuate?.Next, 'InfraPodsPass');
+    assert.equal(machine.States.Evacuate?.Next, 'CountEvacuate');
+    assert.equal(machine.States.CountEvacuate?.Next, 'AfterEvacuate');
+    assert.equal((machine.States.AfterEvacuate as unknown as { Default: string }).Default, 'InfraPodsPass');
     assert.equal(machine.States.InfraPodsPass?.Parameters?.branch, 'infra-pods');
   });
 
-  it('a third parallel branch is one more Parallel branch with its own state names', () => {
-    const branches: AslBranch[] = [...BRANCH_REGISTRY, { name: 'kubevirt', stage: 'parallel' }];
+  it('another parallel branch is one more Parallel branch with its own state names, counted in the tally', () => {
+    const branches: AslBranch[] = [...BRANCH_REGISTRY, { name: 'storage', stage: 'parallel' }];
     const machine = parse(generateEvacuateAsl(ASL, branches)) as Machine;
-    const evacuate = machine.States.Evacuate;
-    assert.equal(evacuate?.Branches?.length, 3);
-    const third = evacuate?.Branches?.[2];
-    assert.deepEqual(Object.keys(third?.States ?? {}), ['KubevirtPass', 'KubevirtDone', 'KubevirtFinished']);
-    assert.equal(third?.States.KubevirtPass?.Parameters?.branch, 'kubevirt');
+    const evacuate = machine.States.Evacuate as Machine['States'][string] & { ResultSelector: Record<string, string> };
+    assert.equal(evacuate?.Branches?.length, 4);
+    const fourth = evacuate?.Branches?.[3];
+    assert.deepEqual(Object.keys(fourth?.States ?? {}), [
+      'StoragePass',
+      'StorageWaited',
+      'StorageCounted',
+      'StorageDone',
+      'StorageFinished',
+      'StorageLeaves',
+    ]);
+    assert.equal(fourth?.States.StoragePass?.Parameters?.branch, 'storage');
+    assert.match(evacuate.ResultSelector['events.$'] ?? '', /\$\[3\]\.events/);
+    assert.match(evacuate.ResultSelector['continue.$'] ?? '', /\$\[3\]\.continue/);
     assert.deepEqual(checkStates(machine), []);
   });
 
@@ -55,7 +66,7 @@ describe('the Evacuate branch states follow the branch registry', () => {
       { name: 'late', stage: 'after-vms' },
     ];
     const machine = parse(generateEvacuateAsl(ASL, branches)) as Machine;
-    assert.equal(machine.States.Evacuate?.Next, 'InfraPodsPass');
+    assert.equal((machine.States.AfterEvacuate as unknown as { Default: string }).Default, 'InfraPodsPass');
     const done = machine.States.InfraPodsDone as unknown as { Choices: { Next: string }[] };
     assert.equal(done.Choices[0]?.Next, 'LatePass');
     const lateDone = machine.States.LateDone as unknown as { Choices: { Next: string }[] };

@@ -1,0 +1,83 @@
+/**
+ * A command's connection to the cluster: the configuration (environment + --kubeconfig/--context), the
+ * KubeConfig and the one client — and the preflight, whose failures are told here in plain words.
+ */
+
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { buildKubeConfig, type Config } from '../lib/config/index.ts';
+import { checkKubeconfigFile } from '../lib/config/kubeconfig-check.ts';
+import { KubeClient } from '../lib/kube/client.ts';
+import { type PreflightNeeds, type PreflightReport, runPreflight } from '../lib/preflight/index.ts';
+import type { CommandContext } from './command.ts';
+import { configOf } from './common-flags.ts';
+import { flagValue, type ParsedCommandLine } from './flags.ts';
+
+export interface Cluster {
+  readonly config: Config;
+  readonly kubeConfig: KubeConfig;
+  readonly client: KubeClient;
+}
+
+export async function connect(
+  parsed: ParsedCommandLine,
+  context: CommandContext,
+  options: { chunkSize?: number } = {},
+): Promise<Cluster> {
+  const config = configOf(parsed, context.env);
+  if (config.kube.source === 'kubeconfig') {
+    const path = config.kube.path ?? join(homedir(), '.kube', 'config');
+    const setting = flagValue(parsed, 'context') ? '--context' : 'DRAINBRIDGE_KUBE_CONTEXT';
+    const chosen = config.kube.context ? { name: config.kube.context, setting } : {};
+    checkKubeconfigFile(path, chosen, { PATH: context.env.PATH ?? process.env.PATH });
+  }
+  const kubeConfig = await buildKubeConfig(config);
+  const client = new KubeClient(kubeConfig, { chunkSize: options.chunkSize ?? config.drainDefaults.chunkSize });
+  return { config, kubeConfig, client };
+}
+
+/** ` (as system:serviceaccount:drainbridge:drainbridge)` when the server said who. */
+function asWhom(report: PreflightReport): string {
+  return report.user ? ` (as ${report.user})` : '';
+}
+
+/** Each fix on its line; an install command says who runs it and from where. */
+export function fixLines(fixes: readonly string[]): string[] {
+  return fixes.map((fix) =>
+    fix.startsWith('kubectl apply') ? `  ${fix}   # as a cluster admin, from a drainbridge checkout` : `  ${fix}`,
+  );
+}
+
+/** The report's failures and their fixes, for stderr (`header` says who is speaking). */
+export function explainNotReady(report: PreflightReport, header: string): string[] {
+  const missing = report.results.filter((r) => !r.ok);
+  const fixes = [...new Set(missing.flatMap((r) => (r.fix ? [r.fix] : [])))];
+  return [
+    `${header}: the cluster at ${report.server}${asWhom(report)} is not ready for drainbridge; nothing was changed:`,
+    ...missing.map((r) => `  - ${r.what}`),
+    ...(fixes.length > 0 ? ['To fix it:', ...fixLines(fixes)] : []),
+    "Then 'drainbridge check' shows what is left.",
+  ];
+}
+
+/** The whole report, for `drainbridge check` (stdout). */
+export function describeReport(report: PreflightReport): string[] {
+  return [
+    `Kubernetes API server ${report.server}${asWhom(report)}`,
+    ...report.results.map((r) => `  ${r.ok ? 'ok     ' : 'MISSING'}  ${r.what}`),
+  ];
+}
+
+/** Runs the preflight; when something is missing, says what and how to install it, and returns false. */
+export async function preflight(
+  cluster: Cluster,
+  needs: PreflightNeeds,
+  context: CommandContext,
+  header: string,
+): Promise<boolean> {
+  const report = await runPreflight({ ...cluster, env: context.env }, needs);
+  if (report.ready) return true;
+  for (const line of explainNotReady(report, header)) context.err(line);
+  return false;
+}

@@ -1,0 +1,148 @@
+/**
+ * `drainbridge forwarder`: the in-cluster forwarder, publishing to EventBridge (lib/forwarder); with
+ * `--node-agent`, the node agent of a DaemonSet (lib/forwarder/node-agent.ts). Only what the chosen mode
+ * runs is loaded: this process has a memory budget (80 MiB resident, bench/README.md), so nothing here
+ * imports the embedded runtime or @kubernetes/client-node.
+ */
+import { loadConfig } from '../../lib/config/load.ts';
+import { type ForwarderSettings, loadForwarderSettings } from '../../lib/forwarder/settings.ts';
+import { createLogger, type Logger } from '../../lib/log/logger.ts';
+import { parseArgs } from '../args.ts';
+import { type Command, UsageError } from '../command.ts';
+import { envFromFlags, SERVICE_LOGGING, untilSignal, valueFlags } from '../signals.ts';
+
+const FLAG_ENV = {
+  'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
+  'metrics-address': 'DRAINBRIDGE_METRICS_ADDRESS',
+  'nmo-coexistence': 'DRAINBRIDGE_NMO_COEXISTENCE',
+  'event-bus': 'DRAINBRIDGE_EVENT_BUS',
+  identity: 'DRAINBRIDGE_FORWARDER_IDENTITY',
+  node: 'DRAINBRIDGE_NODE_NAME',
+  provider: 'DRAINBRIDGE_AGENT_PROVIDER',
+};
+const OWN = {
+  kubeconfig: true,
+  'shutdown-grace': true,
+  'node-agent': false,
+  ...Object.fromEntries(Object.keys(FLAG_ENV).map((k) => [k, true])),
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Flags of one mode only. */
+const CLUSTER_ONLY = ['cordon-evacuates', 'nmo-coexistence', 'identity'];
+const AGENT_ONLY = ['node', 'provider'];
+
+function checkMode(own: ReadonlyMap<string, string>, agentMode: boolean): void {
+  const misplaced = (agentMode ? CLUSTER_ONLY : AGENT_ONLY).filter((flag) => own.has(flag));
+  if (misplaced.length > 0) {
+    throw new UsageError(
+      `${misplaced.map((f) => `--${f}`).join(', ')} ${agentMode ? 'is not for --node-agent' : 'needs --node-agent'}`,
+    );
+  }
+}
+
+/** Something that runs until told to stop. */
+interface Running {
+  stop(graceMs: number): Promise<void>;
+}
+
+/** The cluster forwarder: cordons and NodeMaintenances, leader-elected. */
+async function startClusterForwarder(
+  env: Env,
+  kubeconfig: string | undefined,
+  settings: ForwarderSettings,
+  logger: Logger,
+): Promise<Running> {
+  const { createForwarder } = await import('../../lib/forwarder/index.ts');
+  const forwarder = await createForwarder(configOf(env, kubeconfig), settings, logger);
+  await forwarder.start();
+  return forwarder;
+}
+
+/** The node agent of this node (DRAINBRIDGE_NODE_NAME, DRAINBRIDGE_AGENT_PROVIDER, …), no leader election. */
+async function startNodeAgent(
+  env: Env,
+  kubeconfig: string | undefined,
+  settings: ForwarderSettings,
+  logger: Logger,
+): Promise<Running> {
+  const [{ loadAgentConfig }, { NodeAgentProcess }, { connectKube, eventBridgeSink }] = await Promise.all([
+    import('../../lib/sources/config.ts'),
+    import('../../lib/forwarder/node-agent.ts'),
+    import('../../lib/forwarder/index.ts'),
+  ]);
+  const agentConfig = loadAgentConfig(env);
+  const config = configOf(env, kubeconfig);
+  const agent = new NodeAgentProcess({
+    client: await connectKube(config),
+    config: agentConfig,
+    sink: eventBridgeSink(config),
+    logger,
+    queueCapacity: settings.queueCapacity,
+    metricsAddress: settings.metricsAddress,
+  });
+  await agent.start();
+  return agent;
+}
+
+/** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG. */
+function configOf(env: Env, kubeconfig: string | undefined) {
+  return loadConfig({
+    ...env,
+    ...(kubeconfig ? { KUBECONFIG: kubeconfig, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' } : {}),
+  });
+}
+
+export const forwarderCommand: Command = {
+  name: 'forwarder',
+  summary: 'relay cordons, NodeMaintenances and (--node-agent) cloud maintenance notices to the bus',
+  usage: [
+    'Usage: drainbridge forwarder [--kubeconfig FILE] [--cordon-evacuates off|all|SELECTOR] [--event-bus NAME]',
+    '                             [--metrics-address HOST:PORT] [--nmo-coexistence refuse|act] [--identity ID]',
+    '                             [--shutdown-grace SECONDS]',
+    '       drainbridge forwarder --node-agent [--node NAME] [--provider azure|aws|gcp] [--kubeconfig FILE]',
+    '                             [--event-bus NAME] [--metrics-address HOST:PORT] [--shutdown-grace SECONDS]',
+    '',
+    'Watches nodes and NodeMaintenances and puts Node Cordoned / Node Uncordoned / Maintenance Requested /',
+    'Maintenance Ended on the bus (PutEvents; AWS credentials from the SDK chain: IRSA, Pod Identity, env).',
+    'Replicas elect a leader on a Lease in DRAINBRIDGE_NAMESPACE; only the leader publishes.',
+    '  --cordon-evacuates  which nodes a cordon by someone else evacuates (default off)',
+    '  --metrics-address   /healthz, /readyz, /metrics (default 0.0.0.0:8080)',
+    '  --shutdown-grace    seconds to flush queued events on SIGTERM (default 10)',
+    "  --node-agent        instead: this node's agent (a DaemonSet): reads the node's instance metadata service",
+    '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
+    '                      publishes its own (no leader election). --node and --provider set',
+    '                      DRAINBRIDGE_NODE_NAME and DRAINBRIDGE_AGENT_PROVIDER (lib/sources/README.md).',
+    'Environment: DRAINBRIDGE_* (lib/forwarder/README.md), DRAINBRIDGE_KUBE_ACCESS=in-cluster in a pod.',
+  ].join('\n'),
+  // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
+  logging: SERVICE_LOGGING,
+  flags: valueFlags(Object.keys(OWN)),
+  exits: ['ok', 'failed', 'usage'],
+  async run(argv) {
+    const args = parseArgs(argv, OWN);
+    if (args.positional.length > 0 || args.drainFlags.length > 0) {
+      throw new UsageError(
+        `unexpected arguments: ${[...args.positional, ...args.drainFlags.map(([n]) => `--${n}`)].join(' ')}`,
+      );
+    }
+    const agentMode = args.own.has('node-agent');
+    checkMode(args.own, agentMode);
+    const env = { ...process.env, ...envFromFlags(args.own, FLAG_ENV) };
+    const graceText = args.own.get('shutdown-grace') ?? '10';
+    // Decimal only: Number() would read '' as 0 and '0x10' as 16.
+    if (!/^\d+(\.\d+)?$/.test(graceText)) throw new UsageError('--shutdown-grace must be a number of seconds ≥ 0');
+    const grace = Number(graceText);
+    const settings = loadForwarderSettings(env);
+    const kubeconfig = args.own.get('kubeconfig');
+    const logger = createLogger(agentMode ? 'drainbridge-node-agent' : 'drainbridge-forwarder');
+    const running = agentMode
+      ? await startNodeAgent(env, kubeconfig, settings, logger)
+      : await startClusterForwarder(env, kubeconfig, settings, logger);
+    const signal = await untilSignal();
+    logger.info('stopping', { signal });
+    await running.stop(grace * 1000);
+    return 0;
+  },
+};

@@ -1,0 +1,43 @@
+/**
+ * The exit statuses of every `drainbridge` command: one table, printed by `--help` (each command lists
+ * the rows it uses) and in the README, and tested (test/unit/cli/exit-codes.test.ts). A script can rely
+ * on them: 2, 4 and 5 mean nothing was changed.
+ */
+
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  blocked: 3,
+  notReady: 4,
+  refused: 5,
+  interrupted: 130,
+  terminated: 143,
+} as const;
+
+export type ExitName = keyof typeof EXIT;
+export type ExitCode = (typeof EXIT)[ExitName];
+
+/** What each status means, in the words `--help` prints. */
+export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
+  ok: 'done: evacuated, restored, nothing to restore, abort recorded, plan not blocked, check passed',
+  failed: 'the operation ran and failed; the node is left in the safe state, which the output names',
+  usage: 'bad arguments, environment or kubeconfig; nothing was changed',
+  blocked: 'plan: the evacuation would not finish (blockers listed)',
+  notReady:
+    'the cluster lacks what drainbridge needs (CRD, namespace, RBAC), or it or Nova cannot be reached; nothing was changed',
+  refused:
+    'the request conflicts with what the cluster records (e.g. it already ended, or nothing to abort); nothing was changed',
+  interrupted: 'SIGINT: stopped at a safe point and handed the request back; run the same command to resume',
+  terminated: 'SIGTERM: as for SIGINT',
+};
+
+/** The exit status for a signal that stopped a command (128 + its number, as shells report it). */
+export function exitForSignal(signal: NodeJS.Signals): ExitCode {
+  return signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+}
+
+/** The table's rows for `names` (all when omitted), aligned, for help texts. */
+export function exitTable(names: readonly ExitName[] = Object.keys(EXIT) as ExitName[]): string {
+  return names.map((name) => `  ${String(EXIT[name]).padStart(3)}  ${EXIT_MEANINGS[name]}`).join('\n');
+}

@@ -1,0 +1,77 @@
+/**
+ * `drainbridge run`'s metrics beyond the forwarder's (same registry, same /metrics): evacuations in
+ * progress, pods evicted and servers migrated (from the passes' progress), evacuation duration.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { TaskCall } from '../executor.ts';
+
+export interface RunMetrics {
+  readonly inProgress: Gauge;
+  readonly podsEvicted: Counter;
+  readonly serversMigrated: Counter;
+  readonly duration: Histogram<'outcome'>;
+  /** Books a task call (pass outputs carry each branch's moved count). */
+  observeTask(call: TaskCall): void;
+  /** Books an outcome event the workflow published. */
+  observeOutcome(detailType: string, detail: Record<string, unknown>): void;
+}
+
+const POD_BRANCHES = new Set(['pods', 'infra-pods']);
+
+export function createRunMetrics(registry: Registry, countInProgress: () => number): RunMetrics {
+  const inProgress = new Gauge({
+    name: 'drainbridge_evacuations_in_progress',
+    help: 'Evacuate executions running in this process',
+    registers: [registry],
+    collect() {
+      this.set(countInProgress());
+    },
+  });
+  const podsEvicted = new Counter({
+    name: 'drainbridge_pods_evicted_total',
+    help: 'Pods that left their node after drainbridge evicted them',
+    registers: [registry],
+  });
+  const serversMigrated = new Counter({
+    name: 'drainbridge_servers_migrated_total',
+    help: 'Nova servers live-migrated off their host',
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'drainbridge_evacuation_duration_seconds',
+    help: 'Time from the start of an evacuation to its end, by outcome',
+    labelNames: ['outcome'],
+    buckets: [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400, 28_800],
+    registers: [registry],
+  });
+  /** Last moved count per execution and branch, so each pass adds only what moved since. */
+  const moved = new Map<string, number>();
+  const firstSeen = new Map<string, number>();
+  return {
+    inProgress,
+    podsEvicted,
+    serversMigrated,
+    duration,
+    observeTask(call) {
+      if (!firstSeen.has(call.executionId)) firstSeen.set(call.executionId, Date.now());
+      const output = call.output as { branch?: string; progress?: { moved?: number } } | undefined;
+      if (call.functionKey !== 'pass' || !output?.branch || output.progress?.moved === undefined) return;
+      const key = `${call.executionId} ${output.branch}`;
+      const delta = output.progress.moved - (moved.get(key) ?? 0);
+      moved.set(key, output.progress.moved);
+      if (delta <= 0) return;
+      if (POD_BRANCHES.has(output.branch)) podsEvicted.inc(delta);
+      else if (output.branch === 'nova') serversMigrated.inc(delta);
+    },
+    observeOutcome(detailType, detail) {
+      if (detailType === 'Evacuation Succeeded' && typeof detail.durationSeconds === 'number') {
+        duration.observe({ outcome: 'succeeded' }, detail.durationSeconds);
+      }
+      const executionId = typeof detail.executionId === 'string' ? detail.executionId : '';
+      if (detailType === 'Evacuation Failed' && firstSeen.has(executionId)) {
+        duration.observe({ outcome: 'failed' }, (Date.now() - (firstSeen.get(executionId) ?? 0)) / 1000);
+      }
+      if (detailType === 'Evacuation Succeeded' || detailType === 'Evacuation Failed') firstSeen.delete(executionId);
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * `drainbridge run`: the whole product in one process — the forwarder publishing to the in-process bus,
+ * whose packaged rules (workflow/definitions.json) start the embedded state machines; the schedule
+ * rules; Nova when configured. Only the holder of the run Lease works (schedules, executions, events),
+ * so a second replica during a rollout waits. On taking the Lease it resumes what the cluster says is
+ * unfinished (resume.ts): executions of an earlier `run` process are known dead once this one holds
+ * the Lease, so their owner marks are cleared and the resumed executions take over at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
+import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
+import { Forwarder } from '../../lib/forwarder/forwarder.ts';
+import { connectKube } from '../../lib/forwarder/kube.ts';
+import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
+import { RebootSource } from '../../lib/forwarder/reboot/source.ts';
+import type { ForwarderSettings } from '../../lib/forwarder/settings.ts';
+import { InProcessSink } from '../../lib/forwarder/sinks.ts';
+import { KubeClient } from '../../lib/kube/client.ts';
+import { isNotFound } from '../../lib/kube/errors.ts';
+import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
+import type { Logger } from '../../lib/log/logger.ts';
+import { WindowScheduler } from '../../lib/windows/scheduler.ts';
+import type { NovaFactory } from '../../lib/workflow/deps.ts';
+import { clearDeadOwner } from '../../lib/workflow/ownership.ts';
+import { planResume } from '../../lib/workflow/resume.ts';
+import { EmbeddedRuntime, type TrackedExecution } from '../runtime.ts';
+import { createRunMetrics, type RunMetrics } from './metrics.ts';
+
+export interface RunOptions {
+  readonly config: Config;
+  /** The forwarder's settings; its Lease is the run Lease. */
+  readonly settings: ForwarderSettings;
+  readonly logger: Logger;
+  /** Replaces every Retry interval of the state machines (demos and tests on a fast simulated clock). */
+  readonly retryIntervalMs?: number;
+  readonly nova?: NovaFactory;
+}
+
+/** The execution name prefix that marks `drainbridge run`'s executions, with the process identity. */
+export const RUN_EXECUTION_PREFIX = 'run.';
+
+/** Whether an execution id belongs to a `drainbridge run` process other than `identity`. */
+export function isOtherRunExecution(executionId: string, identity: string): boolean {
+  const name = executionId.slice(executionId.lastIndexOf(':') + 1);
+  return name.startsWith(RUN_EXECUTION_PREFIX) && !name.startsWith(`${RUN_EXECUTION_PREFIX}${identity}.`);
+}
+
+export class DrainbridgeRun {
+  readonly runtime: EmbeddedRuntime;
+  readonly forwarder: Forwarder;
+  readonly metrics: RunMetrics;
+  /** The maintenance windows of the configuration (DRAINBRIDGE_MAINTENANCE_WINDOWS), armed while leading. */
+  readonly windows: WindowScheduler;
+  readonly #client: KubeClient;
+  readonly #options: RunOptions;
+  readonly #settled = new WeakSet<TrackedExecution>();
+  readonly #watched = new WeakSet<TrackedExecution>();
+  #resuming: Promise<void> | undefined;
+
+  private constructor(
+    options: RunOptions,
+    runtime: EmbeddedRuntime,
+    kube: { client: KubeClient; forwarderClient: KubeHttpClient },
+  ) {
+    this.#options = options;
+    this.runtime = runtime;
+    this.#client = kube.client;
+    this.windows = new WindowScheduler(options.config.windows, SYSTEM_CLOCK, (window, at) => {
+      this.runtime.openWindow(window, at).then(
+        (opened) => options.logger.info('maintenance window opened', { ...opened }),
+        (error: unknown) =>
+          options.logger.error('maintenance window could not open', {
+            window: window.name,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
+    });
+    const forwarderMetrics = createForwarderMetrics();
+    this.metrics = createRunMetrics(forwarderMetrics.registry, () => this.#inProgress());
+    this.forwarder = new Forwarder({
+      client: kube.forwarderClient,
+      settings: options.settings,
+      namespace: options.config.namespace,
+      sink: new InProcessSink(runtime.bus),
+      logger: options.logger,
+      metrics: forwarderMetrics,
+      extraSources: [new RebootSource({ client: kube.forwarderClient, logger: options.logger })],
+      onLeadership: (leading) => (leading ? this.#lead() : this.#follow()),
+    });
+  }
+
+  static async create(options: RunOptions): Promise<DrainbridgeRun> {
+    const { logger, settings } = options;
+    let run: DrainbridgeRun | undefined;
+    const runtime = await EmbeddedRuntime.create({
+      config: options.config,
+      ...(options.nova ? { nova: options.nova } : {}),
+      ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
+      executionName: () => `${RUN_EXECUTION_PREFIX}${settings.identity}.${randomUUID()}`,
+      onTask: (call) => {
+        run?.metrics.observeTask(call);
+        if (call.error && call.error.name !== 'NotYetDone' && call.error.name !== 'SlotUnavailable') {
+          logger.warn('step failed', { executionId: call.executionId, state: call.stateName, error: call.error });
+        }
+      },
+      onBusEvent: (detailType, detail) => {
+        run?.metrics.observeOutcome(detailType, detail as Record<string, unknown>);
+        logger.info(detailType, { detail });
+      },
+    });
+    // The workflow's client for the resumption; the forwarder has its own lean one (lib/kube/http), as deployed.
+    const client = new KubeClient(await buildKubeConfig(options.config));
+    run = new DrainbridgeRun(options, runtime, {
+      client,
+      forwarderClient: await connectKube(options.config),
+    });
+    return run;
+  }
+
+  start(): Promise<void> {
+    return this.forwarder.start();
+  }
+
+  /** Flushes the forwarder, gives up the Lease (stopping executions at their next step) and stops. */
+  async stop(graceMs = 10_000): Promise<void> {
+    await this.forwarder.stop(graceMs);
+    this.runtime.stop();
+    await this.#resuming;
+  }
+
+  /** Resolves when the resumption started at the latest leadership is done (tests). */
+  whenResumed(): Promise<void> {
+    return this.#resuming ?? Promise.resolve();
+  }
+
+  #inProgress(): number {
+    let count = 0;
+    for (const execution of this.runtime.executions) {
+      if (!this.#watched.has(execution)) {
+        this.#watched.add(execution);
+        void execution.outcome.then(() => this.#settled.add(execution));
+      }
+      if (execution.machine === 'evacuate' && !this.#settled.has(execution)) count++;
+    }
+    return count;
+  }
+
+  #lead(): void {
+    this.runtime.bus.startSchedules();
+    this.windows.start();
+    this.#resuming = this.#resume().catch((error: unknown) => {
+      this.#options.logger.error('resuming unfinished requests failed; their sources publish them again', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  }
+
+  #follow(): void {
+    // Another process holds the Lease (or this one is stopping): nothing runs here any more.
+    this.windows.stop();
+    this.runtime.stop();
+  }
+
+  async #resume(): Promise<void> {
+    await this.forwarder.nodes.whenSynced();
+    const identity = this.#options.settings.identity;
+    for (const record of await this.#client.listEvacuations()) {
+      const node = this.forwarder.nodes.get(record.spec?.nodeName ?? '');
+      const decision = planResume(record, node);
+      if (decision.action === 'none') continue;
+      try {
+        await clearDeadOwner(this.#client, decision.detail.requestId, (owner) =>
+          isOtherRunExecution(owner.executionId, identity),
+        );
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      this.#options.logger.info('resuming an unfinished request', {
+        requestId: decision.detail.requestId,
+        action: decision.action,
+      });
+      if (decision.action === 'evacuate') await this.runtime.put('Maintenance Requested', decision.detail);
+      else await this.runtime.put('Maintenance Ended', decision.detail);
+    }
+  }
+}

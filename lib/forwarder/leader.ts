@@ -1,0 +1,233 @@
+/**
+ * Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: the leader
+ * renews `renewTime` every `renewEveryMs`; a candidate takes the Lease over when its record has not
+ * changed for `leaseDurationMs` by the candidate's own clock (so clock skew between replicas does not
+ * matter); every write is conditional on the Lease's resourceVersion, so two candidates cannot both win.
+ * A leader that cannot renew for `renewDeadlineMs` steps down before its Lease can expire elsewhere. On
+ * a graceful stop the leader releases the Lease (empty holder), and a candidate takes it at once.
+ *
+ * Requests: the leader sends one conditional update per renewal (no read); a candidate reads the Lease
+ * every `retryEveryMs`.
+ */
+import type { V1Lease } from '@kubernetes/client-node';
+import { ConflictError } from '../errors/index.ts';
+import { deadline } from '../kube/http/signals.ts';
+import { createLease, type LeaseCalls, readLease, updateLease } from '../kube/lease.ts';
+import type { Logger } from '../log/logger.ts';
+
+export interface LeaderElectionOptions {
+  readonly client: LeaseCalls;
+  readonly namespace: string;
+  readonly name: string;
+  /** This replica's identity (pod name + a per-process suffix). */
+  readonly identity: string;
+  readonly leaseDurationMs?: number;
+  readonly renewDeadlineMs?: number;
+  readonly renewEveryMs?: number;
+  readonly retryEveryMs?: number;
+  readonly logger: Logger;
+  readonly onStartedLeading: (previousHolder: string | undefined) => void;
+  readonly onStoppedLeading: () => void;
+  readonly now?: () => number;
+}
+
+export const LEADER_DEFAULTS = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  renewEveryMs: 5_000,
+  retryEveryMs: 2_000,
+};
+
+/** What the candidate last saw of the Lease and when (its own clock). */
+interface Observation {
+  readonly holder: string;
+  readonly renewTime: string;
+  readonly at: number;
+}
+
+const holderOf = (lease: V1Lease | undefined): string => lease?.spec?.holderIdentity ?? '';
+const timeText = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value ?? ''));
+
+export class LeaderElector {
+  readonly #o: LeaderElectionOptions & typeof LEADER_DEFAULTS;
+  #lease: V1Lease | undefined;
+  #observed: Observation | undefined;
+  #leading = false;
+  /** onStartedLeading was called for the current term. */
+  #announced = false;
+  #lastRenew = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = true;
+  #running: Promise<void> = Promise.resolve();
+  /** Cancels the Lease request in flight when stopping. */
+  #cancel = new AbortController();
+
+  constructor(options: LeaderElectionOptions) {
+    this.#o = { ...LEADER_DEFAULTS, ...options } as LeaderElectionOptions & typeof LEADER_DEFAULTS;
+  }
+
+  get isLeader(): boolean {
+    return this.#leading;
+  }
+
+  get identity(): string {
+    return this.#o.identity;
+  }
+
+  #now(): number {
+    return this.#o.now?.() ?? Date.now();
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#cancel = new AbortController();
+    this.#schedule(0);
+  }
+
+  /**
+   * Stops campaigning (a Lease request in flight is cancelled); a leader releases the Lease so another
+   * replica takes over at once — trying for at most `releaseWithinMs`, else the Lease expires on its own.
+   */
+  async stop(releaseWithinMs = 5_000): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#cancel.abort();
+    await this.#running;
+    const lease = this.#lease;
+    const held = this.#leading && lease !== undefined;
+    this.#stepDown();
+    if (!held || !lease) return;
+    const limit = deadline([], Math.max(1, releaseWithinMs));
+    try {
+      await updateLease(
+        this.#o.client,
+        this.#o.namespace,
+        {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date(this.#now()) },
+        },
+        { signal: limit.signal },
+      );
+    } catch (error) {
+      this.#o.logger.warn('could not release the leader Lease; it expires on its own', { error: String(error) });
+    } finally {
+      limit.release();
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.#tick().finally(() => {
+        this.#schedule(this.#leading ? this.#o.renewEveryMs : this.#o.retryEveryMs);
+      });
+    }, delayMs);
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      if (this.#leading) await this.#renew();
+      else await this.#tryAcquire();
+    } catch (error) {
+      if (this.#stopped) return;
+      this.#o.logger.warn('leader election: Lease request failed', { error: String(error), leading: this.#leading });
+      this.#lease = undefined;
+    }
+    if (this.#leading && this.#now() - this.#lastRenew > this.#o.renewDeadlineMs) {
+      this.#o.logger.error('leader election: could not renew the Lease in time; stepping down', {
+        lease: this.#o.name,
+      });
+      this.#stepDown();
+    }
+  }
+
+  #record(renewTime: Date, transitions: number, acquire: boolean): V1Lease {
+    const current = this.#lease;
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { ...current?.metadata, name: this.#o.name, namespace: this.#o.namespace },
+      spec: {
+        ...current?.spec,
+        holderIdentity: this.#o.identity,
+        leaseDurationSeconds: Math.ceil(this.#o.leaseDurationMs / 1000),
+        renewTime,
+        ...(acquire ? { acquireTime: renewTime, leaseTransitions: transitions } : {}),
+      },
+    };
+  }
+
+  async #renew(): Promise<void> {
+    if (!this.#lease) {
+      // After a failed request the last known version is unknown: read before writing.
+      this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
+      if (holderOf(this.#lease) !== this.#o.identity) {
+        this.#stepDown();
+        return;
+      }
+    }
+    try {
+      this.#lease = await updateLease(
+        this.#o.client,
+        this.#o.namespace,
+        this.#record(new Date(this.#now()), 0, false),
+        this.#calls(),
+      );
+      this.#lastRenew = this.#now();
+    } catch (error) {
+      if (error instanceof ConflictError) {
+        // Someone else wrote the Lease: read it and see whether it is still ours.
+        this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
+        if (holderOf(this.#lease) !== this.#o.identity) this.#stepDown();
+        return;
+      }
+      throw error;
+    }
+  }
+
+  async #tryAcquire(): Promise<void> {
+    const lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
+    this.#lease = lease;
+    const now = this.#now();
+    const holder = holderOf(lease);
+    const renewTime = timeText(lease?.spec?.renewTime);
+    if (!this.#observed || this.#observed.holder !== holder || this.#observed.renewTime !== renewTime) {
+      this.#observed = { holder, renewTime, at: now };
+    }
+    const durationMs = (lease?.spec?.leaseDurationSeconds ?? 0) * 1000;
+    if (holder && holder !== this.#o.identity && now < this.#observed.at + durationMs) return;
+    const transitions = (lease?.spec?.leaseTransitions ?? 0) + (holder === this.#o.identity ? 0 : 1);
+    const record = this.#record(new Date(now), transitions, true);
+    try {
+      this.#lease = lease
+        ? await updateLease(this.#o.client, this.#o.namespace, record, this.#calls())
+        : await createLease(this.#o.client, this.#o.namespace, record, this.#calls());
+    } catch (error) {
+      if (error instanceof ConflictError) return; // another candidate won this round
+      throw error;
+    }
+    this.#lastRenew = this.#now();
+    this.#leading = true;
+    // Won while stopping: stop() releases it; nobody is told to lead.
+    if (this.#stopped) return;
+    this.#o.logger.info('leader election: this replica leads', {
+      lease: this.#o.name,
+      previousHolder: holder || undefined,
+    });
+    this.#announced = true;
+    this.#o.onStartedLeading(holder && holder !== this.#o.identity ? holder : undefined);
+  }
+
+  #calls(): { signal: AbortSignal } {
+    return { signal: this.#cancel.signal };
+  }
+
+  #stepDown(): void {
+    if (!this.#leading) return;
+    this.#leading = false;
+    this.#observed = undefined;
+    if (this.#announced) this.#o.onStoppedLeading();
+    this.#announced = false;
+  }
+}

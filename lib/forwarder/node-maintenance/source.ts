@@ -1,0 +1,286 @@
+/**
+ * The NodeMaintenance source: a small controller over NodeMaintenances, their Evacuation records and
+ * their nodes (informers), acting as plan.ts decides while this replica leads — finalizers, the status
+ * mirror and refusal Events are written here; `Maintenance Requested` / `Maintenance Ended` go through
+ * the forwarder's publishing path like every other source's events. One CR is reconciled at a time.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import { isNotFound } from '../../kube/errors.ts';
+import type { KubeHttpClient } from '../../kube/http/client.ts';
+import { EVACUATION_API, type EvacuationObject, evacuationName } from '../../kube/paths.ts';
+import type { Logger } from '../../log/logger.ts';
+import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
+import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
+import { emitObjectEvent } from './events.ts';
+import { nmoMarker } from './nmo.ts';
+import { type NodeMaintenanceAction, planNodeMaintenance } from './plan.ts';
+import {
+  DRAINBRIDGE_FINALIZER,
+  NODE_MAINTENANCE_API,
+  NODE_MAINTENANCE_CRD,
+  type NodeMaintenance,
+  nodeMaintenanceRequestId,
+} from './types.ts';
+
+export interface NodeMaintenanceSourceOptions {
+  readonly client: KubeHttpClient;
+  readonly nodes: ResilientInformer<V1Node>;
+  readonly informer: Pick<InformerOptions<NodeMaintenance>, 'client' | 'watchTimeoutSeconds' | 'backoff'>;
+  readonly coexistence: 'refuse' | 'act';
+  readonly logger: Logger;
+  readonly onRestart?: (resource: string, reason: string) => void;
+  readonly now?: () => Date;
+}
+
+/** NMO's drainer settings (Force, DeleteEmptyDirData, IgnoreAllDaemonSets, GracePeriodSeconds -1). */
+const NMO_DRAIN = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: -1 };
+
+export class NodeMaintenanceSource implements ForwarderSource {
+  readonly name = 'node-maintenance';
+  readonly #o: NodeMaintenanceSourceOptions;
+  readonly #maintenances: ResilientInformer<NodeMaintenance>;
+  readonly #records: ResilientInformer<EvacuationObject>;
+  #outlet: EventOutlet | undefined;
+  #leading = false;
+  #nmoInstalled: string | undefined;
+  readonly #offered = new Set<string>();
+  readonly #refused = new Set<string>();
+  readonly #dirty = new Set<string>();
+  #draining: Promise<void> | undefined;
+  /** What taking the lead started (reading the CRD), awaited by stop(). */
+  #leadWork: Promise<void> | undefined;
+
+  constructor(options: NodeMaintenanceSourceOptions) {
+    this.#o = options;
+    const common = { ...options.informer, logger: options.logger };
+    this.#maintenances = new ResilientInformer<NodeMaintenance>({
+      ...common,
+      resource: NODE_MAINTENANCE_API.plural,
+      path: clusterObjectsPath(NODE_MAINTENANCE_API),
+      list: (paged) => this.#listMaintenances(paged),
+      onRestart: (reason) => options.onRestart?.(NODE_MAINTENANCE_API.plural, reason),
+    });
+    this.#records = new ResilientInformer<EvacuationObject>({
+      ...common,
+      resource: EVACUATION_API.plural,
+      path: clusterObjectsPath(EVACUATION_API),
+      onRestart: (reason) => options.onRestart?.(EVACUATION_API.plural, reason),
+    });
+  }
+
+  get synced(): boolean {
+    return this.#maintenances.synced && this.#records.synced;
+  }
+
+  async start(outlet: EventOutlet): Promise<void> {
+    this.#outlet = outlet;
+    this.#maintenances.subscribe({
+      onChange: (_type, nm) => this.#mark(nm.metadata.name),
+      onList: () => this.#markAll(),
+    });
+    this.#records.subscribe({
+      onChange: (_type, record) => this.#mark(this.#byRequest(record.spec?.requestId)),
+    });
+    this.#o.nodes.subscribe({ onChange: (_type, node) => this.#markNode(node.metadata?.name) });
+    this.#maintenances.start();
+    this.#records.start();
+  }
+
+  lead(): void {
+    this.#leading = true;
+    this.#leadWork = this.#detectNmo().then(() => this.#markAll());
+  }
+
+  follow(): void {
+    this.#leading = false;
+    this.#offered.clear();
+    this.#refused.clear();
+    this.#dirty.clear();
+  }
+
+  receipt(receipt: PublishReceipt): void {
+    const mark = `${receipt.event.detailType} ${receipt.event.detail.requestId}`;
+    if (receipt.outcome !== 'published') this.#offered.delete(mark);
+  }
+
+  /** Stops watching and acting; then waits for the work in flight (closing the client ends it at once). */
+  async stop(): Promise<void> {
+    this.#leading = false;
+    this.#dirty.clear();
+    await Promise.all([this.#maintenances.stop(), this.#records.stop()]);
+    await this.#leadWork;
+    await this.#draining;
+  }
+
+  #crdMissingReported = false;
+
+  /** Without the CRD there is nothing to watch: an empty list (the source counts as synced), retried with backoff. */
+  async #listMaintenances(paged: () => Promise<Listed<NodeMaintenance>>): Promise<Listed<NodeMaintenance>> {
+    try {
+      const listed = await paged();
+      this.#crdMissingReported = false;
+      return listed;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      if (!this.#crdMissingReported) {
+        this.#o.logger.warn('the NodeMaintenance CRD is not installed: NodeMaintenances are ignored until it is', {
+          crd: NODE_MAINTENANCE_CRD,
+        });
+        this.#crdMissingReported = true;
+      }
+      return { items: [], resourceVersion: '' };
+    }
+  }
+
+  async #detectNmo(): Promise<void> {
+    try {
+      this.#nmoInstalled = nmoMarker(await this.#o.client.getCustomResourceDefinition(NODE_MAINTENANCE_CRD));
+    } catch (error) {
+      // Not found: no CRD, so no NodeMaintenances either; anything else: decide per CR (NMO's finalizer).
+      if (!isNotFound(error)) this.#o.logger.warn('could not read the NodeMaintenance CRD', { error: String(error) });
+      this.#nmoInstalled = undefined;
+    }
+    if (this.#nmoInstalled)
+      this.#o.logger.warn('node-maintenance-operator detected', {
+        why: this.#nmoInstalled,
+        coexistence: this.#o.coexistence,
+      });
+  }
+
+  #byRequest(requestId: string | undefined): string | undefined {
+    if (!requestId?.startsWith('nm.')) return undefined;
+    return this.#maintenances.list().find((nm) => nodeMaintenanceRequestId(nm) === requestId)?.metadata.name;
+  }
+
+  #markNode(nodeName: string | undefined): void {
+    for (const nm of this.#maintenances.list()) if (nm.spec?.nodeName === nodeName) this.#mark(nm.metadata.name);
+  }
+
+  #markAll(): void {
+    for (const nm of this.#maintenances.list()) this.#mark(nm.metadata.name);
+  }
+
+  #mark(name: string | undefined): void {
+    if (!name || !this.#leading) return;
+    this.#dirty.add(name);
+    this.#draining ??= this.#drain().finally(() => {
+      this.#draining = undefined;
+      if (this.#dirty.size > 0 && this.#leading) this.#mark([...this.#dirty][0]);
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#leading && this.#dirty.size > 0) {
+      const name = [...this.#dirty][0] as string;
+      this.#dirty.delete(name);
+      const nm = this.#maintenances.get(name);
+      if (!nm) continue;
+      try {
+        await this.#reconcile(nm);
+      } catch (error) {
+        this.#o.logger.warn('NodeMaintenance reconcile failed; retried at the next change or re-list', {
+          nodeMaintenance: name,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+
+  async #reconcile(nm: NodeMaintenance): Promise<void> {
+    const requestId = nodeMaintenanceRequestId(nm);
+    const actions = planNodeMaintenance({
+      nm,
+      node: this.#o.nodes.get(nm.spec?.nodeName ?? ''),
+      record: this.#records.get(evacuationName(requestId)),
+      nmoInstalled: this.#nmoInstalled,
+      coexistence: this.#o.coexistence,
+      now: this.#o.now?.() ?? new Date(),
+    });
+    for (const action of actions) await this.#act(nm, requestId, action);
+  }
+
+  async #act(nm: NodeMaintenance, requestId: string, action: NodeMaintenanceAction): Promise<void> {
+    const name = nm.metadata.name ?? '';
+    switch (action.kind) {
+      case 'refuse':
+        return this.#refuse(nm, action.reason);
+      case 'add-finalizer':
+      case 'remove-finalizer':
+        return this.#setFinalizer(nm, action.kind === 'add-finalizer');
+      case 'status':
+        await this.#o.client.patchClusterObject(
+          NODE_MAINTENANCE_API,
+          name,
+          { status: action.patch as never },
+          'status',
+        );
+        return;
+      case 'publish':
+        return this.#publish(nm, requestId, action.detailType);
+    }
+  }
+
+  async #refuse(nm: NodeMaintenance, reason: string): Promise<void> {
+    const uid = nm.metadata.uid ?? '';
+    if (this.#refused.has(uid)) return;
+    this.#refused.add(uid);
+    const message = `${reason}; drainbridge leaves this NodeMaintenance alone (set DRAINBRIDGE_NMO_COEXISTENCE=act to handle it anyway)`;
+    this.#o.logger.warn('NodeMaintenance refused: node-maintenance-operator acts on it', {
+      nodeMaintenance: nm.metadata.name,
+      reason,
+    });
+    await emitObjectEvent(this.#o.client, nm, { reason: 'NodeMaintenanceOperatorPresent', message, type: 'Warning' });
+  }
+
+  async #setFinalizer(nm: NodeMaintenance, present: boolean): Promise<void> {
+    const others = (nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER);
+    const finalizers = present ? [...others, DRAINBRIDGE_FINALIZER] : others;
+    // Conditional on the version read: a concurrent change to the list is never overwritten.
+    await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
+      metadata: { resourceVersion: nm.metadata.resourceVersion ?? '', finalizers },
+    });
+    if (!present) {
+      this.#o.logger.info('maintenance ended; NodeMaintenance released', { nodeMaintenance: nm.metadata.name });
+      await emitObjectEvent(this.#o.client, nm, {
+        reason: 'RemovedMaintenance',
+        message: 'Removed a node maintenance',
+      });
+    }
+  }
+
+  async #publish(
+    nm: NodeMaintenance,
+    requestId: string,
+    detailType: 'Maintenance Requested' | 'Maintenance Ended',
+  ): Promise<void> {
+    const mark = `${detailType} ${requestId}`;
+    if (this.#offered.has(mark)) return;
+    this.#offered.add(mark);
+    const name = nm.metadata.name ?? '';
+    const base = {
+      version: '1' as const,
+      requestId,
+      requester: `NodeMaintenance/${name}`,
+      origin: 'node-maintenance' as const,
+      target: { nodeName: nm.spec.nodeName },
+    };
+    const key = `node-maintenance/${nm.metadata.uid ?? name}`;
+    this.#o.logger.info(
+      detailType === 'Maintenance Requested'
+        ? 'NodeMaintenance: evacuation requested'
+        : 'NodeMaintenance deleted: maintenance ends',
+      {
+        nodeMaintenance: name,
+        node: nm.spec.nodeName,
+        requestId,
+      },
+    );
+    if (detailType === 'Maintenance Requested') {
+      const reason = nm.spec.reason || `NodeMaintenance ${name}`;
+      this.#outlet?.offer({ detailType, key, detail: { ...base, reason, drain: NMO_DRAIN } });
+      await emitObjectEvent(this.#o.client, nm, { reason: 'BeginMaintenance', message: 'Begin a node maintenance' });
+    } else {
+      this.#outlet?.offer({ detailType, key, detail: { ...base, reason: `NodeMaintenance ${name} deleted` } });
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * A NodeMaintenance's status, filled the way node-maintenance-operator fills it, from the request's
+ * Evacuation record. Pure.
+ *
+ *  - phase: `Running` until the evacuation ends; `Succeeded` when the record reaches NodeDrained;
+ *    `Failed` when it failed (or, as NMO, when the node does not exist);
+ *  - evictionPods: the pods up for eviction (the pod branches' totals); totalpods: those plus the pods
+ *    drain skips (DaemonSet, mirror pods) — "all pods on the node";
+ *  - pendingPods / pendingPodsRefs: pods drainbridge has asked to evict, or was refused, that are
+ *    still on the node (from the pod branches' state);
+ *  - drainProgress: moved × 100 / evictionPods (NMO's formula), 100 once Succeeded;
+ *  - lastError: the failure, else the first blocker (NMO: the latest reconcile error).
+ */
+import type { DrainState } from '../../drain/tracking.ts';
+import type { EvacuationObject } from '../../kube/paths.ts';
+import type { MaintenancePhase, NodeMaintenanceStatus, PodReference } from './types.ts';
+
+const POD_BRANCHES = ['pods', 'infra-pods'] as const;
+
+function phaseOf(recordPhase: string | undefined): MaintenancePhase {
+  if (recordPhase === 'NodeDrained') return 'Succeeded';
+  if (recordPhase === 'Failed') return 'Failed';
+  return 'Running';
+}
+
+function pendingOf(record: EvacuationObject): PodReference[] {
+  const refs: PodReference[] = [];
+  for (const branch of POD_BRANCHES) {
+    const state = record.status?.branches?.[branch]?.state as DrainState | undefined;
+    for (const pod of Object.values(state?.pods ?? {})) {
+      const [namespace = '', name = ''] = pod.name.split('/');
+      refs.push({ namespace, name });
+    }
+  }
+  return refs.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
+/** The status for a maintenance whose node exists, from its record (undefined: not admitted yet). */
+export function statusFromRecord(record: EvacuationObject | undefined): NodeMaintenanceStatus {
+  if (!record) return { phase: 'Running' };
+  const branches = record.status?.branches ?? {};
+  let evictionPods = 0;
+  let moved = 0;
+  for (const branch of POD_BRANCHES) {
+    evictionPods += branches[branch]?.total ?? 0;
+    moved += branches[branch]?.moved ?? 0;
+  }
+  const phase = phaseOf(record.status?.phase);
+  const pending = phase === 'Succeeded' ? [] : pendingOf(record);
+  const status: NodeMaintenanceStatus = {
+    phase,
+    evictionPods,
+    totalpods: evictionPods + (branches.pods?.skipped ?? 0),
+    drainProgress: phase === 'Succeeded' ? 100 : evictionPods > 0 ? Math.floor((moved * 100) / evictionPods) : 0,
+  };
+  if (pending.length > 0) {
+    status.pendingPods = pending.map((ref) => ref.name);
+    status.pendingPodsRefs = pending;
+  }
+  const lastError = (record.status as { lastError?: string } | undefined)?.lastError ?? record.status?.firstBlocker;
+  if (lastError) status.lastError = lastError;
+  return status;
+}
+
+/** NMO's status for a NodeMaintenance naming a node that does not exist. */
+export function nodeNotFoundStatus(nodeName: string): NodeMaintenanceStatus {
+  return { phase: 'Failed', lastError: `nodes "${nodeName}" not found` };
+}
+
+const MIRRORED = [
+  'phase',
+  'drainProgress',
+  'lastError',
+  'pendingPods',
+  'pendingPodsRefs',
+  'totalpods',
+  'evictionPods',
+] as const;
+
+/**
+ * The JSON merge patch of `.status` that makes `current` show `desired` (lastUpdate set to `now`), or
+ * undefined when nothing mirrored changed. Fields drainbridge does not fill (errorOnLeaseCount) are left alone.
+ */
+export function statusPatch(
+  current: NodeMaintenanceStatus | undefined,
+  desired: NodeMaintenanceStatus,
+  now: Date,
+): Record<string, unknown> | undefined {
+  const patch: Record<string, unknown> = {};
+  for (const field of MIRRORED) {
+    const want = desired[field];
+    if (JSON.stringify(current?.[field]) === JSON.stringify(want)) continue;
+    patch[field] = want ?? null;
+  }
+  if (Object.keys(patch).length === 0) return undefined;
+  patch.lastUpdate = `${now.toISOString().slice(0, 19)}Z`;
+  return patch;
+}

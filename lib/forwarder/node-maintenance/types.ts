@@ -1,0 +1,64 @@
+/**
+ * medik8s node-maintenance-operator's NodeMaintenance (`nodemaintenance.medik8s.io/v1beta1`, cluster-
+ * scoped), as its api/v1beta1 types define it, field names and casing included (`totalpods` is lower
+ * case there), so tooling written for NMO reads drainbridge's status unchanged.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+export const NODE_MAINTENANCE_API = Object.freeze({
+  group: 'nodemaintenance.medik8s.io',
+  version: 'v1beta1',
+  plural: 'nodemaintenances',
+});
+export const NODE_MAINTENANCE_CRD = 'nodemaintenances.nodemaintenance.medik8s.io';
+
+/** drainbridge's finalizer: the CR stays until drainbridge has ended the maintenance. */
+export const DRAINBRIDGE_FINALIZER = 'drainbridge.io/node-maintenance';
+/** node-maintenance-operator's own finalizer (`v1beta1.NodeMaintenanceFinalizer`): NMO handles this CR. */
+export const NMO_FINALIZER = 'foregroundDeleteNodeMaintenance';
+
+export type MaintenancePhase = 'Running' | 'Succeeded' | 'Failed';
+
+export interface PodReference {
+  namespace: string;
+  name: string;
+}
+
+/** `NodeMaintenanceStatus`, every field optional as in NMO (`omitempty`). */
+export interface NodeMaintenanceStatus {
+  phase?: MaintenancePhase;
+  /** Percentage of the pods up for eviction that have left. */
+  drainProgress?: number;
+  /** RFC 3339, when the status last changed. */
+  lastUpdate?: string;
+  lastError?: string;
+  /** Names of the pods still to be evicted. */
+  pendingPods?: string[];
+  pendingPodsRefs?: PodReference[];
+  /** All pods on the node at the start (NMO spells it `totalpods`). */
+  totalpods?: number;
+  /** Pods up for eviction at the start. */
+  evictionPods?: number;
+  errorOnLeaseCount?: number;
+}
+
+export interface NodeMaintenance extends KubernetesObject {
+  metadata: {
+    name?: string;
+    uid?: string;
+    resourceVersion?: string;
+    finalizers?: string[];
+    /** Present once deletion started (a string on the wire; only its presence is read). */
+    deletionTimestamp?: Date;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec: { nodeName: string; reason?: string; evictionTimeout?: string };
+  status?: NodeMaintenanceStatus;
+}
+
+/** The maintenance request of a NodeMaintenance: `nm.<name>.<uid prefix>`, stable for the CR's life. */
+export function nodeMaintenanceRequestId(nm: NodeMaintenance): string {
+  const name = (nm.metadata.name ?? 'nm').slice(0, 100).replace(/[-.]+$/, '');
+  return `nm.${name}.${(nm.metadata.uid ?? '').replace(/-/g, '').slice(0, 12)}`;
+}

@@ -1,0 +1,147 @@
+/**
+ * The KubeVirt branch as a reconcile pass. One call: read the progress kept last time, observe the
+ * node's VMs (observe.ts), plan (planner.ts), create drainbridge's migrations (and, opted in, evict the
+ * launcher pods of VMs to restart), keep the progress, record Events, return. It never waits for a
+ * migration: the workflow calls it again.
+ *
+ * Crash safety: a migration's name is fixed per (request, VMI, attempt) and its labels find it again,
+ * so a pass that dies between creating it and recording it neither loses nor duplicates it.
+ */
+import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { apiStatusOf } from '../kube/errors.ts';
+import { readNodeOrFail } from '../node/hold.ts';
+import { readLedger } from '../node/ledger.ts';
+import { KubeVirtApi } from './api.ts';
+import { classifyVmi } from './classify.ts';
+import { eventsFor, recordVmiEvents } from './events.ts';
+import { migrationBody } from './migrations.ts';
+import {
+  INITIAL_KUBEVIRT_STATE,
+  KUBEVIRT_STATE_FORMAT,
+  type KubeVirtBranchState,
+  type KubeVirtOptions,
+  type KubeVirtSettings,
+  type Vmi,
+  type VmiProgress,
+} from './model.ts';
+import { observeNode } from './observe.ts';
+import { type KubeVirtAction, planPass, progressedBetween } from './planner.ts';
+import { vmMoves } from './progress.ts';
+
+export interface KubeVirtPassDeps {
+  readonly kube: KubeClient;
+  readonly store: ProgressStore;
+  readonly options: KubeVirtOptions;
+}
+
+/** VMIs whose owner the restart opt-in must look at: those KubeVirt would let be evicted although they cannot migrate. */
+export function restartCandidates(options: KubeVirtOptions) {
+  if (!options.restartUnmigratable) return undefined;
+  return (vmis: readonly Vmi[], settings: KubeVirtSettings): Vmi[] =>
+    vmis.filter((vmi) => {
+      const cls = classifyVmi(vmi, settings);
+      return cls.kind === 'unmigratable' && cls.evictable;
+    });
+}
+
+/** How an API refusal of an action reads; undefined when it is no refusal but a fault to raise. */
+function refusalOf(error: unknown): { adopted: boolean; message: string } | undefined {
+  const status = apiStatusOf(error);
+  if (!status) return undefined;
+  // AlreadyExists: this attempt's migration was created by a pass that died before recording it.
+  if (status.code === 409) return { adopted: true, message: status.message };
+  if (status.code === 404) return { adopted: true, message: status.message };
+  // virt-api's answers (400: in-flight migration, not migratable, final VMI) and eviction refusals (429).
+  if (status.code === 400 || status.code === 429) return { adopted: false, message: status.message };
+  return undefined;
+}
+
+export class KubeVirtPass implements ReconcilePass {
+  readonly branch = 'kubevirt' as const;
+  readonly #deps: KubeVirtPassDeps;
+  readonly #api: KubeVirtApi;
+
+  constructor(deps: KubeVirtPassDeps) {
+    this.#deps = deps;
+    this.#api = new KubeVirtApi(deps.kube);
+  }
+
+  async run(input: PassInput): Promise<PassResult> {
+    const { request, now } = input;
+    const { store, options } = this.#deps;
+    const stored = await store.read(request.requestId, 'kubevirt', KUBEVIRT_STATE_FORMAT);
+    const previous = stored?.state ?? INITIAL_KUBEVIRT_STATE;
+    const ownersOf = restartCandidates(options);
+    const observation = await observeNode(this.#api, request.nodeName, {
+      podSelector: request.drain.podSelector,
+      ...(ownersOf ? { ownersOf } : {}),
+    });
+    const plan = planPass({
+      requestId: request.requestId,
+      nodeName: request.nodeName,
+      observation,
+      state: previous,
+      options,
+      now,
+    });
+    if (plan.actions.length > 0 && !(await this.#stillHeld(request))) {
+      // A Restore released the hold since this step's guard: start nothing it would not cancel (the next
+      // step's guard ends the evacuation).
+      return { done: false, progressed: false, progress: plan.progress, blockers: plan.blockers };
+    }
+    const refused = await this.#perform(plan.actions);
+    const state = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
+    if (JSON.stringify(state) !== JSON.stringify(stored?.state)) {
+      await store.write(request.requestId, 'kubevirt', state, stored?.version);
+    }
+    const context = { nodeName: request.nodeName, requestId: request.requestId, options, state: previous };
+    await recordVmiEvents(this.#deps.kube, refused.size === 0 ? plan.events : eventsFor(context, state), now);
+    return {
+      done: plan.done,
+      progressed: refused.size === 0 ? plan.progressed : progressedBetween(previous, state),
+      progress: plan.progress,
+      blockers: plan.blockers,
+      waiting: plan.waiting,
+      detail: plan.detail,
+      vms: vmMoves(state, now),
+    };
+  }
+
+  /** Whether the request still holds the node (read again right before starting migrations). */
+  async #stillHeld(request: PassInput['request']): Promise<boolean> {
+    const node = await readNodeOrFail(this.#deps.kube, request.nodeName);
+    return readLedger(node).holds[request.requestId] !== undefined;
+  }
+
+  /** Performs the actions; returns the refused ones (by VMI uid) with virt-api's or the apiserver's words. */
+  async #perform(actions: readonly KubeVirtAction[]): Promise<Map<string, string>> {
+    const refused = new Map<string, string>();
+    for (const action of actions) {
+      try {
+        if (action.kind === 'migrate') await this.#api.createMigration(migrationBody(action.migration));
+        else await this.#api.evictLauncherPod(action.pod);
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (!refusal) throw error;
+        if (!refusal.adopted) refused.set(action.uid, refusal.message);
+      }
+    }
+    return refused;
+  }
+}
+
+/** The progress with each refused action undone: the VMI waits, noting why (the next pass looks again). */
+function corrected(
+  state: KubeVirtBranchState,
+  actions: readonly KubeVirtAction[],
+  refused: ReadonlyMap<string, string>,
+): KubeVirtBranchState {
+  const vmis: Record<string, VmiProgress> = { ...state.vmis };
+  for (const action of actions) {
+    const message = refused.get(action.uid);
+    if (message === undefined) continue;
+    vmis[action.uid] = { ...action.unchanged, status: 'waiting', note: `refused: ${message}` };
+  }
+  return { vmis };
+}

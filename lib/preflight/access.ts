@@ -1,0 +1,160 @@
+/**
+ * The Kubernetes calls each operation makes, as RBAC sees them (verb, group, resource, subresource,
+ * namespace), with why. The preflight asks a SelfSubjectAccessReview for exactly these; a test runs each
+ * operation against the simulator and checks its request log against this list, so a new call without an
+ * entry fails there. Pure data.
+ */
+
+export interface ApiAccess {
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource?: string;
+  /** Empty: cluster-scoped, or every namespace. */
+  readonly namespace: string;
+  /** What the call is for, in a phrase. */
+  readonly why: string;
+}
+
+/** `check` is every other operation at once. */
+export type Operation = 'evacuate' | 'restore' | 'abort' | 'plan' | 'check';
+
+export interface AccessSettings {
+  /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
+  readonly namespace: string;
+  /** `--disable-eviction`: pods are deleted instead of evicted. */
+  readonly disableEviction?: boolean;
+  /** `plan`: the API server dry-runs each eviction. */
+  readonly serverDryRun?: boolean;
+  /** The KubeVirt restart opt-in: the VMI's VirtualMachine is read. */
+  readonly kubevirtRestart?: boolean;
+}
+
+const call = (verb: string, resource: string, why: string, more: Partial<ApiAccess> = {}): ApiAccess => ({
+  verb,
+  group: '',
+  resource,
+  namespace: '',
+  why,
+  ...more,
+});
+
+const EVACUATIONS = { group: 'drainbridge.io' } as const;
+const KUBEVIRT = { group: 'kubevirt.io' } as const;
+
+/** KubeVirt's objects, read where KubeVirt runs (elsewhere they answer 404: no VMs to move). */
+const KUBEVIRT_READS = [
+  call('list', 'kubevirts', "read KubeVirt's eviction-strategy default and migration limits", KUBEVIRT),
+  call('list', 'virtualmachineinstances', 'list the VMs on the node', KUBEVIRT),
+  call(
+    'list',
+    'virtualmachineinstancemigrations',
+    'follow live migrations (everyone’s count toward the limits)',
+    KUBEVIRT,
+  ),
+];
+const KUBEVIRT_ABORTS = call(
+  'delete',
+  'virtualmachineinstancemigrations',
+  "abort drainbridge's own live migrations",
+  KUBEVIRT,
+);
+
+const READ_NODE = call('get', 'nodes', 'read the node and its ledger');
+const RECORD_READ = call('get', 'evacuations', 'read the Evacuation record', EVACUATIONS);
+const RECORD_UPDATE = call('update', 'evacuations', 'record progress on the Evacuation record', EVACUATIONS);
+// The estimate learns from past evacuations, and a plan shows the starts already scheduled for the node.
+const RECORD_LIST = call(
+  'list',
+  'evacuations',
+  'estimate from past evacuations and find scheduled starts',
+  EVACUATIONS,
+);
+const NODE_EVENTS = call('create', 'events', 'post Events on the node (kubectl describe node)', {
+  namespace: 'default',
+});
+
+function evacuateAccess(settings: AccessSettings): ApiAccess[] {
+  const leases = { group: 'coordination.k8s.io', namespace: settings.namespace };
+  return [
+    READ_NODE,
+    call('list', 'nodes', 'count held nodes for the maintenance slots'),
+    call('patch', 'nodes', 'cordon and keep the ledger annotation'),
+    call('list', 'pods', "list the node's pods"),
+    call('get', 'pods', 'follow evicted pods until they are gone'),
+    settings.disableEviction
+      ? call('delete', 'pods', 'delete pods (--disable-eviction)')
+      : call('create', 'pods', 'evict pods (policy/v1 Eviction)', { subresource: 'eviction' }),
+    call('list', 'poddisruptionbudgets', 'name the PDB behind a refused eviction', { group: 'policy' }),
+    call('get', 'daemonsets', "check a DaemonSet pod's owner still exists", { group: 'apps' }),
+    NODE_EVENTS,
+    call('get', 'leases', 'read the admission Lease', leases),
+    call('create', 'leases', 'create the admission Lease', leases),
+    call('update', 'leases', 'take and release the admission Lease', leases),
+    RECORD_READ,
+    call('create', 'evacuations', 'create the Evacuation record', EVACUATIONS),
+    RECORD_UPDATE,
+    RECORD_LIST,
+    ...KUBEVIRT_READS,
+    call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
+    KUBEVIRT_ABORTS,
+    ...(settings.kubevirtRestart
+      ? [call('get', 'virtualmachines', "check a VM's run strategy before a restart", KUBEVIRT)]
+      : []),
+  ];
+}
+
+function planAccess(settings: AccessSettings): ApiAccess[] {
+  return [
+    READ_NODE,
+    call('list', 'nodes', 'find room for the replacement pods'),
+    call('list', 'pods', "list the node's pods and what runs elsewhere"),
+    call('list', 'poddisruptionbudgets', 'find the PDBs that cover the pods', { group: 'policy' }),
+    call('get', 'daemonsets', "check a DaemonSet pod's owner still exists", { group: 'apps' }),
+    ...(settings.serverDryRun === false
+      ? []
+      : [call('create', 'pods', 'dry-run each eviction on the API server', { subresource: 'eviction' })]),
+    RECORD_LIST,
+    ...KUBEVIRT_READS,
+    ...(settings.kubevirtRestart ? [call('get', 'virtualmachines', "check a VM's run strategy", KUBEVIRT)] : []),
+  ];
+}
+
+/** The calls `operation` makes, for the preflight's access reviews. */
+export function requiredAccess(operation: Operation, settings: AccessSettings): ApiAccess[] {
+  switch (operation) {
+    case 'evacuate':
+      return evacuateAccess(settings);
+    case 'restore':
+      return [
+        READ_NODE,
+        call('patch', 'nodes', 'uncordon and update the ledger'),
+        NODE_EVENTS,
+        RECORD_READ,
+        RECORD_UPDATE,
+        // Restore stops drainbridge's live migrations of the request first.
+        call('list', 'virtualmachineinstances', 'find the VMs drainbridge was moving', KUBEVIRT),
+        call('list', 'virtualmachineinstancemigrations', "find drainbridge's live migrations still running", KUBEVIRT),
+        KUBEVIRT_ABORTS,
+      ];
+    case 'abort':
+      return [READ_NODE, RECORD_READ, RECORD_UPDATE];
+    case 'plan':
+      return planAccess(settings);
+    case 'check':
+      return unique((['evacuate', 'restore', 'abort', 'plan'] as const).flatMap((op) => requiredAccess(op, settings)));
+  }
+}
+
+function unique(accesses: readonly ApiAccess[]): ApiAccess[] {
+  const seen = new Map<string, ApiAccess>();
+  for (const access of accesses) seen.set(describeAccess(access), seen.get(describeAccess(access)) ?? access);
+  return [...seen.values()];
+}
+
+/** `patch nodes`, `create pods/eviction`, `get leases in drainbridge`. */
+export function describeAccess(access: ApiAccess): string {
+  const resource = `${access.resource}${access.subresource ? `/${access.subresource}` : ''}`;
+  const group = access.group ? `.${access.group}` : '';
+  return `${access.verb} ${resource}${group}${access.namespace ? ` in ${access.namespace}` : ''}`;
+}

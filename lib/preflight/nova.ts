@@ -1,0 +1,52 @@
+/**
+ * The preflight's Nova check (DRAINBRIDGE_NOVA=true): the credentials load, Keystone issues a token
+ * with a compute endpoint in its catalog, and Nova lists its nova-compute services — the call the
+ * workflow needs before it disables one. A single attempt, bounded in time: the question is whether
+ * Nova answers now, not whether it would after retries.
+ */
+import { ConfigError } from '../errors/index.ts';
+import { loadOpenStackCredentials } from '../openstack/credentials.ts';
+import { OpenStackHttpError } from '../openstack/http.ts';
+import { KeystoneSession } from '../openstack/keystone.ts';
+import { NovaClient } from '../openstack/nova.ts';
+import { connectionWords } from '../util/connection-words.ts';
+import type { CheckResult } from './result.ts';
+
+const NOVA_TIMEOUT_MS = 15_000;
+
+function timeout(ms: number): Promise<never> {
+  return new Promise((_, reject) => {
+    setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms).unref();
+  });
+}
+
+async function listServices(env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const credentials = await loadOpenStackCredentials({ env });
+  const session = new KeystoneSession({
+    credentials,
+    retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, isRetryable: () => false },
+  });
+  return (await new NovaClient(session).listComputeServices()).length;
+}
+
+/** The failure in words: a credentials problem as it is, an unanswered call by where and why. */
+function reasonOf(error: unknown): string {
+  if (error instanceof OpenStackHttpError && error.status === undefined) {
+    return `${error.method} ${error.url}: ${connectionWords(error.code, error.message)}`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ');
+}
+
+export async function checkNova(env: Readonly<Record<string, string | undefined>>): Promise<CheckResult> {
+  try {
+    const count = await Promise.race([listServices(env), timeout(NOVA_TIMEOUT_MS)]);
+    return { check: 'nova', ok: true, what: `Nova answers (${count} nova-compute services)` };
+  } catch (error) {
+    const fix =
+      error instanceof ConfigError
+        ? 'set the OS_* variables (or OS_CLOUD) as for the openstack CLI'
+        : 'check OS_AUTH_URL and that Keystone and Nova are up (openstack compute service list)';
+    return { check: 'nova', ok: false, what: `Nova does not answer: ${reasonOf(error)}`, fix };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The KubeVirt branch: live-migrates the node's VMs with drainbridge's own migrations (lib/kubevirt),
+ * beside the pod drain and Nova. Launcher pods stay out of the pod branches; this branch moves their
+ * VMs and stops only its own migrations on Restore and abort.
+ */
+import type { Config } from '../../config/index.ts';
+import {
+  cancelKubeVirtMigrations,
+  KUBEVIRT_STATE_FORMAT,
+  type KubeVirtOptions,
+  KubeVirtPass,
+  kubeVirtPlanLines,
+  planKubeVirtNode,
+} from '../../kubevirt/index.ts';
+import type { RecordFormat } from '../../util/json-record.ts';
+import type { BranchDefinition } from './branch.ts';
+
+export function kubeVirtOptions(config: Config): KubeVirtOptions {
+  return { ...config.kubevirt };
+}
+
+export const kubeVirtBranch: BranchDefinition = {
+  name: 'kubevirt',
+  stage: 'parallel',
+  words: { toMove: 'to move', moved: 'VMs moved' },
+  stateFormat: KUBEVIRT_STATE_FORMAT as RecordFormat<unknown>,
+  aslComment: "KubeVirt VMs, by drainbridge's own live migrations within KubeVirt's limits",
+  pass: (deps) => new KubeVirtPass({ kube: deps.kube, store: deps.progress, options: kubeVirtOptions(deps.config) }),
+  cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),
+  planner: async (setup) => async (nodeName) =>
+    planKubeVirtNode(setup.kube, nodeName, {
+      podSelector: setup.options.podSelector,
+      options: kubeVirtOptions(setup.config),
+    }),
+  planLines: kubeVirtPlanLines,
+};

@@ -1,0 +1,90 @@
+/**
+ * The timing part of `drainbridge plan`: how long the node's evacuation is estimated to take (the same
+ * estimate PlanStart makes), when an evacuation for a maintenance at `notBefore` would start, and the
+ * starts already scheduled for the node (requests waiting for their start, from their Evacuation
+ * records). Reads only.
+ */
+import type { Config } from '../config/index.ts';
+import type { DrainOptions } from '../domain/request.ts';
+import type { NodePlan } from '../drain/plan-node.ts';
+import type { KubeClient } from '../kube/client.ts';
+import type { EvacuationStart } from '../kube/paths.ts';
+import type { Estimate } from './estimate.ts';
+import { estimateNode } from './estimate-observe.ts';
+import { lateWarning, planStart } from './start-time.ts';
+
+export interface PlannedStartOf {
+  readonly notBefore: string;
+  readonly startAt: string;
+  readonly late: boolean;
+  readonly warning?: string;
+}
+
+export interface PlanTiming {
+  readonly estimate: Estimate;
+  readonly marginSeconds: number;
+  /** For `--not-before`: when the evacuation would start. */
+  readonly start?: PlannedStartOf;
+  /** Requests for this node waiting for their start (Evacuation records in MaintenanceScheduled). */
+  readonly scheduled: readonly (EvacuationStart & { readonly requestId: string })[];
+}
+
+export async function planTiming(
+  config: Config,
+  kube: KubeClient,
+  nodeName: string,
+  settings: {
+    readonly options: DrainOptions;
+    readonly notBefore?: Date;
+    readonly now: Date;
+    readonly planned?: NodePlan;
+  },
+): Promise<PlanTiming> {
+  const [estimate, records] = await Promise.all([
+    estimateNode(config, kube, {
+      name: nodeName,
+      options: settings.options,
+      ...(settings.planned ? { planned: settings.planned } : {}),
+    }),
+    kube.listEvacuations(),
+  ]);
+  const { marginSeconds } = config.startTiming;
+  const scheduled = records
+    .filter((r) => r.spec.nodeName === nodeName && r.status?.phase === 'MaintenanceScheduled' && r.status.start)
+    .map((r) => ({ requestId: r.spec.requestId, ...(r.status?.start as EvacuationStart) }));
+  if (!settings.notBefore) return { estimate, marginSeconds, scheduled };
+  const decision = planStart({
+    notBefore: settings.notBefore,
+    now: settings.now,
+    estimateSeconds: estimate.seconds,
+    marginSeconds,
+  });
+  const start = {
+    notBefore: settings.notBefore.toISOString(),
+    startAt: decision.startAt.toISOString(),
+    late: decision.late,
+    ...(decision.late ? { warning: lateWarning(nodeName, decision, estimate.seconds) } : {}),
+  };
+  return { estimate, marginSeconds, start, scheduled };
+}
+
+/** The lines `drainbridge plan` prints for the timing. Pure. */
+export function renderTimingText(timing: PlanTiming): string {
+  const out = ['', `Estimated evacuation time: ${timing.estimate.seconds} s`];
+  out.push(...timing.estimate.branches.map((branch) => `  ${branch.basis}`));
+  if (timing.start) {
+    const { start } = timing;
+    out.push(
+      `A maintenance at ${start.notBefore} starts the evacuation at ${start.startAt}`,
+      `  (notBefore − ${timing.estimate.seconds} s estimate − ${timing.marginSeconds} s margin${start.late ? '; at once' : ''})`,
+    );
+    if (start.warning) out.push(`  WARNING: ${start.warning}`);
+  }
+  for (const waiting of timing.scheduled) {
+    out.push(
+      `Scheduled: request ${waiting.requestId} starts at ${waiting.startAt} for a maintenance at ${waiting.notBefore} (estimate ${waiting.estimateSeconds} s)`,
+    );
+    if (waiting.warning) out.push(`  WARNING: ${waiting.warning}`);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,79 @@
+/**
+ * What a restarted `drainbridge run` picks up, decided from each Evacuation record and its node. Pure.
+ *
+ *  - a Restore that started and did not finish → run it again (every Restore step is idempotent);
+ *  - an evacuation that holds its node and has not ended (phase not NodeDrained/Failed) → run it again
+ *    with the same requestId: admission finds the request's own hold (no second slot), the pod and Nova
+ *    branches resume from the record's state (nothing evicted or migrated twice).
+ *  - a request with notBefore still waiting for its start (phase MaintenanceScheduled, no hold, no
+ *    tombstone) → run it again with the same notBefore: it plans its start again and waits.
+ * Other requests that never took their hold have no record; their sources (the forwarder) derive them again.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import { ORIGINS, type Origin } from '../domain/request.ts';
+import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../events/contracts.ts';
+import { DrainOptionsInput } from '../events/fields.ts';
+import type { EvacuationObject } from '../kube/paths.ts';
+import { type Ledger, readLedger } from '../node/ledger.ts';
+
+export type ResumeDecision =
+  | { readonly action: 'evacuate'; readonly detail: MaintenanceRequestedEvent }
+  | { readonly action: 'restore'; readonly detail: MaintenanceEndedEvent }
+  | { readonly action: 'none'; readonly why: string };
+
+const ENDED_PHASES: ReadonlySet<string> = new Set(['NodeDrained', 'Failed']);
+
+function originOf(text: string | undefined): Origin {
+  return (ORIGINS as readonly string[]).includes(text ?? '') ? (text as Origin) : 'manual';
+}
+
+function base(record: EvacuationObject) {
+  return {
+    version: '1' as const,
+    requestId: record.spec.requestId,
+    requester: record.spec.requester || 'drainbridge run (resumed)',
+    origin: originOf(record.spec.origin),
+    target: { nodeName: record.spec.nodeName },
+  };
+}
+
+export function planResume(record: EvacuationObject, node: V1Node | undefined): ResumeDecision {
+  const requestId = record.spec?.requestId;
+  if (!requestId || !record.spec.nodeName) return { action: 'none', why: 'record without a request or node' };
+  if (!node) return { action: 'none', why: `node ${record.spec.nodeName} no longer exists` };
+  const restore = record.status?.restore;
+  if (restore?.startedAt && !restore.finishedAt) {
+    return { action: 'restore', detail: { ...base(record), reason: 'resumed after a restart of drainbridge run' } };
+  }
+  const ledger = readLedger(node);
+  if (isWaitingForStart(record, ledger)) return resumeEvacuation(record);
+  if (!Object.hasOwn(ledger.holds, requestId)) return { action: 'none', why: 'the request does not hold its node' };
+  const phase = record.status?.phase ?? '';
+  if (ENDED_PHASES.has(phase)) return { action: 'none', why: `the evacuation ended (${phase})` };
+  return resumeEvacuation(record);
+}
+
+/** Waiting for its start (PlanStart recorded it), not yet admitted, and not ended meanwhile. */
+function isWaitingForStart(record: EvacuationObject, ledger: Ledger): boolean {
+  const { requestId } = record.spec;
+  return (
+    record.status?.phase === 'MaintenanceScheduled' &&
+    record.spec.notBefore !== undefined &&
+    !Object.hasOwn(ledger.holds, requestId) &&
+    !Object.hasOwn(ledger.released, requestId)
+  );
+}
+
+function resumeEvacuation(record: EvacuationObject): ResumeDecision {
+  const drain = DrainOptionsInput.safeParse(record.spec.drain ?? {});
+  return {
+    action: 'evacuate',
+    detail: {
+      ...base(record),
+      reason: record.spec.reason || 'resumed after a restart of drainbridge run',
+      ...(drain.success ? { drain: drain.data } : {}),
+      ...(record.spec.notBefore ? { notBefore: record.spec.notBefore } : {}),
+      ...(record.spec.deadline ? { deadline: record.spec.deadline } : {}),
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * PlanStart: for a request with notBefore, when its evacuation starts (start-time.ts) on an estimate of
+ * the node's evacuation (estimate.ts). The Evacuate machine then waits on the timestamp this returns
+ * (a Wait state with TimestampPath) and either starts or plans again. Before admission: it changes no
+ * node; it records the start in the request's Evacuation record and publishes Evacuation Progress
+ * (phase MaintenanceScheduled, `timing`) when the start or the estimate changed.
+ */
+import type { ResolvedRequest } from '../../domain/request.ts';
+import { SkipEvent } from '../../errors/index.ts';
+import type { EvacuationStart } from '../../kube/paths.ts';
+import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
+import { readNodeOrFail } from '../../node/hold.ts';
+import { readLedger } from '../../node/ledger.ts';
+import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
+import type { Estimate } from '../estimate.ts';
+import { estimateNode } from '../estimate-observe.ts';
+import { progressEvent } from '../outcomes.ts';
+import { lateWarning, planStart, waitTimestamp } from '../start-time.ts';
+import { TaskInput } from '../state.ts';
+
+/** What PlanStart hands the machine (at `$.start`): when its Wait ends, and whether the evacuation starts then. */
+export interface PlannedStart {
+  /** When the Wait state ends (the start, or earlier to plan again). */
+  readonly waitUntil: string;
+  /** True when the wait ends at the start (the Choice after it admits). */
+  readonly final: boolean;
+  /** When the evacuation starts (the machine makes it `startedAt`). */
+  readonly startAt: string;
+  readonly estimateSeconds: number;
+  readonly late: boolean;
+}
+
+/** A maintenance that ended before it started leaves a tombstone (lib/node): nothing to wait for. */
+async function assertNotEnded(deps: WorkflowDeps, request: ResolvedRequest): Promise<void> {
+  const node = await readNodeOrFail(deps.kube, request.nodeName);
+  if (readLedger(node).released[request.requestId]) {
+    throw new SkipEvent(
+      `request ${request.requestId} ended before its evacuation started; node ${request.nodeName} is left alone`,
+    );
+  }
+}
+
+/** The estimate, or none when the cluster (or Nova) cannot be planned now: starting on the margin alone beats not starting. */
+async function estimateOrNone(deps: WorkflowDeps, request: ResolvedRequest, tools: TaskTools): Promise<Estimate> {
+  try {
+    return await estimateNode(deps.config, deps.kube, { name: request.nodeName, options: request.drain });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    tools.logger.warn('evacuation estimate failed; starting on the margin alone', { reason });
+    return { seconds: 0, branches: [{ branch: 'pods', seconds: 0, basis: `no estimate: ${reason}` }] };
+  }
+}
+
+function sameStart(a: EvacuationStart | undefined, b: EvacuationStart): boolean {
+  return a?.startAt === b.startAt && a.estimateSeconds === b.estimateSeconds && a.late === b.late;
+}
+
+/** Keeps the start in the record and announces it when it changed. */
+async function recordStart(deps: WorkflowDeps, input: TaskInput, start: EvacuationStart): Promise<void> {
+  const record = await deps.progress.ensure(input.request);
+  if (sameStart(record.status?.start, start)) return;
+  await deps.progress.recordStart(input.request.requestId, start);
+  if (!record.status?.phase) await deps.progress.setPhase(input.request.requestId, 'MaintenanceScheduled');
+  await deps.publisher.publish('Evacuation Progress', {
+    ...progressEvent(input.request, input.executionId, { phase: 'MaintenanceScheduled', progress: {}, blockers: [] }),
+    timing: start,
+  });
+}
+
+export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
+  name: 'planStart',
+  input: TaskInput,
+  deps: depsFromEnvironment,
+  run: async (input, deps, tools) => {
+    const { request } = input;
+    if (!request.notBefore) throw new Error('planStart needs a request with notBefore');
+    await assertNotEnded(deps, request);
+    const estimate = await estimateOrNone(deps, request, tools);
+    const now = tools.now();
+    const { marginSeconds } = deps.config.startTiming;
+    const decision = planStart({
+      notBefore: new Date(request.notBefore),
+      now,
+      estimateSeconds: estimate.seconds,
+      marginSeconds,
+    });
+    const start: EvacuationStart = {
+      notBefore: request.notBefore,
+      startAt: waitTimestamp(decision.startAt),
+      estimateSeconds: estimate.seconds,
+      marginSeconds,
+      late: decision.late,
+      basis: estimate.branches.map((b) => b.basis),
+      ...(decision.late ? { warning: lateWarning(request.nodeName, decision, estimate.seconds) } : {}),
+    };
+    tools.logger.info('evacuation start planned', { ...start, final: decision.final });
+    if (start.warning) tools.logger.warn(start.warning);
+    await recordStart(deps, input, start);
+    return {
+      waitUntil: waitTimestamp(decision.waitUntil),
+      final: decision.final,
+      startAt: start.startAt,
+      estimateSeconds: estimate.seconds,
+      late: decision.late,
+    };
+  },
+};

@@ -1,0 +1,76 @@
+/**
+ * Ctrl-C during a drain, then the same command again: the first run stops before its next step, hands
+ * the request back (no owner mark left on the record), says what state the node is in and the two
+ * commands that resume or undo; the second resumes at once (under 5 s) and finishes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../lib/kube/client.ts';
+import { evacuationName } from '../../lib/kube/paths.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
+import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { assertNoNoise, runCli, startCli } from './run-cli.ts';
+
+describe('SIGINT during an evacuation, then the same command again', () => {
+  let cluster: DrainbridgeCluster;
+  let admin: KubeClient;
+  before(async () => {
+    cluster = await startDrainbridgeCluster({ scenario: 'demo', speed: 20 });
+    const kc = new KubeConfig();
+    kc.loadFromFile(cluster.adminKubeconfigPath);
+    admin = new KubeClient(kc);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('stops, hands back, tells how to resume or undo; the re-run resumes within 5 s and finishes', async () => {
+    const command = [
+      'evacuate',
+      'node-1',
+      '--ignore-daemonsets',
+      '--request-id',
+      'ctrl-c',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+    ];
+    const first = startCli(command);
+    // The bare debug pod blocks the drain (kubectl's refusal without --force): a drain in progress.
+    await first.waitFor(/waiting — pods: .*blocked: cannot delete Pods that declare no controller/);
+    first.child.kill('SIGINT');
+    const stopped = await first.exited;
+    assert.equal(stopped.code, 130, stopped.stderr);
+    assert.match(
+      stopped.stderr,
+      /drainbridge evacuate: SIGINT: stopped before the next step; node node-1 is cordoned and held by request ctrl-c \(since [^)]+\); phase NodeDraining\./,
+    );
+    assert.ok(
+      stopped.stderr.includes(
+        `To resume: drainbridge evacuate node-1 --request-id ctrl-c --ignore-daemonsets --kubeconfig ${cluster.kubeconfigPath}`,
+      ),
+      stopped.stderr,
+    );
+    assert.ok(
+      stopped.stderr.includes(
+        `To undo:   drainbridge restore node-1 --request-id ctrl-c --kubeconfig ${cluster.kubeconfigPath}`,
+      ),
+    );
+    assert.equal(assertNoNoise(stopped.stdout + stopped.stderr), undefined);
+    const record = await admin.getEvacuation(evacuationName('ctrl-c'));
+    assert.equal(record.metadata.annotations?.[OWNER_ANNOTATION], undefined, 'the owner mark was handed back');
+
+    // The operator clears the blocker, then runs the very same command.
+    await admin.core.deleteNamespacedPod({ name: 'debug', namespace: 'default' });
+    const second = startCli(command);
+    const started = Date.now();
+    await second.waitFor(/pods: \d+\/\d+ pods evicted/, 5_000);
+    assert.ok(Date.now() - started < 5_000, 'resumed within 5 s: no wait for an owner claim to expire');
+    const done = await second.exited;
+    assert.equal(done.code, 0, done.stderr);
+    assert.doesNotMatch(done.stdout, /is being evacuated by execution/);
+    assert.match(done.stdout, /evacuated: node node-1 is cordoned and held by request ctrl-c/);
+    const restored = await runCli(['restore', 'node-1', '--kubeconfig', cluster.kubeconfigPath]);
+    assert.equal(restored.code, 0, restored.stderr);
+  });
+});

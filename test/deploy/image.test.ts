@@ -1,0 +1,106 @@
+/**
+ * The image's bundle (scripts/bundle.ts): what each command loads. The forwarder's process must not load
+ * @kubernetes/client-node, the embedded runtime or the simulator (its memory budget, bench/README.md):
+ * the chunks it reads are followed from the metafile — static imports from the entry, the forwarder
+ * command and the mode it starts — and none may hold them. And the image's help lists each command
+ * with its own summary.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import type { Metafile } from 'esbuild';
+import { abortCommand } from '../../cli/commands/abort.ts';
+import { evacuateCommand } from '../../cli/commands/evacuate.ts';
+import { forwarderCommand } from '../../cli/commands/forwarder.ts';
+import { planCommand } from '../../cli/commands/plan.ts';
+import { restoreCommand } from '../../cli/commands/restore.ts';
+import { runCommand } from '../../cli/commands/run.ts';
+import { bundle } from '../../scripts/bundle.ts';
+
+const outdir = mkdtempSync(join(tmpdir(), 'drainbridge-bundle-'));
+let meta: Metafile;
+
+/** The output files whose inputs include `input`. */
+function chunksHolding(input: string): string[] {
+  return Object.entries(meta.outputs)
+    .filter(([, output]) => Object.hasOwn(output.inputs, input))
+    .map(([file]) => file);
+}
+
+/** Every output a process reads once it has loaded `starts`: their static imports, transitively. */
+function loadedWith(starts: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...starts];
+  while (pending.length > 0) {
+    const file = pending.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const imported of meta.outputs[file]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) pending.push(imported.path);
+    }
+  }
+  return seen;
+}
+
+function inputsOf(outputs: Set<string>): string[] {
+  return [...outputs].flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {}));
+}
+
+describe('the image bundle', () => {
+  before(async () => {
+    meta = await bundle(outdir);
+  });
+
+  for (const [mode, modules] of Object.entries({
+    'drainbridge forwarder': ['lib/forwarder/index.ts'],
+    'drainbridge forwarder --node-agent': ['lib/forwarder/index.ts', 'lib/forwarder/node-agent.ts'],
+  })) {
+    it(`${mode} loads neither client-node, nor the embedded runtime, nor the simulator`, () => {
+      const entry = join(outdir, 'drainbridge.mjs').replace(`${process.cwd()}/`, '');
+      const starts = [entry, ...['cli/commands/forwarder.ts', ...modules].flatMap(chunksHolding)];
+      assert.ok(starts.length >= 3, `chunks found: ${starts.join(', ')}`);
+      const inputs = inputsOf(loadedWith(starts));
+      assert.ok(inputs.includes('lib/kube/http/client.ts'), 'the lean client is what it loads');
+      const forbidden = inputs.filter((input) =>
+        /^(node_modules\/@kubernetes\/client-node\/|embedded\/|sim\/|lib\/kube\/client\.ts$)/.test(input),
+      );
+      assert.deepEqual(forbidden, []);
+    });
+  }
+
+  it('drainbridge --help lists every image command with its own summary, and no sim or demo', () => {
+    const help = execFileSync(process.execPath, [join(outdir, 'drainbridge.mjs'), '--help'], { encoding: 'utf8' });
+    for (const command of [forwarderCommand, runCommand, evacuateCommand, restoreCommand, abortCommand, planCommand]) {
+      assert.match(
+        help,
+        new RegExp(`\\n  ${command.name} +${command.summary.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')}\\n`),
+      );
+    }
+    assert.doesNotMatch(help, /\n {2}(sim|demo) /);
+  });
+
+  it('a command loads when it runs: forwarder --help, an unknown command, a usage error', () => {
+    const run = (args: string[]) => {
+      try {
+        return {
+          code: 0,
+          out: execFileSync(process.execPath, [join(outdir, 'drainbridge.mjs'), ...args], {
+            encoding: 'utf8',
+            stdio: 'pipe',
+          }),
+        };
+      } catch (error) {
+        const failed = error as { status: number; stderr: string };
+        return { code: failed.status, out: failed.stderr };
+      }
+    };
+    assert.deepEqual(run(['forwarder', '--help']), { code: 0, out: `${forwarderCommand.usage}\n` });
+    assert.equal(run(['sim']).code, 2);
+    const misplaced = run(['forwarder', '--node', 'node-1']);
+    assert.equal(misplaced.code, 2);
+    assert.match(misplaced.out, /--node needs --node-agent/);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The publishing path through the real @aws-sdk/client-eventbridge to a PutEvents endpoint on the
+ * in-process bus: batches within the limits, partially failed entries retried, coalescing per subject
+ * while the bus is unreachable, refused events not retried, and a flush before stopping.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../../lib/bus/eventbridge-publisher.ts';
+import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
+import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
+import { Publisher } from '../../lib/forwarder/publisher.ts';
+import { EventBridgeSink } from '../../lib/forwarder/sinks.ts';
+import type { ForwardedEvent, PublishReceipt } from '../../lib/forwarder/types.ts';
+import { createLogger } from '../../lib/log/logger.ts';
+import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
+import { metric, waitUntil } from './harness.ts';
+
+const cordoned = (node: string, requestId = `cordon.${node}.1`): ForwardedEvent => ({
+  key: `cordon/${node}`,
+  detailType: 'Node Cordoned',
+  detail: {
+    version: '1',
+    requestId,
+    requester: 'kubectl',
+    target: { nodeName: node },
+    observedAt: '2026-11-21T10:00:00Z',
+  },
+});
+
+describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () => {
+  let bus: InProcessBus;
+  let endpoint: EventBridgeEndpoint;
+  let publisher: Publisher;
+  const receipts: PublishReceipt[] = [];
+  const metrics = createForwarderMetrics();
+
+  before(async () => {
+    bus = new InProcessBus({ rules: [], busName: 'drainbridge', start: async () => undefined });
+    endpoint = await startEventBridgeEndpoint(bus);
+    const client = new EventBridgeClient({
+      ...EVENTBRIDGE_CLIENT_DEFAULTS,
+      maxAttempts: 1,
+      endpoint: endpoint.url,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+    });
+    publisher = new Publisher({
+      sink: new EventBridgeSink(new EventBridgePublisher(client, 'drainbridge')),
+      capacity: 100,
+      metrics,
+      logger: createLogger('publisher-test', 'ERROR'),
+      onReceipt: (receipt) => receipts.push(receipt),
+      backoff: { baseMs: 20, maxMs: 100 },
+    });
+    publisher.start();
+    publisher.activate();
+  });
+  after(async () => {
+    await publisher?.stop();
+    await endpoint?.close();
+  });
+
+  it('sends 25 events in batches of at most 10', async () => {
+    const start = endpoint.calls.length;
+    for (let i = 0; i < 25; i++) publisher.offer(cordoned(`n${i}`));
+    assert.equal(await publisher.flush(10_000), true);
+    const calls = endpoint.calls.slice(start);
+    assert.ok(calls.every((c) => c.entries <= 10 && c.status === 200));
+    assert.equal(
+      calls.reduce((s, c) => s + c.entries, 0),
+      25,
+    );
+    assert.equal(bus.accepted.length, 25);
+  });
+
+  it('throttled entries are retried until accepted', async () => {
+    const heal = endpoint.throttleEntries();
+    publisher.offer(cordoned('t1'));
+    await waitUntil(
+      'retried at least twice',
+      async () =>
+        metric(await metrics.registry.metrics(), 'drainbridge_forwarder_publish_failures_total', {
+          kind: 'transient',
+        }) >= 2,
+    );
+    heal();
+    assert.equal(await publisher.flush(10_000), true);
+    assert.ok(bus.accepted.some((e) => (e.detail.target as { nodeName: string }).nodeName === 't1'));
+  });
+
+  it('while the bus is unreachable, events coalesce per subject; all go out once it is back', async () => {
+    const heal = endpoint.failCalls();
+    publisher.offer(cordoned('u1', 'first'));
+    await waitUntil('a failed call', () => endpoint.calls.at(-1)?.status === 500);
+    publisher.offer(cordoned('u1', 'second'));
+    publisher.offer(cordoned('u2'));
+    assert.ok(publisher.depth <= 2, `one waiting event per subject (depth ${publisher.depth})`);
+    heal();
+    assert.equal(await publisher.flush(10_000), true);
+    const u1 = bus.accepted
+      .filter((e) => (e.detail.target as { nodeName: string }).nodeName === 'u1')
+      .map((e) => e.detail.requestId);
+    assert.deepEqual(u1, ['second'], 'the newer state of u1 replaced the waiting one');
+  });
+
+  it('an invalid event is refused alone and not retried', async () => {
+    const bad = cordoned('bad');
+    (bad.detail as { requestId: string }).requestId = 'not valid!';
+    publisher.offer(bad);
+    publisher.offer(cordoned('good'));
+    assert.equal(await publisher.flush(10_000), true);
+    assert.equal(receipts.find((r) => r.event.key === 'cordon/bad')?.outcome, 'rejected');
+    assert.equal(receipts.find((r) => r.event.key === 'cordon/good')?.outcome, 'published');
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * GCP end to end, embedded (issue 10's acceptance), through the packaged state machines on the
+ * simulator: the node agent waits on the fake GCE metadata server's maintenance-event with
+ * `wait_for_change`; MIGRATE_ON_HOST_MAINTENANCE appears → the evacuation starts at once (a 60-second
+ * notice) → node-1 drained; back to NONE → Restore.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
+import { KubeClient } from '../../lib/kube/client.ts';
+import { readPhase } from '../../lib/node/phase.ts';
+import { FakeGceMetadata } from '../../sim/metadata/index.ts';
+import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
+import { AGENT_RBAC, runAgent, testConfig, waitUntil } from './harness.ts';
+import { type BusLog, progressOf, recordBus } from './timing.ts';
+
+const EVENT = '/computeMetadata/v1/instance/maintenance-event';
+
+const SCENARIO = {
+  name: 'gcp-notices',
+  podStartupDelaySeconds: 1,
+  nodes: ['node-1', 'node-2', 'node-3'].map((name) => ({
+    name,
+    providerID: `gce://my-project/europe-west1-b/${name}`,
+  })),
+  namespaces: ['shop'],
+  workloads: [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
+      spec: {
+        replicas: 6,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
+        },
+      },
+    },
+  ],
+};
+
+let w: WorkflowSim;
+let fake: FakeGceMetadata;
+let agentKube: KubeClient;
+const bus: BusLog = [];
+
+before(async () => {
+  w = await startWorkflowSim(SCENARIO, { runtime: { onBusEvent: recordBus(bus, () => w.sim.clock.now()) } });
+  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
+  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  fake = await FakeGceMetadata.start();
+});
+after(async () => {
+  await fake.server.stop();
+  await w.stop();
+});
+
+const phaseOf = async (node: string) => readPhase(await readNodeAsAdmin(w, node));
+
+describe('GCE maintenance events, end to end through the packaged state machines', () => {
+  it('MIGRATE_ON_HOST_MAINTENANCE (wait_for_change) → evacuated at once; NONE → restored', async () => {
+    const config = testConfig({
+      DRAINBRIDGE_NODE_NAME: 'node-1',
+      DRAINBRIDGE_AGENT_PROVIDER: 'gcp',
+      DRAINBRIDGE_AGENT_GCP_URL: fake.url,
+      DRAINBRIDGE_AGENT_GCP_UPCOMING: 'false',
+    });
+    const { agent } = runAgent(config, agentKube, {
+      publisher: new InProcessPublisher(w.runtime.bus),
+      now: () => new Date(w.sim.clock.now()),
+    });
+    try {
+      await waitUntil('the agent waits for a change', () => fake.waiting === 1);
+      assert.equal(fake.server.requestsTo(EVENT).at(-1)?.query.wait_for_change, 'true');
+      fake.setMaintenanceEvent('MIGRATE_ON_HOST_MAINTENANCE');
+      const requestId = `gcp:node-1:maintenance-event:maintenance-event-${fake.etag}`;
+      await waitUntil(
+        'node-1 is drained',
+        () => bus.some((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId),
+        30_000,
+      );
+      assert.equal(await phaseOf('node-1'), 'NodeDrained');
+      const requested = bus.find((e) => e.detailType === 'Maintenance Requested' && e.requestId === requestId);
+      assert.equal(requested?.detail.notBefore, undefined, 'a 60-second notice has no start to wait for');
+      assert.equal(progressOf(bus, requestId, 'MaintenanceScheduled'), undefined, 'no waiting');
+
+      fake.setMaintenanceEvent('NONE');
+      await waitUntil('node-1 is restored', async () => (await phaseOf('node-1')) === 'NodeUncordoned', 30_000);
+      assert.notEqual((await readNodeAsAdmin(w, 'node-1')).spec?.unschedulable, true, 'uncordoned');
+      await w.runtime.settle();
+      assert.ok(bus.some((e) => e.detailType === 'Node Restored' && e.requestId === requestId));
+    } finally {
+      await agent.stop();
+    }
+  });
+});

@@ -1,0 +1,188 @@
+/** NodeMaintenance decisions and the NMO-shaped status (lib/forwarder/node-maintenance), pure. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Node } from '@kubernetes/client-node';
+import { nmoMarker } from '../../../lib/forwarder/node-maintenance/nmo.ts';
+import { type NodeMaintenanceFacts, planNodeMaintenance } from '../../../lib/forwarder/node-maintenance/plan.ts';
+import { statusFromRecord, statusPatch } from '../../../lib/forwarder/node-maintenance/status.ts';
+import {
+  DRAINBRIDGE_FINALIZER,
+  NMO_FINALIZER,
+  type NodeMaintenance,
+  nodeMaintenanceRequestId,
+} from '../../../lib/forwarder/node-maintenance/types.ts';
+import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import { LEDGER_ANNOTATION, type Ledger } from '../../../lib/node/ledger.ts';
+
+const NOW = new Date('2026-11-21T10:00:00.500Z');
+
+function nm(extra: Partial<NodeMaintenance['metadata']> = {}): NodeMaintenance {
+  return {
+    apiVersion: 'nodemaintenance.medik8s.io/v1beta1',
+    kind: 'NodeMaintenance',
+    metadata: { name: 'nm-1', uid: '0a1b2c3d-4e5f-4000-8000-000000000000', resourceVersion: '7', ...extra },
+    spec: { nodeName: 'node-1', reason: 'firmware' },
+  };
+}
+
+const ID = nodeMaintenanceRequestId(nm());
+
+function nodeWith(ledger?: Ledger): V1Node {
+  return {
+    metadata: { name: 'node-1', annotations: ledger ? { [LEDGER_ANNOTATION]: JSON.stringify(ledger) } : {} },
+    spec: {},
+  };
+}
+
+function facts(over: Partial<NodeMaintenanceFacts>): NodeMaintenanceFacts {
+  return {
+    nm: nm(),
+    node: nodeWith(),
+    record: undefined,
+    nmoInstalled: undefined,
+    coexistence: 'refuse',
+    now: NOW,
+    ...over,
+  };
+}
+
+const kinds = (f: NodeMaintenanceFacts) =>
+  planNodeMaintenance(f).map((a) => (a.kind === 'publish' ? a.detailType : a.kind));
+
+describe('planNodeMaintenance', () => {
+  it('the requestId is stable for the CR and a valid DNS name', () => {
+    assert.equal(ID, 'nm.nm-1.0a1b2c3d4e5f');
+  });
+
+  it('adopts first (finalizer), then requests, then mirrors the status', () => {
+    assert.deepEqual(kinds(facts({})), ['add-finalizer']);
+    const adopted = nm({ finalizers: [DRAINBRIDGE_FINALIZER] });
+    assert.deepEqual(kinds(facts({ nm: adopted })), ['Maintenance Requested', 'status']);
+  });
+
+  it('does not request again once the request holds the node or has a record', () => {
+    const adopted = nm({ finalizers: [DRAINBRIDGE_FINALIZER] });
+    const held = nodeWith({
+      holds: { [ID]: { requester: 'x', origin: 'node-maintenance', since: NOW.toISOString() } },
+      released: {},
+    });
+    assert.deepEqual(kinds(facts({ nm: adopted, node: held })), ['status']);
+  });
+
+  it("a missing node: phase Failed with NMO's wording, nothing requested", () => {
+    const actions = planNodeMaintenance(facts({ node: undefined }));
+    assert.deepEqual(
+      actions.map((a) => a.kind),
+      ['status'],
+    );
+    assert.deepEqual(actions[0], {
+      kind: 'status',
+      patch: { phase: 'Failed', lastError: 'nodes "node-1" not found', lastUpdate: '2026-11-21T10:00:00Z' },
+    });
+  });
+
+  it('deletion: Maintenance Ended until the ledger shows the request released, then the finalizer goes', () => {
+    const deleting = nm({ finalizers: [DRAINBRIDGE_FINALIZER], deletionTimestamp: new Date() });
+    const held = nodeWith({
+      holds: { [ID]: { requester: 'x', origin: 'node-maintenance', since: NOW.toISOString() } },
+      released: {},
+    });
+    assert.deepEqual(kinds(facts({ nm: deleting, node: held })), ['Maintenance Ended']);
+    assert.deepEqual(
+      kinds(facts({ nm: deleting, node: nodeWith() })),
+      ['Maintenance Ended'],
+      'never held: end it anyway (tombstone)',
+    );
+    assert.deepEqual(
+      kinds(facts({ nm: deleting, node: nodeWith({ holds: {}, released: { [ID]: NOW.toISOString() } }) })),
+      ['remove-finalizer'],
+    );
+    assert.deepEqual(kinds(facts({ nm: deleting, node: undefined })), ['remove-finalizer']);
+    assert.deepEqual(kinds(facts({ nm: nm({ deletionTimestamp: new Date() }) })), [], 'not ours: nothing');
+  });
+
+  it('refuses a CR node-maintenance-operator handles, unless told to act', () => {
+    assert.deepEqual(kinds(facts({ nm: nm({ finalizers: [NMO_FINALIZER] }) })), ['refuse']);
+    assert.deepEqual(kinds(facts({ nmoInstalled: 'label' })), ['refuse']);
+    assert.deepEqual(kinds(facts({ nmoInstalled: 'label', coexistence: 'act' })), ['add-finalizer']);
+    const adopted = nm({ finalizers: [DRAINBRIDGE_FINALIZER] });
+    assert.notDeepEqual(
+      kinds(facts({ nm: adopted, nmoInstalled: 'label' })),
+      ['refuse'],
+      'an adopted CR is seen through',
+    );
+  });
+
+  it("detects NMO from its CRD's labels", () => {
+    assert.match(
+      nmoMarker({ metadata: { labels: { 'node-maintenance-operator': '' } } }) ?? '',
+      /node-maintenance-operator label/,
+    );
+    assert.match(
+      nmoMarker({
+        metadata: { labels: { 'operators.coreos.com/node-maintenance-operator.openshift-workload-availability': '' } },
+      }) ?? '',
+      /OLM/,
+    );
+    assert.equal(nmoMarker({ metadata: { labels: { 'app.kubernetes.io/part-of': 'drainbridge' } } }), undefined);
+    assert.equal(nmoMarker(undefined), undefined);
+  });
+});
+
+describe('the NMO status from an Evacuation record', () => {
+  const record = (phase: string, moved: number): EvacuationObject => ({
+    apiVersion: 'drainbridge.io/v1alpha1',
+    kind: 'Evacuation',
+    metadata: { name: ID },
+    spec: { requestId: ID, nodeName: 'node-1' },
+    status: {
+      phase,
+      firstBlocker: 'pod shop/web-1 is blocked by PodDisruptionBudget web',
+      branches: {
+        pods: {
+          version: '3',
+          total: 4,
+          moved,
+          skipped: 1,
+          state: { pods: { u1: { name: 'shop/web-1', attempts: 1 } }, moved: {} },
+        },
+      },
+    },
+  });
+
+  it('Running with counts, pending pods and the blocker as lastError', () => {
+    assert.deepEqual(statusFromRecord(record('NodeDraining', 1)), {
+      phase: 'Running',
+      evictionPods: 4,
+      totalpods: 5,
+      drainProgress: 25,
+      pendingPods: ['web-1'],
+      pendingPodsRefs: [{ namespace: 'shop', name: 'web-1' }],
+      lastError: 'pod shop/web-1 is blocked by PodDisruptionBudget web',
+    });
+  });
+
+  it('Succeeded at NodeDrained (progress 100, nothing pending); Failed with the failure', () => {
+    const done = statusFromRecord(record('NodeDrained', 4));
+    assert.equal(done.phase, 'Succeeded');
+    assert.equal(done.drainProgress, 100);
+    assert.equal(done.pendingPods, undefined);
+    const failed = record('Failed', 2);
+    (failed.status as { lastError?: string }).lastError = 'DeadlineExceeded: too slow';
+    assert.equal(statusFromRecord(failed).phase, 'Failed');
+    assert.equal(statusFromRecord(failed).lastError, 'DeadlineExceeded: too slow');
+  });
+
+  it('patches only what changed (nulls for what went), with lastUpdate', () => {
+    assert.equal(statusPatch({ phase: 'Running' }, { phase: 'Running' }, NOW), undefined);
+    assert.deepEqual(
+      statusPatch({ phase: 'Running', lastError: 'x' }, { phase: 'Succeeded', drainProgress: 100 }, NOW),
+      {
+        phase: 'Succeeded',
+        drainProgress: 100,
+        lastError: null,
+        lastUpdate: '2026-11-21T10:00:00Z',
+      },
+    );
+  });
+});

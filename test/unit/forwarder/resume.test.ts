@@ -1,0 +1,105 @@
+/** What a restarted `drainbridge run` resumes (lib/workflow/resume.ts), and its settings. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Node } from '@kubernetes/client-node';
+import { isOtherRunExecution } from '../../../embedded/run/run.ts';
+import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
+import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
+import { planResume } from '../../../lib/workflow/resume.ts';
+
+const record = (status: EvacuationObject['status']): EvacuationObject => ({
+  apiVersion: 'drainbridge.io/v1alpha1',
+  kind: 'Evacuation',
+  metadata: { name: 'req-1' },
+  spec: {
+    requestId: 'req-1',
+    nodeName: 'node-1',
+    requester: 'ops',
+    origin: 'cordon',
+    reason: 'r',
+    drain: { ignoreDaemonSets: true },
+  },
+  status,
+});
+const held: V1Node = {
+  metadata: {
+    name: 'node-1',
+    annotations: {
+      [LEDGER_ANNOTATION]: JSON.stringify({
+        holds: { 'req-1': { requester: 'ops', origin: 'cordon', since: 'x' } },
+        released: {},
+      }),
+    },
+  },
+};
+const free: V1Node = { metadata: { name: 'node-1' } };
+
+describe('planResume', () => {
+  it('an unfinished evacuation holding its node is resumed with the same request and drain options', () => {
+    const decision = planResume(record({ phase: 'NodeDraining' }), held);
+    assert.equal(decision.action, 'evacuate');
+    if (decision.action !== 'evacuate') return;
+    assert.equal(decision.detail.requestId, 'req-1');
+    assert.equal(decision.detail.origin, 'cordon');
+    assert.deepEqual(decision.detail.drain, { ignoreDaemonSets: true });
+  });
+
+  it('ended or released evacuations are left alone; an interrupted Restore is run again', () => {
+    assert.equal(planResume(record({ phase: 'NodeDrained' }), held).action, 'none');
+    assert.equal(planResume(record({ phase: 'NodeDraining' }), free).action, 'none');
+    assert.equal(planResume(record({ phase: 'NodeDrained', restore: { startedAt: 'x' } }), free).action, 'restore');
+    assert.equal(
+      planResume(record({ phase: 'NodeDrained', restore: { startedAt: 'x', finishedAt: 'y' } }), free).action,
+      'none',
+    );
+    assert.equal(planResume(record({ phase: 'NodeDraining' }), undefined).action, 'none');
+  });
+
+  it('a request waiting for its start (not admitted) is resumed with its notBefore, unless it ended meanwhile', () => {
+    const waiting = record({ phase: 'MaintenanceScheduled' });
+    waiting.spec.notBefore = '2026-11-22T02:00:00Z';
+    const decision = planResume(waiting, free);
+    assert.equal(decision.action, 'evacuate');
+    if (decision.action === 'evacuate') assert.equal(decision.detail.notBefore, '2026-11-22T02:00:00Z');
+    const ended: V1Node = {
+      metadata: {
+        name: 'node-1',
+        annotations: { [LEDGER_ANNOTATION]: JSON.stringify({ holds: {}, released: { 'req-1': 'x' } }) },
+      },
+    };
+    assert.equal(planResume(waiting, ended).action, 'none');
+  });
+
+  it("only another run process's executions are taken for dead", () => {
+    const arn = (name: string) => `arn:aws:states:local:000000000000:execution:drainbridge-evacuate:${name}`;
+    assert.equal(isOtherRunExecution(arn('run.pod-a-1.5f'), 'pod-b-2'), true);
+    assert.equal(isOtherRunExecution(arn('run.pod-b-2.5f'), 'pod-b-2'), false);
+    assert.equal(isOtherRunExecution(arn('0b8c-uuid'), 'pod-b-2'), false, 'a CLI execution is not a run execution');
+  });
+});
+
+describe('loadForwarderSettings', () => {
+  it('defaults: cordon means evacuate off, NodeMaintenance on, refuse next to NMO', () => {
+    const settings = loadForwarderSettings({});
+    assert.deepEqual(settings.cordon, { enabled: false });
+    assert.equal(settings.nodeMaintenance, true);
+    assert.equal(settings.coexistence, 'refuse');
+    assert.deepEqual(settings.metricsAddress, { host: '0.0.0.0', port: 8080 });
+  });
+
+  it('names every bad value', () => {
+    assert.throws(
+      () =>
+        loadForwarderSettings({
+          DRAINBRIDGE_CORDON_EVACUATES: 'a b',
+          DRAINBRIDGE_METRICS_ADDRESS: 'nope',
+          DRAINBRIDGE_FORWARDER_LEASE_SECONDS: '1',
+        }),
+      (error: Error) =>
+        /DRAINBRIDGE_CORDON_EVACUATES: must be off, all or a label selector/.test(error.message) &&
+        /DRAINBRIDGE_METRICS_ADDRESS: must be host:port/.test(error.message) &&
+        /DRAINBRIDGE_FORWARDER_LEASE_SECONDS: must be at least 3/.test(error.message),
+    );
+  });
+});

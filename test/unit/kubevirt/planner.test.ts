@@ -1,0 +1,304 @@
+/** The KubeVirt branch's pure parts: classification, the restart opt-in, slots, retries, names, launcher pods. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import { classifyVmi, restartVerdict } from '../../../lib/kubevirt/classify.ts';
+import { migrationBody, migrationName } from '../../../lib/kubevirt/migrations.ts';
+import {
+  DEFAULT_KUBEVIRT_OPTIONS,
+  type EvictionStrategy,
+  KUBEVIRT_DEFAULTS,
+  type KubeVirtBranchState,
+  type KubeVirtSettings,
+  type Vmi,
+  type Vmim,
+} from '../../../lib/kubevirt/model.ts';
+import type { KubeVirtObservation } from '../../../lib/kubevirt/observe.ts';
+import { planPass } from '../../../lib/kubevirt/planner.ts';
+
+const SETTINGS: KubeVirtSettings = { ...KUBEVIRT_DEFAULTS, installed: true, evictionStrategy: 'LiveMigrate' };
+const NOW = new Date('2026-11-21T10:00:00Z');
+const REQUEST = 'req-1';
+
+interface VmiOptions {
+  strategy?: EvictionStrategy;
+  /** true, or the reason it is not. */
+  migratable?: true | string;
+  phase?: string;
+  owner?: string;
+}
+
+function vmi(name: string, options: VmiOptions = {}): Vmi {
+  const migratable = options.migratable ?? true;
+  return {
+    metadata: {
+      name,
+      namespace: 'vms',
+      uid: `uid-${name}`,
+      ...(options.owner
+        ? { ownerReferences: [{ kind: 'VirtualMachine', name: options.owner, controller: true }] }
+        : {}),
+    },
+    spec: options.strategy ? { evictionStrategy: options.strategy } : {},
+    status: {
+      phase: options.phase ?? 'Running',
+      nodeName: 'node-1',
+      conditions: [
+        migratable === true
+          ? { type: 'LiveMigratable', status: 'True' }
+          : { type: 'LiveMigratable', status: 'False', reason: String(migratable), message: 'cannot migrate' },
+      ],
+    },
+  };
+}
+
+function launcher(of: Vmi, labels: Record<string, string> = {}): V1Pod {
+  return {
+    metadata: {
+      name: `virt-launcher-${of.metadata.name}-abcde`,
+      namespace: 'vms',
+      uid: `pod-${of.metadata.name}`,
+      labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': of.metadata.uid, ...labels },
+    },
+    spec: { nodeName: 'node-1', containers: [] },
+    status: { phase: 'Running' },
+  };
+}
+
+function migration(name: string, vmiName: string, phase: string): Vmim {
+  return {
+    metadata: { name, namespace: 'vms', uid: `m-${name}` },
+    spec: { vmiName },
+    status: { phase: phase as never },
+  };
+}
+
+function own(vmiName: string, attempt: number, phase: string, state = {}): Vmim {
+  const body = migrationBody({ requestId: REQUEST, namespace: 'vms', vmiName, sourceNode: 'node-1', attempt });
+  return {
+    ...body,
+    metadata: { ...body.metadata, uid: `m-${body.metadata.name}` },
+    status: { phase: phase as never, migrationState: state },
+  };
+}
+
+function observation(vmis: Vmi[], extra: Partial<KubeVirtObservation> = {}): KubeVirtObservation {
+  return {
+    nodeName: 'node-1',
+    podSelector: '',
+    settings: SETTINGS,
+    vmis,
+    launcherPods: vmis.map((v) => launcher(v)),
+    migrations: [],
+    owners: new Map(),
+    ...extra,
+  };
+}
+
+function plan(
+  obs: KubeVirtObservation,
+  state: KubeVirtBranchState = { vmis: {} },
+  options = DEFAULT_KUBEVIRT_OPTIONS,
+  now = NOW,
+) {
+  return planPass({ requestId: REQUEST, nodeName: 'node-1', observation: obs, state, options, now });
+}
+
+describe('classification by effective eviction strategy', () => {
+  test('LiveMigrate and migratable LiveMigrateIfPossible migrate; External waits; None and non-migratable block', () => {
+    assert.equal(classifyVmi(vmi('a', { strategy: 'LiveMigrate' }), SETTINGS).kind, 'migrate');
+    assert.equal(classifyVmi(vmi('b'), SETTINGS).kind, 'migrate', 'the cluster default applies');
+    assert.equal(classifyVmi(vmi('c', { strategy: 'LiveMigrateIfPossible' }), SETTINGS).kind, 'migrate');
+    assert.equal(classifyVmi(vmi('d', { strategy: 'External' }), SETTINGS).kind, 'external');
+    const none = classifyVmi(vmi('e', { strategy: 'None' }), SETTINGS);
+    assert.deepEqual(none, { kind: 'unmigratable', why: 'has evictionStrategy None', evictable: true });
+    const disks = classifyVmi(vmi('f', { migratable: 'DisksNotLiveMigratable' }), SETTINGS);
+    assert.deepEqual(disks, {
+      kind: 'unmigratable',
+      why: 'is not live-migratable (DisksNotLiveMigratable: cannot migrate)',
+      evictable: false,
+    });
+    assert.equal(classifyVmi(vmi('g', { phase: 'Scheduling' }), SETTINGS).kind, 'starting');
+    assert.equal(classifyVmi(vmi('h'), { ...SETTINGS, evictionStrategy: 'None' }).kind, 'unmigratable');
+  });
+
+  test('the restart opt-in: only where KubeVirt lets the eviction through and a VirtualMachine starts the VMI again', () => {
+    const none = vmi('legacy', { strategy: 'None', owner: 'legacy' });
+    const cls = classifyVmi(none, SETTINGS);
+    assert.equal(cls.kind, 'unmigratable');
+    if (cls.kind !== 'unmigratable') return;
+    const vm = (spec: object) => ({ metadata: { name: 'legacy', namespace: 'vms', uid: 'vm' }, spec });
+    assert.deepEqual(restartVerdict(none, cls, { vmName: 'legacy', vm: vm({ runStrategy: 'Always' }) }), {
+      restart: true,
+    });
+    assert.deepEqual(restartVerdict(none, cls, { vmName: 'legacy', vm: vm({ running: true }) }), { restart: true });
+    assert.match(
+      JSON.stringify(restartVerdict(none, cls, { vmName: 'legacy', vm: vm({ runStrategy: 'RerunOnFailure' }) })),
+      /would not start it again \(RerunOnFailure\)/,
+    );
+    assert.match(JSON.stringify(restartVerdict(none, cls, {})), /no VirtualMachine owns it/);
+    const pinned = vmi('db', { strategy: 'LiveMigrate', migratable: 'DisksNotLiveMigratable', owner: 'db' });
+    const pinnedCls = classifyVmi(pinned, SETTINGS);
+    if (pinnedCls.kind !== 'unmigratable') throw new Error('unexpected');
+    assert.match(
+      JSON.stringify(restartVerdict(pinned, pinnedCls, { vmName: 'db', vm: vm({ runStrategy: 'Always' }) })),
+      /LiveMigrate forbids/,
+    );
+  });
+});
+
+describe('a pass, planned', () => {
+  test('starts at most the free slots, counting everyone’s unfinished migrations, Pending ones too', () => {
+    const vmis = ['a', 'b', 'c', 'd'].map((n) => vmi(n));
+    const someone = migration('operator', 'a', 'Pending');
+    const first = plan(observation(vmis, { migrations: [someone] }));
+    assert.deepEqual(
+      first.actions.map((a) => (a.kind === 'migrate' ? a.migration.vmiName : a.kind)),
+      ['b'],
+      'one slot left of two: vms/a is the operator’s',
+    );
+    assert.equal(first.state.vmis['uid-a']?.migrationBy, 'other');
+    assert.equal(first.progress.inFlight, 2);
+    const cluster = plan(
+      observation(vmis),
+      { vmis: {} },
+      { ...DEFAULT_KUBEVIRT_OPTIONS, maxMigrationsPerNode: 10, maxMigrationsPerCluster: 3 },
+    );
+    assert.equal(cluster.actions.length, 2, "KubeVirt's own per-node limit (2) is tighter than drainbridge's 10");
+    const tight = plan(observation(vmis, { settings: { ...SETTINGS, parallelMigrationsPerCluster: 1 } }));
+    assert.equal(tight.actions.length, 1, "KubeVirt's cluster limit");
+  });
+
+  test('follows its own migration instead of creating another (found by label, named per attempt)', () => {
+    const a = vmi('a');
+    const running = own('a', 1, 'Running', { sourceNode: 'node-1', targetNode: 'node-2' });
+    const result = plan(observation([a], { migrations: [running] }));
+    assert.deepEqual(result.actions, []);
+    assert.equal(result.state.vmis['uid-a']?.migration, migrationName(REQUEST, 'a', 1));
+    assert.equal(result.state.vmis['uid-a']?.targetNode, 'node-2');
+    assert.equal(result.done, false);
+    assert.match(result.detail[0] ?? '', /^vms\/a Running node-1 → node-2/);
+  });
+
+  test('a failed attempt is retried after the backoff; once the attempts are spent it is a blocker with the reason', () => {
+    const a = vmi('a');
+    const failed1 = own('a', 1, 'Failed', { failureReason: 'boom', endTimestamp: '2026-11-21T09:59:50Z' });
+    const waiting = plan(observation([a], { migrations: [failed1] }));
+    assert.deepEqual(waiting.actions, []);
+    assert.equal(waiting.state.vmis['uid-a']?.status, 'retry-wait');
+    assert.equal(waiting.state.vmis['uid-a']?.retryAt, '2026-11-21T10:00:20.000Z');
+    assert.deepEqual(
+      waiting.events.map((e) => e.reason),
+      ['MigrationFailed'],
+    );
+    const later = plan(
+      observation([a], { migrations: [failed1] }),
+      waiting.state,
+      DEFAULT_KUBEVIRT_OPTIONS,
+      new Date('2026-11-21T10:00:21Z'),
+    );
+    assert.deepEqual(
+      later.actions.map((x) => (x.kind === 'migrate' ? x.migration.attempt : 0)),
+      [2],
+    );
+    const failed = [
+      failed1,
+      own('a', 2, 'Failed', { failureReason: 'boom' }),
+      own('a', 3, 'Failed', { failureReason: 'still boom' }),
+    ];
+    const spent = plan(observation([a], { migrations: failed }), later.state);
+    assert.deepEqual(spent.actions, []);
+    assert.equal(spent.blockers[0]?.code, 'MigrationFailed');
+    assert.match(spent.blockers[0]?.reason ?? '', /3 live migration\(s\) failed, the last .* with: still boom/);
+  });
+
+  test('None and non-migratable VMIs are blockers, never moved; External is waited for', () => {
+    const result = plan(
+      observation([
+        vmi('legacy', { strategy: 'None' }),
+        vmi('db', { migratable: 'DisksNotLiveMigratable' }),
+        vmi('ext', { strategy: 'External' }),
+      ]),
+    );
+    assert.deepEqual(result.actions, []);
+    assert.deepEqual(
+      result.blockers.map((b) => [b.code, b.item?.name]),
+      [
+        ['NotLiveMigratable', 'vms/db'],
+        ['NotLiveMigratable', 'vms/legacy'],
+      ],
+    );
+    assert.deepEqual(
+      result.waiting.map((b) => b.item?.name),
+      ['vms/ext'],
+    );
+  });
+
+  test('with the opt-in, a None VMI of an Always VirtualMachine is restarted by evicting its launcher pod', () => {
+    const legacy = vmi('legacy', { strategy: 'None', owner: 'legacy' });
+    const owners = new Map([
+      ['vms/legacy', { metadata: { name: 'legacy', namespace: 'vms', uid: 'vm' }, spec: { runStrategy: 'Always' } }],
+    ]);
+    const result = plan(
+      observation([legacy], { owners }),
+      { vmis: {} },
+      { ...DEFAULT_KUBEVIRT_OPTIONS, restartUnmigratable: true },
+    );
+    assert.deepEqual(
+      result.actions.map((a) => [a.kind, a.kind === 'restart' ? a.pod.metadata?.name : '']),
+      [['restart', 'virt-launcher-legacy-abcde']],
+    );
+    assert.equal(result.state.vmis['uid-legacy']?.status, 'restarting');
+  });
+
+  test('a launcher pod no VMI accounts for is a blocker; --pod-selector leaves unselected VMs alone', () => {
+    const orphan = launcher(vmi('ghost'));
+    const noKubeVirt = plan({ ...observation([]), settings: KUBEVIRT_DEFAULTS, launcherPods: [orphan] });
+    assert.equal(noKubeVirt.done, false);
+    assert.match(
+      noKubeVirt.blockers[0]?.reason ?? '',
+      /^KubeVirt launcher pod vms\/virt-launcher-ghost-abcde on node node-1 runs a VM, but KubeVirt does not serve/,
+    );
+    const a = vmi('a');
+    const b = vmi('b');
+    const selected = plan(
+      observation([a, b], { podSelector: 'tier=gold', launcherPods: [launcher(a, { tier: 'gold' })] }),
+    );
+    assert.deepEqual(
+      selected.actions.map((x) => (x.kind === 'migrate' ? x.migration.vmiName : '')),
+      ['a'],
+    );
+    assert.deepEqual(
+      selected.skipped.map((s) => s.item.name),
+      ['vms/b'],
+    );
+  });
+
+  test('a VMI that left the node counts as moved, with where it went', () => {
+    const a = vmi('a');
+    const first = plan(observation([a]));
+    const done = own('a', 1, 'Succeeded', {
+      sourceNode: 'node-1',
+      targetNode: 'node-3',
+      endTimestamp: '2026-11-21T10:01:00Z',
+    });
+    const after = plan(observation([], { migrations: [done] }), first.state);
+    assert.equal(after.done, true);
+    assert.deepEqual(after.progress, { total: 1, moved: 1, inFlight: 0, skipped: 0 });
+    assert.equal(after.state.vmis['uid-a']?.targetNode, 'node-3');
+    assert.deepEqual(
+      after.events.map((e) => e.reason),
+      ['Migrated'],
+    );
+    assert.equal(after.progressed, true);
+  });
+});
+
+test('migration names are DNS subdomains of at most 253 characters, one per request, VMI and attempt', () => {
+  const long = `${'a'.repeat(240)}.b`;
+  const name = migrationName(REQUEST, long, 12);
+  assert.ok(name.length <= 253);
+  assert.match(name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
+  assert.notEqual(migrationName('req-2', 'vm', 1), migrationName(REQUEST, 'vm', 1));
+  assert.notEqual(migrationName(REQUEST, 'vm', 2), migrationName(REQUEST, 'vm', 1));
+});
