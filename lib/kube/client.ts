@@ -239,10 +239,6 @@ export class KubeClient {
     return this.listAll('list pods', (page, o) => this.core.listPodForAllNamespaces({ ...page, fieldSelector }, o));
   }
 
-  getPod(namespace: string, name: string): Promise<V1Pod> {
-    return this.call(`get pod ${namespace}/${name}`, (o) => this.core.readNamespacedPod({ namespace, name }, o));
-  }
-
   /**
    * Creates a policy/v1 Eviction with a uid precondition (a replacement pod of the same name is never
    * evicted by mistake). One attempt: the caller classifies refusals.

@@ -214,11 +214,14 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
    * Refused (InvalidInput, nothing written) when no such request runs or holds its node: a mark left on a
    * request that does not exist yet would make that request, when it comes, fail at once (issue 12 item 2).
    * A request runs once it has a record (Admit creates it, waiting in line included) and its evacuation
-   * has not ended; it holds its node while the node's ledger says so.
+   * has not ended; it holds its node while the node's ledger says so. `nodeName`: the node the caller
+   * means (a request for another node is refused).
    */
-  async requestAbort(requestId: string, by: string, at: Date): Promise<void> {
+  async requestAbort(requestId: string, by: string, at: Date, nodeName?: string): Promise<void> {
     const record = await this.#get(requestId);
-    const refusal = record ? await this.#notAbortable(record) : `drainbridge has no Evacuation record for it`;
+    let refusal = record ? await this.#notAbortable(record) : `drainbridge has no Evacuation record for it`;
+    if (record && nodeName && record.spec.nodeName !== nodeName)
+      refusal = `it is a request for node ${record.spec.nodeName}, not ${nodeName}`;
     if (refusal) {
       throw new InvalidInput('nothing to abort', [
         { path: 'requestId', message: `no running or held request "${requestId}": ${refusal}` },

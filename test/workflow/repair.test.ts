@@ -65,7 +65,7 @@ describe('drainbridge repair NODE', () => {
   it("another node shows only the cluster-wide record (the admission queue), not node-1's", async () => {
     const mark = cluster.sim.requestLog.mark();
     const result = await run(['node-2']);
-    assert.equal(result.code, 2);
+    assert.equal(result.code, 5, 'refused: not confirmed');
     assert.match(result.stdout, /node node-2: 1 record\(s\) cannot be read/);
     assert.match(result.stdout, /admission queue/);
     assert.doesNotMatch(result.stdout, /ledger|owner claim/);
@@ -75,7 +75,7 @@ describe('drainbridge repair NODE', () => {
   it('shows what it found and would write; without --yes on a non-terminal it writes nothing', async () => {
     const mark = cluster.sim.requestLog.mark();
     const result = await run(['node-1']);
-    assert.equal(result.code, 2);
+    assert.equal(result.code, 5, 'refused: not confirmed');
     assert.match(result.stdout, /node node-1: 4 record\(s\) cannot be read/);
     assert.match(result.stdout, /ledger \(node annotation drainbridge\.io\/ledger\) of node node-1/);
     assert.match(result.stdout, /kept hold req-a \(manual, alice/);
@@ -116,7 +116,7 @@ describe('drainbridge repair NODE', () => {
     const mark = cluster.sim.requestLog.mark();
     const none = await drainbridge(['repair', '--kubeconfig', cluster.adminKubeconfigPath]);
     assert.equal(none.code, 2);
-    assertCleanError(none.stderr, ['expected exactly one NODE, got 0', 'Usage: drainbridge repair NODE']);
+    assertCleanError(none.stderr, ['missing NODE', "Run 'drainbridge repair --help'"]);
     const missing = await run(['node-9', '--yes']);
     assert.equal(missing.code, 1);
     assertCleanError(missing.stderr, ['node-9', /not found|NotFound/]);
