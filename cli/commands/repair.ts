@@ -11,6 +11,7 @@ import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { requesterName } from '../embedded.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, isOn, parseCommandLine } from '../flags.ts';
+import { readNamedNode } from '../node-state.ts';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'yes', kind: 'switch', help: 'write without asking (needed when stdin is not a terminal)' },
@@ -68,6 +69,7 @@ export const repairCommand: Command = {
     const [node = ''] = expectPositionals(parsed, ['NODE']);
     const cluster = await connect(parsed, context);
     if (!(await preflight(cluster, { operation: 'repair' }, context, 'drainbridge repair'))) return EXIT.notReady;
+    await readNamedNode(cluster.client, node); // a node that does not exist is a usage error (exit 2)
     const settings = { namespace: cluster.config.namespace, now: new Date(), operator: requesterName() };
     const actions = await planRepair(cluster.client, node, settings);
     if (actions.length === 0) {

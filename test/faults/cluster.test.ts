@@ -145,7 +145,7 @@ describe('fault injection: the cluster changes under an evacuation', () => {
   );
 
   scenario(
-    'KubeVirt VMs on the node: launcher pods are never evicted; the deadline fails it naming them; every VM runs',
+    'KubeVirt VMs on the node: launcher pods are never evicted; the deadline fails it naming the VMs that cannot move; every VM runs',
     {
       cluster: 'kubevirt',
     },
@@ -155,7 +155,10 @@ describe('fault injection: the cluster changes under an evacuation', () => {
         drain: { ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
       });
       const failed = await expectFailed(w, execution, 'DeadlineExceeded', /deadline/);
-      assert.match(JSON.stringify(failed.blockers), /virt-launcher/);
+      // The KubeVirt branch moves what can live-migrate and names each VM that cannot leave without a shutdown.
+      const blockers = JSON.stringify(failed.blockers);
+      assert.match(blockers, /VMI vms\/db is not live-migratable/);
+      assert.match(blockers, /VMI vms\/legacy has evictionStrategy None/);
       assert.deepEqual(
         evictions(w).filter((pod) => pod.includes('virt-launcher')),
         [],

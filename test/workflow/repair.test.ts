@@ -118,7 +118,7 @@ describe('drainbridge repair NODE', () => {
     assert.equal(none.code, 2);
     assertCleanError(none.stderr, ['missing NODE', "Run 'drainbridge repair --help'"]);
     const missing = await run(['node-9', '--yes']);
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 2);
     assertCleanError(missing.stderr, ['node-9', /not found|NotFound/]);
     assertNoWrites(cluster.sim, mark, 'bad usage');
   });
