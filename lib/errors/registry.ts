@@ -80,6 +80,11 @@ export const ERROR_REGISTRY = {
   NoticeParseError: { handling: 'fail', expected: false, meaning: 'a cloud maintenance notice that cannot be read' },
   SelectorParseError: { handling: 'none', expected: false, meaning: 'a label selector that cannot be parsed' },
   PatternProblem: { handling: 'none', expected: false, meaning: 'an EventBridge pattern that cannot be compiled' },
+  NothingToWatch: {
+    handling: 'none',
+    expected: false,
+    meaning: "the forwarder's informer: a list gave no resourceVersion to watch from (retried by the informer)",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorName = keyof typeof ERROR_REGISTRY;

@@ -76,7 +76,7 @@ describe('issue 12 item 3: an unreachable cluster is a clear error within second
     const result = await drainbridge(['plan', 'node-1'], {
       env: { DRAINBRIDGE_KUBE_ACCESS: 'in-cluster', KUBERNETES_SERVICE_HOST: undefined, KUBECONFIG: undefined },
     });
-    assert.equal(result.code, 1);
+    assert.equal(result.code, 2, 'a usage error: the environment is wrong, nothing was changed');
     assertCleanError(result.stderr, [
       'DRAINBRIDGE_KUBE_ACCESS',
       'does not run in one',
@@ -89,7 +89,7 @@ describe('issue 12 item 3: an unreachable cluster is a clear error within second
   it('issue 12 item 3: an http:// server says what to set', async () => {
     const path = kubeconfig('http', renderKubeconfig(sim.url.replace('https://', 'http://'), sim.adminToken));
     const result = await drainbridge(['evacuate', 'node-1', '--kubeconfig', path]);
-    assert.equal(result.code, 1);
+    assert.equal(result.code, 2, 'a usage error: the kubeconfig is wrong, nothing was changed');
     assert.ok(result.ms < PROMPT_MS);
     assertCleanError(result.stderr, ['KUBECONFIG', 'plain HTTP', 'https://', 'insecure-skip-tls-verify: true']);
     const token = await drainbridge(['plan', 'node-1'], {
@@ -100,7 +100,7 @@ describe('issue 12 item 3: an unreachable cluster is a clear error within second
         KUBECONFIG: undefined,
       },
     });
-    assert.equal(token.code, 1);
+    assert.equal(token.code, 2);
     assertCleanError(token.stderr, ['DRAINBRIDGE_KUBE_SERVER', 'plain HTTP', 'https:// address']);
   });
 });

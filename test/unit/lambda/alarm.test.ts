@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Context } from 'aws-lambda';
 import { parse } from 'yaml';
-import { handler as passHandler } from '../../../functions/pass.ts';
 import {
   EvacuationAborted,
   EvacuationCancelled,
@@ -22,6 +21,11 @@ import {
 } from '../../../lib/errors/index.ts';
 import { defineTask } from '../../../lib/lambda/task.ts';
 import { captureOutput } from '../../support/capture.ts';
+
+// As on Lambda: log lines and EMF go to stdout (lib/log/sink.ts routes them elsewhere off Lambda). Set
+// before any handler's logger exists, so the handler is imported after.
+process.env.AWS_LAMBDA_FUNCTION_NAME ??= 'drainbridge-test';
+const { handler: passHandler } = await import('../../../functions/pass.ts');
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const TEMPLATE = join(ROOT, '.serverless/cloudformation-template-update-stack.json');
