@@ -15,7 +15,7 @@ import type { NodePhase } from '../../node/phase.ts';
 import { type Admitted, admitRequest } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
-import { checkDeadline, guardStep } from '../guard.ts';
+import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
 import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
@@ -126,9 +126,12 @@ function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools, aborted
  * abort and the continue-as-new request; returns the execution the record asks to continue as new, if any.
  */
 async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<string | undefined> {
+  // The hold and the deadline first: a request that holds nothing any more (or never did) stops naming
+  // that, before the ownership claim reads (or writes) its Evacuation record.
+  const node = await guardStep(deps.kube, input.request, guardOf(input, deps, tools, undefined));
   const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input, tools.now());
   const abortedBy = ownership.status?.abortRequested?.by;
-  await guardStep(deps.kube, input.request, guardOf(input, deps, tools, abortedBy));
+  if (abortedBy !== undefined) checkStillWanted(node, input.request, abortedBy);
   if (ownership.action === 'yield') {
     throw new SkipEvent(
       `request ${input.request.requestId} was taken over by ${describeOwner(ownership)}; this execution stops`,

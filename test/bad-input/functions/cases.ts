@@ -20,6 +20,8 @@ export const FUNCTIONS = [
   'restore-nova',
   'finish-restore',
   'normalize-aws-notice',
+  'plan-start',
+  'open-window',
 ] as const;
 export type FunctionFile = (typeof FUNCTIONS)[number];
 
@@ -360,7 +362,7 @@ const semanticResolve: BadInputCase[] = [
 
 // ---- the steps after ResolveTarget: the document the state machine passes on ---------------------------
 
-const TASK_SAMPLES: Record<Exclude<FunctionFile, 'resolve-target' | 'normalize-aws-notice'>, string> = {
+const TASK_SAMPLES: Record<Exclude<FunctionFile, 'resolve-target' | 'normalize-aws-notice' | 'open-window'>, string> = {
   admit: 'admit.json',
   'prepare-nova': 'prepare-nova.json',
   pass: 'pass-pods.json',
@@ -369,6 +371,7 @@ const TASK_SAMPLES: Record<Exclude<FunctionFile, 'resolve-target' | 'normalize-a
   'release-hold': 'release-hold.json',
   'restore-nova': 'restore-nova.json',
   'finish-restore': 'finish-restore.json',
+  'plan-start': 'plan-start.json',
 };
 
 const requestOf = (event: Json) => obj(event.request);
@@ -620,6 +623,94 @@ const normaliserCases: BadInputCase[] = [
   },
 ].map((c) => ({ fn: 'normalize-aws-notice' as const, ...c }));
 
+// ---- OpenWindow: a maintenance window's schedule fired (EventBridge Scheduler's input) ----------------
+
+const WINDOW = sample('open-window.json');
+const withWindow = (change: (window: Json) => void) => broken(WINDOW, (e) => change(obj(e.window)));
+
+const windowCases: BadInputCase[] = [
+  { what: 'no window', event: broken(WINDOW, (e) => delete e.window), names: ['window'] },
+  {
+    what: 'a window that is a string',
+    event: broken(WINDOW, (e) => {
+      e.window = 'weekly';
+    }),
+    names: ['window'],
+  },
+  {
+    what: 'a window name that is not a name',
+    event: withWindow((w) => {
+      w.name = 'Weekly Window!';
+    }),
+    names: ['window.name'],
+  },
+  {
+    what: 'a schedule that is not a cron expression',
+    event: withWindow((w) => {
+      w.schedule = 'every sunday';
+    }),
+    names: ['window.schedule'],
+  },
+  {
+    what: 'a time zone that does not exist',
+    event: withWindow((w) => {
+      w.timezone = 'Mars/Olympus';
+    }),
+    names: ['window.', 'Mars/Olympus'],
+  },
+  {
+    what: 'a duration of 0 minutes',
+    event: withWindow((w) => {
+      w.durationMinutes = 0;
+    }),
+    names: ['window.durationMinutes'],
+  },
+  {
+    what: 'a duration that is a string',
+    event: withWindow((w) => {
+      w.durationMinutes = '4h';
+    }),
+    names: ['window.durationMinutes'],
+  },
+  {
+    what: 'maxNodes 0',
+    event: withWindow((w) => {
+      w.maxNodes = 0;
+    }),
+    names: ['window.maxNodes'],
+  },
+  {
+    what: 'an endsOn that is not one',
+    event: withWindow((w) => {
+      w.endsOn = 'never';
+    }),
+    names: ['window.endsOn'],
+  },
+  {
+    what: 'an unknown field in the window',
+    event: withWindow((w) => {
+      w.priority = 1;
+    }),
+    names: ['priority'],
+  },
+  { what: 'no scheduledTime', event: broken(WINDOW, (e) => delete e.scheduledTime), names: ['scheduledTime'] },
+  {
+    what: 'a scheduledTime that is not a time',
+    event: broken(WINDOW, (e) => {
+      e.scheduledTime = 'sunday 2am';
+    }),
+    names: ['scheduledTime'],
+  },
+  {
+    what: 'an unknown top-level field',
+    event: broken(WINDOW, (e) => {
+      e.nodes = ['node-1'];
+    }),
+    names: ['nodes'],
+  },
+  { what: 'an array instead of the input', event: [WINDOW], names: ['must be a JSON object (got an array)'] },
+].map((c) => ({ fn: 'open-window' as const, error: 'InvalidInput', ...c }));
+
 export const CASES: readonly BadInputCase[] = [
   ...resolveCases,
   ...semanticResolve,
@@ -628,4 +719,5 @@ export const CASES: readonly BadInputCase[] = [
   ...specificCases,
   ...semanticTasks,
   ...normaliserCases,
+  ...windowCases,
 ];
