@@ -9,7 +9,7 @@
  * A test counts as a scenario/case when it is a test (not a suite) in a file under test/faults/ or
  * test/bad-input/; a fault scenario failing with an InvariantViolation (test/support/invariants.ts) is
  * "violated", any other failure is "failed otherwise". Bad-input cases are grouped by the folder under
- * test/bad-input/ (functions, notices, cli — the CLI cases land there from their own branch).
+ * test/bad-input/ (functions, notices, cli).
  */
 
 interface TestEventData {

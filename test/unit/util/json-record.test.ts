@@ -6,7 +6,6 @@ import {
   decodeRecord,
   type RecordFormat,
   readJsonRecord,
-  recordOr,
   VERSION_KEY,
   writeJsonRecord,
 } from '../../../lib/util/json-record.ts';
@@ -80,7 +79,7 @@ describe('writeJsonRecord', () => {
   });
 });
 
-describe('decodeRecord and recordOr', () => {
+describe('decodeRecord', () => {
   it('decodes a parsed value; undefined and null are absent', () => {
     assert.deepEqual(decodeRecord(undefined, V1), { status: 'absent' });
     assert.deepEqual(decodeRecord({ who: 'a', at: 't' }, V1), {
@@ -88,13 +87,6 @@ describe('decodeRecord and recordOr', () => {
       value: { who: 'a', at: 't' },
       version: 1,
     });
-  });
-
-  it('spells out the choice for absent and unreadable', () => {
-    const otherwise = { absent: 'none', unreadable: 'damaged' } as const;
-    assert.equal(recordOr(readJsonRecord(undefined, V1), otherwise), 'none');
-    assert.equal(recordOr(readJsonRecord('[', V1), otherwise), 'damaged');
-    assert.deepEqual(recordOr(readJsonRecord('{"who":"a","at":"t"}', V1), otherwise), { who: 'a', at: 't' });
   });
 });
 
