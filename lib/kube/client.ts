@@ -32,7 +32,7 @@ import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
 import { apiStatusOf, errorForStatus, isTransientStatus, statusFromResponse } from './errors.ts';
 import { FIELD_MANAGER } from './field-manager.ts';
 import { EVACUATION_API, type EvacuationObject, evictionBody, type MergePatch, podKey } from './paths.ts';
-import { describeNoAnswer, failsFastOnFirstContact, noAnswerKind } from './reach.ts';
+import { describeNoAnswer, failsFastOnFirstContact, noAnswerCode, noAnswerKind } from './reach.ts';
 
 export interface KubeClientOptions {
   /** Per-call timeout in ms (each attempt). */
@@ -80,7 +80,7 @@ function noAnswerError(
 ): Error {
   const kind = noAnswerKind(error);
   const first = !contact.answered;
-  const sentence = describeNoAnswer(kind, contact.server, first, contact.timeoutMs);
+  const sentence = describeNoAnswer(kind, contact.server, first, contact.timeoutMs, noAnswerCode(error));
   if (kind === 'tls' || (first && failsFastOnFirstContact(kind))) {
     return new ClusterUnreachable(`${operation}: ${sentence}`, { cause: error });
   }

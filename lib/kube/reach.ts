@@ -9,6 +9,7 @@
  * working and failed, and are retried as TransientError. A certificate that stops matching is never
  * retried: waiting does not change a certificate.
  */
+import { connectionWords } from '../util/connection-words.ts';
 
 export type NoAnswerKind = 'refused' | 'unknown-host' | 'tls' | 'timeout' | 'reset' | 'other';
 
@@ -55,24 +56,42 @@ function hostOf(server: string): string {
   }
 }
 
-/** One sentence: what happened, where, and (on the first contact) what to check. */
-export function describeNoAnswer(kind: NoAnswerKind, server: string, firstContact: boolean, timeoutMs: number): string {
+/** The error code a sentence is worded from (lib/util/connection-words.ts: one vocabulary with the CLI). */
+export function noAnswerCode(error: Error): string {
+  return codeOf(error);
+}
+
+const PLAIN_HTTP = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']);
+
+/**
+ * One sentence: where, why in main's connection words (the same the CLI and the Nova check use), and on
+ * the first contact what to check. `code`: the network error's code, when there is one.
+ */
+export function describeNoAnswer(
+  kind: NoAnswerKind,
+  server: string,
+  firstContact: boolean,
+  timeoutMs: number,
+  code = '',
+): string {
+  const where = `cannot reach the Kubernetes API server at ${server}`;
   const check = firstContact
     ? ': check the server address and context in your kubeconfig (or DRAINBRIDGE_KUBE_SERVER), and that the cluster is up'
     : '';
   switch (kind) {
     case 'refused':
-      return `the Kubernetes API at ${server} refused the connection${check}`;
+      return `${where}: ${connectionWords('ECONNREFUSED', '')}${check}`;
     case 'unknown-host':
-      return `the Kubernetes API host ${hostOf(server)} (${server}) cannot be resolved${check}`;
+      return `${where}: ${connectionWords('ENOTFOUND', '')} (${hostOf(server)})${check}`;
     case 'tls':
-      return `the Kubernetes API at ${server} presented a TLS certificate the kubeconfig's certificate authority does not accept: the kubeconfig belongs to another cluster, or the cluster was re-created (fetch a fresh kubeconfig)`;
+      if (PLAIN_HTTP.has(code)) return `${where}: ${connectionWords('EPROTO', '')}`;
+      return `${where}: ${connectionWords(code || 'CERT_UNTRUSTED', '')}; the kubeconfig belongs to another cluster, or the cluster was re-created (fetch a fresh kubeconfig)`;
     case 'timeout':
-      return `the Kubernetes API at ${server} did not answer within ${Math.round(timeoutMs / 1000)} s${check}`;
+      return `${where}: it did not answer within ${Math.round(timeoutMs / 1000)} s${check}`;
     case 'reset':
-      return `the connection to the Kubernetes API at ${server} was closed before it answered`;
+      return `${where}: ${connectionWords('ECONNRESET', '')} before it answered`;
     default:
-      return `the Kubernetes API at ${server} could not be reached${check}`;
+      return `${where}: ${connectionWords(code || undefined, '')}${check}`;
   }
 }
 

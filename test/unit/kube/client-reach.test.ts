@@ -52,7 +52,7 @@ describe('issue 12 item 3: first contact fails fast, later failures are retried'
     assert.deepEqual(retries, [], 'no retry');
     assert.equal(
       error.message,
-      `get node n: the Kubernetes API at http://127.0.0.1:${port} refused the connection: check the server address and context in your kubeconfig (or DRAINBRIDGE_KUBE_SERVER), and that the cluster is up`,
+      `get node n: cannot reach the Kubernetes API server at http://127.0.0.1:${port}: nothing listens there (connection refused): check the server address and context in your kubeconfig (or DRAINBRIDGE_KUBE_SERVER), and that the cluster is up`,
     );
   });
 
@@ -65,7 +65,10 @@ describe('issue 12 item 3: first contact fails fast, later failures are retried'
     const error = await client.getNode('n').catch((caught: unknown) => caught);
     assert.ok(error instanceof TransientError, String(error));
     assert.deepEqual(retries, [1, 2, 3], 'retried up to the attempts');
-    assert.equal(error.message, `get node n: the Kubernetes API at http://127.0.0.1:${port} refused the connection`);
+    assert.equal(
+      error.message,
+      `get node n: cannot reach the Kubernetes API server at http://127.0.0.1:${port}: nothing listens there (connection refused)`,
+    );
     assert.doesNotMatch(error.message, /ECONNREFUSED/);
   });
 
@@ -77,6 +80,9 @@ describe('issue 12 item 3: first contact fails fast, later failures are retried'
     assert.equal(noAnswerKind(withCode('ERR_TLS_CERT_ALTNAME_INVALID')), 'tls');
     assert.equal(noAnswerKind(Object.assign(new Error('aborted'), { name: 'AbortError' })), 'timeout');
     assert.equal(noAnswerKind(withCode('ECONNRESET')), 'reset');
-    assert.match(describeNoAnswer('timeout', 'https://k:6443', true, 10_000), /did not answer within 10 s/);
+    assert.match(
+      describeNoAnswer('timeout', 'https://k:6443', true, 10_000),
+      /cannot reach the Kubernetes API server at https:\/\/k:6443: it did not answer within 10 s/,
+    );
   });
 });
