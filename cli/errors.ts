@@ -2,7 +2,13 @@
  * How a failure reaches a person: one or two plain sentences and an exit status from the table — never
  * a stack trace or an HTTP dump (both go to the log, at debug, when a log is asked for). Pure.
  */
-import { ClusterUnreachable, ConfigError, DrainbridgeError, InvalidInput, RecordUnreadable } from '../lib/errors/index.ts';
+import {
+  ClusterUnreachable,
+  ConfigError,
+  DrainbridgeError,
+  InvalidInput,
+  RecordUnreadable,
+} from '../lib/errors/index.ts';
 import { type ApiStatus, apiStatusOf, KubeApiError } from '../lib/kube/errors.ts';
 import { connectionWords } from '../lib/util/connection-words.ts';
 import { CommandFailed, UsageError } from './command.ts';

@@ -80,7 +80,11 @@ function noAnswerError(
 ): Error {
   const kind = noAnswerKind(error);
   const first = !contact.answered;
-  const sentence = describeNoAnswer(kind, contact.server, first, contact.timeoutMs, noAnswerCode(error));
+  const sentence = describeNoAnswer(kind, contact.server, {
+    firstContact: first,
+    timeoutMs: contact.timeoutMs,
+    code: noAnswerCode(error),
+  });
   if (kind === 'tls' || (first && failsFastOnFirstContact(kind))) {
     return new ClusterUnreachable(`${operation}: ${sentence}`, { cause: error });
   }

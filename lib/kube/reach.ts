@@ -70,10 +70,9 @@ const PLAIN_HTTP = new Set(['EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER']);
 export function describeNoAnswer(
   kind: NoAnswerKind,
   server: string,
-  firstContact: boolean,
-  timeoutMs: number,
-  code = '',
+  contact: { readonly firstContact: boolean; readonly timeoutMs: number; readonly code?: string },
 ): string {
+  const { firstContact, timeoutMs, code = '' } = contact;
   const where = `cannot reach the Kubernetes API server at ${server}`;
   const check = firstContact
     ? ': check the server address and context in your kubeconfig (or DRAINBRIDGE_KUBE_SERVER), and that the cluster is up'

@@ -81,7 +81,7 @@ describe('issue 12 item 3: first contact fails fast, later failures are retried'
     assert.equal(noAnswerKind(Object.assign(new Error('aborted'), { name: 'AbortError' })), 'timeout');
     assert.equal(noAnswerKind(withCode('ECONNRESET')), 'reset');
     assert.match(
-      describeNoAnswer('timeout', 'https://k:6443', true, 10_000),
+      describeNoAnswer('timeout', 'https://k:6443', { firstContact: true, timeoutMs: 10_000 }),
       /cannot reach the Kubernetes API server at https:\/\/k:6443: it did not answer within 10 s/,
     );
   });
