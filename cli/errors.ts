@@ -2,7 +2,13 @@
  * How a failure reaches a person: one or two plain sentences and an exit status from the table — never
  * a stack trace or an HTTP dump (both go to the log, at debug, when a log is asked for). Pure.
  */
-import { ConfigError, DrainbridgeError, InvalidInput } from '../lib/errors/index.ts';
+import {
+  ClusterUnreachable,
+  ConfigError,
+  DrainbridgeError,
+  InvalidInput,
+  RecordUnreadable,
+} from '../lib/errors/index.ts';
 import { type ApiStatus, apiStatusOf, KubeApiError } from '../lib/kube/errors.ts';
 import { connectionWords } from '../lib/util/connection-words.ts';
 import { CommandFailed, UsageError } from './command.ts';
@@ -75,6 +81,11 @@ export function presentError(error: unknown): Presented {
     return { exit: EXIT.usage, message: error.message };
   }
   if (error instanceof ConfigError) return { exit: EXIT.usage, message: error.message };
+  // The first call found no API server (refused, unknown host, a certificate of another cluster): the
+  // client's sentence says what to check; nothing was changed.
+  if (error instanceof ClusterUnreachable) return { exit: EXIT.notReady, message: oneLine(error.message, 500) };
+  // A damaged record drainbridge keeps stops the command before it changes anything (drainbridge repair).
+  if (error instanceof RecordUnreadable) return { exit: EXIT.refused, message: oneLine(error.message, 500) };
   if (error instanceof CommandFailed) return { exit: error.exit as ExitCode, message: error.message };
   const status = apiStatusOf(error);
   const operation = operationOf(error);

@@ -5,7 +5,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../lib/kube/client.ts';
 import { isNotFound } from '../lib/kube/errors.ts';
-import { readLedger } from '../lib/node/ledger.ts';
+import { ledgerOf } from '../lib/node/ledger.ts';
 import { readPhase } from '../lib/node/phase.ts';
 import { EXIT } from './exit-codes.ts';
 import { CommandFailed } from './failures.ts';
@@ -24,8 +24,16 @@ function holdsClause(ids: readonly string[]): string {
 /** Pure: the state of a node as read (`requestId`: the request the command ran for, '' for none). */
 export function nodeState(node: V1Node, requestId: string): NodeState {
   const name = node.metadata?.name ?? '?';
-  const ledger = readLedger(node);
   const cordoned = node.spec?.unschedulable === true;
+  const read = ledgerOf(node);
+  if (read.status === 'unreadable') {
+    const state = cordoned ? 'cordoned' : 'not cordoned';
+    return {
+      sentence: `node ${name} is ${state}; drainbridge's records on it cannot be read (${read.reason}): drainbridge repair ${name}`,
+      heldByRequest: false,
+    };
+  }
+  const ledger = read.ledger;
   const mine = ledger.holds[requestId];
   const others = Object.keys(ledger.holds).filter((id) => id !== requestId);
   const phase = readPhase(node);

@@ -165,6 +165,11 @@ export interface ExecutorOptions {
   readonly waitClock?: WaitClock;
   /** Told of every task call (function, state, ok or error name), e.g. for progress lines. */
   readonly onTask?: (call: TaskCall) => void;
+  /**
+   * Told when the interpreter asked for a task of an aborted execution and was refused (no handler ran):
+   * the observable proof, for tests, that an abort reached the Retry loop.
+   */
+  readonly onRefused?: (call: { readonly executionId: string; readonly stateName: string }) => void;
   /** Told of every execution a `states:startExecution` Task started (continue-as-new), to track it. */
   readonly onStarted?: (execution: Execution, input: unknown) => void;
 }
@@ -173,6 +178,12 @@ export interface Execution {
   readonly id: string;
   readonly machine: string;
   readonly result: Promise<unknown>;
+  /**
+   * Settles once the result has and no task handler of the execution is still running (a Parallel
+   * state's result can come while another branch's task is mid-call): from then on the execution
+   * touches nothing, so "nothing happened after" can be checked without sleeping.
+   */
+  readonly settled: Promise<void>;
   readonly stats: ExecutionStats;
   abort(): void;
 }
@@ -194,6 +205,25 @@ export function lambdaContext(functionKey: string, executionId = `local:${functi
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/** Task handler calls of one execution still running, and a wait for none. */
+class InFlight {
+  #running = 0;
+  #waiters: (() => void)[] = [];
+
+  begin(): () => void {
+    this.#running++;
+    return () => {
+      this.#running--;
+      if (this.#running > 0) return;
+      for (const wake of this.#waiters.splice(0)) wake();
+    };
+  }
+
+  idle(): Promise<void> {
+    return this.#running === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+  }
 }
 
 export class EmbeddedExecutor {
@@ -262,8 +292,9 @@ export class EmbeddedExecutor {
     // After abort the interpreter still finishes its current Retry loop without waiting; calling no task
     // once aborted keeps a stopped execution from touching the cluster (a killed process calls nothing either).
     const aborted = { value: false };
+    const calls = new InFlight();
     const run = stateMachine.run(input as never, {
-      overrides: this.#overrides(definition, { executionId: id, stats, aborted }),
+      overrides: this.#overrides(definition, { executionId: id, stats, aborted, calls }),
       context: {
         Execution: { Id: id, Name: name },
         StateMachine: { Id: `${LOCAL_STATE_MACHINE_ARN_PREFIX}${machine}`, Name: machine },
@@ -274,7 +305,11 @@ export class EmbeddedExecutor {
       aborted.value = true;
       run.abort();
     };
-    const execution = { id, machine, result: run.result, stats, abort };
+    const settled = run.result.then(
+      () => calls.idle(),
+      () => calls.idle(),
+    );
+    const execution = { id, machine, result: run.result, settled, stats, abort };
     this.#byName.set(`${machine}/${name}`, execution);
     return execution;
   }
@@ -296,17 +331,20 @@ export class EmbeddedExecutor {
 
   #overrides(
     definition: MachineDefinition,
-    execution: { executionId: string; stats: ExecutionStats; aborted: { value: boolean } },
+    execution: { executionId: string; stats: ExecutionStats; aborted: { value: boolean }; calls: InFlight },
   ): Overrides {
-    const { executionId, stats, aborted } = execution;
+    const { executionId, stats, aborted, calls } = execution;
     const taskResourceLocalHandlers: Record<string, LocalTask> = {};
     const retryIntervalOverrides: Record<string, number> = {};
     for (const [stateName, key] of taskFunctions(definition)) {
       const handler = this.#handlers[key] as LocalHandler;
       taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
-        if (aborted.value)
+        if (aborted.value) {
+          this.#options.onRefused?.({ executionId, stateName });
           throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
+        }
         stats.lambdaInvocations++;
+        const done = calls.begin();
         const running = handler(input, lambdaContext(key, executionId));
         this.#inFlight.add(running);
         try {
@@ -319,6 +357,7 @@ export class EmbeddedExecutor {
           this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message } });
           throw error;
         } finally {
+          done();
           this.#inFlight.delete(running);
         }
       };

@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { InProcessBus, InProcessPublisher } from '../lib/bus/index.ts';
+import type { EventPublisher } from '../lib/bus/types.ts';
 import type { Config } from '../lib/config/index.ts';
 import type { DetailByType, DetailType } from '../lib/events/contracts.ts';
 import { CONTRACTS } from '../lib/events/contracts.ts';
 import { parseDetail } from '../lib/events/parse.ts';
+import type { KubeClientOptions } from '../lib/kube/client.ts';
 import type { WindowDefinition } from '../lib/windows/definition.ts';
 import { connectDeps, type NovaFactory, type WorkflowDeps } from '../lib/workflow/deps.ts';
 import type { WindowOpened } from '../lib/workflow/tasks/window-steps.ts';
@@ -60,6 +62,13 @@ export interface EmbeddedOptions extends ExecutorOptions {
   readonly onBusEvent?: (detailType: string, detail: unknown) => void;
   /** The clock the tasks read (tests). */
   readonly now?: () => Date;
+  /** Kubernetes client timeout and retries (tests that inject faults want them short). */
+  readonly kubeClient?: Omit<KubeClientOptions, 'chunkSize'>;
+  /**
+   * How outcome events reach the bus; the in-process publisher by default. Tests of PutEvents failures
+   * put an EventBridgePublisher (the real SDK) in front of an endpoint that feeds this bus.
+   */
+  readonly publisherFor?: (bus: InProcessBus) => EventPublisher;
   /** Names executions (default: a random UUID); `drainbridge run` marks its own with its identity. */
   readonly executionName?: () => string;
 }
@@ -100,14 +109,19 @@ export class EmbeddedRuntime {
       },
       ...(options.duplicateDeliveries ? { duplicateDeliveries: options.duplicateDeliveries } : {}),
     });
-    const publisher = new InProcessPublisher(bus);
+    const publisher = options.publisherFor?.(bus) ?? new InProcessPublisher(bus);
     const observed = {
       publish: async <T extends DetailType>(detailType: T, detail: DetailByType[T]) => {
         options.onBusEvent?.(detailType, detail);
         await publisher.publish(detailType, detail);
       },
     };
-    const deps = await connectDeps({ ...options.config, eventBusName: EMBEDDED_BUS }, observed, options.nova);
+    const deps = await connectDeps(
+      { ...options.config, eventBusName: EMBEDDED_BUS },
+      observed,
+      options.nova,
+      options.kubeClient,
+    );
     const handlers = embeddedHandlers(deps, options.now);
     const executor = new EmbeddedExecutor(definitions.stateMachines as Record<string, MachineDefinition>, handlers, {
       ...options,

@@ -1,4 +1,5 @@
 /** `drainbridge abort NODE`: stop a running evacuation; the node stays cordoned (the safe state). */
+import { InvalidInput } from '../../lib/errors/index.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
@@ -23,7 +24,8 @@ export const abortCommand: Command = {
     'AWS) stops at its next step: it records the failure, aborts its in-flight Nova live migrations (the',
     'servers keep running where they are) and publishes Evacuation Failed. Nothing is uncordoned and',
     'nova-compute stays disabled: run `drainbridge restore NODE` to end the maintenance. A request that',
-    'holds nothing on the node is refused (exit 5): there is nothing to abort.',
+    'neither runs (waiting for a slot counts) nor holds the node is refused (exit 5) and nothing is',
+    'written: a mark left for a request that has not come yet would fail it at once when it came.',
   ].join('\n'),
   flags: FLAGS,
   operands: ['NODE'],
@@ -33,14 +35,27 @@ export const abortCommand: Command = {
     const [node = ''] = expectPositionals(parsed, ['NODE']);
     const cluster = await connect(parsed, context);
     if (!(await preflight(cluster, { operation: 'abort' }, context, 'drainbridge abort'))) return EXIT.notReady;
-    const pick = await pickRequest(cluster.client, node, flagValue(parsed, 'request-id'));
-    if (!('requestId' in pick)) {
-      const why = 'done' in pick ? pick.done.replace('nothing to restore', 'nothing to abort') : pick.refused;
+    const refuse = (why: string): number => {
       context.err(`drainbridge abort: refused: ${why}; nothing was changed.`);
       return EXIT.refused;
+    };
+    // Without --request-id, the node's only hold is the one meant; a request given by id may also be one
+    // still waiting for a slot (it runs but holds nothing yet). Whether it runs or holds is decided in one
+    // place, requestAbort, which writes nothing when it refuses (issue 12 item 2).
+    let requestId = flagValue(parsed, 'request-id');
+    if (!requestId) {
+      const pick = await pickRequest(cluster.client, node, undefined);
+      if (!('requestId' in pick))
+        return refuse('done' in pick ? pick.done.replace('nothing to restore', 'nothing to abort') : pick.refused);
+      requestId = pick.requestId;
     }
-    await new EvacuationProgressStore(cluster.client).requestAbort(pick.requestId, requesterName(), new Date());
-    context.out(`abort requested for request ${pick.requestId} on node ${node}; the evacuation stops at its next step`);
+    try {
+      await new EvacuationProgressStore(cluster.client).requestAbort(requestId, requesterName(), new Date(), node);
+    } catch (error) {
+      if (!(error instanceof InvalidInput)) throw error;
+      return refuse(error.problems.map((problem) => problem.message).join('; '));
+    }
+    context.out(`abort requested for request ${requestId} on node ${node}; the evacuation stops at its next step`);
     return EXIT.ok;
   },
 };

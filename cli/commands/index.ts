@@ -9,6 +9,7 @@ import { demoCommand } from './demo.ts';
 import { evacuateCommand } from './evacuate.ts';
 import { forwarderCommand } from './forwarder.ts';
 import { planCommand } from './plan.ts';
+import { repairCommand } from './repair.ts';
 import { restoreCommand } from './restore.ts';
 import { runCommand } from './run.ts';
 import { simCommand } from './sim.ts';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   restoreCommand,
   abortCommand,
   planCommand,
+  repairCommand,
   checkCommand,
   forwarderCommand,
   runCommand,

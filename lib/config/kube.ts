@@ -3,6 +3,7 @@
  * for the cluster are read. In Lambda (aws mode) a kubeconfig whose user runs an `exec` plugin or an
  * auth-provider is refused: there is no aws-iam-authenticator / kubectl binary to run there.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -37,15 +38,57 @@ function checkUser(kc: KubeConfig, mode: Config['mode'], where: string): void {
   }
 }
 
+/** Where a pod's ServiceAccount token is mounted (what in-cluster access reads). */
+export const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * In-cluster access outside a pod would fail later as "Invalid URL" (no KUBERNETES_SERVICE_HOST): say
+ * what is missing and what to use instead.
+ */
+function checkInCluster(env: Readonly<Record<string, string | undefined>>, tokenFile: string): void {
+  const missing = [
+    ...(env.KUBERNETES_SERVICE_HOST ? [] : ['KUBERNETES_SERVICE_HOST is not set']),
+    ...(env.KUBERNETES_SERVICE_PORT ? [] : ['KUBERNETES_SERVICE_PORT is not set']),
+    ...(existsSync(tokenFile) ? [] : [`there is no ServiceAccount token at ${tokenFile}`]),
+  ];
+  if (missing.length === 0) return;
+  throw new ConfigError([
+    {
+      path: 'DRAINBRIDGE_KUBE_ACCESS',
+      message: `in-cluster access needs a pod's ServiceAccount, and this process does not run in one (${missing.join('; ')}): outside the cluster use DRAINBRIDGE_KUBE_ACCESS=kubeconfig (KUBECONFIG or --kubeconfig)`,
+    },
+  ]);
+}
+
+/**
+ * A plain-HTTP server would get drainbridge's credentials in clear text; the client refuses it later with
+ * a line that names nothing to change. Refuse it here, naming what to set.
+ */
+function checkScheme(kc: KubeConfig, variable: string, file?: string): void {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server.startsWith('http://') || cluster.skipTLSVerify) return;
+  const fix = file
+    ? `use the cluster's https:// address as the server of cluster "${cluster.name}" in ${file}, or, for a local test cluster only, set insecure-skip-tls-verify: true on it`
+    : `set ${variable} to the https:// address of the API server`;
+  throw new ConfigError([
+    {
+      path: variable,
+      message: `the API server ${cluster.server} is plain HTTP, and drainbridge sends its credentials only over TLS: ${fix}`,
+    },
+  ]);
+}
+
 /** Builds the KubeConfig for `config.kube`; secret references are resolved with `fetch`. */
 export async function buildKubeConfig(
   config: Pick<Config, 'kube' | 'mode'>,
   fetch?: SecretFetcher,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<KubeConfig> {
   const kc = new KubeConfig();
   const access = config.kube;
   switch (access.source) {
     case 'in-cluster':
+      checkInCluster(env, SERVICE_ACCOUNT_TOKEN);
       kc.loadFromCluster();
       break;
     case 'kubeconfig': {
@@ -59,6 +102,7 @@ export async function buildKubeConfig(
       }
       selectContext(kc, access.context, path);
       checkUser(kc, config.mode, 'KUBECONFIG');
+      checkScheme(kc, 'KUBECONFIG', path);
       break;
     }
     case 'secret': {
@@ -72,6 +116,7 @@ export async function buildKubeConfig(
       }
       selectContext(kc, access.context, access.kubeconfigRef);
       checkUser(kc, config.mode, 'DRAINBRIDGE_KUBECONFIG_REF');
+      checkScheme(kc, 'DRAINBRIDGE_KUBECONFIG_REF', 'the kubeconfig of that secret');
       break;
     }
     case 'token': {
@@ -82,6 +127,7 @@ export async function buildKubeConfig(
         contexts: [{ name: 'drainbridge', cluster: 'drainbridge', user: 'drainbridge' }],
         currentContext: 'drainbridge',
       });
+      checkScheme(kc, 'DRAINBRIDGE_KUBE_SERVER');
       break;
     }
     case 'eks': {

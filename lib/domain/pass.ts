@@ -10,6 +10,7 @@
  * The workflow calls it again: straight away when it `progressed`, or after a Step Functions Retry
  * backoff when it throws `NotYetDone` because nothing changed (see lib/workflow).
  */
+import type { RecordFormat } from '../util/json-record.ts';
 import type { Blocker, BranchName } from './plan.ts';
 import type { ResolvedRequest } from './request.ts';
 
@@ -81,7 +82,15 @@ export interface ReconcilePass {
  * overlapping executions cannot both write from a stale read.
  */
 export interface ProgressStore {
-  read<S>(requestId: string, branch: BranchName): Promise<{ state: S; version: string } | undefined>;
+  /**
+   * The branch's state, checked against its format (lib/util/json-record.ts); a state that does not
+   * match throws RecordUnreadable — never read as a fresh start.
+   */
+  read<S>(
+    requestId: string,
+    branch: BranchName,
+    format: RecordFormat<S>,
+  ): Promise<{ state: S; version: string } | undefined>;
   /** Writes `state`; throws `ConflictError` when `expectedVersion` no longer matches. */
   write<S>(requestId: string, branch: BranchName, state: S, expectedVersion: string | undefined): Promise<string>;
 }

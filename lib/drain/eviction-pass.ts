@@ -21,6 +21,7 @@ import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from '.
 import { type DrainSelection, selectionBlockers, selectPods } from './selection.ts';
 import {
   countInFlight,
+  DRAIN_STATE_FORMAT,
   type DrainState,
   INITIAL_DRAIN_STATE,
   isDue,
@@ -28,6 +29,7 @@ import {
   recordedBlockers,
   recordHeldByBudget,
   recordOutcome,
+  stuckTerminating,
   trackDepartures,
 } from './tracking.ts';
 
@@ -77,7 +79,7 @@ class EvictionPass implements ReconcilePass {
       branch: this.branch,
       infraPodSelector: this.#settings.infraPodSelector,
     });
-    const stored = await this.#store.read<DrainState>(request.requestId, this.branch);
+    const stored = await this.#store.read(request.requestId, this.branch, DRAIN_STATE_FORMAT);
     const tracked = trackDepartures(stored?.state ?? INITIAL_DRAIN_STATE, observed.pods);
     // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first.
     const due = selection.refusals.length > 0 ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));
@@ -93,7 +95,7 @@ class EvictionPass implements ReconcilePass {
         now,
       );
     }
-    const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand });
+    const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand, now });
     await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result);
     if (!result.done && isPastTimeout(request, input.startedAt, now)) {
       throw new DeadlineExceeded(
@@ -106,10 +108,18 @@ class EvictionPass implements ReconcilePass {
   #result(
     selection: DrainSelection,
     state: DrainState,
-    seen: { observed: readonly V1Pod[]; outOfBand?: Blocker },
+    seen: { observed: readonly V1Pod[]; outOfBand?: Blocker; now: Date },
   ): Omit<PassResult, 'progressed'> {
     const launcherPodsBlock = this.branch === 'pods' && (this.#settings.launcherPodsBlock ?? true);
-    const blockers = [...selectionBlockers(selection, launcherPodsBlock), ...recordedBlockers(state, seen.observed)];
+    // An uncordon by someone else is not fought, but it blocks "drained": pods may be landing on the node
+    // again, and an Evacuation Succeeded would tell maintenance automation to go ahead. Re-cordoning the
+    // node lets the drain finish; otherwise the deadline ends it, naming the uncordon.
+    const blockers = [
+      ...selectionBlockers(selection, launcherPodsBlock),
+      ...recordedBlockers(state, seen.observed),
+      ...stuckTerminating(state, selection.toEvict, seen.now),
+      ...(seen.outOfBand ? [seen.outOfBand] : []),
+    ];
     const moved = Object.keys(state.moved).length;
     const progress = {
       total: moved + selection.toEvict.length,
@@ -118,7 +128,7 @@ class EvictionPass implements ReconcilePass {
       skipped: selection.skipped.length,
     };
     const done = selection.toEvict.length === 0 && blockers.length === 0;
-    return { done, progress, blockers: seen.outOfBand ? [...blockers, seen.outOfBand] : blockers };
+    return { done, progress, blockers };
   }
 
   async #evictAll(

@@ -4,8 +4,10 @@
  * pass itself only observes, calls the API and stores.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Blocker, BlockerCode } from '../domain/plan.ts';
+import { z } from 'zod';
+import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../domain/plan.ts';
 import { podKey } from '../kube/paths.ts';
+import type { RecordFormat } from '../util/json-record.ts';
 import type { EvictionOutcome } from './refusals.ts';
 
 export interface PodRecord {
@@ -31,6 +33,29 @@ export interface DrainState {
 }
 
 export const INITIAL_DRAIN_STATE: DrainState = Object.freeze({ pods: {}, moved: {} });
+
+const Instant = z.iso.datetime({ offset: true });
+
+/** The pod branches' state as the pass writes it (in the Evacuation record's `status.branches.<branch>.state`). */
+export const DRAIN_STATE_FORMAT: RecordFormat<DrainState> = {
+  what: 'pod branch state (Evacuation status.branches.<branch>.state)',
+  versions: [
+    z.looseObject({
+      pods: z.record(
+        z.string(),
+        z.looseObject({
+          name: z.string(),
+          evictedAt: Instant.optional(),
+          attempts: z.number().int().min(0),
+          nextAttemptAt: Instant.optional(),
+          blocker: z.looseObject({ code: z.enum(BLOCKER_CODES), reason: z.string() }).optional(),
+          waiting: z.boolean().optional(),
+        }),
+      ),
+      moved: z.record(z.string(), z.string()),
+    }),
+  ],
+};
 
 /**
  * kubectl waits 5 s after a 429. A PodDisruptionBudget refusal is the expected, passing kind (the budget
@@ -147,6 +172,30 @@ export function recordedBlockers(state: DrainState, listed: readonly V1Pod[]): B
     if (record?.blocker) {
       blockers.push({ ...record.blocker, item: { kind: 'Pod', uid: uidOf(pod), name: podKey(pod) } });
     }
+  }
+  return blockers;
+}
+
+/**
+ * Pods drainbridge evicted that are still there after their grace period ended (a finalizer nobody
+ * removes, a kubelet that is gone): the drain waits for them, as kubectl does, and says which — so a
+ * deadline that passes names what it waited for instead of failing with no blocker.
+ */
+export function stuckTerminating(state: DrainState, listed: readonly V1Pod[], now: Date): Blocker[] {
+  const blockers: Blocker[] = [];
+  for (const pod of listed) {
+    const record = state.pods[uidOf(pod)];
+    const deadline = pod.metadata?.deletionTimestamp;
+    if (!record?.evictedAt || !deadline) continue;
+    const overSeconds = Math.floor((now.getTime() - new Date(deadline).getTime()) / 1000);
+    if (overSeconds <= 0) continue;
+    const finalizers = pod.metadata?.finalizers ?? [];
+    const why = finalizers.length > 0 ? ` (finalizers: ${finalizers.join(', ')})` : '';
+    blockers.push({
+      code: 'Other',
+      reason: `pod ${podKey(pod)} is still terminating ${overSeconds} s after its grace period ended${why}`,
+      item: { kind: 'Pod', uid: uidOf(pod), name: podKey(pod) },
+    });
   }
   return blockers;
 }

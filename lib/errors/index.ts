@@ -132,16 +132,43 @@ export class EvacuationAborted extends DrainbridgeError {
   }
 }
 
-/** Names the workflow's Retry/Catch rules match on; kept here so the state machine and code agree. */
-export const ERROR_NAMES = {
-  invalidInput: 'InvalidInput',
-  notYetDone: 'NotYetDone',
-  deadlineExceeded: 'DeadlineExceeded',
-  slotUnavailable: 'SlotUnavailable',
-  targetNotFound: 'TargetNotFound',
-  conflict: 'ConflictError',
-  transient: 'TransientError',
-  evacuationFailed: 'EvacuationFailed',
-  evacuationCancelled: 'EvacuationCancelled',
-  evacuationAborted: 'EvacuationAborted',
-} as const;
+/**
+ * A record drainbridge keeps in the cluster (the node's ledger, the admission queue, a request's owner
+ * claim or branch state) that this build cannot read: not JSON, the wrong shape, or a newer format.
+ * Never read as empty — that lost holds and uncordoned nodes under maintenance (issue 12). It is a
+ * blocker: nothing more is done to what the record is about until an operator repairs it
+ * (`drainbridge repair NODE`). Not retried: re-reading the same bytes cannot cure it.
+ */
+export class RecordUnreadable extends DrainbridgeError {
+  /** What the record is and where it lives (`ledger (node annotation drainbridge.io/ledger)`). */
+  readonly record: string;
+  /** The node it concerns, when it concerns one. */
+  readonly nodeName: string | undefined;
+  /** Why it cannot be read (the first schema problem, `not JSON (…)`, a newer version). */
+  readonly reason: string;
+  constructor(record: { what: string; reason: string; nodeName?: string }) {
+    const node = record.nodeName ?? 'NODE';
+    super(
+      `${record.reason} — drainbridge will not act on node ${node} until an operator repairs the record (drainbridge repair ${node})`,
+    );
+    this.name = 'RecordUnreadable';
+    this.record = record.what;
+    this.nodeName = record.nodeName;
+    this.reason = record.reason;
+  }
+}
+
+/**
+ * The Kubernetes API could not be reached at all on this client's first call (connection refused, no
+ * such host, a TLS certificate that does not match): almost always configuration, so it is reported at
+ * once instead of retried for a minute. Once the client has had an answer, the same faults are a
+ * TransientError (the cluster was working and failed: worth retrying).
+ */
+export class ClusterUnreachable extends DrainbridgeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ClusterUnreachable';
+  }
+}
+
+export { ERROR_REGISTRY, type ErrorHandling, type ErrorName, errorSpec, isExpectedError } from './registry.ts';

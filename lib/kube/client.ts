@@ -27,9 +27,12 @@ import {
   type V1Pod,
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
+import { ClusterUnreachable } from '../errors/index.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
 import { apiStatusOf, errorForStatus, isTransientStatus, statusFromResponse } from './errors.ts';
+import { FIELD_MANAGER } from './field-manager.ts';
 import { EVACUATION_API, type EvacuationObject, evictionBody, type MergePatch, podKey } from './paths.ts';
+import { describeNoAnswer, failsFastOnFirstContact, noAnswerCode, noAnswerKind } from './reach.ts';
 
 export interface KubeClientOptions {
   /** Per-call timeout in ms (each attempt). */
@@ -65,13 +68,27 @@ function isNoResponse(error: unknown): error is Error {
   );
 }
 
-/** Converts what the generated client threw into a mapped error; anything else (a bug, bad config) as is. */
-function mapError(operation: string, error: unknown): unknown {
-  if (error instanceof ApiException) {
-    return errorForStatus(operation, statusFromResponse(error.code, error.body), error);
+/**
+ * A call that got no answer, as the error to throw: ClusterUnreachable on the client's first contact
+ * (and for a certificate that does not match, ever), else a retried TransientError — each with a sentence
+ * a person acts on (lib/kube/reach.ts), the HTTP library's error kept only as the cause.
+ */
+function noAnswerError(
+  operation: string,
+  error: Error,
+  contact: { server: string; answered: boolean; timeoutMs: number },
+): Error {
+  const kind = noAnswerKind(error);
+  const first = !contact.answered;
+  const sentence = describeNoAnswer(kind, contact.server, {
+    firstContact: first,
+    timeoutMs: contact.timeoutMs,
+    code: noAnswerCode(error),
+  });
+  if (kind === 'tls' || (first && failsFastOnFirstContact(kind))) {
+    return new ClusterUnreachable(`${operation}: ${sentence}`, { cause: error });
   }
-  if (!isNoResponse(error)) return error;
-  return errorForStatus(operation, { code: 0, reason: 'NoResponse', message: error.message, causes: [] }, error);
+  return errorForStatus(operation, { code: 0, reason: 'NoResponse', message: sentence, causes: [] }, error);
 }
 
 /** What the generated API methods take as their last argument. */
@@ -122,6 +139,10 @@ export class KubeClient {
   readonly #retry: Omit<RetryOptions, 'isRetryable'>;
   readonly #agents = new KeepAliveAgents();
   readonly chunkSize: number;
+  /** The API server's URL, for errors. */
+  readonly #server: string;
+  /** Whether the server has answered this client yet (any HTTP status): before, no answer is configuration. */
+  #answered = false;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
@@ -133,6 +154,18 @@ export class KubeClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.chunkSize = options.chunkSize ?? 500;
+    this.#server = kubeConfig.getCurrentCluster()?.server ?? '(no server)';
+  }
+
+  /** Converts what the generated client threw into a mapped error; anything else (a bug, bad config) as is. */
+  #mapError(operation: string, error: unknown): unknown {
+    if (error instanceof ApiException) {
+      this.#answered = true;
+      return errorForStatus(operation, statusFromResponse(error.code, error.body), error);
+    }
+    if (!isNoResponse(error)) return error;
+    const contact = { server: this.#server, answered: this.#answered, timeoutMs: this.#timeoutMs };
+    return noAnswerError(operation, error, contact);
   }
 
   /**
@@ -146,9 +179,11 @@ export class KubeClient {
   ): Promise<T> {
     const attempt = async (): Promise<T> => {
       try {
-        return await send(requestOptions(this.#timeoutMs, this.#agents, settings.contentType));
+        const answer = await send(requestOptions(this.#timeoutMs, this.#agents, settings.contentType));
+        this.#answered = true;
+        return answer;
       } catch (error) {
-        throw mapError(operation, error);
+        throw this.#mapError(operation, error);
       }
     };
     const attempts = settings.retry === false ? 1 : this.#retry.attempts;
@@ -182,9 +217,13 @@ export class KubeClient {
     return this.listAll('list nodes', (page, o) => this.core.listNode({ ...page, labelSelector }, o));
   }
 
-  /** A JSON merge patch; put `metadata.resourceVersion` in it to make the write conditional (409 on change). */
+  /**
+   * A JSON merge patch; put `metadata.resourceVersion` in it to make the write conditional (409 on change).
+   * Sent as field manager `drainbridge`, so managedFields tell drainbridge's cordon from anyone else's.
+   */
   patchNode(name: string, patch: MergePatch): Promise<V1Node> {
-    return this.call(`patch node ${name}`, (o) => this.core.patchNode({ name, body: patch }, o), {
+    const fieldManager = FIELD_MANAGER;
+    return this.call(`patch node ${name}`, (o) => this.core.patchNode({ name, body: patch, fieldManager }, o), {
       contentType: 'application/merge-patch+json',
     });
   }
@@ -202,10 +241,6 @@ export class KubeClient {
 
   listPods(fieldSelector?: string): Promise<V1Pod[]> {
     return this.listAll('list pods', (page, o) => this.core.listPodForAllNamespaces({ ...page, fieldSelector }, o));
-  }
-
-  getPod(namespace: string, name: string): Promise<V1Pod> {
-    return this.call(`get pod ${namespace}/${name}`, (o) => this.core.readNamespacedPod({ namespace, name }, o));
   }
 
   /**
@@ -283,6 +318,24 @@ export class KubeClient {
     });
   }
 
+  /**
+   * Evacuation records: all of them (the resumption of unfinished requests after a restart), or those
+   * matching a label selector (`drainbridge.io/node=NAME`: a node's requests, for `drainbridge repair`).
+   */
+  listEvacuations(labelSelector?: string): Promise<EvacuationObject[]> {
+    const operation = labelSelector ? `list evacuations (${labelSelector})` : 'list evacuations';
+    const selector = labelSelector ? { labelSelector } : {};
+    return this.listAll(operation, async (page, o) => {
+      const listed = (await this.custom.listClusterCustomObject({ ...EVACUATION_API, ...page, ...selector }, o)) as {
+        items?: EvacuationObject[];
+        metadata?: { continue?: string };
+      };
+      // A custom resource list comes back as plain JSON: its token is `continue`, not the typed `_continue`.
+      const token = listed.metadata?.continue;
+      return { items: listed.items ?? [], ...(token ? { metadata: { _continue: token } } : {}) };
+    });
+  }
+
   createEvacuation(body: EvacuationObject): Promise<EvacuationObject> {
     return this.call(`create evacuation ${body.metadata.name}`, async (o) => {
       const created: unknown = await this.custom.createClusterCustomObject({ ...EVACUATION_API, body }, o);
@@ -296,14 +349,6 @@ export class KubeClient {
     return this.call(`replace evacuation ${name}`, async (o) => {
       const replaced: unknown = await this.custom.replaceClusterCustomObject({ ...EVACUATION_API, name, body }, o);
       return replaced as EvacuationObject;
-    });
-  }
-
-  /** Every Evacuation record (the resumption of unfinished requests after a restart). */
-  listEvacuations(): Promise<EvacuationObject[]> {
-    return this.listAll('list evacuations', async (page, o) => {
-      const listed: unknown = await this.custom.listClusterCustomObject({ ...EVACUATION_API, ...page }, o);
-      return listed as { items: EvacuationObject[]; metadata?: { _continue?: string } };
     });
   }
 

@@ -31,7 +31,8 @@ export class KubeApiError extends DrainbridgeError {
   /** What was being done, e.g. `evict pod ns/name`. */
   readonly operation: string;
   constructor(operation: string, status: ApiStatus, options?: { cause?: unknown }) {
-    super(`${operation}: ${status.code} ${status.reason}: ${status.message}`, options);
+    // No answer (code 0) has no status line to show: the message says what happened.
+    super(`${operation}: ${status.code === 0 ? '' : `${status.code} ${status.reason}: `}${status.message}`, options);
     this.name = 'KubeApiError';
     this.status = status;
     this.operation = operation;

@@ -66,6 +66,11 @@ export interface EvacuationStatus {
   branches?: Record<string, EvacuationBranchStatus>;
   /** Set by `drainbridge abort`: the evacuation stops at its next step and keeps the safe state. */
   abortRequested?: { by: string; at: string };
+  /**
+   * What stopped the request for good until an operator acts (a record drainbridge keeps that cannot
+   * be read): the error's name and sentence, and when it was seen.
+   */
+  blocked?: { error: string; message: string; at: string };
   /** Why the evacuation failed (`<ErrorName>: <message>`). */
   lastError?: string;
   /** A Restore of this request: when it started and finished (resumption after a restart). */

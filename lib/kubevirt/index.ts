@@ -7,6 +7,7 @@
 export { cancelKubeVirtMigrations, type KubeVirtCancelled } from './cancel.ts';
 export {
   DEFAULT_KUBEVIRT_OPTIONS,
+  KUBEVIRT_STATE_FORMAT,
   type KubeVirtBranchState,
   type KubeVirtOptions,
   MIGRATION_MARKS,

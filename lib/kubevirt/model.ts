@@ -7,6 +7,8 @@
  * `staging/src/kubevirt.io/api/core/v1/types.go`.
  */
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { RecordFormat } from '../util/json-record.ts';
 
 /** Where KubeVirt's resources are served. */
 export const KUBEVIRT_GROUP = 'kubevirt.io';
@@ -221,6 +223,51 @@ export interface KubeVirtBranchState {
 }
 
 export const INITIAL_KUBEVIRT_STATE: KubeVirtBranchState = Object.freeze({ vmis: {} });
+
+const Instant = z.iso.datetime({ offset: true });
+const VMI_STATUSES = [
+  'waiting',
+  'migrating',
+  'retry-wait',
+  'restarting',
+  'external',
+  'blocked',
+  'moved',
+  'left',
+] as const;
+
+/**
+ * The KubeVirt branch's state as the pass writes it (`status.branches.kubevirt.state`), checked on every
+ * read: a damaged one is RecordUnreadable, never a fresh start (that would forget which migrations are
+ * drainbridge's and how many attempts each VMI had).
+ */
+export const KUBEVIRT_STATE_FORMAT: RecordFormat<KubeVirtBranchState> = {
+  what: 'KubeVirt branch state (Evacuation status.branches.kubevirt.state)',
+  versions: [
+    z.looseObject({
+      vmis: z.record(
+        z.string(),
+        z.looseObject({
+          name: z.string().min(1),
+          strategy: z.enum(['None', 'LiveMigrate', 'LiveMigrateIfPossible', 'External']),
+          status: z.enum(VMI_STATUSES),
+          attempts: z.number().int().min(0),
+          migration: z.string().optional(),
+          migrationBy: z.enum(['drainbridge', 'kubevirt', 'other']).optional(),
+          migrationPhase: z.string().optional(),
+          sourceNode: z.string(),
+          targetNode: z.string().optional(),
+          startedAt: Instant.optional(),
+          endedAt: Instant.optional(),
+          retryAt: Instant.optional(),
+          lastFailure: z.string().optional(),
+          lastFailedMigration: z.string().optional(),
+          note: z.string().optional(),
+        }),
+      ),
+    }),
+  ],
+};
 
 /** `namespace/name` of a KubeVirt object. */
 export function keyOf(object: { readonly metadata: ObjectMeta }): string {

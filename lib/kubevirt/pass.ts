@@ -18,6 +18,7 @@ import { eventsFor, recordVmiEvents } from './events.ts';
 import { migrationBody } from './migrations.ts';
 import {
   INITIAL_KUBEVIRT_STATE,
+  KUBEVIRT_STATE_FORMAT,
   type KubeVirtBranchState,
   type KubeVirtOptions,
   type KubeVirtSettings,
@@ -69,7 +70,7 @@ export class KubeVirtPass implements ReconcilePass {
   async run(input: PassInput): Promise<PassResult> {
     const { request, now } = input;
     const { store, options } = this.#deps;
-    const stored = await store.read<KubeVirtBranchState>(request.requestId, 'kubevirt');
+    const stored = await store.read(request.requestId, 'kubevirt', KUBEVIRT_STATE_FORMAT);
     const previous = stored?.state ?? INITIAL_KUBEVIRT_STATE;
     const ownersOf = restartCandidates(options);
     const observation = await observeNode(this.#api, request.nodeName, {

@@ -6,14 +6,30 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
-import { InvalidInput } from '../errors/index.ts';
+import { InvalidInput, isExpectedError } from '../errors/index.ts';
 import { problemsOf, safeParseReporting } from '../events/parse.ts';
 
-/** Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field. */
+/** What a value is, for a refusal: `an array`, `a string`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/**
+ * Parses the event with `schema`; the handler receives the parsed value. Refusals name every bad field.
+ * Every function takes a JSON object: anything else is refused saying so (zod would only say "is required").
+ */
 export function validateInput(what: string, schema: z.ZodType): MiddlewareObj {
   return {
     name: 'validateInput',
     before: (request) => {
+      const event: unknown = request.event;
+      if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+        throw new InvalidInput(`invalid input to ${what}`, [
+          { path: '', message: `the input must be a JSON object (got ${kindOf(event)})` },
+        ]);
+      }
       const result = safeParseReporting(schema, request.event);
       if (!result.success) throw new InvalidInput(`invalid input to ${what}`, problemsOf(result.error));
       request.event = result.data;
@@ -38,21 +54,32 @@ export function correlationIds(logger: Logger): MiddlewareObj {
 }
 
 /**
- * Errors that are part of normal operation: polling (`NotYetDone`) and waiting for a slot. Every one is
- * a Lambda error in CloudWatch, so alarms must not use the Lambda Errors metric; they use
- * drainbridge's `StepFailures` metric, which counts everything else.
+ * Errors that are part of normal operation (lib/errors/registry.ts, `expected`): polling (`NotYetDone`),
+ * waiting for a slot, a duplicate delivery dropped (`SkipEvent`), a Restore cancelling its Evacuate, an
+ * operator's abort. Every one is a Lambda error in CloudWatch, so alarms must not use the Lambda Errors
+ * metric; they use drainbridge's `StepFailures` metric, which counts everything else.
  */
-export const EXPECTED_ERRORS: ReadonlySet<string> = new Set(['NotYetDone', 'SlotUnavailable']);
+export const isExpected = isExpectedError;
 
-/** Counts real failures in the `drainbridge` metric namespace (EMF log lines: no API call, no extra IAM). */
+/** The metric the alarm watches: its name and the one dimension set it is published with. */
+export const STEP_FAILURES = Object.freeze({ namespace: 'drainbridge', name: 'StepFailures', dimensions: ['service'] });
+
+/**
+ * Counts real failures in the `drainbridge` metric namespace (EMF log lines: no API call, no extra IAM).
+ * Published with the dimension set `[service]` — exactly what `StepFailuresAlarm` in serverless.yml
+ * watches (a CloudWatch alarm matches one dimension set exactly; `[service, function]` never matched it,
+ * issue 12 item 6). The function and the error's name ride along as EMF properties, searchable in Logs
+ * Insights without making a metric per function.
+ */
 export function failureMetric(metrics: Metrics, functionName: string): MiddlewareObj {
   return {
     name: 'failureMetric',
     onError: (request) => {
       const name = request.error?.name ?? 'Error';
-      if (EXPECTED_ERRORS.has(name)) return;
-      metrics.addDimension('function', functionName);
-      metrics.addMetric('StepFailures', MetricUnit.Count, 1);
+      if (isExpected(name)) return;
+      metrics.addMetadata('function', functionName);
+      metrics.addMetadata('errorType', name);
+      metrics.addMetric(STEP_FAILURES.name, MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
   };
@@ -65,7 +92,7 @@ export function logOutcome(logger: Logger): MiddlewareObj {
     onError: (request) => {
       const error = request.error;
       if (!error) return;
-      if (EXPECTED_ERRORS.has(error.name)) logger.info(error.message, { errorType: error.name });
+      if (isExpected(error.name)) logger.info(error.message, { errorType: error.name });
       else logger.error('step failed', error);
     },
   };

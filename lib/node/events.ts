@@ -15,6 +15,8 @@ export const EVENT_REASONS = [
   'PhaseChanged',
   'OutOfBandUncordon',
   'EvictionBlocked',
+  'RecordUnreadable',
+  'RecordRepaired',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

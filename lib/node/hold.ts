@@ -23,6 +23,7 @@ import {
   planOutOfBandMark,
   planRelease,
   type Restored,
+  readLedger,
 } from './ledger.ts';
 import { type NodePhase, planPhase } from './phase.ts';
 
@@ -40,7 +41,8 @@ export async function readNodeOrFail(client: KubeClient, nodeName: string): Prom
 
 /**
  * Read → plan → conditional patch, replanning on conflict. `plan` returns the patch and a value for
- * the caller, or no patch when nothing needs writing (then nothing is sent).
+ * the caller, or no patch when nothing needs writing (then nothing is sent). A node whose ledger cannot
+ * be read is not written at all (RecordUnreadable): it is blocked until `drainbridge repair`.
  */
 export async function updateNode<T>(
   client: KubeClient,
@@ -49,6 +51,7 @@ export async function updateNode<T>(
 ): Promise<{ value: T; node: V1Node; written: boolean }> {
   return retryOnConflict(async () => {
     const node = await readNodeOrFail(client, nodeName);
+    readLedger(node); // throws RecordUnreadable for a damaged ledger, before anything is planned
     const { patch, value } = plan(node);
     if (!patch) return { value, node, written: false };
     return { value, node: await client.patchNode(nodeName, patch), written: true };
@@ -76,6 +79,7 @@ export async function acquireHold(
   const now = settings.now ?? new Date();
   const result = await updateNode(client, nodeName, (node) => {
     const decision = planHold(node, request, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
+    if (decision.action === 'refuse') throw new EvacuationFailed(decision.why);
     if (decision.action === 'none') return { value: decision.why, patch: undefined };
     return { value: decision.first ? 'first' : 'added', patch: decision.patch };
   });
@@ -101,8 +105,11 @@ export interface ReleaseResult {
 }
 
 function describeRestored(restored: Restored): string {
+  const cordon = restored.cordonKeptFor
+    ? `left cordoned: ${restored.cordonKeptFor} cordoned it after drainbridge did`
+    : 'left cordon as found';
   const parts = [
-    restored.uncordoned ? 'uncordoned' : 'left cordon as found',
+    restored.uncordoned ? 'uncordoned' : cordon,
     ...restored.annotationsRemoved.map((key) => `removed ${key}`),
     ...restored.taintsRemoved.map((key) => `removed taint ${key}`),
   ];

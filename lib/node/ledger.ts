@@ -8,8 +8,10 @@
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { Origin } from '../domain/request.ts';
+import { RecordUnreadable } from '../errors/index.ts';
 import type { MergePatch } from '../kube/paths.ts';
-import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
+import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import { isCordonedBySomeoneElse } from './field-owner.ts';
 
 export const LEDGER_ANNOTATION = 'drainbridge.io/ledger';
 
@@ -25,6 +27,17 @@ export const COMPATIBILITY_TAINTS = Object.freeze({
   'kubevirt.io/drain': { key: 'kubevirt.io/drain', effect: 'NoSchedule' },
 });
 export type CompatibilityTaint = keyof typeof COMPATIBILITY_TAINTS;
+
+/** The apiserver refuses an object whose annotations, keys and values together, exceed 256 KiB. */
+export const ANNOTATIONS_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * drainbridge keeps its ledger within half of that, leaving the rest to the node's other annotations
+ * (kubeadm, CNI, CSI, cloud controllers). At about 75 bytes a hold this is over 1,500 holds on one node;
+ * past it a new hold is refused with a clear error instead of a write the apiserver would reject, and
+ * the oldest tombstones are dropped first (they only guard against very late duplicates).
+ */
+export const LEDGER_BUDGET_BYTES = 128 * 1024;
 
 /** How long a released requestId is remembered by default: 24 h. */
 export const DEFAULT_TOMBSTONE_SECONDS = 24 * 60 * 60;
@@ -76,22 +89,30 @@ export interface Ledger {
 
 export const EMPTY_LEDGER: Ledger = Object.freeze({ holds: {}, released: {} });
 
+/** An instant as drainbridge writes them (`Date.toISOString()`); anything else is damage, not a date. */
+const Instant = z.iso.datetime({ offset: true });
+
+/** One hold as drainbridge writes it. */
+export const HOLD_SCHEMA = z.looseObject({ requester: z.string(), origin: z.string(), since: Instant });
+
+/** What the first hold changed, as drainbridge writes it. */
+export const CHANGES_SCHEMA = z.looseObject({
+  priorUnschedulable: z.boolean(),
+  cordoned: z.boolean(),
+  annotations: z.record(z.string(), z.string()),
+  taints: z.array(z.looseObject({ key: z.string(), effect: z.string() })),
+});
+
 /**
  * The ledger as drainbridge writes it. Loose objects: fields a newer drainbridge added are kept and
- * written back, not dropped.
+ * written back, not dropped. Every date is checked: a tombstone with a date that does not parse would
+ * be pruned as "old" and let a late duplicate cordon again.
  */
 const LEDGER_V1: z.ZodType<Ledger> = z.looseObject({
-  holds: z.record(z.string(), z.looseObject({ requester: z.string(), origin: z.string(), since: z.string() })),
-  released: z.record(z.string(), z.string()),
-  changes: z
-    .looseObject({
-      priorUnschedulable: z.boolean(),
-      cordoned: z.boolean(),
-      annotations: z.record(z.string(), z.string()),
-      taints: z.array(z.looseObject({ key: z.string(), effect: z.string() })),
-    })
-    .optional(),
-  outOfBandUncordonAt: z.string().optional(),
+  holds: z.record(z.string(), HOLD_SCHEMA),
+  released: z.record(z.string(), Instant),
+  changes: CHANGES_SCHEMA.optional(),
+  outOfBandUncordonAt: Instant.optional(),
 });
 
 export const LEDGER_FORMAT: RecordFormat<Ledger> = {
@@ -99,11 +120,30 @@ export const LEDGER_FORMAT: RecordFormat<Ledger> = {
   versions: [LEDGER_V1],
 };
 
-/** The node's ledger; a missing annotation reads as empty. */
+/** A node's ledger as read: readable (absent reads as empty), or unreadable with the reason. */
+export type LedgerRead =
+  | { readonly status: 'ok'; readonly ledger: Ledger }
+  | { readonly status: 'unreadable'; readonly reason: string; readonly text: string };
+
+/** The node's ledger, or why it cannot be read. Never throws; never reads damage as empty. */
+export function ledgerOf(node: V1Node): LedgerRead {
+  const text = node.metadata?.annotations?.[LEDGER_ANNOTATION];
+  const read = readJsonRecord(text, LEDGER_FORMAT);
+  if (read.status === 'unreadable') return { status: 'unreadable', reason: read.reason, text: text ?? '' };
+  return { status: 'ok', ledger: read.status === 'ok' ? read.value : EMPTY_LEDGER };
+}
+
+/**
+ * The node's ledger; a missing annotation reads as empty. An unreadable one throws RecordUnreadable:
+ * every path that would decide from it (take or release a hold, uncordon, count, guard a step) stops
+ * instead of reading damage as "no holds" (issue 12: that lost holds and uncordoned nodes under
+ * maintenance). Only `drainbridge repair` rewrites it.
+ */
 export function readLedger(node: V1Node): Ledger {
-  const read = readJsonRecord(node.metadata?.annotations?.[LEDGER_ANNOTATION], LEDGER_FORMAT);
-  // Unreadable reads as empty (never as "held") — today's choice; issue 12 makes it a blocker instead.
-  return recordOr(read, { absent: EMPTY_LEDGER, unreadable: EMPTY_LEDGER });
+  const read = ledgerOf(node);
+  if (read.status === 'ok') return read.ledger;
+  const nodeName = node.metadata?.name;
+  throw new RecordUnreadable({ what: LEDGER_FORMAT.what, reason: read.reason, ...(nodeName ? { nodeName } : {}) });
 }
 
 export function isHeld(ledger: Ledger): boolean {
@@ -122,6 +162,28 @@ export function pruneReleased(
     if (Date.parse(at) >= cutoff) keep[requestId] = at;
   }
   return keep;
+}
+
+export function ledgerBytes(ledger: Ledger): number {
+  return Buffer.byteLength(writeJsonRecord(ledger, LEDGER_FORMAT), 'utf8');
+}
+
+/**
+ * The ledger within LEDGER_BUDGET_BYTES, dropping the oldest tombstones while it is over; undefined when
+ * its holds alone are over (nothing may be dropped from them).
+ */
+export function fitLedger(ledger: Ledger): Ledger | undefined {
+  if (ledgerBytes(ledger) <= LEDGER_BUDGET_BYTES) return ledger;
+  const byAge = Object.entries(ledger.released).sort(([, a], [, b]) => Date.parse(a) - Date.parse(b));
+  let released = Object.fromEntries(byAge);
+  while (byAge.length > 0) {
+    // Drop in batches of a tenth, so a ledger with thousands of tombstones fits in a few steps.
+    byAge.splice(0, Math.max(1, Math.ceil(byAge.length / 10)));
+    released = Object.fromEntries(byAge);
+    if (ledgerBytes({ ...ledger, released }) <= LEDGER_BUDGET_BYTES) return { ...ledger, released };
+  }
+  const fitted = { ...ledger, released };
+  return ledgerBytes(fitted) <= LEDGER_BUDGET_BYTES ? fitted : undefined;
 }
 
 /** The merge patch of the ledger annotation, conditional on the node's resourceVersion. */
@@ -150,6 +212,7 @@ export interface HoldRequest {
 
 export type HoldDecision =
   | { readonly action: 'none'; readonly why: 'already-held' | 'released' }
+  | { readonly action: 'refuse'; readonly why: string }
   | { readonly action: 'patch'; readonly patch: MergePatch; readonly first: boolean; readonly ledger: Ledger };
 
 function taintsToAdd(node: V1Node, settings: LedgerSettings): { key: string; effect: string }[] {
@@ -193,12 +256,10 @@ export function planHold(
     ...(request.endsOn ? { endsOn: request.endsOn } : {}),
   };
   const holds = { ...ledger.holds, [request.requestId]: hold };
-  if (ledger.changes) {
-    const next: Ledger = { ...ledger, holds, released };
-    return { action: 'patch', patch: ledgerPatch(node, next), first: false, ledger: next };
-  }
-  const changes = firstHoldChanges(node, settings);
-  const next: Ledger = { holds, released, changes };
+  const changes = ledger.changes ?? firstHoldChanges(node, settings);
+  const next = fitLedger(ledger.changes ? { ...ledger, holds, released } : { holds, released, changes });
+  if (!next) return { action: 'refuse', why: ledgerFullReason(node, ledger) };
+  if (ledger.changes) return { action: 'patch', patch: ledgerPatch(node, next), first: false, ledger: next };
   const spec: Record<string, MergePatchable> = {};
   if (changes.cordoned) spec.unschedulable = true;
   if (changes.taints.length > 0) spec.taints = [...(node.spec?.taints ?? []).map(plainTaint), ...changes.taints];
@@ -207,6 +268,12 @@ export function planHold(
 }
 
 type MergePatchable = boolean | readonly unknown[];
+
+function ledgerFullReason(node: V1Node, ledger: Ledger): string {
+  const holds = Object.keys(ledger.holds).length;
+  const kib = Math.round(ledgerBytes(ledger) / 1024);
+  return `node ${node.metadata?.name ?? ''} already has ${holds} maintenance holds (its ledger is ${kib} KiB; drainbridge keeps it under ${LEDGER_BUDGET_BYTES / 1024} KiB of the node's ${ANNOTATIONS_LIMIT_BYTES / 1024} KiB annotation limit): end some of them with drainbridge restore first`;
+}
 
 function plainTaint(taint: V1Taint): Record<string, unknown> {
   const out: Record<string, unknown> = { key: taint.key, effect: taint.effect };
@@ -219,6 +286,11 @@ function plainTaint(taint: V1Taint): Record<string, unknown> {
 export interface Restored {
   /** drainbridge had cordoned the node and now uncordoned it. */
   readonly uncordoned: boolean;
+  /**
+   * The field manager that set `spec.unschedulable` after drainbridge did (managedFields): its cordon was
+   * left in place. Absent when the cordon was drainbridge's or the API cannot tell.
+   */
+  readonly cordonKeptFor?: string;
   readonly annotationsRemoved: readonly string[];
   readonly taintsRemoved: readonly string[];
 }
@@ -248,7 +320,10 @@ function restoreSpec(
 ): { spec: Record<string, MergePatchable>; restored: Restored } {
   const spec: Record<string, MergePatchable> = {};
   // An out-of-band uncordon transferred the cordon to whoever made it: never undo someone else's state.
-  const uncordoned = changes.cordoned && !ledger.outOfBandUncordonAt && node.spec?.unschedulable === true;
+  // Nor a cordon someone wrote after drainbridge's (managedFields name another manager: issue 12 item 4).
+  const someoneElse = isCordonedBySomeoneElse(node);
+  const uncordoned =
+    changes.cordoned && !ledger.outOfBandUncordonAt && node.spec?.unschedulable === true && !someoneElse;
   if (uncordoned) spec.unschedulable = false;
   const ours = (t: V1Taint) => changes.taints.some((c) => c.key === t.key && c.effect === t.effect);
   const present = node.spec?.taints ?? [];
@@ -258,7 +333,8 @@ function restoreSpec(
   const annotationsRemoved = Object.entries(changes.annotations)
     .filter(([key, value]) => annotations[key] === value)
     .map(([key]) => key);
-  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved } };
+  const kept = changes.cordoned && someoneElse ? { cordonKeptFor: someoneElse.manager } : {};
+  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved, ...kept } };
 }
 
 /**
@@ -290,14 +366,16 @@ export function planRelease(
   const holds = Object.fromEntries(Object.entries(ledger.holds).filter(([id]) => id !== requestId));
   released[requestId] = now.toISOString();
   if (Object.keys(holds).length > 0) {
-    const next: Ledger = { ...ledger, holds, released };
+    // Releasing only ever shrinks the holds; tombstones over the budget go, the release never does.
+    const next: Ledger = fitLedger({ ...ledger, holds, released }) ?? { ...ledger, holds, released };
     return { action: 'patch', patch: ledgerPatch(node, next), last: false, restored: NOTHING_RESTORED };
   }
   const changes = ledger.changes ?? { priorUnschedulable: false, cordoned: false, annotations: {}, taints: [] };
   const { spec, restored } = restoreSpec(node, ledger, changes);
   const annotations: Record<string, null> = {};
   for (const key of restored.annotationsRemoved) annotations[key] = null;
-  const patch = ledgerPatch(node, { holds: {}, released }, { annotations, spec });
+  const next = fitLedger({ holds: {}, released }) ?? { holds: {}, released: {} };
+  const patch = ledgerPatch(node, next, { annotations, spec });
   return { action: 'patch', patch, last: true, restored };
 }
 
@@ -318,7 +396,17 @@ export function planOutOfBandMark(node: V1Node, now: Date): MergePatch | undefin
   return ledgerPatch(node, { ...ledger, outOfBandUncordonAt: now.toISOString() });
 }
 
+/**
+ * Whether drainbridge holds the node for the concurrency limit. An unreadable ledger counts as held:
+ * whatever it said, the node may be under maintenance, and admitting another node past the limit is
+ * the failure to avoid.
+ */
+export function countsAsHeld(node: V1Node): boolean {
+  const read = ledgerOf(node);
+  return read.status === 'unreadable' || isHeld(read.ledger);
+}
+
 /** How many of these nodes drainbridge holds (for the workflow's concurrency limit). */
 export function countHeldNodes(nodes: readonly V1Node[]): number {
-  return nodes.filter((node) => isHeld(readLedger(node))).length;
+  return nodes.filter(countsAsHeld).length;
 }

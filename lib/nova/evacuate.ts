@@ -14,6 +14,7 @@ import type { HostMapping } from './host-mapping.ts';
 import {
   DEFAULT_NOVA_OPTIONS,
   isOurDisable,
+  NOVA_STATE_FORMAT,
   type NovaBranchState,
   type NovaEvacuationOptions,
   ownershipToken,
@@ -62,7 +63,7 @@ export class NovaEvacuationPass implements ReconcilePass {
   async run(input: PassInput): Promise<PassResult> {
     const { store, nova } = this.#deps;
     const requestId = input.request.requestId;
-    const stored = await store.read<NovaBranchState>(requestId, 'nova');
+    const stored = await store.read(requestId, 'nova', NOVA_STATE_FORMAT);
     const state = await this.#ensureDisabled(stored?.state, input.request);
     const observation = await observeHost(nova, state);
     const plan = planPass({
@@ -87,7 +88,7 @@ export class NovaEvacuationPass implements ReconcilePass {
   async prepare(
     request: ResolvedRequest,
   ): Promise<{ host: string; disabledByUs: boolean; foreignDisabledReason?: string }> {
-    const stored = await this.#deps.store.read<NovaBranchState>(request.requestId, 'nova');
+    const stored = await this.#deps.store.read(request.requestId, 'nova', NOVA_STATE_FORMAT);
     const state = await this.#ensureDisabled(stored?.state, request);
     if (!stored) await this.#deps.store.write(request.requestId, 'nova', state, undefined);
     return {

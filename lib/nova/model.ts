@@ -3,6 +3,7 @@
  * what one pass observes. Plain JSON, so the cluster-backed ProgressStore can hold it.
  */
 import { z } from 'zod';
+import type { RecordFormat } from '../util/json-record.ts';
 
 /** Options of the Nova branch, with their defaults. */
 export const novaEvacuationOptionsSchema = z.strictObject({
@@ -59,6 +60,36 @@ export interface NovaBranchState {
   readonly foreignDisabledReason?: string;
   readonly servers: Readonly<Record<string, ServerProgress>>;
 }
+
+const Instant = z.iso.datetime({ offset: true });
+
+const SERVER_PROGRESS = z.looseObject({
+  name: z.string(),
+  phase: z.enum(['pending', 'live-migrating', 'cold-migrating', 'moved', 'failed']),
+  attempts: z.number().int().min(0),
+  sinceMigrationId: z.number().int(),
+  migrationId: z.number().int().optional(),
+  startedAt: Instant.optional(),
+  abortRequested: z.boolean().optional(),
+  forceCompleteRequested: z.boolean().optional(),
+  confirmRequested: z.boolean().optional(),
+  lastFailure: z.string().optional(),
+  destination: z.string().optional(),
+});
+
+/** The Nova branch's state as the pass writes it (in the Evacuation record's `status.branches.nova.state`). */
+export const NOVA_STATE_FORMAT: RecordFormat<NovaBranchState> = {
+  what: 'Nova branch state (Evacuation status.branches.nova.state)',
+  versions: [
+    z.looseObject({
+      host: z.string().min(1),
+      serviceId: z.string(),
+      disabledByUs: z.boolean(),
+      foreignDisabledReason: z.string().optional(),
+      servers: z.record(z.string(), SERVER_PROGRESS),
+    }),
+  ],
+};
 
 /** What one pass saw of a server. */
 export interface ObservedServer {

@@ -12,7 +12,7 @@ import type { ProgressStore } from '../domain/pass.ts';
 import type { LogSink } from '../openstack/keystone.ts';
 import type { NovaClient } from '../openstack/nova.ts';
 import { computeServiceOf } from './evacuate.ts';
-import { isOurDisable, type NovaBranchState } from './model.ts';
+import { isOurDisable, NOVA_STATE_FORMAT } from './model.ts';
 
 export type RestoreOutcome =
   | { readonly action: 'enabled'; readonly host: string }
@@ -53,7 +53,7 @@ export async function restoreNovaHost(deps: NovaUndoDeps, requestIds: readonly s
 /** The Nova branch state of the first of `requestIds` that has one. */
 async function firstStored(deps: NovaUndoDeps, requestIds: readonly string[]) {
   for (const id of requestIds) {
-    const stored = await deps.store.read<NovaBranchState>(id, 'nova');
+    const stored = await deps.store.read(id, 'nova', NOVA_STATE_FORMAT);
     if (stored) return stored;
   }
   return undefined;
@@ -68,7 +68,7 @@ export interface CancelOutcome {
 
 /** Aborts every live migration drainbridge has in flight for this request. */
 export async function cancelNovaMigrations(deps: NovaUndoDeps, requestId: string): Promise<CancelOutcome> {
-  const stored = await deps.store.read<NovaBranchState>(requestId, 'nova');
+  const stored = await deps.store.read(requestId, 'nova', NOVA_STATE_FORMAT);
   if (!stored) return { aborted: [], notAborted: [] };
   const aborted: string[] = [];
   const notAborted: { serverId: string; reason: string }[] = [];

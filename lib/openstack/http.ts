@@ -26,6 +26,17 @@ export interface HttpOptions {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** Words for the network codes of a call that got no answer (the code itself stays in `code`). */
+const NO_ANSWER: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'no answer (connection refused)',
+  ECONNRESET: 'no answer (connection reset)',
+  ECONNABORTED: 'no answer (timed out)',
+  ETIMEDOUT: 'no answer (timed out)',
+  ENOTFOUND: 'no answer (unknown host)',
+  EAI_AGAIN: 'no answer (host name lookup failed)',
+  EHOSTUNREACH: 'no answer (host unreachable)',
+};
+
 /** An OpenStack API call that failed; safe to log whole. */
 export class OpenStackHttpError extends DrainbridgeError {
   readonly method: string;
@@ -37,7 +48,8 @@ export class OpenStackHttpError extends DrainbridgeError {
   /** Network error code (ECONNRESET, ECONNABORTED, …) when there was no answer. */
   readonly code: string | undefined;
   constructor(fields: { method: string; url: string; status?: number; fault?: string; code?: string }) {
-    const what = fields.status === undefined ? (fields.code ?? 'no response') : `HTTP ${fields.status}`;
+    const noAnswer = NO_ANSWER[fields.code ?? ''] ?? `no answer (${fields.code ?? 'no response'})`;
+    const what = fields.status === undefined ? noAnswer : `HTTP ${fields.status}`;
     super(redactString(`${fields.method} ${fields.url}: ${what}${fields.fault ? `: ${fields.fault}` : ''}`));
     this.name = 'OpenStackHttpError';
     this.method = fields.method;

@@ -17,7 +17,7 @@ export interface ApiAccess {
 }
 
 /** `check` is every other operation at once. */
-export type Operation = 'evacuate' | 'restore' | 'abort' | 'plan' | 'check';
+export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'check';
 
 export interface AccessSettings {
   /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
@@ -80,8 +80,7 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     READ_NODE,
     call('list', 'nodes', 'count held nodes for the maintenance slots'),
     call('patch', 'nodes', 'cordon and keep the ledger annotation'),
-    call('list', 'pods', "list the node's pods"),
-    call('get', 'pods', 'follow evicted pods until they are gone'),
+    call('list', 'pods', "list the node's pods and follow evicted ones until they are gone"),
     settings.disableEviction
       ? call('delete', 'pods', 'delete pods (--disable-eviction)')
       : call('create', 'pods', 'evict pods (policy/v1 Eviction)', { subresource: 'eviction' }),
@@ -120,6 +119,20 @@ function planAccess(settings: AccessSettings): ApiAccess[] {
   ];
 }
 
+/** `drainbridge repair`: finds the node's damaged records, then rewrites each (conditionally). */
+function repairAccess(settings: AccessSettings): ApiAccess[] {
+  const leases = { group: 'coordination.k8s.io', namespace: settings.namespace };
+  return [
+    READ_NODE,
+    call('patch', 'nodes', 'rewrite a damaged ledger'),
+    NODE_EVENTS,
+    call('get', 'leases', 'read the admission queue on the Lease', leases),
+    call('update', 'leases', 'rewrite a damaged admission queue', leases),
+    call('list', 'evacuations', "find the node's Evacuation records", EVACUATIONS),
+    call('update', 'evacuations', 'rewrite a damaged owner claim or branch state', EVACUATIONS),
+  ];
+}
+
 /** The calls `operation` makes, for the preflight's access reviews. */
 export function requiredAccess(operation: Operation, settings: AccessSettings): ApiAccess[] {
   switch (operation) {
@@ -139,10 +152,14 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
       ];
     case 'abort':
       return [READ_NODE, RECORD_READ, RECORD_UPDATE];
+    case 'repair':
+      return repairAccess(settings);
     case 'plan':
       return planAccess(settings);
     case 'check':
-      return unique((['evacuate', 'restore', 'abort', 'plan'] as const).flatMap((op) => requiredAccess(op, settings)));
+      return unique(
+        (['evacuate', 'restore', 'abort', 'repair', 'plan'] as const).flatMap((op) => requiredAccess(op, settings)),
+      );
   }
 }
 

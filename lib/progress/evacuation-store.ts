@@ -12,7 +12,7 @@
 import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
 import type { Blocker, BranchName } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { ConflictError } from '../errors/index.ts';
+import { ConflictError, InvalidInput, RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
@@ -23,6 +23,8 @@ import {
   type EvacuationStatus,
   evacuationName,
 } from '../kube/paths.ts';
+import { ledgerOf } from '../node/ledger.ts';
+import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -38,7 +40,8 @@ export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject 
 /** Recomputes the summary fields the printer columns show from the branches. Pure. */
 export function summarise(status: EvacuationStatus): EvacuationStatus {
   const branches = Object.values(status.branches ?? {});
-  const blockers = branches.flatMap((branch) => branch.blockers ?? []);
+  const blocked = status.blocked ? [`${status.blocked.error}: ${status.blocked.message}`] : [];
+  const blockers = [...blocked, ...branches.flatMap((branch) => branch.blockers ?? [])];
   const summary: EvacuationStatus = {
     ...status,
     moved: branches.reduce((sum, branch) => sum + (branch.moved ?? 0), 0),
@@ -113,10 +116,25 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     }
   }
 
-  async read<S>(requestId: string, branch: BranchName): Promise<{ state: S; version: string } | undefined> {
+  /**
+   * The branch's state, checked against its format. A state that does not match throws RecordUnreadable
+   * (the pass stops; `drainbridge repair` resets it): read as a fresh start, a pass would forget the
+   * evictions and migrations it has in flight.
+   */
+  async read<S>(
+    requestId: string,
+    branch: BranchName,
+    format: RecordFormat<S>,
+  ): Promise<{ state: S; version: string } | undefined> {
     const record = await this.#get(requestId);
     const entry = record?.status?.branches?.[branch];
-    return entry ? { state: entry.state as S, version: entry.version } : undefined;
+    if (!entry || entry.state === undefined || entry.state === null) return undefined;
+    const read = decodeRecord(entry.state, format);
+    if (read.status === 'unreadable' || typeof entry.version !== 'string') {
+      const reason = read.status === 'unreadable' ? read.reason : `${format.what}: version: not a string`;
+      throw new RecordUnreadable({ what: format.what, reason, nodeName: record?.spec.nodeName ?? '' });
+    }
+    return read.status === 'ok' ? { state: read.value, version: entry.version } : undefined;
   }
 
   async write<S>(
@@ -130,10 +148,12 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     let stale: ConflictError | undefined;
     await this.#update(requestId, (status) => {
       const current = status.branches?.[branch];
+      // An entry with counts but no state yet (recordProgress came first) reads as no state at all.
+      const have = current?.state === undefined || current?.state === null ? undefined : current.version;
       stale = undefined;
-      if (current?.version !== expectedVersion) {
+      if (have !== expectedVersion) {
         stale = new ConflictError(
-          `progress of ${requestId}/${branch} changed since it was read (have ${current?.version}, expected ${expectedVersion})`,
+          `progress of ${requestId}/${branch} changed since it was read (have ${have}, expected ${expectedVersion})`,
         );
         return undefined;
       }
@@ -189,11 +209,48 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     );
   }
 
-  /** Asks the running evacuation of `requestId` to stop (it sees this at its next step). Idempotent. */
-  async requestAbort(requestId: string, by: string, at: Date): Promise<void> {
+  /**
+   * Asks the running evacuation of `requestId` to stop (it sees this at its next step). Idempotent.
+   * Refused (InvalidInput, nothing written) when no such request runs or holds its node: a mark left on a
+   * request that does not exist yet would make that request, when it comes, fail at once (issue 12 item 2).
+   * A request runs once it has a record (Admit creates it, waiting in line included) and its evacuation
+   * has not ended; it holds its node while the node's ledger says so. `nodeName`: the node the caller
+   * means (a request for another node is refused).
+   */
+  async requestAbort(requestId: string, by: string, at: Date, nodeName?: string): Promise<void> {
+    const record = await this.#get(requestId);
+    let refusal = record ? await this.#notAbortable(record) : `drainbridge has no Evacuation record for it`;
+    if (record && nodeName && record.spec.nodeName !== nodeName)
+      refusal = `it is a request for node ${record.spec.nodeName}, not ${nodeName}`;
+    if (refusal) {
+      throw new InvalidInput('nothing to abort', [
+        { path: 'requestId', message: `no running or held request "${requestId}": ${refusal}` },
+      ]);
+    }
     await this.#update(requestId, (status) =>
       status.abortRequested ? status : { ...status, abortRequested: { by, at: at.toISOString() } },
     );
+  }
+
+  /** Why the request's evacuation cannot be aborted (it ended and holds nothing), or undefined. */
+  async #notAbortable(record: EvacuationObject): Promise<string | undefined> {
+    const phase = record.status?.phase;
+    if (phase !== 'NodeDrained' && phase !== 'Failed') return undefined;
+    try {
+      const node = await this.#client.getNode(record.spec.nodeName);
+      const read = ledgerOf(node);
+      // A ledger that cannot be read may hold it: the abort is harmless there, so it is not refused.
+      if (read.status === 'unreadable' || Object.hasOwn(read.ledger.holds, record.spec.requestId)) return undefined;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return `its evacuation ended (${phase}) and it holds node ${record.spec.nodeName} no more`;
+  }
+
+  /** Records what blocks the request until an operator acts (an unreadable record); shown first in `kubectl get evacuations`. */
+  async recordBlocked(request: ResolvedRequest, blocked: { error: string; message: string }, at: Date): Promise<void> {
+    await this.ensure(request);
+    await this.#update(request.requestId, (status) => ({ ...status, blocked: { ...blocked, at: at.toISOString() } }));
   }
 
   /** Who asked to abort `requestId`'s evacuation, or undefined. */

@@ -5,15 +5,23 @@
  */
 import type { ProgressStore } from '../domain/pass.ts';
 import type { BranchName } from '../domain/plan.ts';
-import { ConflictError } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable } from '../errors/index.ts';
+import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 
 export class MemoryProgressStore implements ProgressStore {
   readonly #entries = new Map<string, { state: unknown; version: string }>();
   #nextVersion = 1;
 
-  async read<S>(requestId: string, branch: BranchName): Promise<{ state: S; version: string } | undefined> {
+  async read<S>(
+    requestId: string,
+    branch: BranchName,
+    format: RecordFormat<S>,
+  ): Promise<{ state: S; version: string } | undefined> {
     const entry = this.#entries.get(`${requestId}/${branch}`);
-    return entry ? { state: structuredClone(entry.state) as S, version: entry.version } : undefined;
+    if (!entry) return undefined;
+    const read = decodeRecord(structuredClone(entry.state), format);
+    if (read.status === 'unreadable') throw new RecordUnreadable({ what: format.what, reason: read.reason });
+    return read.status === 'ok' ? { state: read.value, version: entry.version } : undefined;
   }
 
   async write<S>(

@@ -4,8 +4,10 @@
  *
  * A read is `absent` (no text), `ok` (the value, checked against its version's schema) or `unreadable`
  * (not JSON, not the schema, or a version this build does not know), with a reason naming the record.
- * The reader never decides what an unreadable record means: each call site says so in one line
- * (`recordOr`), because what is safe differs — and reading a damaged ledger as empty is not (issue 12).
+ * An unreadable record is never read as empty or absent (issue 12: a damaged ledger read as empty lost
+ * holds and uncordoned nodes under maintenance): each reader throws RecordUnreadable (`readLedger`,
+ * `readOwner`, `readQueue`, the branch states) or, where it only informs, reports it and acts on nothing
+ * (`ledgerOf` in the forwarder, the admission count, the CLI's node line).
  *
  * Versions: version 1 is the format every record has had so far, written without a stamp. A later
  * format is written stamped (`"$version": 2` beside its fields; a requestId cannot start with `$`, so
@@ -90,16 +92,4 @@ export function writeJsonRecord<T>(value: T, format: RecordFormat<T>): string {
   const newest = format.versions.length;
   if (newest === 1 || !isObject(value)) return JSON.stringify(value);
   return JSON.stringify({ [VERSION_KEY]: newest, ...value });
-}
-
-/**
- * The value of a read, with the caller's choice for the other two outcomes spelled out at the call
- * site, e.g. `recordOr(read, { absent: EMPTY_LEDGER, unreadable: EMPTY_LEDGER })`.
- */
-export function recordOr<T, A, U>(
-  read: RecordRead<T>,
-  otherwise: { readonly absent: A; readonly unreadable: U },
-): T | A | U {
-  if (read.status === 'ok') return read.value;
-  return read.status === 'absent' ? otherwise.absent : otherwise.unreadable;
 }

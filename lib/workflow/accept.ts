@@ -51,7 +51,10 @@ export function acceptRequest(
   const detailType = event?.['detail-type'];
   if (typeof detailType !== 'string' || !allowed.includes(detailType as DetailType)) {
     throw new InvalidInput(`invalid input to ${machine}`, [
-      { path: 'detail-type', message: `must be one of ${allowed.join(', ')} (got ${JSON.stringify(detailType)})` },
+      {
+        path: 'detail-type',
+        message: `must be one of ${allowed.join(', ')} (${detailType === undefined ? 'none given' : `got ${JSON.stringify(detailType)}`})`,
+      },
     ]);
   }
   // A bus event carries its source; a hand-made input may leave it out.

@@ -7,17 +7,26 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { ConflictError, SkipEvent, SlotUnavailable } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { type HoldRequest, type LedgerSettings, readLedger } from '../node/ledger.ts';
-import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
+import { countsAsHeld, type HoldRequest, type LedgerSettings, ledgerOf, readLedger } from '../node/ledger.ts';
+import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import {
+  INTENTS_ANNOTATION,
+  type Intents,
+  nodesInFlight,
+  readIntents,
+  settledIntents,
+  withIntent,
+  writeIntents,
+} from './admission-intents.ts';
 import { type AdmissionQueue, planAdmission, type SlotHolder, type SlotLimit } from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
-const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
+export const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
 /** The mutex is held for one admission (a few API calls); a crashed holder loses it after this. */
 const MUTEX_SECONDS = 15;
 /** A waiting request refreshes its entry at every retry (≤ 30 s apart); gone for this long, it is dropped. */
@@ -39,13 +48,33 @@ export interface Admitted {
 /** The waiting queue, requestId → entry, as admission writes it. */
 export const ADMISSION_QUEUE_FORMAT: RecordFormat<AdmissionQueue> = {
   what: `admission queue (Lease annotation ${QUEUE_ANNOTATION})`,
-  versions: [z.record(z.string(), z.looseObject({ node: z.string(), since: z.string(), seen: z.string() }))],
+  versions: [
+    z.record(
+      z.string(),
+      z.looseObject({
+        node: z.string().min(1),
+        since: z.iso.datetime({ offset: true }),
+        seen: z.iso.datetime({ offset: true }),
+      }),
+    ),
+  ],
 };
 
-function readQueue(lease: V1Lease | undefined): AdmissionQueue {
+/**
+ * The waiting queue. Unreadable, it stops admission (RecordUnreadable: the request fails, naming the
+ * record) instead of being read as empty: it is the order requests are promised, and a silent reset
+ * would let a newcomer jump the line. `drainbridge repair` resets it; waiting requests re-enter at their
+ * next retry.
+ */
+export function readQueue(lease: V1Lease | undefined, nodeName?: string): AdmissionQueue {
   const read = readJsonRecord(lease?.metadata?.annotations?.[QUEUE_ANNOTATION], ADMISSION_QUEUE_FORMAT);
-  // Unreadable reads as an empty queue (waiting requests re-enter at their next retry) — today's choice.
-  return recordOr(read, { absent: {}, unreadable: {} });
+  if (read.status === 'ok') return read.value;
+  if (read.status === 'absent') return {};
+  throw new RecordUnreadable({
+    what: ADMISSION_QUEUE_FORMAT.what,
+    reason: read.reason,
+    ...(nodeName ? { nodeName } : {}),
+  });
 }
 
 function isMutexFree(lease: V1Lease | undefined, now: Date): boolean {
@@ -59,10 +88,11 @@ function withHolder(
   lease: V1Lease | undefined,
   holder: string | undefined,
   now: Date,
-  queue?: AdmissionQueue,
+  records: { queue?: AdmissionQueue; intents?: Intents } = {},
 ): V1Lease {
   const annotations = { ...lease?.metadata?.annotations };
-  if (queue) annotations[QUEUE_ANNOTATION] = writeJsonRecord(queue, ADMISSION_QUEUE_FORMAT);
+  if (records.queue) annotations[QUEUE_ANNOTATION] = writeJsonRecord(records.queue, ADMISSION_QUEUE_FORMAT);
+  if (records.intents) annotations[INTENTS_ANNOTATION] = writeIntents(records.intents);
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
@@ -73,13 +103,27 @@ function withHolder(
   };
 }
 
-/** Takes the mutex; SlotUnavailable when another request holds it (the workflow retries shortly). */
-async function lockAdmission(client: KubeClient, namespace: string, requestId: string, now: Date): Promise<V1Lease> {
+/**
+ * Takes the mutex, writing this request's intent beside the unexpired intents of earlier holders
+ * (admission-intents.ts); SlotUnavailable when another request holds it (the workflow retries shortly).
+ */
+async function lockAdmission(
+  client: KubeClient,
+  namespace: string,
+  request: ResolvedRequest,
+  now: Date,
+): Promise<V1Lease> {
   const lease = await readLease(client, namespace, ADMISSION_LEASE);
   if (!isMutexFree(lease, now)) {
     throw new SlotUnavailable(`admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`);
   }
-  const locked = withHolder(lease, requestId, now);
+  const intents = withIntent(
+    readIntents(lease?.metadata?.annotations, request.nodeName),
+    request.requestId,
+    request.nodeName,
+    now,
+  );
+  const locked = withHolder(lease, request.requestId, now, { intents });
   try {
     return lease ? await updateLease(client, namespace, locked) : await createLease(client, namespace, locked);
   } catch (error) {
@@ -90,9 +134,13 @@ async function lockAdmission(client: KubeClient, namespace: string, requestId: s
 }
 
 interface ObservedNodes {
+  /** Nodes drainbridge holds (from their ledgers; an unreadable ledger counts as held). */
   readonly held: string[];
   readonly labels: Map<string, Labels>;
+  /** Who holds each node, from its readable ledger. */
   readonly holders: Map<string, SlotHolder[]>;
+  /** The requestIds each node's ledger holds. */
+  holds(node: string): readonly string[];
   /** Nodes held by a request of `requester` (a maintenance window's). */
   heldBy(requester: string): string[];
 }
@@ -101,9 +149,12 @@ interface ObservedNodes {
 async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
   const nodes = await client.listNodes();
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
+  // A node whose ledger cannot be read counts as held: it may be under maintenance.
+  const held = nodes.filter(countsAsHeld).map((node) => node.metadata?.name ?? '');
   const holders = new Map<string, SlotHolder[]>();
   for (const node of nodes) {
-    const holds = Object.entries(readLedger(node).holds);
+    const read = ledgerOf(node);
+    const holds = read.status === 'ok' ? Object.entries(read.ledger.holds) : [];
     if (holds.length === 0) continue;
     holders.set(
       node.metadata?.name ?? '',
@@ -112,7 +163,28 @@ async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
   }
   const heldBy = (requester: string) =>
     [...holders].filter(([, holds]) => holds.some((hold) => hold.requester === requester)).map(([name]) => name);
-  return { held: [...holders.keys()], labels, holders, heldBy };
+  const holds = (name: string) => (holders.get(name) ?? []).map((holder) => holder.requestId);
+  return { held, labels, holders, holds, heldBy };
+}
+
+/**
+ * Releases the mutex, leaving the queue and the intents still in flight. A conflict means the mutex was
+ * lost while this request held it (its step stalled past the expiry): whoever took it carried this
+ * request's intent forward and counted its node, so a hold taken here stands; a request that was not
+ * admitted simply waits again.
+ */
+async function unlockAdmission(
+  client: KubeClient,
+  namespace: string,
+  lease: V1Lease,
+  next: { queue: AdmissionQueue; intents: Intents; admitted: boolean; now: Date },
+): Promise<void> {
+  try {
+    await updateLease(client, namespace, withHolder(lease, undefined, next.now, next));
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    if (!next.admitted) throw new SlotUnavailable('admission lost its lock while it decided; retrying');
+  }
 }
 
 /** A window's request is not started once its window has closed (one already holding its node goes on). */
@@ -154,19 +226,22 @@ export async function admitRequest(
     );
   }
   assertWindowOpen(request, now);
-  let lease = await lockAdmission(client, settings.namespace, request.requestId, now);
+  const lease = await lockAdmission(client, settings.namespace, request, now);
+  let unlocked = false;
   try {
     const nodes = await observeNodes(client);
+    const intents = readIntents(lease.metadata?.annotations, request.nodeName);
     const window = request.window;
     const decision = planAdmission({
       requestId: request.requestId,
       node: request.nodeName,
       now,
-      heldNodes: nodes.held,
+      // Holds other admitters may be writing right now count too (a stalled write lands later).
+      heldNodes: [...nodes.held, ...nodesInFlight(intents, request.requestId, now)],
       maxHeldNodes: settings.maxHeldNodes,
       slotLimits: settings.slotLimits ?? [],
       labelsOf: (name) => nodes.labels.get(name) ?? {},
-      queue: readQueue(lease),
+      queue: readQueue(lease, request.nodeName),
       queueTtlSeconds: QUEUE_TTL_SECONDS,
       ...(window
         ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
@@ -180,11 +255,19 @@ export async function admitRequest(
         ...(settings.ledger ? { ledger: settings.ledger } : {}),
       });
     }
-    lease = await updateLease(client, settings.namespace, withHolder(lease, undefined, now, decision.queue));
+    const remaining = settledIntents(intents, request.requestId, now, nodes.holds);
+    await unlockAdmission(client, settings.namespace, lease, {
+      queue: decision.queue,
+      intents: remaining,
+      admitted: decision.admit,
+      now,
+    });
+    unlocked = true;
     if (!decision.admit) throw new SlotUnavailable(`node ${request.nodeName}: ${decision.why}`);
     return { why: decision.why, acquired: hold.acquired };
   } catch (error) {
-    await unlockQuietly(client, settings.namespace, lease, now);
+    // The intent stays (a hold write that failed on the client may still land); it expires on its own.
+    if (!unlocked) await unlockQuietly(client, settings.namespace, lease, now);
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../bus/eventb
 import { PrintingPublisher } from '../bus/printing-publisher.ts';
 import type { EventPublisher } from '../bus/types.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
-import { KubeClient } from '../kube/client.ts';
+import { KubeClient, type KubeClientOptions } from '../kube/client.ts';
 import { EvacuationProgressStore } from '../progress/evacuation-store.ts';
 import type { NovaPort } from './nova-port.ts';
 import { type NovaWiringBase, novaPortFor } from './nova-wiring.ts';
@@ -26,9 +26,10 @@ export async function connectDeps(
   config: Config,
   publisher: EventPublisher,
   nova: NovaFactory = novaPortFor,
+  kubeOptions: Omit<KubeClientOptions, 'chunkSize'> = {},
 ): Promise<WorkflowDeps> {
   const kubeConfig = await buildKubeConfig(config);
-  const kube = new KubeClient(kubeConfig, { chunkSize: config.drainDefaults.chunkSize });
+  const kube = new KubeClient(kubeConfig, { ...kubeOptions, chunkSize: config.drainDefaults.chunkSize });
   const progress = new EvacuationProgressStore(kube);
   return { config, kube, progress, publisher, nova: await nova(config, { kube, progress }) };
 }

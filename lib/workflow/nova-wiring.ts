@@ -6,6 +6,7 @@
 import type { Config } from '../config/index.ts';
 import type { PassResult, ProgressStore } from '../domain/pass.ts';
 import type { BranchPlanner } from '../domain/plan.ts';
+import { TransientError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { matchesAll, parseSelector } from '../kube/selectors.ts';
 import { createLogger } from '../log/logger.ts';
@@ -17,6 +18,7 @@ import {
   novaHostRuleTextSchema,
   novaOptionsFromConfig,
 } from '../nova/index.ts';
+import { isRetryableHttp } from '../openstack/http.ts';
 import { MemoryProgressStore } from '../progress/memory-store.ts';
 import { NO_NOVA, type NovaPort } from './nova-port.ts';
 
@@ -85,43 +87,64 @@ export async function novaPlannerFor(
   };
 }
 
+/**
+ * Runs a Nova step; an OpenStack call that failed in a way that may pass (no answer, 5xx, 429) after the
+ * session's own retries becomes a TransientError, so the state machine retries the step with its backoff
+ * (nova-api restarting, a Keystone blip) instead of failing the evacuation at once. Definite refusals
+ * stay what they are.
+ */
+async function ridingOutages<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (isRetryableHttp(error)) throw new TransientError((error as Error).message, { cause: error });
+    throw error;
+  }
+}
+
 export async function novaPortFor(config: Config, base: NovaWiringBase): Promise<NovaPort> {
   if (!config.nova.enabled) return NO_NOVA;
   const branch = await branchFor(config, base);
   const isNovaHost = novaHostMatcher(config, base.kube);
   return {
-    prepare: async (request) => {
-      if (!(await isNovaHost(request.nodeName))) {
-        return {
-          host: null,
-          disabledNow: false,
-          note: `node ${request.nodeName} is not a Nova host (DRAINBRIDGE_NOVA_NODE_SELECTOR)`,
-        };
-      }
-      const prepared = await branch.prepare(request);
-      const note = prepared.foreignDisabledReason
-        ? `nova-compute on ${prepared.host} was already disabled by someone else ("${prepared.foreignDisabledReason}"); it stays so`
-        : `nova-compute on ${prepared.host} disabled by drainbridge`;
-      return { host: prepared.host, disabledNow: prepared.disabledByUs, note };
-    },
+    prepare: (request) =>
+      ridingOutages(async () => {
+        if (!(await isNovaHost(request.nodeName))) {
+          return {
+            host: null,
+            disabledNow: false,
+            note: `node ${request.nodeName} is not a Nova host (DRAINBRIDGE_NOVA_NODE_SELECTOR)`,
+          };
+        }
+        const prepared = await branch.prepare(request);
+        const note = prepared.foreignDisabledReason
+          ? `nova-compute on ${prepared.host} was already disabled by someone else ("${prepared.foreignDisabledReason}"); it stays so`
+          : `nova-compute on ${prepared.host} disabled by drainbridge`;
+        return { host: prepared.host, disabledNow: prepared.disabledByUs, note };
+      }),
     pass: () => ({
       branch: 'nova',
-      run: async (input) => ((await isNovaHost(input.request.nodeName)) ? branch.pass.run(input) : NOT_A_NOVA_HOST),
+      run: (input) =>
+        ridingOutages(async () =>
+          (await isNovaHost(input.request.nodeName)) ? branch.pass.run(input) : NOT_A_NOVA_HOST,
+        ),
     }),
-    restore: async (request, otherRequestIds) => {
-      const outcome = await branch.restore([request.requestId, ...otherRequestIds]);
-      const leftAlone =
-        outcome.action === 'left-disabled'
-          ? [
-              `nova-compute on ${outcome.host} is disabled by someone else (reason: ${outcome.disabledReason ?? 'none'}); left disabled`,
-            ]
-          : [];
-      return { serviceEnabled: outcome.action === 'enabled', leftAlone };
-    },
-    cancel: async (requestIds) => {
-      let aborted = 0;
-      for (const id of requestIds) aborted += (await branch.cancel(id)).aborted.length;
-      return { abortedMigrations: aborted };
-    },
+    restore: (request, otherRequestIds) =>
+      ridingOutages(async () => {
+        const outcome = await branch.restore([request.requestId, ...otherRequestIds]);
+        const leftAlone =
+          outcome.action === 'left-disabled'
+            ? [
+                `nova-compute on ${outcome.host} is disabled by someone else (reason: ${outcome.disabledReason ?? 'none'}); left disabled`,
+              ]
+            : [];
+        return { serviceEnabled: outcome.action === 'enabled', leftAlone };
+      }),
+    cancel: (requestIds) =>
+      ridingOutages(async () => {
+        let aborted = 0;
+        for (const id of requestIds) aborted += (await branch.cancel(id)).aborted.length;
+        return { abortedMigrations: aborted };
+      }),
   };
 }

@@ -7,12 +7,12 @@
  * case of a process killed mid-step and re-run with the same input.
  */
 import { z } from 'zod';
-import { ConflictError } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
-import { type RecordFormat, readJsonRecord, recordOr, writeJsonRecord } from '../util/json-record.ts';
+import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';
 /**
@@ -39,14 +39,19 @@ export type OwnerDecision =
 /** The owner claim as executions write it (extra fields are dropped: the claim is rewritten whole). */
 export const OWNER_FORMAT: RecordFormat<Owner> = {
   what: `owner claim (Evacuation annotation ${OWNER_ANNOTATION})`,
-  versions: [z.object({ executionId: z.string(), seen: z.string() })],
+  versions: [z.object({ executionId: z.string().min(1), seen: z.iso.datetime({ offset: true }) })],
 };
 
-/** The owner recorded on the Evacuation record, or undefined when none is. */
+/**
+ * The owner recorded on the Evacuation record, or undefined when none is. An unreadable claim throws
+ * RecordUnreadable rather than reading as "no owner": another execution may be running the request, and
+ * claiming it would let two evict side by side. `drainbridge repair` clears it.
+ */
 export function readOwner(record: EvacuationObject): Owner | undefined {
   const read = readJsonRecord(record.metadata.annotations?.[OWNER_ANNOTATION], OWNER_FORMAT);
-  // Unreadable reads as no owner (this execution may claim the request) — today's choice.
-  return recordOr(read, { absent: undefined, unreadable: undefined });
+  if (read.status === 'ok') return read.value;
+  if (read.status === 'absent') return undefined;
+  throw new RecordUnreadable({ what: OWNER_FORMAT.what, reason: read.reason, nodeName: record.spec.nodeName });
 }
 
 /**

@@ -14,7 +14,7 @@ import { ORIGINS, type Origin } from '../domain/request.ts';
 import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../events/contracts.ts';
 import { DrainOptionsInput } from '../events/fields.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
-import { type Ledger, readLedger } from '../node/ledger.ts';
+import { type Ledger, ledgerOf } from '../node/ledger.ts';
 
 export type ResumeDecision =
   | { readonly action: 'evacuate'; readonly detail: MaintenanceRequestedEvent }
@@ -45,7 +45,11 @@ export function planResume(record: EvacuationObject, node: V1Node | undefined): 
   if (restore?.startedAt && !restore.finishedAt) {
     return { action: 'restore', detail: { ...base(record), reason: 'resumed after a restart of drainbridge run' } };
   }
-  const ledger = readLedger(node);
+  const read = ledgerOf(node);
+  // Unreadable: nothing is resumed on the node (it stays as it is, cordoned if it was) until repaired.
+  if (read.status === 'unreadable')
+    return { action: 'none', why: `${read.reason}; drainbridge repair ${record.spec.nodeName}` };
+  const ledger = read.ledger;
   if (isWaitingForStart(record, ledger)) return resumeEvacuation(record);
   if (!Object.hasOwn(ledger.holds, requestId)) return { action: 'none', why: 'the request does not hold its node' };
   const phase = record.status?.phase ?? '';

@@ -8,7 +8,9 @@ import { builtinTypes } from './builtin-types.ts';
 import { createClock } from './clock.ts';
 import { establishedStatus, resourceTypeOf } from './crd.ts';
 import {
+  annotationsProblem,
   applyDefaults,
+  assertAnnotationsFit,
   generateName,
   nameProblem,
   planDeletion,
@@ -210,7 +212,7 @@ class MemoryStore implements ClosableStore {
     const meta = object.metadata ?? {};
     object.metadata = meta;
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-    const problem = nameProblem(type, meta.name);
+    const problem = nameProblem(type, meta.name) ?? annotationsProblem(type, object);
     if (problem) throw problem;
     if (type.namespaced) this.#checkNamespaceOpen(type, object);
     else delete meta.namespace;
@@ -287,6 +289,7 @@ class MemoryStore implements ClosableStore {
       next.metadata.generation = (old.generation ?? 1) + (specChanged(existing, next) ? 1 : 0);
     }
     const definedType = isRef(ref, CRDS) ? this.#prepareCrd(existing, next) : undefined;
+    assertAnnotationsFit(type, next);
     if (sameContent(existing, next) || options.dryRun) return structuredClone(next);
     const key = this.#keyOf(type, old.namespace, old.name ?? '');
     if (readyToRemove(next)) {

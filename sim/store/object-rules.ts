@@ -57,6 +57,30 @@ export function nameProblem(type: ResourceType, name: string | undefined): Statu
   return causes.length > 0 ? invalid(type, name ?? '', causes) : undefined;
 }
 
+/** The apiserver's limit on all of an object's annotations, keys and values together (TotalAnnotationSizeLimitB). */
+export const ANNOTATIONS_LIMIT_BYTES = 256 * 1024;
+
+/** The 422 Invalid for annotations over the limit (apimachinery's ValidateAnnotationsSize), or undefined. */
+export function annotationsProblem(type: ResourceType, object: KubeObject): StatusError | undefined {
+  const annotations = object.metadata?.annotations ?? {};
+  let size = 0;
+  for (const [key, value] of Object.entries(annotations)) size += Buffer.byteLength(key) + Buffer.byteLength(value);
+  if (size <= ANNOTATIONS_LIMIT_BYTES) return undefined;
+  return invalid(type, object.metadata?.name ?? '', [
+    {
+      reason: 'FieldValueTooLong',
+      message: `Too long: must have at most ${ANNOTATIONS_LIMIT_BYTES} bytes`,
+      field: 'metadata.annotations',
+    },
+  ]);
+}
+
+/** Throws the 422 of `annotationsProblem`, if any. */
+export function assertAnnotationsFit(type: ResourceType, object: KubeObject): void {
+  const problem = annotationsProblem(type, object);
+  if (problem) throw problem;
+}
+
 function defaultPod(object: KubeObject): void {
   const spec = (object.spec ?? {}) as Record<string, unknown>;
   spec.terminationGracePeriodSeconds ??= 30;

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { describeAccess, type Operation, requiredAccess } from '../../lib/preflight/index.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { isStateChange } from '../../sim/server/request-log.ts';
@@ -143,6 +144,17 @@ describe('the preflight asks about exactly the calls each command makes', () => 
         [...evacuate].some((c) => c === call || c.startsWith(`${call} in `)),
         `evacuate made ${call}`,
       );
+    }
+  });
+
+  it('repair, run for real on a damaged ledger', async () => {
+    cluster.sim.store.mutate({ group: '', resource: 'nodes' }, { name: 'node-2' }, (node) => {
+      node.metadata.annotations = { ...node.metadata.annotations, [LEDGER_ANNOTATION]: '{"holds": 1}' };
+      return node;
+    });
+    const repair = await covered('repair', ['repair', 'node-2', '--yes']);
+    for (const call of ['get nodes', 'patch nodes', 'list evacuations.drainbridge.io']) {
+      assert.ok([...repair].includes(call), `repair made ${call}`);
     }
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
+import { DRAIN_STATE_FORMAT } from '../../lib/drain/tracking.ts';
 import { ConflictError } from '../../lib/errors/index.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
@@ -175,12 +176,12 @@ describe('eviction pass in the simulator', () => {
 
   test('the Evacuation store refuses a write from a stale read (ConflictError)', async () => {
     const store = new EvacuationProgressStore(env.client);
-    const read = await store.read<unknown>('req-backoff', 'pods');
+    const read = await store.read('req-backoff', 'pods', DRAIN_STATE_FORMAT);
     assert.ok(read);
     await store.write('req-backoff', 'pods', { moved: {}, pods: {} }, read.version);
     await assert.rejects(store.write('req-backoff', 'pods', { moved: {}, pods: {} }, read.version), ConflictError);
     // Another branch writing in between does not disturb this branch's version.
-    const fresh = await store.read<unknown>('req-backoff', 'pods');
+    const fresh = await store.read('req-backoff', 'pods', DRAIN_STATE_FORMAT);
     await store.write('req-backoff', 'nova', { servers: {} }, undefined);
     await store.write('req-backoff', 'pods', { moved: {}, pods: {} }, fresh?.version);
   });

@@ -23,13 +23,23 @@ export interface WorkflowSim extends DrainSim {
 
 export async function startWorkflowSim(
   scenario: string | Record<string, unknown>,
-  options: { env?: Record<string, string>; speed?: number; runtime?: Partial<EmbeddedOptions> } = {},
+  options: {
+    env?: Record<string, string>;
+    speed?: number;
+    runtime?: Partial<EmbeddedOptions>;
+    /** The kubeconfig drainbridge uses, given its ServiceAccount token (default: straight to the simulator). */
+    kubeconfigFor?: (sim: DrainSim['sim'], token: string) => Promise<string>;
+  } = {},
 ): Promise<WorkflowSim> {
   const drainSim = await startDrainSim(scenario, { speed: options.speed ?? 200 });
   try {
     const dir = mkdtempSync(join(tmpdir(), 'drainbridge-wf-'));
     const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, drainSim.sim.kubeconfig(await drainSim.sim.tokenFor('drainbridge/drainbridge')));
+    const token = await drainSim.sim.tokenFor('drainbridge/drainbridge');
+    const text = options.kubeconfigFor
+      ? await options.kubeconfigFor(drainSim.sim, token)
+      : drainSim.sim.kubeconfig(token);
+    writeFileSync(kubeconfig, text);
     const config = loadConfig({ KUBECONFIG: kubeconfig, ...options.env });
     const busEvents: WorkflowSim['busEvents'] = [];
     const taskCalls: TaskCall[] = [];

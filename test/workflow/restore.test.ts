@@ -59,12 +59,10 @@ describe('Restore', () => {
 
     const outcome = await evacuate.outcome;
     assert.equal(failureOf(outcome).name, 'EvacuationCancelled');
-    // The replacement pod now lands on the uncordoned node-1 and frees the PDB: a still-running drain would evict.
-    await waitUntil('a web pod runs on node-1 again', async () => {
-      const pods = await sim.admin.core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=node-1' });
-      return pods.items.filter((pod) => pod.metadata?.labels?.app === 'web').length >= 4;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // 20 s simulated: several retry intervals
+    // Observable end, not a sleep (issue 12 item 7): the execution has ended and none of its task handlers
+    // is still running, so nothing of it can evict any more; whatever it evicted after the restore is in
+    // the request log already.
+    await evacuate.settled;
     assert.deepEqual(evictionsSince(sim, afterRestore), [], 'no pod evicted after the restore');
 
     const node = await readNodeAsAdmin(sim, 'node-1');

@@ -9,7 +9,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { matchesAll, type Requirement } from '../../kube/selectors.ts';
-import { isHeld, type Ledger, readLedger } from '../../node/ledger.ts';
+import { isHeld, type Ledger, ledgerOf } from '../../node/ledger.ts';
 import { cordonRequestId } from './request-id.ts';
 
 export interface CordonRequest {
@@ -58,7 +58,13 @@ function planCordoned(node: V1Node, ledger: Ledger, selection: CordonSelection, 
 
 /** What the node's cordon state asks to publish. `remembered`: the cordon id this process published for it. */
 export function planCordon(node: V1Node, selection: CordonSelection, remembered?: string): CordonPlan {
-  const ledger = readLedger(node);
+  // A ledger that cannot be read publishes nothing either way: read as empty, a cordon drainbridge holds
+  // would look like a person's (a new request) and an uncordon could not be matched to its hold (issue 12).
+  const read = ledgerOf(node);
+  if (read.status === 'unreadable') {
+    return { uncordoned: [], why: `${read.reason}; nothing published until drainbridge repair ${node.metadata?.name}` };
+  }
+  const ledger = read.ledger;
   if (node.spec?.unschedulable === true) return planCordoned(node, ledger, selection, remembered);
   const uncordoned = cordonHolds(ledger);
   if (

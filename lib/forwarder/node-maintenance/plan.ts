@@ -12,7 +12,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { EvacuationObject } from '../../kube/paths.ts';
-import { readLedger } from '../../node/ledger.ts';
+import { ledgerOf } from '../../node/ledger.ts';
 import { nodeNotFoundStatus, statusFromRecord, statusPatch } from './status.ts';
 import { DRAINBRIDGE_FINALIZER, NMO_FINALIZER, type NodeMaintenance, nodeMaintenanceRequestId } from './types.ts';
 
@@ -54,7 +54,11 @@ function statusAction(
 
 function planDeletion(facts: NodeMaintenanceFacts, requestId: string): NodeMaintenanceAction[] {
   if (!facts.node) return [{ kind: 'remove-finalizer' }];
-  const ledger = readLedger(facts.node);
+  // A ledger that cannot be read may still hold the request: the finalizer stays (the node stays in the
+  // safe state) until drainbridge repair makes it readable.
+  const read = ledgerOf(facts.node);
+  if (read.status === 'unreadable') return [];
+  const ledger = read.ledger;
   if (Object.hasOwn(ledger.released, requestId) && !Object.hasOwn(ledger.holds, requestId)) {
     return [{ kind: 'remove-finalizer' }];
   }
@@ -73,10 +77,15 @@ export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanc
     return [{ kind: 'add-finalizer' }];
   }
   if (!node) return statusAction(facts, nodeNotFoundStatus(nm.spec.nodeName));
-  const ledger = readLedger(node);
+  const read = ledgerOf(node);
   const actions: NodeMaintenanceAction[] = [];
+  // Unreadable, the ledger cannot say whether the request was delivered: nothing is published (a request
+  // would fail at once on the same ledger); the status follows the record as before.
   const delivered =
-    Object.hasOwn(ledger.holds, requestId) || Object.hasOwn(ledger.released, requestId) || !!facts.record;
+    read.status === 'unreadable' ||
+    Object.hasOwn(read.ledger.holds, requestId) ||
+    Object.hasOwn(read.ledger.released, requestId) ||
+    !!facts.record;
   if (!delivered) actions.push({ kind: 'publish', detailType: 'Maintenance Requested' });
   actions.push(...statusAction(facts, statusFromRecord(facts.record)));
   return actions;

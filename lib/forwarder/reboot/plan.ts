@@ -6,7 +6,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { ORIGINS, type Origin } from '../../domain/request.ts';
-import { readLedger } from '../../node/ledger.ts';
+import { ledgerOf } from '../../node/ledger.ts';
 
 export interface RebootEnd {
   readonly requestId: string;
@@ -25,7 +25,10 @@ export function rebootEnds(node: V1Node): RebootEnd[] {
   const bootIdNow = node.status?.nodeInfo?.bootID;
   if (!bootIdNow || !isReady(node)) return [];
   const ends: RebootEnd[] = [];
-  for (const [requestId, hold] of Object.entries(readLedger(node).holds)) {
+  // A ledger that cannot be read ends nothing: its holds are unknown until drainbridge repair.
+  const read = ledgerOf(node);
+  const holds = read.status === 'ok' ? read.ledger.holds : {};
+  for (const [requestId, hold] of Object.entries(holds)) {
     if (hold.endsOn !== 'reboot' || !hold.bootID || hold.bootID === bootIdNow) continue;
     const origin = (ORIGINS as readonly string[]).includes(hold.origin) ? (hold.origin as Origin) : 'schedule';
     ends.push({ requestId, origin, bootIdBefore: hold.bootID, bootIdNow });

@@ -6,7 +6,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { EvacuationObject } from '../../kube/paths.ts';
-import { readLedger } from '../../node/ledger.ts';
+import { ledgerOf } from '../../node/ledger.ts';
 import { readPhase } from '../../node/phase.ts';
 import type { ResourceMapping } from './resources.ts';
 
@@ -31,7 +31,9 @@ export function whyNotDrained(evidence: DrainEvidence): string | undefined {
     return `the evacuation of ${nodeName} is at ${evacuation.status?.phase ?? 'its start'}, not NodeDrained`;
   }
   if (readPhase(node) !== 'NodeDrained') return `node ${nodeName} is at phase ${readPhase(node) ?? 'none'}`;
-  if (!Object.hasOwn(readLedger(node).holds, requestId)) return `${requestId} no longer holds node ${nodeName}`;
+  const read = ledgerOf(node);
+  if (read.status === 'unreadable') return `${read.reason} (drainbridge repair ${nodeName})`;
+  if (!Object.hasOwn(read.ledger.holds, requestId)) return `${requestId} no longer holds node ${nodeName}`;
   return undefined;
 }
 

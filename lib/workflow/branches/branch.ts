@@ -10,6 +10,7 @@ import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts
 import type { DrainOptions } from '../../domain/request.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import type { RecordFormat } from '../../util/json-record.ts';
 import type { WorkflowDeps } from '../deps.ts';
 
 /**
@@ -42,6 +43,11 @@ export interface BranchDefinition {
   readonly stage: BranchStage;
   /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
   readonly words: { readonly toMove: string; readonly moved: string };
+  /**
+   * The format of the state its pass keeps in the Evacuation record (`status.branches.<name>.state`): what
+   * the pass reads it with, and what `drainbridge repair` checks it against.
+   */
+  readonly stateFormat: RecordFormat<unknown>;
   /** The comment on the branch's pass state in the state machine, if it needs one. */
   readonly aslComment?: string;
   /** The branch's reconcile pass (lib/domain/pass.ts), over the workflow's dependencies. */

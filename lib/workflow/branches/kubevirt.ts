@@ -6,11 +6,13 @@
 import type { Config } from '../../config/index.ts';
 import {
   cancelKubeVirtMigrations,
+  KUBEVIRT_STATE_FORMAT,
   type KubeVirtOptions,
   KubeVirtPass,
   kubeVirtPlanLines,
   planKubeVirtNode,
 } from '../../kubevirt/index.ts';
+import type { RecordFormat } from '../../util/json-record.ts';
 import type { BranchDefinition } from './branch.ts';
 
 export function kubeVirtOptions(config: Config): KubeVirtOptions {
@@ -21,6 +23,7 @@ export const kubeVirtBranch: BranchDefinition = {
   name: 'kubevirt',
   stage: 'parallel',
   words: { toMove: 'to move', moved: 'VMs moved' },
+  stateFormat: KUBEVIRT_STATE_FORMAT as RecordFormat<unknown>,
   aslComment: "KubeVirt VMs, by drainbridge's own live migrations within KubeVirt's limits",
   pass: (deps) => new KubeVirtPass({ kube: deps.kube, store: deps.progress, options: kubeVirtOptions(deps.config) }),
   cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),

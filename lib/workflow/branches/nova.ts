@@ -5,6 +5,8 @@
  */
 import type { BranchPlan } from '../../domain/plan.ts';
 import type { NovaPlan } from '../../nova/index.ts';
+import { NOVA_STATE_FORMAT } from '../../nova/model.ts';
+import type { RecordFormat } from '../../util/json-record.ts';
 import { novaPlannerFor } from '../nova-wiring.ts';
 import type { BranchDefinition } from './branch.ts';
 
@@ -30,6 +32,7 @@ export const novaBranch: BranchDefinition = {
   name: 'nova',
   stage: 'parallel',
   words: { toMove: 'to live-migrate', moved: 'servers migrated' },
+  stateFormat: NOVA_STATE_FORMAT as RecordFormat<unknown>,
   pass: (deps) => deps.nova.pass(),
   cancel: async (deps, requestIds) => ({
     aborted: (await deps.nova.cancel(requestIds)).abortedMigrations,

@@ -6,6 +6,7 @@ import type { BranchPlan } from '../../domain/plan.ts';
 import type { PodBranch } from '../../drain/branch-filters.ts';
 import { createEvictionPass } from '../../drain/eviction-pass.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
+import { DRAIN_STATE_FORMAT } from '../../drain/tracking.ts';
 import type { WorkflowDeps } from '../deps.ts';
 import type { BranchDefinition } from './branch.ts';
 
@@ -26,6 +27,7 @@ export const podsBranch: BranchDefinition = {
   name: 'pods',
   stage: 'parallel',
   words: { toMove: 'to evict', moved: 'pods evicted' },
+  stateFormat: DRAIN_STATE_FORMAT,
   pass: (deps) => evictionPass('pods', deps),
   planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'pods'),
 };
@@ -34,6 +36,7 @@ export const infraPodsBranch: BranchDefinition = {
   name: 'infra-pods',
   stage: 'after-vms',
   words: { toMove: 'to evict', moved: 'infra pods evicted' },
+  stateFormat: DRAIN_STATE_FORMAT,
   aslComment: 'pods matching infraPodSelector (nova-compute, libvirt, agents) go only after the VMs have left',
   pass: (deps) => evictionPass('infra-pods', deps),
   planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'infra-pods'),

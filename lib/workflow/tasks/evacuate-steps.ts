@@ -7,15 +7,15 @@
 import type { Config } from '../../config/index.ts';
 import type { PassResult } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
-import { NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
+import { EvacuationAborted, NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
-import { setPhase } from '../../node/hold.ts';
+import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import type { LedgerSettings } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { type Admitted, admitRequest } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
-import { checkDeadline, guardStep } from '../guard.ts';
+import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
 import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
@@ -64,6 +64,16 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       slotLimits: config.slotLimits,
       ledger: ledgerSettings(config),
     };
+    // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
+    // once the node is known to exist (a request for no node writes nothing).
+    await readNodeOrFail(deps.kube, input.request.nodeName);
+    const existing = await deps.progress.ensure(input.request);
+    const abortedBy = existing.status?.abortRequested?.by;
+    if (abortedBy !== undefined && !existing.status?.phase) {
+      throw new EvacuationAborted(
+        `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
+      );
+    }
     const admitted = await admitRequest(deps.kube, input.request, settings, tools.now());
     const record = await deps.progress.ensure(input.request);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
@@ -116,9 +126,12 @@ function guardOf(input: TaskInput, deps: WorkflowDeps, tools: TaskTools, aborted
  * abort and the continue-as-new request; returns the execution the record asks to continue as new, if any.
  */
 async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools): Promise<string | undefined> {
+  // The hold and the deadline first: a request that holds nothing any more (or never did) stops naming
+  // that, before the ownership claim reads (or writes) its Evacuation record.
+  const node = await guardStep(deps.kube, input.request, guardOf(input, deps, tools, undefined));
   const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input, tools.now());
   const abortedBy = ownership.status?.abortRequested?.by;
-  await guardStep(deps.kube, input.request, guardOf(input, deps, tools, abortedBy));
+  if (abortedBy !== undefined) checkStillWanted(node, input.request, abortedBy);
   if (ownership.action === 'yield') {
     throw new SkipEvent(
       `request ${input.request.requestId} was taken over by ${describeOwner(ownership)}; this execution stops`,

@@ -1,11 +1,13 @@
 /** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
 import { z } from 'zod';
 import type { Blocker } from '../../domain/plan.ts';
-import { EvacuationFailed } from '../../errors/index.ts';
+import { EvacuationFailed, RecordUnreadable } from '../../errors/index.ts';
 import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
-import { readLedger } from '../../node/ledger.ts';
+import { ledgerOf, readLedger } from '../../node/ledger.ts';
+import { leaveQueue } from '../admission.ts';
+import { reportBlocked } from '../blocked.ts';
 import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import type { NovaRestored } from '../nova-port.ts';
@@ -60,13 +62,31 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     // An operator's abort also stops drainbridge's live migrations; the VMs stay where they are.
     if (error.name === 'EvacuationAborted')
       await cancelBranches(deps, [input.request.requestId], input.request.nodeName);
+    if (error.name === 'RecordUnreadable') {
+      const problems = await reportBlocked(
+        deps,
+        input.request,
+        { error: error.name, message: error.message },
+        tools.now(),
+      );
+      for (const problem of problems)
+        tools.logger.warn('could not report the blocked request', { reason: problem.message });
+    }
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
-      if (readLedger(node).holds[input.request.requestId])
+      // A damaged ledger is left exactly as it is: no phase written to a node drainbridge cannot read.
+      const read = ledgerOf(node);
+      if (read.status === 'ok' && read.ledger.holds[input.request.requestId])
         await setPhase(deps.kube, input.request.nodeName, 'Failed', tools.now());
     } catch (caught) {
       if (!(caught instanceof EvacuationFailed)) throw caught;
     }
+    // A request that failed while it waited for a slot leaves the line now (else it blocks it for minutes).
+    await leaveQueue(deps.kube, deps.config.namespace, input.request.requestId, tools.now()).catch(
+      (caught: unknown) => {
+        tools.logger.warn('could not leave the admission queue', { reason: (caught as Error).message });
+      },
+    );
     const record = await deps.progress.ensure(input.request);
     await deps.progress.setPhase(input.request.requestId, 'Failed');
     await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
@@ -87,6 +107,29 @@ export interface Released {
   readonly uncordoned: boolean;
   readonly nodeGone: boolean;
   readonly restoredSummary: string;
+  /** What the release saw and left alone, for `Node Restored` (a cordon someone else set after drainbridge's). */
+  readonly leftAlone: readonly string[];
+}
+
+/**
+ * Runs `step`; a RecordUnreadable it throws is reported (node Event, Evacuation record) before it ends the
+ * Restore: the node is left as it is, and the operator learns why from the node, the record and the
+ * execution's error.
+ */
+async function reportingBlocked<T>(
+  deps: WorkflowDeps,
+  input: TaskInput,
+  now: Date,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof RecordUnreadable) {
+      await reportBlocked(deps, input.request, { error: error.name, message: error.message }, now);
+    }
+    throw error;
+  }
 }
 
 export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
@@ -96,18 +139,25 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
   run: async (input, deps, tools) => {
     const { request } = input;
     await deps.progress.markRestore(request.requestId, 'startedAt', tools.now());
-    const result = await releaseHold(deps.kube, request.nodeName, request.requestId, {
-      now: tools.now(),
-      ledger: ledgerSettings(deps.config),
-    });
+    const result = await reportingBlocked(deps, input, tools.now(), () =>
+      releaseHold(deps.kube, request.nodeName, request.requestId, {
+        now: tools.now(),
+        ledger: ledgerSettings(deps.config),
+      }),
+    );
     if (result.last && !result.nodeGone) await setPhase(deps.kube, request.nodeName, 'NodeUncordoned', tools.now());
     const summary = result.last ? JSON.stringify(result.restored) : 'other holds remain';
     tools.logger.info('hold released', { lastHold: result.last, restored: summary });
+    const kept = result.restored.cordonKeptFor;
+    const leftAlone = kept
+      ? [`node ${request.nodeName} stays cordoned: ${kept} cordoned it after drainbridge did (managedFields)`]
+      : [];
     return {
       lastHold: result.last,
       uncordoned: result.restored.uncordoned,
       nodeGone: result.nodeGone,
       restoredSummary: summary,
+      leftAlone,
     };
   },
 };
@@ -116,17 +166,21 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
   name: 'restoreNova',
   input: TaskInput,
   deps: depsFromEnvironment,
-  run: async (input, deps) => {
+  run: async (input, deps, tools) => {
     // This request's hold was the last: the node's earlier holds (now tombstones) disabled Nova for the same maintenance.
     let others: string[] = [];
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
-      others = Object.keys(readLedger(node).released).filter((id) => id !== input.request.requestId);
+      const ledger = await reportingBlocked(deps, input, tools.now(), async () => readLedger(node));
+      others = Object.keys(ledger.released).filter((id) => id !== input.request.requestId);
     } catch (error) {
       if (!(error instanceof EvacuationFailed)) throw error;
     }
     // Every branch's in-flight moves stop first (servers stay where they are), then the service.
-    const cancelled = await cancelBranches(deps, [input.request.requestId, ...others], input.request.nodeName);
+    const requestIds = [input.request.requestId, ...others];
+    const cancelled = await reportingBlocked(deps, input, tools.now(), () =>
+      cancelBranches(deps, requestIds, input.request.nodeName),
+    );
     const service = await deps.nova.restore(input.request, others);
     return {
       serviceEnabled: service.serviceEnabled,
@@ -137,7 +191,11 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
 };
 
 const FinishRestoreInput = TaskInput.extend({
-  release: z.looseObject({ lastHold: z.boolean(), uncordoned: z.boolean() }),
+  release: z.looseObject({
+    lastHold: z.boolean(),
+    uncordoned: z.boolean(),
+    leftAlone: z.array(z.string()).optional(),
+  }),
   nova: z.looseObject({ serviceEnabled: z.boolean().optional(), leftAlone: z.array(z.string()).optional() }),
 });
 type FinishRestoreInput = TaskInput & {
@@ -155,7 +213,7 @@ export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }
       lastHold: input.release.lastHold,
       uncordoned: input.release.uncordoned,
       novaServiceEnabled: input.nova.serviceEnabled ?? false,
-      leftAlone: [...(input.nova.leftAlone ?? [])],
+      leftAlone: [...(input.release.leftAlone ?? []), ...(input.nova.leftAlone ?? [])],
     });
     await deps.publisher.publish('Node Restored', event);
     return { published: true };

@@ -134,12 +134,30 @@ const CASES: BadInput[] = [
     name: 'abort a request that does not exist',
     argv: ['abort', 'node-1', '--request-id', 'FUTURE', ...K],
     exit: 5,
-    names: ['request FUTURE does not hold node node-1'],
+    names: ['no running or held request "FUTURE"', 'no Evacuation record'],
   },
   {
     name: 'abort a mistyped flag',
     argv: ['abort', 'node-1', '--reqest-id=x', ...K],
     names: ['unknown flag --reqest-id', 'did you mean --request-id'],
+  },
+  // repair
+  { name: 'repair without NODE', argv: ['repair', ...K], names: ['missing NODE'] },
+  {
+    name: 'repair with two nodes',
+    argv: ['repair', 'node-1', 'node-2', ...K],
+    names: ['unexpected argument "node-2"'],
+  },
+  { name: 'repair --yes=maybe', argv: ['repair', 'node-1', '--yes=maybe', ...K], names: ['--yes', '"maybe"'] },
+  {
+    name: 'repair a mistyped flag',
+    argv: ['repair', 'node-1', '--yse', ...K],
+    names: ['unknown flag --yse', 'did you mean --yes'],
+  },
+  {
+    name: 'repair a node that does not exist',
+    argv: ['repair', 'node-9', '--yes', ...K],
+    names: ['node "node-9" not found'],
   },
   // plan
   { name: 'plan without NODE', argv: ['plan', ...K], names: ['missing NODE'] },

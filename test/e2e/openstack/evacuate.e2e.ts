@@ -10,6 +10,7 @@ import type { NovaEvacuationOptions } from '../../../lib/nova/model.ts';
 import { planNovaHost } from '../../../lib/nova/plan.ts';
 import { cancelNovaMigrations, restoreNovaHost } from '../../../lib/nova/restore.ts';
 import { MemoryProgressStore } from '../../../lib/progress/memory-store.ts';
+import { assertNovaInvariants, novaStart } from './invariants.ts';
 import {
   bootServers,
   compute,
@@ -129,18 +130,18 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     await setServiceEnabled(lab, 'compute-2', false, 'e2e: no room');
     await setServiceEnabled(lab, 'compute-3', false, 'e2e: no room');
     const store = new MemoryProgressStore();
+    const start = await novaStart(lab, ids);
+    const req = request(requestId('novalid'), 'compute-1');
     const started = Date.now();
-    await assert.rejects(
-      drive(newPass(store, { maxAttempts: 2 }), request(requestId('novalid'), 'compute-1')),
-      (error: unknown) => {
-        assert.ok(error instanceof NovaEvacuationFailed, String(error));
-        assert.equal(error.name, 'EvacuationFailed');
-        assert.match(error.message, /No valid host was found/);
-        assert.ok(error.blockers.every((b) => b.code === 'NoValidHost'));
-        return true;
-      },
-    );
+    await assert.rejects(drive(newPass(store, { maxAttempts: 2 }), req), (error: unknown) => {
+      assert.ok(error instanceof NovaEvacuationFailed, String(error));
+      assert.equal(error.name, 'EvacuationFailed');
+      assert.match(error.message, /No valid host was found/);
+      assert.ok(error.blockers.every((b) => b.code === 'NoValidHost'));
+      return true;
+    });
     report('evacuation failing with no valid host (3 servers, 2 attempts each)', (Date.now() - started) / 1000);
+    await assertNovaInvariants(lab, start, { source: 'compute-1', service: 'ours', requestId: req.requestId });
     for (const id of ids) {
       const server = await lab.nova.getServer(id);
       assert.equal(server?.status, 'ACTIVE');
@@ -234,9 +235,11 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
   test('Keystone token revoked mid-run: re-authenticate and continue', async () => {
     const ids = await bootServers(lab, 'compute-1', 3, 'revoke');
     const store = new MemoryProgressStore();
+    const start = await novaStart(lab, ids);
+    const req = request(requestId('revoke'), 'compute-1');
     const authsBefore = lab.session.authCount;
     let revoked = false;
-    const outcome = await drive(newPass(store), request(requestId('revoke'), 'compute-1'), {
+    const outcome = await drive(newPass(store), req, {
       afterPass: async (_result, n) => {
         if (n !== 1) return;
         const victim = await lab.session.token();
@@ -255,21 +258,22 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     assert.equal(outcome.result.done, true);
     assert.ok(lab.session.authCount > authsBefore, 'authenticated again');
     await assertMovedOff(ids, 'compute-1');
+    await assertNovaInvariants(lab, start, { source: 'compute-1', service: 'ours', requestId: req.requestId });
   });
 
   test('a migration running past the abort timeout is aborted; the server stays ACTIVE on the source', async () => {
     const [id] = await bootServers(lab, 'compute-1', 1, 'abort');
+    const start = await novaStart(lab, [id as string]);
+    const req = request(requestId('abort'), 'compute-1');
     const started = Date.now();
     await assert.rejects(
-      drive(
-        newPass(new MemoryProgressStore(), { abortAfterSeconds: 1, maxAttempts: 1 }),
-        request(requestId('abort'), 'compute-1'),
-      ),
+      drive(newPass(new MemoryProgressStore(), { abortAfterSeconds: 1, maxAttempts: 1 }), req),
       (error: unknown) => error instanceof NovaEvacuationFailed && /cancelled|aborted/.test(error.message),
     );
     report('abort of a stuck migration', (Date.now() - started) / 1000);
     const server = await waitForStatus(lab, id as string, 'ACTIVE');
     assert.equal(server.host, 'compute-1');
+    await assertNovaInvariants(lab, start, { source: 'compute-1', service: 'ours', requestId: req.requestId });
   });
 
   test('force-complete finishes a long migration early', async () => {
@@ -308,9 +312,11 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
   test('destination compute killed mid-evacuation: every server ends ACTIVE, moved or a blocker on the source', async () => {
     const ids = await bootServers(lab, 'compute-1', 4, 'killed');
     const store = new MemoryProgressStore();
+    const start = await novaStart(lab, ids);
+    const req = request(requestId('killed'), 'compute-1');
     let killedAt = 0;
     try {
-      const outcome = await drive(newPass(store, { maxAttempts: 3 }), request(requestId('killed'), 'compute-1'), {
+      const outcome = await drive(newPass(store, { maxAttempts: 3 }), req, {
         maxSeconds: 400,
         afterPass: async (_result, n) => {
           if (n !== 1) return;
@@ -343,5 +349,6 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     } finally {
       await labCtl('start', 'nova-compute-2');
     }
+    await assertNovaInvariants(lab, start, { source: 'compute-1', service: 'ours', requestId: req.requestId });
   });
 });

@@ -137,12 +137,22 @@ describe('kubelet', () => {
     sim = startSim(100);
     const { store } = sim;
     store.create(NODES, node('n1'));
+    store.create(NODES, node('n2'));
     store.create(PODS, barePod('running', 'n1', 1));
-    await waitFor('running', () => phase(store.get(PODS, 'default', 'running') ?? ({} as KubeObject)) === 'Running');
+    store.create(PODS, barePod('witness-running', 'n2', 1));
+    const isRunning = (name: string) => phase(store.get(PODS, 'default', name) ?? ({} as KubeObject)) === 'Running';
+    await waitFor('running', () => isRunning('running') && isRunning('witness-running'));
     setReady(store, 'n1', false);
     store.create(PODS, barePod('pending', 'n1'));
     store.delete(PODS, { namespace: 'default', name: 'running' });
-    await store.clock.sleep(5000);
+    // Witnesses on a Ready node instead of a sleep (issue 12 item 7): the same pods on n2, created and
+    // deleted at the same moment, start and go; by then n1's kubelet would have done the same.
+    store.create(PODS, barePod('witness-pending', 'n2'));
+    store.delete(PODS, { namespace: 'default', name: 'witness-running' });
+    await waitFor(
+      'the witnesses on n2',
+      () => isRunning('witness-pending') && !store.get(PODS, 'default', 'witness-running'),
+    );
     assert.equal(phase(store.get(PODS, 'default', 'pending') as KubeObject), 'Pending');
     assert.ok(store.get(PODS, 'default', 'running')?.metadata.deletionTimestamp, 'still terminating');
     setReady(store, 'n1', true);

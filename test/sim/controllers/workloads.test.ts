@@ -134,8 +134,19 @@ describe('Deployment and ReplicaSet', () => {
     store.delete(DEPLOYMENTS, { namespace: 'default', name: 'web' });
     await waitFor('ReplicaSet gone', () => store.list(RS).items.length === 0);
     await waitFor('pods gone', () => pods(store, 'app=web').length === 0);
-    await store.clock.sleep(5000);
+    // A witness instead of a sleep (issue 12 item 7): another Deployment created now is reconciled by the
+    // same loops to ready pods; by then they have run past any recreation of web's pods.
+    store.create(
+      DEPLOYMENTS,
+      workload('Deployment', 'witness', {
+        replicas: 1,
+        selector: { matchLabels: { app: 'witness' } },
+        template: template({ app: 'witness' }),
+      }),
+    );
+    await waitFor('the witness is ready', () => pods(store, 'app=witness').filter(isReady).length === 1);
     assert.equal(pods(store, 'app=web').length, 0);
+    assert.equal(store.list(RS).items.filter((rs) => rs.metadata.name?.startsWith('web')).length, 0);
   });
 
   it('scales down, deleting the surplus', async () => {

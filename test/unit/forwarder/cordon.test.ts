@@ -78,6 +78,17 @@ describe('cordonRequestId', () => {
 });
 
 describe('planCordon', () => {
+  it('issue 12 item 1: a ledger that cannot be read publishes nothing, cordoned or not, and says to repair', () => {
+    for (const unschedulable of [true, false]) {
+      const damaged = node({ unschedulable, time: CORDONED_AT });
+      damaged.metadata = { ...damaged.metadata, annotations: { [LEDGER_ANNOTATION]: '{"holds": 1}' } };
+      const plan = planCordon(damaged, ALL, 'cordon-remembered');
+      assert.equal(plan.cordoned, undefined, 'read as empty, drainbridge would take its own cordon for a person’s');
+      assert.deepEqual(plan.uncordoned, [], 'nor end a hold it cannot see');
+      assert.match(plan.why, /drainbridge repair/);
+    }
+  });
+
   it('a cordon by someone else on a selected node → Node Cordoned', () => {
     const plan = planCordon(node({ unschedulable: true, time: CORDONED_AT }), ALL);
     assert.equal(plan.cordoned?.requestId, cordonRequestId(node({ unschedulable: true, time: CORDONED_AT })).requestId);

@@ -27,7 +27,7 @@ const held: V1Node = {
     name: 'node-1',
     annotations: {
       [LEDGER_ANNOTATION]: JSON.stringify({
-        holds: { 'req-1': { requester: 'ops', origin: 'cordon', since: 'x' } },
+        holds: { 'req-1': { requester: 'ops', origin: 'cordon', since: '2026-11-25T04:00:00Z' } },
         released: {},
       }),
     },
@@ -36,6 +36,13 @@ const held: V1Node = {
 const free: V1Node = { metadata: { name: 'node-1' } };
 
 describe('planResume', () => {
+  it('issue 12 item 1: a node whose ledger cannot be read resumes nothing and says to repair', () => {
+    const damaged: V1Node = { metadata: { name: 'node-1', annotations: { [LEDGER_ANNOTATION]: '[]' } } };
+    const decision = planResume(record({ phase: 'NodeDraining' }), damaged);
+    assert.equal(decision.action, 'none');
+    assert.match(decision.action === 'none' ? decision.why : '', /drainbridge repair node-1/);
+  });
+
   it('an unfinished evacuation holding its node is resumed with the same request and drain options', () => {
     const decision = planResume(record({ phase: 'NodeDraining' }), held);
     assert.equal(decision.action, 'evacuate');

@@ -151,8 +151,10 @@ describe('planHold / planRelease', () => {
     assert.equal(after.spec?.unschedulable, true);
   });
 
-  test('an unreadable ledger reads as empty', () => {
-    assert.deepEqual(readLedger(node({ annotations: { [LEDGER_ANNOTATION]: '{not json' } })).holds, {});
+  test('an unreadable ledger is never read as empty (issue 12: see ledger-damage.test.ts)', () => {
+    assert.throws(() => readLedger(node({ annotations: { [LEDGER_ANNOTATION]: '{not json' } })), {
+      name: 'RecordUnreadable',
+    });
   });
 
   test('countHeldNodes counts nodes with a hold', () => {

@@ -6,7 +6,6 @@ import {
   decodeRecord,
   type RecordFormat,
   readJsonRecord,
-  recordOr,
   VERSION_KEY,
   writeJsonRecord,
 } from '../../../lib/util/json-record.ts';
@@ -80,7 +79,7 @@ describe('writeJsonRecord', () => {
   });
 });
 
-describe('decodeRecord and recordOr', () => {
+describe('decodeRecord', () => {
   it('decodes a parsed value; undefined and null are absent', () => {
     assert.deepEqual(decodeRecord(undefined, V1), { status: 'absent' });
     assert.deepEqual(decodeRecord({ who: 'a', at: 't' }, V1), {
@@ -89,18 +88,13 @@ describe('decodeRecord and recordOr', () => {
       version: 1,
     });
   });
-
-  it('spells out the choice for absent and unreadable', () => {
-    const otherwise = { absent: 'none', unreadable: 'damaged' } as const;
-    assert.equal(recordOr(readJsonRecord(undefined, V1), otherwise), 'none');
-    assert.equal(recordOr(readJsonRecord('[', V1), otherwise), 'damaged');
-    assert.deepEqual(recordOr(readJsonRecord('{"who":"a","at":"t"}', V1), otherwise), { who: 'a', at: 't' });
-  });
 });
+
+const T = '2026-01-02T03:04:05.000Z';
 
 describe('the persisted records', () => {
   it('the ledger keeps fields it does not know (a newer writer’s), and refuses a hold without its fields', () => {
-    const text = JSON.stringify({ holds: { r: { requester: 'a', origin: 'manual', since: 't' } }, released: {}, x: 1 });
+    const text = JSON.stringify({ holds: { r: { requester: 'a', origin: 'manual', since: T } }, released: {}, x: 1 });
     const read = readJsonRecord(text, LEDGER_FORMAT);
     assert.equal(read.status, 'ok');
     assert.equal((read.status === 'ok' ? (read.value as unknown as { x: number }) : { x: 0 }).x, 1);
@@ -112,18 +106,23 @@ describe('the persisted records', () => {
   });
 
   it('the admission queue and the owner claim', () => {
-    const queue = { 'req-1': { node: 'n', since: 't', seen: 't' } };
+    const queue = { 'req-1': { node: 'n', since: T, seen: T } };
     assert.deepEqual(readJsonRecord(JSON.stringify(queue), ADMISSION_QUEUE_FORMAT), {
       status: 'ok',
       value: queue,
       version: 1,
     });
     assert.equal(readJsonRecord('[1]', ADMISSION_QUEUE_FORMAT).status, 'unreadable');
-    assert.deepEqual(readJsonRecord('{"executionId":"e","seen":"t","extra":1}', OWNER_FORMAT), {
+    assert.deepEqual(readJsonRecord(`{"executionId":"e","seen":"${T}","extra":1}`, OWNER_FORMAT), {
       status: 'ok',
-      value: { executionId: 'e', seen: 't' },
+      value: { executionId: 'e', seen: T },
       version: 1,
     });
     assert.equal(readJsonRecord('{"executionId":"e"}', OWNER_FORMAT).status, 'unreadable');
+    // Dates are checked: a date that does not parse would be read as "long ago" and expire the entry.
+    assert.equal(
+      readJsonRecord(JSON.stringify({ 'req-1': { node: 'n', since: 't', seen: T } }), ADMISSION_QUEUE_FORMAT).status,
+      'unreadable',
+    );
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * Admissions in flight, kept on the admission Lease beside the queue: "request R is taking a hold on node
+ * N". Why: the Lease is a mutex with an expiry, and a hold write can stall at the API server past it. The
+ * next request then takes the expired mutex and, counting held nodes from the ledgers, would not yet see
+ * the stalled hold — and admit a second node past the limit when the stalled write lands (found by the
+ * fault suite: "Lease lost mid-admission"). So every admitter writes its intent when it locks, every
+ * locker carries unexpired intents forward, and every admitter counts the others' intents as held nodes.
+ *
+ * An intent ends when its admitter unlocks, when the node's ledger shows the request's hold (it is
+ * counted from the ledger then), or after INTENT_TTL_SECONDS — longer than any write can stall (the API
+ * server gives up on a request after 60 s). Pure.
+ */
+import { z } from 'zod';
+import { RecordUnreadable } from '../errors/index.ts';
+import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+
+export const INTENTS_ANNOTATION = 'drainbridge.io/admissions-in-flight';
+/** How long an admitter's intent counts after it locked, unless it ends sooner. */
+export const INTENT_TTL_SECONDS = 120;
+
+export interface Intent {
+  readonly node: string;
+  /** When the admitter locked (ISO 8601). */
+  readonly since: string;
+}
+
+export type Intents = Readonly<Record<string, Intent>>;
+
+export const INTENTS_FORMAT: RecordFormat<Intents> = {
+  what: `admissions in flight (Lease annotation ${INTENTS_ANNOTATION})`,
+  versions: [z.record(z.string(), z.looseObject({ node: z.string().min(1), since: z.iso.datetime({ offset: true }) }))],
+};
+
+/** The intents on the Lease; unreadable is RecordUnreadable (never "none in flight"). */
+export function readIntents(annotations: Readonly<Record<string, string>> | undefined, nodeName?: string): Intents {
+  const read = readJsonRecord(annotations?.[INTENTS_ANNOTATION], INTENTS_FORMAT);
+  if (read.status === 'ok') return read.value;
+  if (read.status === 'absent') return {};
+  throw new RecordUnreadable({ what: INTENTS_FORMAT.what, reason: read.reason, ...(nodeName ? { nodeName } : {}) });
+}
+
+export function writeIntents(intents: Intents): string {
+  return writeJsonRecord(intents, INTENTS_FORMAT);
+}
+
+function live(intents: Intents, now: Date): Record<string, Intent> {
+  const kept: Record<string, Intent> = {};
+  for (const [requestId, intent] of Object.entries(intents)) {
+    if (now.getTime() - Date.parse(intent.since) <= INTENT_TTL_SECONDS * 1000) kept[requestId] = intent;
+  }
+  return kept;
+}
+
+/** What a locker writes: the unexpired intents it found, plus its own. */
+export function withIntent(found: Intents, requestId: string, node: string, now: Date): Intents {
+  return { ...live(found, now), [requestId]: { node, since: now.toISOString() } };
+}
+
+/** Nodes other admitters may be taking a hold on right now: count them as held. */
+export function nodesInFlight(intents: Intents, requestId: string, now: Date): string[] {
+  return Object.entries(live(intents, now))
+    .filter(([id]) => id !== requestId)
+    .map(([, intent]) => intent.node);
+}
+
+/**
+ * What an unlocker writes: without its own intent and without those whose hold the ledgers already show
+ * (`holds(node)` lists the requestIds a node's ledger holds).
+ */
+export function settledIntents(
+  intents: Intents,
+  requestId: string,
+  now: Date,
+  holds: (node: string) => readonly string[],
+): Intents {
+  const kept: Record<string, Intent> = {};
+  for (const [id, intent] of Object.entries(live(intents, now))) {
+    if (id !== requestId && !holds(intent.node).includes(id)) kept[id] = intent;
+  }
+  return kept;
+}

@@ -1,0 +1,184 @@
+/**
+ * `drainbridge repair NODE`: the one way a record drainbridge cannot read is written again. Every
+ * unreadable record blocks what it is about (issue 12); this finds each one that concerns the node —
+ * its ledger, the admission queue, and the owner claim and branch states of the node's Evacuation
+ * records — and plans what to write instead, for the operator to read before anything is written.
+ *
+ * Planning reads only. Each action writes conditionally on the resourceVersion it was planned from, so a
+ * record that changed since the operator looked is not overwritten (run repair again).
+ */
+import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { EvacuationObject } from '../kube/paths.ts';
+import { emitNodeEvent } from '../node/events.ts';
+import { LEDGER_ANNOTATION, LEDGER_FORMAT, ledgerOf } from '../node/ledger.ts';
+import { salvageLedger } from '../node/salvage.ts';
+import { decodeRecord, type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import { ADMISSION_LEASE, ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from './admission.ts';
+import { INTENTS_ANNOTATION, INTENTS_FORMAT } from './admission-intents.ts';
+import { BRANCH_REGISTRY } from './branches/registry.ts';
+import { OWNER_ANNOTATION, OWNER_FORMAT } from './ownership.ts';
+
+/** One damaged record and what repair writes instead. */
+export interface RepairAction {
+  /** What the record is and where it lives. */
+  readonly record: string;
+  /** Why it cannot be read. */
+  readonly problem: string;
+  /** Its text now. */
+  readonly current: string;
+  /** What will be written (the new text, or a sentence for a removal or reset). */
+  readonly next: string;
+  /** What was kept, dropped or assumed, for the operator. */
+  readonly notes: readonly string[];
+  /** Writes it (conditional on the version it was planned from). */
+  apply(): Promise<void>;
+}
+
+export interface RepairSettings {
+  /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
+  readonly namespace: string;
+  readonly now: Date;
+  /** Who repairs, recorded in a hold repair has to add and in the node Event. */
+  readonly operator: string;
+}
+
+function ledgerAction(kube: KubeClient, node: V1Node, settings: RepairSettings): RepairAction | undefined {
+  const read = ledgerOf(node);
+  if (read.status !== 'unreadable') return undefined;
+  const nodeName = node.metadata?.name ?? '';
+  const salvaged = salvageLedger(node, read.text, settings.now, settings.operator);
+  const next = writeJsonRecord(salvaged.ledger, LEDGER_FORMAT);
+  return {
+    record: `${LEDGER_FORMAT.what} of node ${nodeName}`,
+    problem: read.reason,
+    current: read.text,
+    next,
+    notes: salvaged.notes,
+    apply: async () => {
+      const patch = {
+        metadata: { resourceVersion: node.metadata?.resourceVersion ?? '', annotations: { [LEDGER_ANNOTATION]: next } },
+      };
+      const written = await kube.patchNode(nodeName, patch);
+      const message = `ledger repaired by ${settings.operator}: ${salvaged.notes.join('; ')}`;
+      await emitNodeEvent(kube, written, { reason: 'RecordRepaired', message }, settings.now);
+    },
+  };
+}
+
+async function readLease(kube: KubeClient, namespace: string): Promise<V1Lease | undefined> {
+  try {
+    return await kube.getLease(namespace, ADMISSION_LEASE);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The records on the admission Lease: the waiting queue and the admissions in flight. */
+const LEASE_RECORDS = [
+  {
+    annotation: QUEUE_ANNOTATION,
+    format: ADMISSION_QUEUE_FORMAT as RecordFormat<unknown>,
+    note: 'the queue is emptied: every waiting request takes its place again at its next retry (within 30 s)',
+  },
+  {
+    annotation: INTENTS_ANNOTATION,
+    format: INTENTS_FORMAT as RecordFormat<unknown>,
+    note: 'emptied: a hold still being written lands in a ledger, where admission counts it',
+  },
+];
+
+/** Damaged records on the Lease, emptied in one write (the Lease is replaced whole). */
+function leaseActions(kube: KubeClient, lease: V1Lease | undefined, namespace: string): RepairAction[] {
+  if (!lease) return [];
+  const damaged = LEASE_RECORDS.flatMap((record) => {
+    const text = lease.metadata?.annotations?.[record.annotation];
+    const read = readJsonRecord(text, record.format);
+    return read.status === 'unreadable' ? [{ ...record, text: text ?? '', reason: read.reason }] : [];
+  });
+  const annotations = { ...lease.metadata?.annotations };
+  for (const record of damaged) annotations[record.annotation] = '{}';
+  let written: Promise<unknown> | undefined;
+  const apply = async () => {
+    written ??= kube.replaceLease(namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
+    await written;
+  };
+  return damaged.map((record) => ({
+    record: `${record.format.what} ${namespace}/${ADMISSION_LEASE}`,
+    problem: record.reason,
+    current: record.text,
+    next: '{}',
+    notes: [record.note],
+    apply,
+  }));
+}
+
+/** The record with its damaged owner claim removed and its damaged branch states reset, and what changed. */
+function repairedRecord(record: EvacuationObject): { record: EvacuationObject; found: Omit<RepairAction, 'apply'>[] } {
+  const found: Omit<RepairAction, 'apply'>[] = [];
+  const name = record.metadata.name;
+  const annotations = { ...record.metadata.annotations };
+  const owner = readJsonRecord(annotations[OWNER_ANNOTATION], OWNER_FORMAT);
+  if (owner.status === 'unreadable') {
+    found.push({
+      record: `${OWNER_FORMAT.what} of Evacuation ${name}`,
+      problem: owner.reason,
+      current: annotations[OWNER_ANNOTATION] ?? '',
+      next: '(removed)',
+      notes: ['the next step of a running evacuation claims the request again'],
+    });
+    delete annotations[OWNER_ANNOTATION];
+  }
+  const branches = { ...record.status?.branches };
+  for (const definition of BRANCH_REGISTRY) {
+    const entry = branches[definition.name];
+    if (entry?.state === undefined || entry.state === null) continue;
+    const read = decodeRecord(entry.state, definition.stateFormat);
+    if (read.status !== 'unreadable') continue;
+    found.push({
+      record: `${definition.name} branch state of Evacuation ${name}`,
+      problem: read.reason,
+      current: JSON.stringify(entry.state),
+      next: '(reset: the next pass starts from what it observes)',
+      notes: [
+        'what the branch had in flight is forgotten; the next pass re-plans from the node (and Nova) as they are',
+      ],
+    });
+    // No state (JSON drops the undefined): the pass reads "nothing yet" and writes a fresh one.
+    branches[definition.name] = { ...entry, state: undefined, version: String(Number(entry.version) + 1 || 1) };
+  }
+  const status = record.status ? { ...record.status, branches } : record.status;
+  const { blocked: _cleared, ...unblocked } = status ?? {};
+  const next = { ...record, metadata: { ...record.metadata, annotations }, status: status ? unblocked : status };
+  return { record: next, found };
+}
+
+function recordActions(kube: KubeClient, record: EvacuationObject): RepairAction[] {
+  const { record: next, found } = repairedRecord(record);
+  // One write per record: every action on it applies it (the first one writes, the rest find it done).
+  let written: Promise<unknown> | undefined;
+  const apply = async () => {
+    written ??= kube.replaceEvacuation(next);
+    await written;
+  };
+  return found.map((action) => ({ ...action, apply }));
+}
+
+/** Every unreadable record that concerns `nodeName`, and what repair would write instead. Reads only. */
+export async function planRepair(
+  kube: KubeClient,
+  nodeName: string,
+  settings: RepairSettings,
+): Promise<RepairAction[]> {
+  const node = await kube.getNode(nodeName);
+  const actions: RepairAction[] = [];
+  const ledger = ledgerAction(kube, node, settings);
+  if (ledger) actions.push(ledger);
+  actions.push(...leaseActions(kube, await readLease(kube, settings.namespace), settings.namespace));
+  for (const record of await kube.listEvacuations(`drainbridge.io/node=${nodeName}`)) {
+    actions.push(...recordActions(kube, record));
+  }
+  return actions;
+}

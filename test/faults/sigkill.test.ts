@@ -1,0 +1,196 @@
+/**
+ * Fault injection: the process SIGKILLed in each step, then the request resumed with the same requestId.
+ * The killed process is the real `drainbridge evacuate` / `restore` command, a child process against the
+ * simulator; it is killed from inside the simulator at the moment its step's write arrives (an admission
+ * hook kills it, then lets the write land or not), so the kill is exactly mid-step. The resume runs the
+ * same packaged state machines on the simulator's fast clock, so the dead owner's claim is old at once
+ * (a person re-running the command waits up to OWNER_TTL_SECONDS for it).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe } from 'node:test';
+import { readLedger } from '../../lib/node/ledger.ts';
+import type { AdmissionRequest } from '../../sim/index.ts';
+import { StatusError } from '../../sim/index.ts';
+import { BIN } from '../support/cli.ts';
+import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import {
+  BLOCKED_SCENARIO,
+  evacuate,
+  eventsOf,
+  evictions,
+  expectFailed,
+  expectSucceeded,
+  type FaultWorld,
+  openSpareNodes,
+  restore,
+  scenario,
+  WORKFLOW_SCENARIO,
+  waitUntil,
+} from './harness.ts';
+
+const NODES = { group: '', resource: 'nodes' };
+
+/** Where in a step the kill lands: the write that marks the step, and whether the server applies it. */
+interface KillPoint {
+  readonly matches: (request: AdmissionRequest) => boolean;
+  /** The killed process's last write reached the server and was applied (true) or was lost (false). */
+  readonly applied: boolean;
+}
+
+const bodyHas = (request: AdmissionRequest, text: string) => JSON.stringify(request.body ?? '').includes(text);
+
+/** Starts `drainbridge ARGS` as drainbridge's ServiceAccount; SIGKILLs it when `point` matches one of its writes. */
+async function runUntilKilled(
+  w: FaultWorld,
+  args: readonly string[],
+  point: KillPoint,
+): Promise<{ killed: boolean; at?: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'drainbridge-sigkill-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')), { mode: 0o600 });
+  let child: ChildProcess | undefined;
+  let killed = false;
+  let at: string | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], {
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      stdio: 'ignore',
+    });
+    child.once('exit', () => resolve());
+  });
+  // A command that never reaches its kill point must not outlive the scenario.
+  const guard = setTimeout(() => child?.kill('SIGKILL'), 45_000);
+  const remove = w.sim.store.admission.add({
+    name: 'sigkill',
+    admit: async (request) => {
+      if (killed || request.user.username !== DRAINBRIDGE_SA || request.dryRun || !point.matches(request))
+        return undefined;
+      killed = true;
+      at = `${request.namespace}/${request.name}`;
+      child?.kill('SIGKILL');
+      await exited;
+      return point.applied ? undefined : { status: new StatusError(500, 'InternalError', 'the client went away') };
+    },
+  });
+  await exited;
+  clearTimeout(guard);
+  remove();
+  return { killed, ...(at ? { at } : {}) };
+}
+
+const REQUEST = ['--request-id', 'req-node-1'];
+const DRAIN = ['--ignore-daemonsets', '--delete-emptydir-data'];
+
+function holdsOf(w: FaultWorld): string[] {
+  return Object.keys(readLedger(w.sim.store.get(NODES, undefined, 'node-1') as never).holds);
+}
+
+/**
+ * Each process evicted each pod at most once. A pod whose eviction the killed process sent but never
+ * recorded (killed as the eviction landed, or before its branch state was written) is found terminating
+ * by the resumed process, which evicts it again, as a second `kubectl drain` would. That disrupts nothing
+ * more: the API server deletes a pod that is already terminating without consulting its PDB. So the
+ * resumed process may repeat only evictions the API server had already accepted; any other repeat is a
+ * pass forgetting what it did.
+ */
+function evictedOnce(w: FaultWorld, kill: { mark: number; at?: string }): void {
+  const all = evictions(w);
+  const after = evictions(w, kill.mark);
+  const before = all.slice(0, all.length - after.length);
+  // The eviction the kill landed on is applied as the process dies: the log may show it after the mark.
+  const landedLate = kill.at ? after.indexOf(kill.at) : -1;
+  if (kill.at && landedLate >= 0 && !before.includes(kill.at)) before.push(...after.splice(landedLate, 1));
+  for (const [who, list] of [
+    ['the killed process', before],
+    ['the resumed process', after],
+  ] as const) {
+    assert.equal(new Set(list).size, list.length, `${who} evicted a pod twice: ${list.join(', ')}`);
+  }
+  const repeated = after.filter((pod) => before.includes(pod));
+  assert.ok(repeated.length <= 1, `at most the one eviction in flight at the kill is repeated: ${repeated.join(', ')}`);
+}
+
+/** Kills `drainbridge evacuate` at `point`, resumes in-process with the same requestId, expects success. */
+async function killAndResume(w: FaultWorld, point: KillPoint): Promise<void> {
+  await openSpareNodes(w);
+  const { killed, at } = await runUntilKilled(w, ['evacuate', 'node-1', ...REQUEST, ...DRAIN], point);
+  assert.ok(killed, 'the process was killed at the step');
+  const mark = w.sim.requestLog.mark();
+  await expectSucceeded(w, await evacuate(w, 'node-1'));
+  assert.deepEqual(holdsOf(w), ['req-node-1'], 'one hold');
+  evictedOnce(w, { mark, ...(point.applied && at ? { at } : {}) });
+}
+
+describe('fault injection: SIGKILL in each step, resumed with the same requestId (real child processes)', () => {
+  const cluster = WORKFLOW_SCENARIO;
+
+  scenario('killed in Admit as it locks the admission Lease (the lock lost)', { cluster }, (w) =>
+    killAndResume(w, { matches: (r) => r.resource === 'leases', applied: false }),
+  );
+
+  scenario('killed in Admit right after its hold landed (the Lease left locked)', { cluster }, (w) =>
+    killAndResume(w, { matches: (r) => r.resource === 'nodes' && bodyHas(r, 'drainbridge.io/ledger'), applied: true }),
+  );
+
+  scenario('killed in PrepareNova as it records phase NodeDraining', { cluster }, (w) =>
+    killAndResume(w, { matches: (r) => r.resource === 'nodes' && bodyHas(r, 'NodeDraining'), applied: true }),
+  );
+
+  scenario('killed in the pods pass as its first eviction lands', { cluster }, (w) =>
+    killAndResume(w, { matches: (r) => r.subresource === 'eviction', applied: true }),
+  );
+
+  scenario('killed in the pods pass as it persists its branch state', { cluster }, (w) =>
+    killAndResume(w, {
+      matches: (r) => r.resource === 'evacuations' && r.verb === 'update' && bodyHas(r, '"evictedAt"'),
+      applied: false,
+    }),
+  );
+
+  scenario('killed in FinishEvacuation as it records phase NodeDrained', { cluster }, async (w) => {
+    await killAndResume(w, { matches: (r) => r.resource === 'nodes' && bodyHas(r, 'NodeDrained'), applied: true });
+    assert.equal(eventsOf(w, 'Evacuation Succeeded', 'req-node-1').length, 1, 'one outcome event');
+  });
+
+  scenario(
+    'killed in RecordFailure as it records phase Failed (after an abort); the resumed request fails the same way',
+    { cluster: BLOCKED_SCENARIO },
+    async (w) => {
+      // The command drains until the PDB refuses; an operator aborts; its RecordFailure is killed mid-write.
+      const record = () =>
+        w.sim.store.get({ group: 'drainbridge.io', resource: 'evacuations' }, undefined, 'req-node-1');
+      const blocked = () =>
+        /PodDisruptionBudget/.test(String((record()?.status as { firstBlocker?: string })?.firstBlocker));
+      const aborter = waitUntil('the command is blocked by the PDB', blocked, 30_000).then(() =>
+        w.runtime.deps.progress.requestAbort('req-node-1', 'oncall@example.com', new Date()),
+      );
+      const { killed } = await runUntilKilled(w, ['evacuate', 'node-1', ...REQUEST, ...DRAIN], {
+        matches: (r) => r.resource === 'nodes' && bodyHas(r, '"Failed"'),
+        applied: true,
+      });
+      await aborter;
+      assert.ok(killed, 'killed in RecordFailure');
+      const resumed = await evacuate(w, 'node-1');
+      await expectFailed(w, resumed, 'EvacuationAborted', /aborted by oncall@example\.com/);
+      assert.deepEqual(holdsOf(w), ['req-node-1'], 'the safe state: still held');
+    },
+  );
+  scenario('killed in Restore as its release lands; the resumed Restore finishes it once', { cluster }, async (w) => {
+    await openSpareNodes(w);
+    await expectSucceeded(w, await evacuate(w, 'node-1'));
+    const { killed } = await runUntilKilled(w, ['restore', 'node-1', ...REQUEST], {
+      matches: (r) => r.resource === 'nodes' && bodyHas(r, 'released'),
+      applied: true,
+    });
+    assert.ok(killed);
+    const resumed = await restore(w, 'node-1');
+    assert.equal((await resumed.outcome).ok, true);
+    assert.deepEqual(holdsOf(w), []);
+    const node = w.sim.store.get(NODES, undefined, 'node-1');
+    assert.notEqual((node?.spec as { unschedulable?: boolean } | undefined)?.unschedulable, true, 'uncordoned');
+  });
+});
