@@ -63,8 +63,17 @@ describe('kubectl against the simulated KubeVirt', { skip }, () => {
   });
 
   it('creates a migration, streams its phases with get -w, and describes it', async () => {
+    const mark = sim.requestLog.mark();
     const watch = kubectl.start(['get', 'vmim', '-n', 'vms', '-w']);
     try {
+      // kubectl lists first, then watches from the list's resourceVersion: a migration created before the
+      // list would show up in whatever phase it had reached, so wait until the watch is open.
+      await eventually(
+        () =>
+          sim.requestLog.all({ since: mark, verb: 'watch', resource: 'virtualmachineinstancemigrations' }).length > 0,
+        20_000,
+        'the watch to open',
+      );
       assert.match(
         await ok(['create', '-f', '-'], migration('move-app-1', 'app-1')),
         /virtualmachineinstancemigration\.kubevirt\.io\/move-app-1 created/,
