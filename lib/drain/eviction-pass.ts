@@ -4,19 +4,22 @@
  * `disableEviction`), classify every refusal, persist per-pod progress and backoff, return. It never
  * sleeps: the workflow calls it again (at once when it progressed, after a backoff otherwise).
  */
-import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
 import type { Blocker } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { DeadlineExceeded } from '../errors/index.ts';
+import { DeadlineExceeded, EvacuationCancelled } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { apiStatusOf } from '../kube/errors.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { checkOutOfBandUncordon, readNodeOrFail } from '../node/hold.ts';
+import { readLedger } from '../node/ledger.ts';
 import type { ProgressRecorder } from '../progress/evacuation-store.ts';
+import { sameJson } from '../util/same-json.ts';
 import type { PodBranch } from './branch-filters.ts';
 import { gateByBudgets } from './budget-gate.ts';
-import { describeBudgets, observeNodePods } from './observe.ts';
+import { NodeView } from './node-view.ts';
+import { describeBudgets } from './observe.ts';
 import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
 import { type DrainSelection, selectionBlockers, selectPods } from './selection.ts';
 import {
@@ -46,6 +49,33 @@ export interface EvictionPassSettings {
   readonly concurrency?: number;
   /** Where each pass's counts and blockers are recorded for people (the EvacuationProgressStore). */
   readonly recorder?: ProgressRecorder;
+  /**
+   * How long one pass may wait on its watches for pods to leave or a budget to free up, running more
+   * rounds as they do (0: one round, return at once). Bounded well inside the Lambda timeout.
+   */
+  readonly waitMs?: number;
+}
+
+/** What one round of a pass saw and did. */
+interface Round {
+  readonly pods: readonly V1Pod[];
+  readonly selection: DrainSelection;
+  readonly state: DrainState;
+  readonly now: Date;
+  readonly progressed: boolean;
+  /** Nothing is left to evict (blockers may still keep the branch from being done). */
+  readonly done: boolean;
+  /** Something the watches can report is what the branch waits for (pods leaving, a budget's hold). */
+  readonly awaitable: boolean;
+}
+
+/** Throws EvacuationCancelled when the node's ledger no longer has this request's hold (a Restore ran meanwhile). */
+function assertStillHeld(node: V1Node | undefined, request: ResolvedRequest): void {
+  if (node && !readLedger(node).holds[request.requestId]) {
+    throw new EvacuationCancelled(
+      `request ${request.requestId} no longer holds node ${request.nodeName} (restored or released); stopping`,
+    );
+  }
 }
 
 /** Whether the drain's `--timeout` has passed (0: never). */
@@ -68,26 +98,103 @@ class EvictionPass implements ReconcilePass {
   }
 
   async run(input: PassInput): Promise<PassResult> {
-    const { request, now } = input;
+    const { request } = input;
     const node = await readNodeOrFail(this.#client, request.nodeName);
-    const outOfBand = await checkOutOfBandUncordon(this.#client, node, now);
-    const observed = await observeNodePods(this.#client, request.nodeName, request.drain);
-    const selection = selectPods(observed.pods, {
-      options: request.drain,
+    const outOfBand = await checkOutOfBandUncordon(this.#client, node, input.now);
+    const stored = await this.#store.read(request.requestId, this.branch, DRAIN_STATE_FORMAT);
+    const view = new NodeView(this.#client, node, request.drain);
+    let round: Round;
+    try {
+      round = await this.#rounds(view, stored?.state ?? INITIAL_DRAIN_STATE, input);
+    } finally {
+      view.close();
+    }
+    await this.#announceRefusals(node, stored?.state ?? INITIAL_DRAIN_STATE, round.state, input.now);
+    const result = this.#result(round.selection, round.state, { observed: round.pods, outOfBand, now: round.now });
+    await this.#persist(request.requestId, stored, round, result);
+    if (!result.done && isPastTimeout(request, input.startedAt, round.now)) {
+      throw new DeadlineExceeded(
+        `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,
+      );
+    }
+    return { ...result, progressed: round.progressed };
+  }
+
+  /**
+   * Rounds of observe-and-evict: the first from a fresh listing; while pods are still leaving or held by
+   * a budget, and within `waitMs`, the pass waits on its watches for the change it needs (a pod gone, a
+   * budget allowing more, the node changed) and runs another round at once — instead of returning and
+   * waiting out a Step Functions backoff that knows nothing of when the budget frees up.
+   */
+  async #rounds(view: NodeView, initial: DrainState, input: PassInput): Promise<Round> {
+    const startedMs = performance.now();
+    const waitMs = this.#settings.waitMs ?? 0;
+    let round = await this.#round(view, initial, input, input.now);
+    let progressed = round.progressed;
+    for (;;) {
+      const left = waitMs - (performance.now() - startedMs);
+      if (round.done || left <= 0 || !round.awaitable || !(await view.changed(left))) break;
+      const now = new Date(input.now.getTime() + (performance.now() - startedMs));
+      assertStillHeld(view.node(), input.request);
+      round = await this.#round(view, round.state, input, now);
+      progressed ||= round.progressed;
+    }
+    return { ...round, progressed };
+  }
+
+  async #round(view: NodeView, state: DrainState, input: PassInput, now: Date): Promise<Round> {
+    const pods = await view.pods();
+    const selection = selectPods(pods, {
+      options: input.request.drain,
       now,
-      daemonSetExists: observed.daemonSetExists,
+      daemonSetExists: view.daemonSetExists,
       branch: this.branch,
       infraPodSelector: this.#settings.infraPodSelector,
     });
-    const stored = await this.#store.read(request.requestId, this.branch, DRAIN_STATE_FORMAT);
-    const tracked = trackDepartures(stored?.state ?? INITIAL_DRAIN_STATE, observed.pods);
+    const tracked = trackDepartures(state, pods);
     // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first.
     const due = selection.refusals.length > 0 ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));
-    const evicted = await this.#evictAll(due, tracked.state, input);
-    if (JSON.stringify(evicted.state) !== JSON.stringify(stored?.state)) {
-      await this.#store.write(request.requestId, this.branch, evicted.state, stored?.version);
+    const evicted = await this.#evictAll(due, tracked.state, { ...input, now }, view);
+    const inFlight = countInFlight(evicted.state, selection.toEvict);
+    const held = selection.toEvict.some(
+      (pod) => evicted.state.pods[pod.metadata?.uid ?? '']?.blocker?.code === 'DisruptionBudget',
+    );
+    return {
+      pods,
+      selection,
+      state: evicted.state,
+      now,
+      progressed: evicted.accepted > 0 || tracked.movedNow > 0,
+      done: selection.toEvict.length === 0,
+      awaitable: selection.refusals.length === 0 && (inFlight > 0 || held),
+    };
+  }
+
+  /**
+   * One write of the state per pass, however many rounds it ran (never per eviction) — with the pass's
+   * report in the same write when the recorder can take both.
+   */
+  async #persist(
+    requestId: string,
+    stored: { state: DrainState; version: string } | undefined,
+    round: Round,
+    result: Omit<PassResult, 'progressed'>,
+  ): Promise<void> {
+    const recorder = this.#settings.recorder;
+    const report = { ...result, timing: { now: round.now, done: result.done } };
+    const changed = !sameJson(round.state, stored?.state);
+    if (changed && recorder?.writeStateWithProgress) {
+      const write = { state: round.state, expectedVersion: stored?.version };
+      await recorder.writeStateWithProgress(requestId, this.branch, write, report);
+      return;
     }
-    for (const refusal of newRefusals(tracked.state, evicted.state)) {
+    if (changed) await this.#store.write(requestId, this.branch, round.state, stored?.version);
+    await recorder?.recordProgress(requestId, this.branch, report);
+  }
+
+  /** One Warning event per new refusal: per pod, but a budget's hold once per budget (not per pod, not per count). */
+  async #announceRefusals(node: V1Node, before: DrainState, after: DrainState, now: Date): Promise<void> {
+    for (const refusal of newRefusals(before, after)) {
       await emitNodeEvent(
         this.#client,
         node,
@@ -95,14 +202,6 @@ class EvictionPass implements ReconcilePass {
         now,
       );
     }
-    const result = this.#result(selection, evicted.state, { observed: observed.pods, outOfBand, now });
-    await this.#settings.recorder?.recordProgress(request.requestId, this.branch, result);
-    if (!result.done && isPastTimeout(request, input.startedAt, now)) {
-      throw new DeadlineExceeded(
-        `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,
-      );
-    }
-    return { ...result, progressed: evicted.accepted > 0 || tracked.movedNow > 0 };
   }
 
   #result(
@@ -135,14 +234,11 @@ class EvictionPass implements ReconcilePass {
     due: readonly V1Pod[],
     initial: DrainState,
     input: PassInput,
+    view: NodeView,
   ): Promise<{ state: DrainState; accepted: number }> {
     let state = initial;
     let accepted = 0;
-    let budgets: Promise<V1PodDisruptionBudget[]> | undefined;
-    const loadBudgets = () => {
-      budgets ??= this.#client.listPodDisruptionBudgets();
-      return budgets;
-    };
+    const loadBudgets = () => view.budgets();
     let pods = due;
     // Deleting (--disable-eviction) bypasses PDBs; evicting asks only what the budgets can grant.
     if (due.length > 0 && !input.request.drain.disableEviction) {

@@ -20,7 +20,7 @@ export interface PodRecord {
   /** Do not ask again before this instant (ISO 8601). */
   readonly nextAttemptAt?: string;
   /** The last refusal as a blocker, reported until the pod moves or the refusal changes. */
-  readonly blocker?: { readonly code: BlockerCode; readonly reason: string };
+  readonly blocker?: { readonly code: BlockerCode; readonly reason: string; readonly budget?: string };
   /** The namespace is terminating: the namespace controller removes the pod; only wait. */
   readonly waiting?: boolean;
 }
@@ -48,7 +48,9 @@ export const DRAIN_STATE_FORMAT: RecordFormat<DrainState> = {
           evictedAt: Instant.optional(),
           attempts: z.number().int().min(0),
           nextAttemptAt: Instant.optional(),
-          blocker: z.looseObject({ code: z.enum(BLOCKER_CODES), reason: z.string() }).optional(),
+          blocker: z
+            .looseObject({ code: z.enum(BLOCKER_CODES), reason: z.string(), budget: z.string().optional() })
+            .optional(),
           waiting: z.boolean().optional(),
         }),
       ),
@@ -106,6 +108,7 @@ function refusalBlocker(outcome: EvictionOutcome, pod: V1Pod, budgetsAllowed: st
     case 'budget':
       return {
         code: 'DisruptionBudget',
+        budget: `${pod.metadata?.namespace ?? ''}/${outcome.pdbName}`,
         reason: `pod ${key} is blocked by PodDisruptionBudget ${outcome.pdbName}${budgetsAllowed}: ${outcome.message}`,
       };
     case 'multiple-budgets':
@@ -170,7 +173,8 @@ export function recordedBlockers(state: DrainState, listed: readonly V1Pod[]): B
   for (const pod of listed) {
     const record = state.pods[uidOf(pod)];
     if (record?.blocker) {
-      blockers.push({ ...record.blocker, item: { kind: 'Pod', uid: uidOf(pod), name: podKey(pod) } });
+      const { code, reason } = record.blocker;
+      blockers.push({ code, reason, item: { kind: 'Pod', uid: uidOf(pod), name: podKey(pod) } });
     }
   }
   return blockers;
@@ -208,11 +212,28 @@ export function countInFlight(state: DrainState, listed: readonly V1Pod[]): numb
   }).length;
 }
 
-/** Refusals that are new in `after` (first refusal of a pod, or a different one): announced once as events. */
+/** What a refusal is announced once for: a budget's hold once per budget, any other refusal once per pod and kind. */
+function refusalKey(uid: string, blocker: NonNullable<PodRecord['blocker']>): string {
+  return blocker.budget !== undefined ? `budget ${blocker.budget}` : `${uid} ${blocker.code}`;
+}
+
+/**
+ * Refusals that are new in `after`, announced once as events: a pod's first refusal of a kind, and a
+ * budget's first hold — not every pod it holds, nor every change of its counts (a drain behind a
+ * `maxUnavailable: 1` budget would otherwise write an event per pod per wave).
+ */
 export function newRefusals(before: DrainState, after: DrainState): { code: BlockerCode; reason: string }[] {
+  const announced = new Set<string>();
+  for (const [uid, record] of Object.entries(before.pods)) {
+    if (record.blocker) announced.add(refusalKey(uid, record.blocker));
+  }
   const fresh: { code: BlockerCode; reason: string }[] = [];
   for (const [uid, record] of Object.entries(after.pods)) {
-    if (record.blocker && record.blocker.reason !== before.pods[uid]?.blocker?.reason) fresh.push(record.blocker);
+    if (!record.blocker) continue;
+    const key = refusalKey(uid, record.blocker);
+    if (announced.has(key)) continue;
+    announced.add(key);
+    fresh.push({ code: record.blocker.code, reason: record.blocker.reason });
   }
   return fresh;
 }

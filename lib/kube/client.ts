@@ -46,7 +46,13 @@ export interface KubeClientOptions {
 /** A list call's page, in the shape every generated `list*` returns. */
 interface Page<T> {
   readonly items: T[];
-  readonly metadata?: { readonly _continue?: string };
+  readonly metadata?: { readonly _continue?: string; readonly resourceVersion?: string };
+}
+
+/** A complete list and the resourceVersion it was read at (a watch from it misses nothing). */
+export interface ListedAt<T> {
+  readonly items: T[];
+  readonly resourceVersion: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -143,8 +149,11 @@ export class KubeClient {
   readonly #server: string;
   /** Whether the server has answered this client yet (any HTTP status): before, no answer is configuration. */
   #answered = false;
+  /** What the watches (lib/kube/watched-list.ts) connect with. */
+  readonly kubeConfig: KubeConfig;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
+    this.kubeConfig = kubeConfig;
     this.core = kubeConfig.makeApiClient(CoreV1Api);
     this.policy = kubeConfig.makeApiClient(PolicyV1Api);
     this.apps = kubeConfig.makeApiClient(AppsV1Api);
@@ -196,25 +205,36 @@ export class KubeClient {
     list: (page: { limit?: number; _continue?: string }, options: CallOptions) => Promise<Page<T>>,
     chunkSize = this.chunkSize,
   ): Promise<T[]> {
+    return (await this.listAllAt(operation, list, chunkSize)).items;
+  }
+
+  /** `listAll`, with the resourceVersion of the list (its last page's: a paged list is one snapshot). */
+  async listAllAt<T>(
+    operation: string,
+    list: (page: { limit?: number; _continue?: string }, options: CallOptions) => Promise<Page<T>>,
+    chunkSize = this.chunkSize,
+  ): Promise<ListedAt<T>> {
     const items: T[] = [];
     let token: string | undefined;
+    let resourceVersion = '';
     do {
       const page: { limit?: number; _continue?: string } = {};
       if (chunkSize > 0) page.limit = chunkSize;
       if (token) page._continue = token;
       const result = await this.call(operation, (options) => list(page, options));
       items.push(...result.items);
+      resourceVersion = result.metadata?.resourceVersion ?? '';
       token = result.metadata?._continue || undefined;
     } while (token);
-    return items;
+    return { items, resourceVersion };
   }
 
   getNode(name: string): Promise<V1Node> {
     return this.call(`get node ${name}`, (o) => this.core.readNode({ name }, o));
   }
 
-  listNodes(labelSelector?: string): Promise<V1Node[]> {
-    return this.listAll('list nodes', (page, o) => this.core.listNode({ ...page, labelSelector }, o));
+  listNodes(labelSelector?: string, fieldSelector?: string): Promise<V1Node[]> {
+    return this.listAll('list nodes', (page, o) => this.core.listNode({ ...page, labelSelector, fieldSelector }, o));
   }
 
   /**
@@ -229,10 +249,21 @@ export class KubeClient {
   }
 
   /** Pods bound to a node (`fieldSelector=spec.nodeName=`), paged by `chunkSize`. */
-  listPodsOnNode(nodeName: string, settings: { labelSelector?: string; chunkSize?: number } = {}): Promise<V1Pod[]> {
+  async listPodsOnNode(
+    nodeName: string,
+    settings: { labelSelector?: string; chunkSize?: number } = {},
+  ): Promise<V1Pod[]> {
+    return (await this.listPodsOnNodeAt(nodeName, settings)).items;
+  }
+
+  /** `listPodsOnNode` with the list's resourceVersion. */
+  listPodsOnNodeAt(
+    nodeName: string,
+    settings: { labelSelector?: string; chunkSize?: number } = {},
+  ): Promise<ListedAt<V1Pod>> {
     const fieldSelector = `spec.nodeName=${nodeName}`;
     const labelSelector = settings.labelSelector || undefined;
-    return this.listAll(
+    return this.listAllAt(
       `list pods on node ${nodeName}`,
       (page, o) => this.core.listPodForAllNamespaces({ ...page, fieldSelector, labelSelector }, o),
       settings.chunkSize,
@@ -272,8 +303,13 @@ export class KubeClient {
     );
   }
 
-  listPodDisruptionBudgets(): Promise<V1PodDisruptionBudget[]> {
-    return this.listAll('list poddisruptionbudgets', (page, o) =>
+  async listPodDisruptionBudgets(): Promise<V1PodDisruptionBudget[]> {
+    return (await this.listPodDisruptionBudgetsAt()).items;
+  }
+
+  /** Every PDB, with the list's resourceVersion. */
+  listPodDisruptionBudgetsAt(): Promise<ListedAt<V1PodDisruptionBudget>> {
+    return this.listAllAt('list poddisruptionbudgets', (page, o) =>
       this.policy.listPodDisruptionBudgetForAllNamespaces(page, o),
     );
   }

@@ -12,6 +12,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { apiStatusOf } from '../kube/errors.ts';
 import { readNodeOrFail } from '../node/hold.ts';
 import { readLedger } from '../node/ledger.ts';
+import { sameJson } from '../util/same-json.ts';
 import { KubeVirtApi } from './api.ts';
 import { classifyVmi } from './classify.ts';
 import { eventsFor, recordVmiEvents } from './events.ts';
@@ -92,7 +93,7 @@ export class KubeVirtPass implements ReconcilePass {
     }
     const refused = await this.#perform(plan.actions);
     const state = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
-    if (JSON.stringify(state) !== JSON.stringify(stored?.state)) {
+    if (!sameJson(state, stored?.state)) {
       await store.write(request.requestId, 'kubevirt', state, stored?.version);
     }
     const context = { nodeName: request.nodeName, requestId: request.requestId, options, state: previous };

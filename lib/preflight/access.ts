@@ -81,10 +81,13 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     call('list', 'nodes', 'count held nodes for the maintenance slots'),
     call('patch', 'nodes', 'cordon and keep the ledger annotation'),
     call('list', 'pods', "list the node's pods and follow evicted ones until they are gone"),
+    call('watch', 'pods', 'wait within a pass for evicted pods to go'),
     settings.disableEviction
       ? call('delete', 'pods', 'delete pods (--disable-eviction)')
       : call('create', 'pods', 'evict pods (policy/v1 Eviction)', { subresource: 'eviction' }),
     call('list', 'poddisruptionbudgets', 'name the PDB behind a refused eviction', { group: 'policy' }),
+    call('watch', 'poddisruptionbudgets', 'evict the next pod as soon as its budget allows', { group: 'policy' }),
+    call('watch', 'nodes', 'see a Restore while a pass waits'),
     call('get', 'daemonsets', "check a DaemonSet pod's owner still exists", { group: 'apps' }),
     NODE_EVENTS,
     call('get', 'leases', 'read the admission Lease', leases),

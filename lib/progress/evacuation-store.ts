@@ -25,6 +25,7 @@ import {
 } from '../kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
+import { sameJson } from '../util/same-json.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -67,6 +68,23 @@ export interface ProgressReport {
 /** Records a pass's counts and blockers where people read them (`kubectl get evacuations`). */
 export interface ProgressRecorder {
   recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void>;
+  /**
+   * The branch's state (conditional on `expectedVersion`, as `ProgressStore.write`) and the pass's report
+   * in one write — for a pass whose state is bookkeeping written after it acted (the pods pass), not a
+   * write-ahead record (Nova's). Returns the new version.
+   */
+  writeStateWithProgress?<S>(
+    requestId: string,
+    branch: BranchName,
+    write: StateWrite<S>,
+    report: ProgressReport,
+  ): Promise<string>;
+}
+
+/** A branch state to write, conditional on the version it was read at. */
+export interface StateWrite<S> {
+  readonly state: S;
+  readonly expectedVersion: string | undefined;
 }
 
 /** When a pass ran and whether it found its branch done: the branch's first pass and its end are kept. */
@@ -84,6 +102,21 @@ function branchTimes(
   const at = timing.now.toISOString();
   const startedAt = current.startedAt ?? at;
   return timing.done ? { startedAt, finishedAt: current.finishedAt ?? at } : { startedAt };
+}
+
+type BranchEntry = NonNullable<EvacuationStatus['branches']>[string];
+
+/** A branch's entry with a pass's counts, blockers, what it waits for and its times. Pure. */
+function progressEntry(entry: BranchEntry | undefined, report: ProgressReport): BranchEntry {
+  const { waiting: _waiting, ...current } = entry ?? { version: '0', state: undefined };
+  const waiting = report.waiting ?? [];
+  return {
+    ...current,
+    ...report.progress,
+    blockers: report.blockers.map((blocker) => blocker.reason),
+    ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
+    ...branchTimes(current, report.timing),
+  };
 }
 
 export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
@@ -143,6 +176,25 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     state: S,
     expectedVersion: string | undefined,
   ): Promise<string> {
+    return this.#writeState(requestId, branch, { state, expectedVersion });
+  }
+
+  async writeStateWithProgress<S>(
+    requestId: string,
+    branch: BranchName,
+    write: StateWrite<S>,
+    report: ProgressReport,
+  ): Promise<string> {
+    return this.#writeState(requestId, branch, write, report);
+  }
+
+  async #writeState<S>(
+    requestId: string,
+    branch: BranchName,
+    write: StateWrite<S>,
+    report?: ProgressReport,
+  ): Promise<string> {
+    const { state, expectedVersion } = write;
     let written = '';
     // A stale expectedVersion is the caller's stale read: re-reading cannot cure it, so it is not retried.
     let stale: ConflictError | undefined;
@@ -158,7 +210,8 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
         return undefined;
       }
       written = String(Number(current?.version ?? '0') + 1);
-      return { ...status, branches: { ...status.branches, [branch]: { ...current, version: written, state } } };
+      const entry = { ...(report ? progressEntry(current, report) : current), version: written, state };
+      return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
     if (stale) throw stale;
     return written;
@@ -169,16 +222,8 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
    * no write when unchanged), and with `timing` the branch's first pass and end (estimates read them).
    */
   async recordProgress(requestId: string, branch: BranchName, report: ProgressReport): Promise<void> {
-    const waiting = report.waiting ?? [];
     await this.#update(requestId, (status) => {
-      const { waiting: _waiting, ...current } = status.branches?.[branch] ?? { version: '0', state: undefined };
-      const entry = {
-        ...current,
-        ...report.progress,
-        blockers: report.blockers.map((blocker) => blocker.reason),
-        ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
-        ...branchTimes(current, report.timing),
-      };
+      const entry = progressEntry(status.branches?.[branch] ?? { version: '0', state: undefined }, report);
       return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
   }
@@ -287,7 +332,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       if (changed === undefined) return;
       const next = { ...record, status: summarise(changed) };
       // Unchanged: no write (passes run often; the record changes only when something did).
-      if (record.metadata.resourceVersion && JSON.stringify(next.status) === JSON.stringify(record.status)) return;
+      if (record.metadata.resourceVersion && sameJson(next.status, record.status)) return;
       if (record.metadata.resourceVersion) await this.#client.replaceEvacuation(next);
       else await this.#client.createEvacuation(next);
     });

@@ -73,7 +73,7 @@ describe('eviction pass in the simulator', () => {
     await env.stop();
   });
 
-  test('a PDB at 0 is not asked at all: no 429 loop, the blocker names the PDB, one event per pod', async () => {
+  test('a PDB at 0 is not asked at all: no 429 loop, the blocker names the PDB, one event per budget', async () => {
     const request = requestFor('node-1', { podSelector: 'app!=guarded' }, 'req-backoff');
     await acquireHold(env.client, 'node-1', request);
     const store = new EvacuationProgressStore(env.client);
@@ -103,7 +103,8 @@ describe('eviction pass in the simulator', () => {
     const events = env.sim.store
       .list({ group: '', resource: 'events' })
       .items.filter((e) => e.reason === 'EvictionBlocked');
-    assert.equal(events.length, 2, 'one Warning event per refused pod, not one per pass');
+    assert.equal(events.length, 1, 'one Warning event for the budget holding both pods, not one per pod or per pass');
+    assert.match(String(events[0]?.message ?? ''), /PodDisruptionBudget web/);
     await assert.rejects(
       pass.run({
         request: { ...request, drain: { ...request.drain, timeoutSeconds: 60 } },

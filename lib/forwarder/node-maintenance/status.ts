@@ -13,6 +13,7 @@
  */
 import type { DrainState } from '../../drain/tracking.ts';
 import type { EvacuationObject } from '../../kube/paths.ts';
+import { sameJson } from '../../util/same-json.ts';
 import type { MaintenancePhase, NodeMaintenanceStatus, PodReference } from './types.ts';
 
 const POD_BRANCHES = ['pods', 'infra-pods'] as const;
@@ -89,7 +90,7 @@ export function statusPatch(
   const patch: Record<string, unknown> = {};
   for (const field of MIRRORED) {
     const want = desired[field];
-    if (JSON.stringify(current?.[field]) === JSON.stringify(want)) continue;
+    if (sameJson(current?.[field], want)) continue;
     patch[field] = want ?? null;
   }
   if (Object.keys(patch).length === 0) return undefined;

@@ -14,9 +14,20 @@ function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {
   return plan.plan.branches.find((b) => b.branch === branch) ?? { branch, toMove: [], skipped: [], blockers: [] };
 }
 
+/**
+ * How long one pods pass waits on its watches (pods leaving, a budget freeing up) before it returns: long
+ * enough that a drain behind a `maxUnavailable: 1` budget needs a few passes rather than one per pod —
+ * each pass a Lambda invocation and three billed state transitions — and well inside the functions'
+ * 60 s timeout, so that no Lambda waits for minutes and an abort is seen within it.
+ */
+export const POD_PASS_WAIT_MS = 30_000;
+
 function evictionPass(branch: PodBranch, deps: WorkflowDeps) {
   return createEvictionPass(deps.kube, deps.progress, {
     branch,
+    waitMs: POD_PASS_WAIT_MS,
+    // The state and the counts in one write per pass (the task's own record of them then changes nothing).
+    recorder: deps.progress,
     infraPodSelector: deps.config.infraPodSelector,
     // The KubeVirt branch moves their VMs (and blocks on launcher pods no VMI accounts for).
     launcherPodsBlock: false,

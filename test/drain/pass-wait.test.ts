@@ -1,0 +1,130 @@
+/**
+ * A pass that waits on its watches (`waitMs`): behind a `maxUnavailable: 1` budget it evicts one pod,
+ * waits for the budget to allow the next and evicts it within the same pass — from one listing, with no
+ * 429 — and stops at once when the request's hold goes while it waits.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
+import { acquireHold, releaseHold } from '../../lib/node/hold.ts';
+import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
+import { type DrainSim, requestFor, SA_USER, startDrainSim } from './harness.ts';
+
+const CONTAINERS = [{ name: 'app', image: 'busybox:1.37' }];
+
+function scenario(name: string) {
+  return {
+    name,
+    podStartupDelaySeconds: 1,
+    nodes: [{ name: 'node-1' }, { name: 'node-2', unschedulable: true }],
+    namespaces: ['shop'],
+    workloads: [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'api', namespace: 'shop' },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { app: 'api' } },
+          template: { metadata: { labels: { app: 'api' } }, spec: { containers: CONTAINERS } },
+        },
+      },
+    ],
+    pdbs: [
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'api', namespace: 'shop' },
+        spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'api' } } },
+      },
+    ],
+  };
+}
+
+async function startWithSpareNode(name: string, speed: number): Promise<DrainSim> {
+  const env = await startDrainSim(scenario(name), { speed });
+  env.sim.store.mutate({ group: '', resource: 'nodes' }, { name: 'node-2' }, (copy) => {
+    (copy.spec as { unschedulable?: boolean }).unschedulable = false;
+    return copy;
+  });
+  return env;
+}
+
+function requestsOf(env: DrainSim, since: number) {
+  return env.sim.requestLog.all({ since, user: SA_USER });
+}
+
+describe('a pass that waits on its watches', () => {
+  let env: DrainSim;
+  before(async () => {
+    env = await startWithSpareNode('pass-wait', 20);
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  test('drains a maxUnavailable: 1 chain in one pass, from one listing, with no 429', async () => {
+    const request = requestFor('node-1', {}, 'req-wait');
+    await acquireHold(env.client, 'node-1', request);
+    const pass = createEvictionPass(env.client, new MemoryProgressStore(), {
+      branch: 'pods',
+      infraPodSelector: '',
+      waitMs: 60_000,
+    });
+    const mark = env.sim.requestLog.mark();
+    const now = new Date(env.sim.clock.now());
+    const result = await pass.run({ request, now, startedAt: now.toISOString() });
+    assert.equal(result.done, true, JSON.stringify(result));
+    assert.equal(result.progressed, true);
+    assert.deepEqual(result.progress, { total: 3, moved: 3, inFlight: 0, skipped: 0 });
+    const requests = requestsOf(env, mark);
+    const evictions = requests.filter((r) => r.subresource === 'eviction');
+    assert.deepEqual(
+      evictions.map((r) => r.status),
+      [201, 201, 201],
+      'each pod asked once, when the budget allowed it',
+    );
+    const podLists = requests.filter((r) => r.resource === 'pods' && r.verb === 'list');
+    assert.equal(podLists.length, 1, 'listed once; the watch kept the view current');
+    assert.ok(
+      requests.some((r) => r.resource === 'pods' && r.verb === 'watch'),
+      'the pods were watched',
+    );
+  });
+
+  test('stops with EvacuationCancelled when the hold goes while it waits', async () => {
+    const stopped = await startWithSpareNode('pass-wait-cancel', 1);
+    try {
+      const request = requestFor('node-1', {}, 'req-cancel');
+      await acquireHold(stopped.client, 'node-1', request);
+      const pass = createEvictionPass(stopped.client, new MemoryProgressStore(), {
+        branch: 'pods',
+        infraPodSelector: '',
+        waitMs: 60_000,
+      });
+      const now = new Date(stopped.sim.clock.now());
+      // Its rejection is awaited below; asserted from the start so that it is never an unhandled one.
+      const cancelled = assert.rejects(pass.run({ request, now, startedAt: now.toISOString() }), {
+        name: 'EvacuationCancelled',
+      });
+      // At speed 1 the first pod takes its 30 s grace period to go: the pass is waiting when the hold goes.
+      await waitFor(() => requestsOf(stopped, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'));
+      const mark = stopped.sim.requestLog.mark();
+      await releaseHold(stopped.client, 'node-1', 'req-cancel');
+      await cancelled;
+      const evictions = requestsOf(stopped, mark).filter((r) => r.subresource === 'eviction');
+      assert.deepEqual(evictions, [], 'no eviction after the hold went');
+    } finally {
+      await stopped.stop();
+    }
+  });
+});
+
+/** Polls `condition` every 10 ms (up to 10 s): waits for an observable request, never a fixed sleep. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
