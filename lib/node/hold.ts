@@ -15,6 +15,7 @@ import { emitNodeEvent } from './events.ts';
 import {
   countHeldNodes,
   DEFAULT_LEDGER_SETTINGS,
+  HELD_LABEL,
   type HoldRequest,
   isUncordonedOutOfBand,
   type LedgerSettings,
@@ -189,7 +190,23 @@ export async function checkOutOfBandUncordon(
   return { code: 'OutOfBandUncordon', reason };
 }
 
+/**
+ * Every node drainbridge may hold: those labelled held, and every cordoned node. The label alone would
+ * let a node slip out of the count whose hold was taken by a version before the label (it gets the label
+ * only at its ledger's next change) or whose label someone removed; a hold always cordons, so the
+ * cordoned nodes cover both — and a cluster has few of them. Two lists, neither of the whole cluster.
+ */
+export async function listNodesMaybeHeld(client: KubeClient): Promise<V1Node[]> {
+  const [labelled, cordoned] = await Promise.all([
+    client.listNodes(HELD_LABEL),
+    client.listNodes(undefined, 'spec.unschedulable=true'),
+  ]);
+  const byName = new Map(cordoned.map((node) => [node.metadata?.name ?? '', node]));
+  for (const node of labelled) byName.set(node.metadata?.name ?? '', node);
+  return [...byName.values()];
+}
+
 /** How many nodes drainbridge currently holds, from their ledgers (for the concurrency limit). */
 export async function countNodesHeld(client: KubeClient): Promise<number> {
-  return countHeldNodes(await client.listNodes());
+  return countHeldNodes(await listNodesMaybeHeld(client));
 }

@@ -4,15 +4,22 @@
  * oldest waiting request is admitted first. A re-run of an admitted request finds its own hold on the
  * node and is admitted again without taking a slot (a crashed execution never leaks one).
  */
-import type { V1Lease } from '@kubernetes/client-node';
+import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
-import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { countsAsHeld, type HoldRequest, type LedgerSettings, ledgerOf, readLedger } from '../node/ledger.ts';
+import { acquireHold, listNodesMaybeHeld, readNodeOrFail } from '../node/hold.ts';
+import {
+  countsAsHeld,
+  HELD_LABEL,
+  type HoldRequest,
+  type LedgerSettings,
+  ledgerOf,
+  readLedger,
+} from '../node/ledger.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 import {
   INTENTS_ANNOTATION,
@@ -145,9 +152,18 @@ interface ObservedNodes {
   heldBy(requester: string): string[];
 }
 
-/** Every node's labels, the names of those drainbridge holds and who holds them (from their ledgers). */
-async function observeNodes(client: KubeClient): Promise<ObservedNodes> {
-  const nodes = await client.listNodes();
+/**
+ * The held nodes' labels and the requested node's, the names of those drainbridge holds and who holds them
+ * (from their ledgers) — never a list of every node of the cluster. `thorough` (the locked decision):
+ * every node that may be held (labelled held, or cordoned: listNodesMaybeHeld). Otherwise only the
+ * labelled ones: enough for telling a waiting request that it still waits, since counting fewer held
+ * nodes can only send it on to the locked decision, never admit it.
+ */
+async function observeNodes(client: KubeClient, requested: V1Node, thorough: boolean): Promise<ObservedNodes> {
+  const candidates = thorough ? await listNodesMaybeHeld(client) : await client.listNodes(HELD_LABEL);
+  // The requested node for its labels (slot limits), as read before the lock unless the list has it fresher.
+  const listed = candidates.some((node) => node.metadata?.name === requested.metadata?.name);
+  const nodes = listed ? candidates : [...candidates, requested];
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
   // A node whose ledger cannot be read counts as held: it may be under maintenance.
   const held = nodes.filter(countsAsHeld).map((node) => node.metadata?.name ?? '');
@@ -185,6 +201,58 @@ async function unlockAdmission(
     if (!(error instanceof ConflictError)) throw error;
     if (!next.admitted) throw new SlotUnavailable('admission lost its lock while it decided; retrying');
   }
+}
+
+/** What admission decides for `request` on what it read (pure: planAdmission over the observed nodes and queue). */
+function decide(
+  request: ResolvedRequest,
+  settings: AdmissionSettings,
+  read: { nodes: ObservedNodes; lease: V1Lease | undefined; intents: Intents; now: Date },
+) {
+  const { nodes, lease, intents, now } = read;
+  const window = request.window;
+  return planAdmission({
+    requestId: request.requestId,
+    node: request.nodeName,
+    now,
+    // Holds other admitters may be writing right now count too (a stalled write lands later).
+    heldNodes: [...nodes.held, ...nodesInFlight(intents, request.requestId, now)],
+    maxHeldNodes: settings.maxHeldNodes,
+    slotLimits: settings.slotLimits ?? [],
+    labelsOf: (name) => nodes.labels.get(name) ?? {},
+    queue: readQueue(lease, request.nodeName),
+    queueTtlSeconds: QUEUE_TTL_SECONDS,
+    ...(window
+      ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
+      : {}),
+    holdersOf: (name) => nodes.holders.get(name) ?? [],
+  });
+}
+
+/** A request that keeps finding no free slot writes its place in the queue again after this long (≪ QUEUE_TTL_SECONDS). */
+const QUEUE_REFRESH_SECONDS = 60;
+
+/**
+ * A request already waiting in the queue, whose place there is fresh, and for which no slot is free yet:
+ * why it still waits — decided on an unlocked read, so that a hundred waiting requests retrying do not
+ * each take the mutex and write the Lease (two writes an attempt). Undefined when it may be admitted, has
+ * no place yet, or its place needs refreshing: then the locked path decides (and writes) as always. A
+ * stale read can only make it wait one retry longer, never admit it.
+ */
+async function stillWaiting(
+  client: KubeClient,
+  request: ResolvedRequest,
+  settings: AdmissionSettings,
+  read: { node: V1Node; now: Date },
+): Promise<string | undefined> {
+  const { node, now } = read;
+  const lease = await readLease(client, settings.namespace, ADMISSION_LEASE);
+  const place = readQueue(lease, request.nodeName)[request.requestId];
+  if (!place || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000) return undefined;
+  const intents = readIntents(lease?.metadata?.annotations, request.nodeName);
+  const decision = decide(request, settings, { nodes: await observeNodes(client, node, false), lease, intents, now });
+  // The locked path would change more than this request's `seen` (admit it, or drop its place): let it.
+  return decision.admit || !decision.queue[request.requestId] ? undefined : decision.why;
 }
 
 /** A window's request is not started once its window has closed (one already holding its node goes on). */
@@ -226,28 +294,14 @@ export async function admitRequest(
     );
   }
   assertWindowOpen(request, now);
+  const waiting = await stillWaiting(client, request, settings, { node, now });
+  if (waiting !== undefined) throw new SlotUnavailable(`node ${request.nodeName}: ${waiting}`);
   const lease = await lockAdmission(client, settings.namespace, request, now);
   let unlocked = false;
   try {
-    const nodes = await observeNodes(client);
+    const nodes = await observeNodes(client, node, true);
     const intents = readIntents(lease.metadata?.annotations, request.nodeName);
-    const window = request.window;
-    const decision = planAdmission({
-      requestId: request.requestId,
-      node: request.nodeName,
-      now,
-      // Holds other admitters may be writing right now count too (a stalled write lands later).
-      heldNodes: [...nodes.held, ...nodesInFlight(intents, request.requestId, now)],
-      maxHeldNodes: settings.maxHeldNodes,
-      slotLimits: settings.slotLimits ?? [],
-      labelsOf: (name) => nodes.labels.get(name) ?? {},
-      queue: readQueue(lease, request.nodeName),
-      queueTtlSeconds: QUEUE_TTL_SECONDS,
-      ...(window
-        ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
-        : {}),
-      holdersOf: (name) => nodes.holders.get(name) ?? [],
-    });
+    const decision = decide(request, settings, { nodes, lease, intents, now });
     let hold = { acquired: false };
     if (decision.admit) {
       hold = await acquireHold(client, request.nodeName, holdRequestOf(request), {

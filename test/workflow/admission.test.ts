@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
-import { isHeld, readLedger } from '../../lib/node/ledger.ts';
+import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
 import {
   failureOf,
   maintenanceEnded,
@@ -88,6 +88,32 @@ describe('admission slots (one held node by default)', () => {
     await succeeds(third);
     assert.deepEqual(await heldNodes(w), ['node-3']);
     await restore(w, 'node-3');
+    await w.runtime.settle();
+  });
+});
+
+describe('a held node without the held label (held by a version before the label, or the label removed)', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(IDLE_NODES_SCENARIO);
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('still takes its slot: a request for another node waits until it is restored', async () => {
+    await succeeds(await request(w, 'node-1'));
+    await w.admin.patchNode('node-1', { metadata: { labels: { [HELD_LABEL]: null } } });
+    assert.equal((await readNodeAsAdmin(w, 'node-1')).metadata?.labels?.[HELD_LABEL], undefined);
+
+    const second = await request(w, 'node-2');
+    await waitUntil('node-2 waits for a slot', () => slotWaits(w, second) >= 2);
+    assert.deepEqual(await heldNodes(w), ['node-1'], 'node-2 was not admitted beside the unlabelled held node');
+
+    await restore(w, 'node-1');
+    await succeeds(second);
+    assert.deepEqual(await heldNodes(w), ['node-2']);
+    await restore(w, 'node-2');
     await w.runtime.settle();
   });
 });
