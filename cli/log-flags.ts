@@ -1,4 +1,7 @@
-/** The logging flags, apart from the other common flags so the image's lean entry can take them without loading the embedded runtime. */
+/**
+ * The logging flags every command accepts. In a module of their own: `drainbridge --help` prints them and
+ * must not load the commands' own modules to do so (its start is measured in bench/).
+ */
 import type { FlagSpec } from './flags.ts';
 
 /** Flags every command accepts (main takes them off the command line before the command sees it). */

@@ -3,29 +3,34 @@
  * turns failures into one plain message and an exit status from the table (cli/exit-codes.ts).
  */
 import { type Command, type CommandContext, processContext } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { COMMAND_CATALOG, catalogOf } from './commands/catalog.ts';
 import { commandHelp, helpText, runCommand, wantsHelp } from './dispatch.ts';
 import { EXIT } from './exit-codes.ts';
 import { didYouMean } from './suggest.ts';
 
 export { commandHelp } from './dispatch.ts';
 
+/**
+ * Runs `drainbridge argv`. Without `commands`, each command's module is loaded only when it runs (or its
+ * --help is asked for): the top-level help and a mistyped name load none.
+ */
 export async function main(
   argv: readonly string[],
-  commands: readonly Command[] = COMMANDS,
+  commands?: readonly Command[],
   context: CommandContext = processContext(),
 ): Promise<number> {
+  const catalog = commands ? catalogOf(commands) : COMMAND_CATALOG;
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
-    context.out(topic ? commandHelp(topic) : helpText(commands));
+    const topic = name === 'help' ? catalog.find((c) => c.name === rest[0]) : undefined;
+    context.out(topic ? commandHelp(await topic.load()) : helpText(catalog));
     return name ? EXIT.ok : EXIT.usage;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = catalog.find((c) => c.name === name);
+  if (!entry) {
     const hint = didYouMean(
       name,
-      commands.map((c) => c.name),
+      catalog.map((c) => c.name),
       (n) => `"${n}"`,
     );
     const what = name.startsWith('-')
@@ -34,6 +39,7 @@ export async function main(
     context.err(`drainbridge: ${what}\nRun 'drainbridge --help' for the commands.`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (wantsHelp(rest)) {
     context.out(commandHelp(command));
     return EXIT.ok;

@@ -106,11 +106,15 @@ export function startExecutionStates(definition: MachineDefinition): string[] {
 
 /** Counts of one execution: what the suite prints and the history-size estimate is built from. */
 export interface ExecutionStats {
+  /** States entered (Parallel branches' states included; a Retry re-runs its state without entering it again). */
   stateTransitions: number;
   lambdaInvocations: number;
   lambdaErrors: number;
+  /** Task attempts after the first, by a Retry rule. */
   retries: number;
   parallelStates: number;
+  /** Wall time spent in Lambda handlers, added up (Lambda bills duration: GB-seconds at the function's memory). */
+  lambdaMilliseconds: number;
   /**
    * History events Step Functions would have written, counted from the interpreter's event log as it
    * runs: 2 per state entered, 3 per Task attempt (entries and retries), 2 per Parallel state, 2 for
@@ -127,6 +131,15 @@ export interface ExecutionStats {
  */
 export function estimateHistoryEvents(stats: Omit<ExecutionStats, 'historyEvents'>): number {
   return 2 * stats.stateTransitions + 3 * stats.lambdaInvocations + 2 * stats.parallelStates + 2;
+}
+
+/**
+ * State transitions as Step Functions Standard bills them: every state entered and every Retry attempt
+ * ("Step Functions counts a state transition each time a step of your workflow is executed, … including
+ * retries"). The executor counts the two apart; the bill adds them up.
+ */
+export function billedStateTransitions(stats: Pick<ExecutionStats, 'stateTransitions' | 'retries'>): number {
+  return stats.stateTransitions + stats.retries;
 }
 
 /** One task invocation, as reported to `onTask`. */
@@ -287,6 +300,7 @@ export class EmbeddedExecutor {
       lambdaErrors: 0,
       retries: 0,
       parallelStates: 0,
+      lambdaMilliseconds: 0,
       historyEvents: 2,
     };
     // After abort the interpreter still finishes its current Retry loop without waiting; calling no task
@@ -345,13 +359,16 @@ export class EmbeddedExecutor {
         }
         stats.lambdaInvocations++;
         const done = calls.begin();
+        const started = performance.now();
         const running = handler(input, lambdaContext(key, executionId));
         this.#inFlight.add(running);
         try {
           const output = await running;
+          stats.lambdaMilliseconds += performance.now() - started;
           this.#options.onTask?.({ executionId, stateName, functionKey: key, output });
           return output as JsonValue;
         } catch (error) {
+          stats.lambdaMilliseconds += performance.now() - started;
           stats.lambdaErrors++;
           const { name, message } = error as Error;
           this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message } });

@@ -7,7 +7,7 @@
  *    throttled or internal entry failure becomes a `TransientError` retried here with `withRetry`;
  *  - anything else (bus missing, access denied, malformed): not retried, a `DrainbridgeError` naming it.
  */
-import { type EventBridgeClient, type EventBridgeClientConfig, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient, EventBridgeClientConfig } from '@aws-sdk/client-eventbridge';
 import { DrainbridgeError, TransientError } from '../errors/index.ts';
 import type { DetailByType, DetailType } from '../events/index.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
@@ -31,6 +31,20 @@ export const EVENTBRIDGE_CLIENT_DEFAULTS = {
 } as const satisfies EventBridgeClientConfig;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * The SDK's EventBridge module, loaded on first use rather than at import: it is a large part of a
+ * Lambda function's cold import, and a function that publishes nothing never needs it.
+ */
+function eventBridgeModule(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
+  return import('@aws-sdk/client-eventbridge');
+}
+
+/** An EventBridge client with drainbridge's settings (EVENTBRIDGE_CLIENT_DEFAULTS), its SDK module loaded now. */
+export async function createEventBridgeClient(): Promise<EventBridgeClient> {
+  const { EventBridgeClient } = await eventBridgeModule();
+  return new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS });
+}
 
 interface SdkErrorShape {
   readonly name?: unknown;
@@ -96,6 +110,7 @@ export class EventBridgePublisher implements EventPublisher {
 
   async #putOnce(entry: PublishEntry): Promise<void> {
     let output: { FailedEntryCount?: number; Entries?: PutEventsResultEntry[] };
+    const { PutEventsCommand } = await eventBridgeModule();
     try {
       output = await this.#client.send(new PutEventsCommand({ Entries: [entry] }), {
         abortSignal: AbortSignal.timeout(this.#timeoutMs),
@@ -126,6 +141,7 @@ export class EventBridgePublisher implements EventPublisher {
       );
     }
     let output: { FailedEntryCount?: number; Entries?: PutEventsResultEntry[] };
+    const { PutEventsCommand } = await eventBridgeModule();
     try {
       const timeout = AbortSignal.timeout(this.#timeoutMs);
       output = await this.#client.send(new PutEventsCommand({ Entries: [...entries] }), {

@@ -10,9 +10,7 @@
  * current token on every request (the KubeConfig itself never holds a token that could go stale).
  */
 import { createHash, createHmac, type Hmac, type Hash as NodeHash } from 'node:crypto';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { KubeConfig, type User } from '@kubernetes/client-node';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { TransientError } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
 import { withRetry } from '../util/retry.ts';
@@ -92,6 +90,8 @@ export interface PresignParams {
 /** Mints one EKS bearer token: same inputs, same token. The token is registered with the log redactor. */
 export async function presignEksToken(params: PresignParams): Promise<EksToken> {
   const hostname = stsHostname(params.region);
+  // Loaded when a token is first minted: only `eks` access needs the signer (a cold import pays for nothing else).
+  const { SignatureV4 } = await import('@smithy/signature-v4');
   const signer = new SignatureV4({
     service: 'sts',
     region: params.region,
@@ -132,6 +132,18 @@ export interface EksTokenSourceOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** The SDK's default credential chain, its module loaded on the first call (not at import). */
+function defaultCredentials(): CredentialSource {
+  let provider: CredentialSource | undefined;
+  return async () => {
+    if (!provider) {
+      const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
+      provider = defaultProvider();
+    }
+    return provider();
+  };
+}
+
 /** Rejects with TransientError when `promise` has not settled after `ms`; never leaves a timer behind. */
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -158,7 +170,7 @@ export class EksTokenSource {
 
   constructor(options: EksTokenSourceOptions) {
     this.#options = options;
-    this.#credentials = options.credentials ?? defaultProvider();
+    this.#credentials = options.credentials ?? defaultCredentials();
     this.#now = options.now ?? (() => new Date());
   }
 

@@ -13,8 +13,6 @@
  * configuration validates Nova's host rule, so a copy under lib/config made config → nova → openstack
  * → config a cycle.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { ConfigError } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
 
@@ -50,14 +48,20 @@ export function parseSecretRef(ref: string): ParsedRef {
 
 const AWS_CALL_TIMEOUT_MS = 5_000;
 
-/** The AWS fetcher: SSM GetParameter (decrypted) or Secrets Manager GetSecretValue, with SDK retries. */
+/**
+ * The AWS fetcher: SSM GetParameter (decrypted) or Secrets Manager GetSecretValue, with SDK retries. Each
+ * SDK client is loaded when a reference first needs it: a function that uses no SSM reference never loads
+ * the SSM client (the clients are a large part of a cold import).
+ */
 export const awsSecretFetcher: SecretFetcher = async (ref) => {
   const requestHandler = { requestTimeout: AWS_CALL_TIMEOUT_MS, connectionTimeout: AWS_CALL_TIMEOUT_MS };
   if (ref.store === 'ssm') {
+    const { GetParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
     const ssm = new SSMClient({ maxAttempts: 3, requestHandler });
     const out = await ssm.send(new GetParameterCommand({ Name: ref.name, WithDecryption: true }));
     return out.Parameter?.Value ?? '';
   }
+  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
   const sm = new SecretsManagerClient({ maxAttempts: 3, requestHandler });
   const out = await sm.send(new GetSecretValueCommand({ SecretId: ref.id }));
   return out.SecretString ?? '';

@@ -2,8 +2,7 @@
  * What the workflow's tasks need from the outside world, built once per Lambda container (or once per
  * embedded run) from the configuration. Holds clients only — never evacuation state.
  */
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../bus/eventbridge-publisher.ts';
+import { createEventBridgeClient, EventBridgePublisher } from '../bus/eventbridge-publisher.ts';
 import { PrintingPublisher } from '../bus/printing-publisher.ts';
 import type { EventPublisher } from '../bus/types.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
@@ -49,7 +48,7 @@ export async function depsFromEnvironment(
   const config = loadConfig(env);
   const publisher =
     config.mode === 'aws'
-      ? new EventBridgePublisher(new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }), config.eventBusName)
+      ? new EventBridgePublisher(await createEventBridgeClient(), config.eventBusName)
       : new PrintingPublisher(config.eventBusName);
   return connectDeps(config, publisher);
 }

@@ -10,15 +10,7 @@ import { TransientError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { matchesAll, parseSelector } from '../kube/selectors.ts';
 import { createLogger } from '../log/logger.ts';
-import type { HostMapping } from '../nova/host-mapping.ts';
-import {
-  createNovaBranch,
-  NOVA_HOST_KEY,
-  novaHostOf,
-  novaHostRuleTextSchema,
-  novaOptionsFromConfig,
-} from '../nova/index.ts';
-import { isRetryableHttp } from '../openstack/http.ts';
+import { type HostMapping, NOVA_HOST_KEY, novaHostOf, novaHostRuleTextSchema } from '../nova/host-mapping.ts';
 import { MemoryProgressStore } from '../progress/memory-store.ts';
 import { NO_NOVA, type NovaPort } from './nova-port.ts';
 
@@ -60,7 +52,12 @@ const NOT_A_NOVA_HOST: PassResult = {
   blockers: [],
 };
 
-function branchFor(config: Config, base: NovaWiringBase) {
+/**
+ * The Nova branch, its OpenStack clients loaded only now: most clusters have no Nova, and the clients'
+ * HTTP stack (axios and what it pulls in) is a large part of a function's cold import.
+ */
+async function branchFor(config: Config, base: NovaWiringBase) {
+  const { createNovaBranch, novaOptionsFromConfig } = await import('../nova/index.ts');
   const hostOf = hostResolver(config, base.kube);
   return createNovaBranch({
     credentials: { env: base.env ?? process.env },
@@ -97,6 +94,8 @@ async function ridingOutages<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
+    // Loaded here, as the branch is (branchFor): the OpenStack HTTP module brings axios.
+    const { isRetryableHttp } = await import('../openstack/http.ts');
     if (isRetryableHttp(error)) throw new TransientError((error as Error).message, { cause: error });
     throw error;
   }

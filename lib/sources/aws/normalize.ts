@@ -10,10 +10,9 @@
  */
 
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { V1Node } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../../bus/eventbridge-publisher.ts';
+import { createEventBridgeClient, EventBridgePublisher } from '../../bus/eventbridge-publisher.ts';
 import type { EventPublisher } from '../../bus/types.ts';
 import { buildKubeConfig, loadConfig } from '../../config/index.ts';
 import type { NoticeSource } from '../../domain/notice.ts';
@@ -153,10 +152,7 @@ export async function awsNoticeDepsFromEnvironment(
   const policy = parseNoticePolicy(env.DRAINBRIDGE_NOTICE_POLICY ?? '');
   if (Array.isArray(policy)) throw new ConfigError(policy);
   const kube = new KubeClient(await buildKubeConfig(config));
-  const publisher = new EventBridgePublisher(
-    new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }),
-    config.eventBusName,
-  );
+  const publisher = new EventBridgePublisher(await createEventBridgeClient(), config.eventBusName);
   return { kube, publisher, policy, metrics: new EmfNoticeMetrics() };
 }
 

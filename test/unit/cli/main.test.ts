@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseArgs } from '../../../cli/args.ts';
 import { type Command, UsageError } from '../../../cli/command.ts';
+import { COMMAND_CATALOG } from '../../../cli/commands/catalog.ts';
 import { COMMANDS } from '../../../cli/commands/index.ts';
 import { EXIT } from '../../../cli/exit-codes.ts';
 import { main } from '../../../cli/main.ts';
@@ -71,6 +72,18 @@ describe('drainbridge main', () => {
     assert.match(fromEnv.stderr[0] ?? '', /DRAINBRIDGE_LOG_FORMAT: must be one of text, json, not "yaml"/);
     assert.equal(await main(['echo', '--', '--log-level', 'x'], [echo], io), 0, 'after -- it is an argument');
     assert.equal(io.stdout.at(-1), '-- --log-level x');
+  });
+
+  it('the lazy catalog lists every command, in order, with its own summary, and loads that command', async () => {
+    assert.deepEqual(
+      COMMAND_CATALOG.map((entry) => [entry.name, entry.summary]),
+      COMMANDS.map((command) => [command.name, command.summary]),
+    );
+    for (const entry of COMMAND_CATALOG)
+      assert.equal(
+        await entry.load(),
+        COMMANDS.find((c) => c.name === entry.name),
+      );
   });
 
   it('every command declares its flags, operands and exit statuses, and its help lists them', () => {
