@@ -1,24 +1,24 @@
 /**
- * The drain benchmark: for each case and repetition, kubectl drain and a drainbridge evacuation, each on
- * its own fresh simulator, alternating which goes first; then a table per case and a JSON file.
+ * The drain section: for each case and repetition, kubectl drain and a drainbridge evacuation, each on
+ * its own fresh simulator, alternating which goes first; the oracle once per case (the physical floor's
+ * check); then a block per case and the case's target rows.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
 import { type BenchCase, defaultCases } from './cases.ts';
-import { findKubectl } from './kubectl.ts';
-import { type BenchOptions, BenchUsageError, parseBenchOptions, USAGE } from './options.ts';
+import type { BenchOptions } from './options.ts';
 import { totalOf } from './requests.ts';
 import { type RunResult, runOnce, type Tool } from './run-case.ts';
+import type { SectionReport } from './section.ts';
 import { summarize } from './summary.ts';
-import { renderCase } from './table.ts';
+import { caseTargets, renderCase } from './table.ts';
 
 /** Printed with every report: the two tools wait differently, and both in real time. */
 export const POLLING_NOTE = [
   'How the tools wait (both in real time; the simulator speed scales only the cluster: grace periods, pod start-up):',
   '  kubectl drain: one goroutine per pod; a PDB-refused eviction (429) is retried every 5 s; deletion polled every 1 s.',
-  '  drainbridge:   the pods pass is re-run by Step Functions Retry on NotYetDone (2 s × 1.5, at most 30 s, full jitter);',
-  '                 a PDB-refused pod is asked again after 5 s (other refusals: 5 s doubling, at most 5 min).',
+  '  drainbridge:   a pods pass evicts what the PDBs allow, then waits on watches (pods, PDBs, node; at most 30 s) and',
+  '                 evicts again as soon as a pod left or a budget allows more; a pass that changed nothing throws',
+  '                 NotYetDone, re-run by Step Functions Retry (2 s × 1.5, at most 30 s, full jitter).',
+  '  oracle:        every 20 ms, evicts whatever the PDBs status allows (the physical floor, measured).',
 ].join('\n');
 
 const MIN_RUN_MS = 10_000;
@@ -32,9 +32,10 @@ function runLine(result: RunResult, elapsedMs: number): string {
   return `${head} drained in ${(result.wallMs / 1000).toFixed(1)} s: ${result.podsMoved} pods moved, ${total.total} requests (${total.evictions} evictions)${left}`;
 }
 
-/** kubectl first on even repetitions, drainbridge first on odd ones: neither always runs on a warmer machine. */
+/** kubectl first on even repetitions, drainbridge first on odd ones; the oracle once, after the first pair. */
 function orderFor(repetition: number): Tool[] {
-  return repetition % 2 === 0 ? ['kubectl', 'drainbridge'] : ['drainbridge', 'kubectl'];
+  const pair: Tool[] = repetition % 2 === 0 ? ['kubectl', 'drainbridge'] : ['drainbridge', 'kubectl'];
+  return repetition === 0 ? [...pair, 'oracle'] : pair;
 }
 
 async function runAll(cases: readonly BenchCase[], options: BenchOptions, kubectl: string): Promise<RunResult[]> {
@@ -59,60 +60,26 @@ async function runAll(cases: readonly BenchCase[], options: BenchOptions, kubect
   return results;
 }
 
-function writeResults(outDir: string, report: Record<string, unknown>): string {
-  const dir = resolve(outDir);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `drain-${new Date().toISOString().replaceAll(':', '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  return file;
-}
-
-/** Runs the benchmark for `argv`; resolves to the exit code (0 all runs drained, 1 some failed, 2 usage). */
-export async function main(argv: readonly string[]): Promise<number> {
-  const known = defaultCases(1).map((c) => c.name);
-  let options: BenchOptions;
-  try {
-    options = parseBenchOptions(argv, known);
-  } catch (error) {
-    if (!(error instanceof BenchUsageError)) throw error;
-    console.error(`bench: ${error.message}\n${USAGE}`);
-    return 2;
-  }
-  const kubectl = findKubectl();
-  if (!kubectl) {
-    console.error('bench: no kubectl found (set KUBECTL_BINARY, or install kubectl); the comparison needs it');
-    return 2;
-  }
+/** Runs the drain section; `kubectl` is the binary to compare with. */
+export async function runDrainSection(options: BenchOptions, kubectl: string): Promise<SectionReport> {
   const cases = defaultCases(options.speed).filter((c) => options.cases.includes(c.name));
-  const startedAt = new Date().toISOString();
-  const host = { cpus: availableParallelism(), loadavg: loadavg(), node: process.version, platform: process.platform };
   console.log(
     `drainbridge vs kubectl drain — simulator speed ${options.speed}×, ${options.repetitions} repetition(s) per tool, ` +
-      `alternating, a fresh simulator per run; ${host.cpus} CPUs, load ${host.loadavg.map((l) => l.toFixed(1)).join(' ')}; kubectl ${kubectl}`,
+      `alternating, a fresh simulator per run; kubectl ${kubectl}`,
   );
   console.log(`${POLLING_NOTE}\n`);
   const runs = await runAll(cases, options, kubectl);
   const summary = summarize(runs);
-  console.log('');
-  for (const caseSummary of summary) {
-    console.log(
-      `${renderCase(
-        caseSummary,
-        cases.find((c) => c.name === caseSummary.case),
-      )}\n`,
-    );
-  }
-  const file = writeResults(options.outDir, {
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    host,
-    kubectl,
-    options,
-    cases,
-    note: POLLING_NOTE,
-    summary,
-    runs,
-  });
-  console.log(`results: ${file}`);
-  return runs.every((run) => run.ok && run.podsLeft === 0) ? 0 : 1;
+  const blocks = summary.map((caseSummary) =>
+    renderCase(
+      caseSummary,
+      cases.find((c) => c.name === caseSummary.case),
+    ),
+  );
+  return {
+    text: blocks.join('\n\n'),
+    rows: summary.flatMap(caseTargets),
+    json: { speed: options.speed, cases, note: POLLING_NOTE, summary, runs },
+    ok: runs.every((run) => run.ok && run.podsLeft === 0),
+  };
 }

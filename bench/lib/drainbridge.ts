@@ -13,7 +13,10 @@ import type { DrainOptions } from '../../lib/domain/request.ts';
 export interface DrainbridgeOutcome {
   readonly ok: boolean;
   readonly wallMs: number;
+  /** The counts of every execution of the request (a continued evacuation's chain) added up. */
   readonly stats: ExecutionStats;
+  /** Executions the evacuation took (more than 1 when it continued as new). */
+  readonly executions: number;
   readonly historyEvents: number;
   /** Task calls that ended NotYetDone (a poll that found the work unfinished). */
   readonly notYetDone: number;
@@ -31,8 +34,17 @@ const EMPTY_STATS: ExecutionStats = {
   lambdaErrors: 0,
   retries: 0,
   parallelStates: 0,
+  lambdaMilliseconds: 0,
   historyEvents: 0,
 };
+
+function sumStats(all: readonly ExecutionStats[]): ExecutionStats {
+  const sum = { ...EMPTY_STATS };
+  for (const stats of all) {
+    for (const key of Object.keys(sum) as (keyof ExecutionStats)[]) sum[key] += stats[key];
+  }
+  return sum;
+}
 
 function timeLimit(ms: number): { promise: Promise<'timeout'>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
@@ -71,22 +83,26 @@ export async function runDrainbridgeEvacuation(
     });
     const execution = runtime.executionsFor(requestId)[0];
     if (!execution) throw new Error('no Evacuate execution was started (the bus rule did not match)');
-    const outcome = await Promise.race([execution.outcome, limit.promise]);
+    // A long evacuation continues as new executions: the evacuation ends with the chain's last one.
+    const ended = await Promise.race([runtime.chainOf(execution), limit.promise]);
     const wallMs = performance.now() - started;
     const endedAt = Date.now();
-    const stats = { ...execution.stats };
+    const chain = runtime.executionsFor(requestId);
+    const stats = sumStats(chain.map((tracked) => tracked.stats));
     const failure =
-      outcome === 'timeout'
+      ended === 'timeout'
         ? `time limit of ${options.timeoutMs / 1000} s reached`
-        : outcome.ok
+        : ended.outcome.ok
           ? ''
-          : outcome.error.message;
-    const timedOut = outcome === 'timeout';
+          : ended.outcome.error.message;
+    const timedOut = ended === 'timeout';
     return {
       ok: failure === '',
       wallMs,
       stats,
-      historyEvents: estimateHistoryEvents(stats),
+      executions: chain.length,
+      // The quota is per execution: the largest history of the chain.
+      historyEvents: Math.max(0, ...chain.map((tracked) => estimateHistoryEvents(tracked.stats))),
       notYetDone,
       failure,
       timedOut,
@@ -99,6 +115,7 @@ export async function runDrainbridgeEvacuation(
       ok: false,
       wallMs,
       stats: EMPTY_STATS,
+      executions: 0,
       historyEvents: 0,
       notYetDone,
       failure,

@@ -3,7 +3,7 @@
  * would source them), booting servers forced onto one host, waiting for Nova, deleting servers. Its
  * own small copy of what the e2e suite does, so that the benchmark does not depend on test code.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,27 @@ import { serverOnHost } from '../../test/e2e/openstack/support.ts';
 /** Where `test/e2e/openstack/lab/lab.sh` keeps its state (same default as the lab). */
 export const LAB_DIR = process.env.NOVALAB ?? join(process.env.TMPDIR ?? tmpdir(), 'drainbridge-novalab');
 const MICROVERSION = { 'OpenStack-API-Version': 'compute 2.88' };
+
+/** Nova's default for `[DEFAULT] max_concurrent_live_migrations` (nova/conf/compute.py). */
+const NOVA_DEFAULT_MAX_CONCURRENT_LIVE_MIGRATIONS = 1;
+
+/**
+ * `max_concurrent_live_migrations` as the lab's nova-compute configuration sets it (the smallest over its
+ * config files; Nova's default 1 where none sets it). 0 means unlimited in Nova; read as 1 serial slot less
+ * than nothing would be wrong, so it is returned as the number of servers' worth: the caller caps it.
+ */
+export function maxConcurrentLiveMigrations(): number {
+  const dir = join(LAB_DIR, 'etc', 'nova');
+  if (!existsSync(dir)) return NOVA_DEFAULT_MAX_CONCURRENT_LIVE_MIGRATIONS;
+  const values = readdirSync(dir)
+    .filter((file) => file.endsWith('.conf'))
+    .flatMap((file) => [
+      ...readFileSync(join(dir, file), 'utf8').matchAll(/^max_concurrent_live_migrations\s*=\s*(\d+)/gm),
+    ])
+    .map((match) => Number(match[1]))
+    .map((value) => (value === 0 ? 20 : value));
+  return values.length > 0 ? Math.min(...values) : NOVA_DEFAULT_MAX_CONCURRENT_LIVE_MIGRATIONS;
+}
 
 /** A connection to the lab as its admin. */
 export interface NovaLab {

@@ -7,23 +7,36 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bootServers, connectLab, deleteBenchServers, labBusyReason, type NovaLab } from './nova-lab.ts';
-import { type NovaRun, runDrainbridgeNova, runNovaHostEvacuateLive } from './nova-runs.ts';
+import { renderColumns } from './columns.ts';
+import {
+  bootServers,
+  connectLab,
+  deleteBenchServers,
+  labBusyReason,
+  maxConcurrentLiveMigrations,
+  type NovaLab,
+} from './nova-lab.ts';
+import { type NovaRun, runDrainbridgeNova, runNovaHostEvacuateLive, runReferencePoller } from './nova-runs.ts';
 import { ratioOf, spreadOf } from './stats.ts';
-import { renderColumns } from './table.ts';
+import { renderTargets, type TargetRow } from './targets.ts';
 
 interface NovaBenchOptions {
   readonly servers: number;
   readonly host: string;
   readonly repetitions: number;
   readonly maxConcurrent: number;
+  /** The reference poller's interval (drainbridge's cadence), ms. */
+  readonly pollMs: number;
   readonly runTimeoutMs: number;
   readonly outDir: string;
 }
 
-const USAGE = `Usage: npm run bench:nova -- [--servers 6] [--host compute-1] [--repetitions 2] [--max-concurrent 1]
-                             [--run-timeout 300] [--out bench/results]
-  Needs the real-Nova lab up (test/e2e/openstack/README.md).`;
+const USAGE = `Usage: npm run bench:nova -- [--servers 20] [--host compute-1] [--repetitions 2] [--max-concurrent N]
+                             [--poll-ms 1000] [--run-timeout 900] [--out bench/results]
+  --max-concurrent  drainbridge's maxConcurrentMigrations and the reference's slots (default: the lab's
+                    max_concurrent_live_migrations, Nova's default 1)
+  --poll-ms         the reference poller's interval: drainbridge's cadence (default 1000)
+  Needs the real-Nova lab up and idle (test/e2e/openstack/README.md).`;
 
 function intFlag(raw: string | undefined, flag: string, range: [number, number, number]): number {
   const [min, max, fallback] = range;
@@ -43,6 +56,7 @@ function parseNovaOptions(argv: readonly string[]): NovaBenchOptions {
       host: { type: 'string' },
       repetitions: { type: 'string' },
       'max-concurrent': { type: 'string' },
+      'poll-ms': { type: 'string' },
       'run-timeout': { type: 'string' },
       out: { type: 'string' },
     },
@@ -52,11 +66,12 @@ function parseNovaOptions(argv: readonly string[]): NovaBenchOptions {
   const host = values.host ?? 'compute-1';
   if (!/^[A-Za-z0-9._-]+$/.test(host)) throw new RangeError(`--host must be a Nova host name, got "${host}"`);
   return {
-    servers: intFlag(values.servers, 'servers', [1, 20, 6]),
+    servers: intFlag(values.servers, 'servers', [1, 40, 20]),
     host,
     repetitions: intFlag(values.repetitions, 'repetitions', [1, 5, 2]),
-    maxConcurrent: intFlag(values['max-concurrent'], 'max-concurrent', [1, 20, 1]),
-    runTimeoutMs: intFlag(values['run-timeout'], 'run-timeout', [30, 1800, 300]) * 1000,
+    maxConcurrent: intFlag(values['max-concurrent'], 'max-concurrent', [1, 20, maxConcurrentLiveMigrations()]),
+    pollMs: intFlag(values['poll-ms'], 'poll-ms', [100, 10_000, 1000]),
+    runTimeoutMs: intFlag(values['run-timeout'], 'run-timeout', [30, 3600, 900]) * 1000,
     outDir: values.out ?? 'bench/results',
   };
 }
@@ -80,22 +95,37 @@ async function measure(
   const run =
     tool === 'drainbridge'
       ? await runDrainbridgeNova(lab, ids, { ...settings, maxConcurrent: options.maxConcurrent })
-      : await runNovaHostEvacuateLive(lab, ids, settings);
+      : tool === 'reference'
+        ? await runReferencePoller(lab, ids, {
+            ...settings,
+            concurrency: options.maxConcurrent,
+            pollMs: options.pollMs,
+          })
+        : await runNovaHostEvacuateLive(lab, ids, settings);
   // Someone else's servers or service switches during the run make its figures meaningless.
   const busyAfter = await labBusyReason(lab);
   if (!busyAfter) return run;
   return { ...run, ok: false, failure: `the lab was used by someone else during the run (${busyAfter})` };
 }
 
-function summaryRows(runs: readonly NovaRun[]): { rows: string[][]; ratio: number | undefined } {
-  const tools: NovaRun['tool'][] = ['nova host-evacuate-live', 'drainbridge'];
-  const medians: (number | undefined)[] = [];
+const TOOLS: readonly NovaRun['tool'][] = ['reference', 'nova host-evacuate-live', 'drainbridge'];
+
+function medianSeconds(runs: readonly NovaRun[], tool: NovaRun['tool']): number | undefined {
+  return spreadOf(runs.filter((run) => run.tool === tool && run.ok).map((run) => run.wallMs / 1000))?.median;
+}
+
+/** The serial floor: the median over the reference runs of their migration times laid end to end. */
+function floorSeconds(runs: readonly NovaRun[]): number | undefined {
+  const floors = runs.filter((run) => run.tool === 'reference' && run.ok).map((run) => Number(run.detail.floorSeconds));
+  return spreadOf(floors)?.median;
+}
+
+function summaryRows(runs: readonly NovaRun[]): string[][] {
+  const cell = (value: number | undefined): string => (value === undefined ? '-' : value.toFixed(1));
   const rows = [['tool', 'ok', 'median s', 'min s', 'max s']];
-  for (const tool of tools) {
+  for (const tool of TOOLS) {
     const mine = runs.filter((run) => run.tool === tool);
     const spread = spreadOf(mine.filter((run) => run.ok).map((run) => run.wallMs / 1000));
-    medians.push(spread?.median);
-    const cell = (value: number | undefined): string => (value === undefined ? '-' : value.toFixed(1));
     rows.push([
       tool,
       `${mine.filter((r) => r.ok).length}/${mine.length}`,
@@ -104,7 +134,25 @@ function summaryRows(runs: readonly NovaRun[]): { rows: string[][]; ratio: numbe
       cell(spread?.max),
     ]);
   }
-  return { rows, ratio: ratioOf(medians[1], medians[0]) };
+  return rows;
+}
+
+function targetRows(runs: readonly NovaRun[], options: NovaBenchOptions): TargetRow[] {
+  const floor = floorSeconds(runs);
+  const drainbridge = medianSeconds(runs, 'drainbridge');
+  const nova = medianSeconds(runs, 'nova host-evacuate-live');
+  const ratio = ratioOf(drainbridge, floor);
+  return [
+    {
+      section: 'nova',
+      figure: `${options.servers} servers ACTIVE elsewhere / serial floor`,
+      target: '≤ 1.10×',
+      limit: 1.1,
+      value: ratio,
+      shown: `${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}×`} (${drainbridge?.toFixed(1) ?? '-'} s)`,
+      reference: `floor ${floor?.toFixed(1) ?? '-'} s at ${options.maxConcurrent} at a time; host-evacuate-live + polling ${nova?.toFixed(1) ?? '-'} s`,
+    },
+  ];
 }
 
 function runLine(run: NovaRun): string {
@@ -151,7 +199,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     for (let repetition = 0; repetition < options.repetitions; repetition++) {
       const order: NovaRun['tool'][] =
-        repetition % 2 === 0 ? ['drainbridge', 'nova host-evacuate-live'] : ['nova host-evacuate-live', 'drainbridge'];
+        repetition % 2 === 0
+          ? ['reference', 'drainbridge', 'nova host-evacuate-live']
+          : ['nova host-evacuate-live', 'drainbridge', 'reference'];
       for (const tool of order) {
         const run = await measure(lab, options, tool, repetition);
         runs.push(run);
@@ -164,16 +214,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   } finally {
     await deleteBenchServers(lab);
   }
-  const { rows, ratio } = summaryRows(runs);
+  const rows = summaryRows(runs);
+  const targets = targetRows(runs, options);
+  const versusNova = ratioOf(medianSeconds(runs, 'drainbridge'), medianSeconds(runs, 'nova host-evacuate-live'));
   console.log(
-    `\n${renderColumns(rows)}\nratio drainbridge / nova host-evacuate-live (median wall time): ${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}×`}`,
+    `\n${renderColumns(rows)}\nserial floor (the reference's migration times end to end, median): ${floorSeconds(runs)?.toFixed(1) ?? '-'} s` +
+      `\nratio drainbridge / nova host-evacuate-live (median wall time): ${versusNova === undefined ? 'n/a' : `${versusNova.toFixed(2)}×`}` +
+      `\n\n${renderTargets(targets)}`,
   );
   const dir = resolve(options.outDir);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `nova-${new Date().toISOString().replaceAll(':', '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), host, options, runs, ratio }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), host, options, runs, targets }, null, 2)}\n`,
   );
   console.log(`results: ${file}`);
   return runs.every((run) => run.ok) ? 0 : 1;

@@ -13,14 +13,16 @@ import { driveLikeStepFunctions, notYetDoneRetry } from './sfn-retry.ts';
 
 /** One measured evacuation of a host. */
 export interface NovaRun {
-  readonly tool: 'drainbridge' | 'nova host-evacuate-live';
+  readonly tool: 'drainbridge' | 'nova host-evacuate-live' | 'reference';
   readonly repetition: number;
   readonly servers: number;
   readonly ok: boolean;
   /** From the first request to every server ACTIVE and idle on another host. */
   readonly wallMs: number;
-  /** drainbridge: pass invocations; nova: seconds the command itself ran. */
+  /** drainbridge: pass invocations; nova: seconds the command itself ran; reference: the serial floor. */
   readonly detail: Record<string, number | string>;
+  /** reference only: each migration's time from request to the server ACTIVE elsewhere, in ms. */
+  readonly migrationsMs?: readonly number[];
   readonly failure: string;
 }
 
@@ -107,6 +109,57 @@ export async function runNovaHostEvacuateLive(
     );
     const wallMs = performance.now() - started;
     return { ...base, ok: true, wallMs, detail: { commandSeconds: Number(commandSeconds.toFixed(2)) }, failure: '' };
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    return { ...base, ok: false, wallMs: performance.now() - started, detail: {}, failure };
+  }
+}
+
+/** Live-migrates `ids` one after another at most `concurrency` at a time, and polls each until it is ACTIVE elsewhere. */
+async function migrateAndWait(lab: NovaLab, id: string, settings: { host: string; pollMs: number }): Promise<number> {
+  const started = performance.now();
+  await lab.nova.liveMigrate(id);
+  await waitFor(
+    `server ${id} ACTIVE off ${settings.host}`,
+    async () => {
+      const server = await lab.nova.getServer(id);
+      if (server?.status === 'ERROR') throw new Error(`server ${id} went to ERROR while migrating`);
+      return (await allMovedOff(lab, [id], settings.host)) ? true : undefined;
+    },
+    { seconds: 300, everyMs: settings.pollMs },
+  );
+  return performance.now() - started;
+}
+
+/**
+ * The reference for the serial floor: the servers live-migrated `concurrency` at a time (Nova's
+ * max_concurrent_live_migrations), the next started as soon as a poll every `pollMs` finds one ACTIVE on
+ * another host. The floor is what the migrations themselves took, laid end to end by slot: the longest
+ * slot's sum of migration times.
+ */
+export async function runReferencePoller(
+  lab: NovaLab,
+  ids: readonly string[],
+  settings: { host: string; repetition: number; concurrency: number; pollMs: number },
+): Promise<NovaRun> {
+  const base = { tool: 'reference' as const, repetition: settings.repetition, servers: ids.length };
+  const started = performance.now();
+  const queue = [...ids];
+  const slots: number[][] = [];
+  try {
+    await Promise.all(
+      Array.from({ length: settings.concurrency }, async (_, slot) => {
+        slots[slot] = [];
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          slots[slot]?.push(await migrateAndWait(lab, id, settings));
+        }
+      }),
+    );
+    const wallMs = performance.now() - started;
+    const floorMs = Math.max(...slots.map((times) => times.reduce((sum, ms) => sum + ms, 0)));
+    const migrationsMs = slots.flat();
+    const detail = { floorSeconds: Number((floorMs / 1000).toFixed(1)), pollMs: settings.pollMs };
+    return { ...base, ok: true, wallMs, detail, migrationsMs, failure: '' };
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error);
     return { ...base, ok: false, wallMs: performance.now() - started, detail: {}, failure };

@@ -1,8 +1,18 @@
 /** The benchmark's command line: parsed and checked before anything starts. Pure. */
 import { parseArgs } from 'node:util';
 
+/** The parts of `npm run bench`, in the order they run. */
+export const SECTIONS = ['drain', 'reaction', 'footprint', 'scale'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+/** Speed 1 is the measurement; `--quick` runs the cluster 5× faster (flattering neither tool fairly). */
+export const DEFAULT_SPEED = 1;
+export const QUICK_SPEED = 5;
+
 /** What `npm run bench -- …` may set. */
 export interface BenchOptions {
+  /** Which sections to run, in SECTIONS order. */
+  readonly sections: readonly Section[];
   /** Case names to run, in order. */
   readonly cases: readonly string[];
   /** Runs per tool and case. */
@@ -15,16 +25,26 @@ export interface BenchOptions {
   readonly totalLimitMs: number;
   /** Directory for the JSON results. */
   readonly outDir: string;
+  /** Reaction runs per trigger (the p50/p95 are over these). */
+  readonly reactionRuns: number;
+  /** Cluster sizes of the scale section (nodes); a tenth of them is asked for maintenance at once. */
+  readonly scaleNodes: readonly number[];
 }
 
-export const USAGE = `Usage: npm run bench -- [--cases busy-node,pdb-heavy] [--repetitions 3] [--speed 5]
-                        [--run-timeout 600] [--time-limit 3600] [--out bench/results]
-  --cases        comma-separated cases (default: all of busy-node, pdb-heavy)
-  --repetitions  runs per tool and case, 1–20 (default 3); the tools alternate, each on a fresh simulator
-  --speed        simulated seconds per real second, 0.5–100 (default 5)
-  --run-timeout  seconds one run may take, 10–3600 (default 600)
-  --time-limit   seconds the whole benchmark may take, 60–14400 (default 3600)
-  --out          directory for the JSON results (default bench/results)`;
+export const USAGE = `Usage: npm run bench -- [--sections drain,reaction,footprint,scale] [--cases busy-node,pdb-heavy]
+                        [--repetitions 3] [--speed 1 | --quick] [--run-timeout 600] [--time-limit 7200]
+                        [--reaction-runs 20] [--scale-nodes 10,100,1000] [--out bench/results]
+  --sections       comma-separated parts to run (default: all, in this order)
+  --cases          drain cases (default: all of busy-node, pdb-heavy)
+  --repetitions    drain runs per tool and case, 1–20 (default 3); the tools alternate, each on a fresh simulator;
+                   the oracle (the physical floor's check) runs once per case
+  --speed          the simulated cluster's speed, 0.5–100 (default 1: real time, the measurement)
+  --quick          speed 5: grace periods and start-up 5× shorter, the tools' own waits unchanged
+  --run-timeout    seconds one drain run may take, 10–3600 (default 600)
+  --time-limit     seconds the drain section may take, 60–14400 (default 7200)
+  --reaction-runs  runs per trigger in the reaction section, 5–100 (default 20)
+  --scale-nodes    cluster sizes of the scale section, each 10–2000 (default 10,100,1000)
+  --out            directory for the JSON results (default bench/results)`;
 
 /** A bad command line: the message names the flag. */
 export class BenchUsageError extends Error {
@@ -44,6 +64,28 @@ function numberFlag(
     throw new BenchUsageError(`--${flag} must be ${kind} from ${range.min} to ${range.max}, got "${raw}"`);
   }
   return value;
+}
+
+function listFlag<T extends string>(raw: string | undefined, flag: string, known: readonly T[]): T[] {
+  if (raw === undefined) return [...known];
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(known as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new BenchUsageError(`--${flag} must list some of ${known.join(', ')}; got "${raw}"`);
+  }
+  return known.filter((name) => names.includes(name));
+}
+
+function sizesFlag(raw: string | undefined): number[] {
+  if (raw === undefined) return [10, 100, 1000];
+  const sizes = raw
+    .split(',')
+    .map((part) => numberFlag(part.trim(), 'scale-nodes', { min: 10, max: 2000, fallback: 0, integer: true }));
+  if (sizes.length === 0) throw new BenchUsageError(`--scale-nodes must list cluster sizes, got "${raw}"`);
+  return [...new Set(sizes)].sort((a, b) => a - b);
 }
 
 function casesFlag(raw: string | undefined, known: readonly string[]): string[] {
@@ -66,7 +108,11 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
     ({ values } = parseArgs({
       args: [...argv],
       options: {
+        sections: { type: 'string' },
         cases: { type: 'string' },
+        quick: { type: 'boolean' },
+        'reaction-runs': { type: 'string' },
+        'scale-nodes': { type: 'string' },
         repetitions: { type: 'string' },
         speed: { type: 'string' },
         'run-timeout': { type: 'string' },
@@ -80,12 +126,19 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
     throw new BenchUsageError(error instanceof Error ? error.message : String(error));
   }
   const text = (key: string): string | undefined => (typeof values[key] === 'string' ? values[key] : undefined);
+  if (values.quick === true && text('speed') !== undefined) {
+    throw new BenchUsageError('--quick sets the speed to 5; give either --quick or --speed');
+  }
+  const speedFallback = values.quick === true ? QUICK_SPEED : DEFAULT_SPEED;
   return {
+    sections: listFlag(text('sections'), 'sections', SECTIONS),
     cases: casesFlag(text('cases'), knownCases),
     repetitions: numberFlag(text('repetitions'), 'repetitions', { min: 1, max: 20, fallback: 3, integer: true }),
-    speed: numberFlag(text('speed'), 'speed', { min: 0.5, max: 100, fallback: 5 }),
+    speed: numberFlag(text('speed'), 'speed', { min: 0.5, max: 100, fallback: speedFallback }),
     runTimeoutMs: numberFlag(text('run-timeout'), 'run-timeout', { min: 10, max: 3600, fallback: 600 }) * 1000,
-    totalLimitMs: numberFlag(text('time-limit'), 'time-limit', { min: 60, max: 14_400, fallback: 3600 }) * 1000,
+    totalLimitMs: numberFlag(text('time-limit'), 'time-limit', { min: 60, max: 14_400, fallback: 7200 }) * 1000,
     outDir: text('out') ?? 'bench/results',
+    reactionRuns: numberFlag(text('reaction-runs'), 'reaction-runs', { min: 5, max: 100, fallback: 20, integer: true }),
+    scaleNodes: sizesFlag(text('scale-nodes')),
   };
 }

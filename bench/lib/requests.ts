@@ -24,6 +24,9 @@ export interface RequestCounts {
   failed: number;
 }
 
+/** Requests by kind: `verb resource[/subresource]` (`get nodes`, `update evacuations`, `create pods/eviction`) → count. */
+export type RequestKinds = Record<string, number>;
+
 function emptyCounts(): RequestCounts {
   return {
     total: 0,
@@ -61,6 +64,22 @@ function countRecord(counts: RequestCounts, record: RequestRecord): void {
   if (record.resource === '') counts.discovery++;
   else if (READ_VERBS.has(record.verb)) counts.reads++;
   else counts.writes++;
+}
+
+/** The kind of a request, as the tables print it: `list pods`, `create pods/eviction`, `get /api` for discovery. */
+export function kindOf(record: RequestRecord): string {
+  if (record.resource === '') return `${record.verb} ${record.path.split('?')[0]}`;
+  return `${record.verb} ${record.resource}${record.subresource ? `/${record.subresource}` : ''}`;
+}
+
+/** Requests of every user by kind, for the breakdown of what a tool asked. */
+export function countKinds(records: readonly RequestRecord[]): RequestKinds {
+  const kinds: RequestKinds = {};
+  for (const record of records) {
+    const kind = kindOf(record);
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
 }
 
 /** Request counts per user (the request log's `user`: `kubernetes-admin`, `system:serviceaccount:…`). */

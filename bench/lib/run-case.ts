@@ -2,15 +2,17 @@
  * One measured run: a fresh simulated cluster for the case, one tool drains the node, then the request
  * log is counted and the node is checked (nothing drainable may be left on it).
  */
-import { matchesAll, parseSelector } from '../../lib/kube/selectors.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
-import type { Simulator } from '../../sim/index.ts';
 import type { BenchCase } from './cases.ts';
+import { drainablePods, floorInputs } from './cluster-view.ts';
 import { type DrainbridgeOutcome, runDrainbridgeEvacuation } from './drainbridge.ts';
+import { type PhysicalFloor, physicalFloor } from './floor.ts';
 import { runKubectlDrain } from './kubectl.ts';
-import { countByUser, type RequestCounts } from './requests.ts';
+import { runOracleDrain } from './oracle.ts';
+import { countByUser, countKinds, type RequestCounts, type RequestKinds } from './requests.ts';
 
-export type Tool = 'kubectl' | 'drainbridge';
+/** kubectl drain, a drainbridge evacuation, or the oracle that checks the physical floor. */
+export type Tool = 'kubectl' | 'drainbridge' | 'oracle';
 
 /** One run of one tool on one fresh cluster. */
 export interface RunResult {
@@ -25,36 +27,60 @@ export interface RunResult {
   readonly podsMoved: number;
   /** Requests by user during the run (the tool's own user; controllers do not use HTTP). */
   readonly requests: Record<string, RequestCounts>;
+  /** The same requests by kind (`verb resource`), every user added up. */
+  readonly kinds: RequestKinds;
+  /** The physical floor of this run's fresh cluster (the same for every run of a case). */
+  readonly floor: PhysicalFloor;
   /** drainbridge only: the Evacuate execution's counts. */
-  readonly execution?: Pick<DrainbridgeOutcome, 'stats' | 'historyEvents' | 'notYetDone'>;
+  readonly execution?: Pick<DrainbridgeOutcome, 'stats' | 'historyEvents' | 'notYetDone' | 'executions'>;
   /** Why the run failed, empty when ok. */
   readonly failure: string;
   /** Stopped by the time limit: `wallMs` is a lower bound of the time to drained. */
   readonly timedOut: boolean;
 }
 
-const PODS = { group: '', resource: 'pods' };
-
-interface PodView {
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: { kind: string; controller?: boolean }[];
-  };
-  status?: { phase?: string };
+interface Outcome {
+  ok: boolean;
+  wallMs: number;
+  failure: string;
+  timedOut: boolean;
+  execution?: RunResult['execution'];
+  endedAt: number;
 }
 
-/** Pods (namespace/name) on `node` that a drain with `podSelector` must remove: not DaemonSet, mirror or finished. */
-function drainablePods(sim: Simulator, node: string, podSelector: string): string[] {
-  const requirements = parseSelector(podSelector);
-  return (sim.store.list(PODS, { fieldSelector: `spec.nodeName=${node}` }).items as unknown as PodView[])
-    .filter((pod) => matchesAll(requirements, pod.metadata.labels))
-    .filter((pod) => !pod.metadata.ownerReferences?.some((owner) => owner.controller && owner.kind === 'DaemonSet'))
-    .filter((pod) => pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined)
-    .filter((pod) => pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed')
-    .map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`);
+type Cluster = Awaited<ReturnType<typeof startDrainbridgeCluster>>;
+
+async function runTool(
+  cluster: Cluster,
+  benchCase: BenchCase,
+  tool: Tool,
+  settings: { kubectl: string; timeoutMs: number },
+): Promise<Outcome> {
+  if (tool === 'kubectl') {
+    const run = await runKubectlDrain(settings.kubectl, cluster.adminKubeconfigPath, benchCase.node, {
+      flags: benchCase.kubectlFlags,
+      timeoutMs: settings.timeoutMs,
+    });
+    const failure = run.ok ? '' : `exit ${run.exitCode}${run.timedOut ? ' (time limit)' : ''}: ${run.stderrTail}`;
+    return { ok: run.ok, wallMs: run.wallMs, failure, timedOut: run.timedOut, endedAt: Date.now() };
+  }
+  if (tool === 'oracle') {
+    const podSelector = benchCase.drainOptions.podSelector;
+    return runOracleDrain(cluster, benchCase.node, { podSelector, timeoutMs: settings.timeoutMs });
+  }
+  const run = await runDrainbridgeEvacuation(cluster.kubeconfigPath, benchCase.node, {
+    drain: benchCase.drainOptions,
+    timeoutMs: settings.timeoutMs,
+  });
+  const { stats, historyEvents, notYetDone, executions } = run;
+  return {
+    ok: run.ok,
+    wallMs: run.wallMs,
+    failure: run.failure,
+    timedOut: run.timedOut,
+    execution: { stats, historyEvents, notYetDone, executions },
+    endedAt: run.endedAt,
+  };
 }
 
 /** Runs `tool` on a fresh cluster for `benchCase`; the cluster is stopped before this resolves. */
@@ -67,45 +93,26 @@ export async function runOnce(
   const cluster = await startDrainbridgeCluster({ scenario: benchCase.scenario, speed: benchCase.speed });
   try {
     const { sim } = cluster;
-    const before = drainablePods(sim, benchCase.node, benchCase.drainOptions.podSelector);
+    const podSelector = benchCase.drainOptions.podSelector;
+    const before = drainablePods(sim, benchCase.node, podSelector);
+    const inputs = floorInputs(sim, benchCase.node, podSelector);
+    const floor = physicalFloor(inputs.pods, inputs.budgets, inputs.timings);
     const mark = sim.requestLog.mark();
-    const base = { tool, case: benchCase.name, repetition };
-    let outcome: {
-      ok: boolean;
-      wallMs: number;
-      failure: string;
-      timedOut: boolean;
-      execution?: RunResult['execution'];
-      endedAt: number;
-    };
-    if (tool === 'kubectl') {
-      const run = await runKubectlDrain(settings.kubectl, cluster.adminKubeconfigPath, benchCase.node, {
-        flags: benchCase.kubectlFlags,
-        timeoutMs: settings.timeoutMs,
-      });
-      const failure = run.ok ? '' : `exit ${run.exitCode}${run.timedOut ? ' (time limit)' : ''}: ${run.stderrTail}`;
-      outcome = { ok: run.ok, wallMs: run.wallMs, failure, timedOut: run.timedOut, endedAt: Date.now() };
-    } else {
-      const run = await runDrainbridgeEvacuation(cluster.kubeconfigPath, benchCase.node, {
-        drain: benchCase.drainOptions,
-        timeoutMs: settings.timeoutMs,
-      });
-      const { stats, historyEvents, notYetDone } = run;
-      outcome = {
-        ok: run.ok,
-        wallMs: run.wallMs,
-        failure: run.failure,
-        timedOut: run.timedOut,
-        execution: { stats, historyEvents, notYetDone },
-        endedAt: run.endedAt,
-      };
-    }
+    const outcome = await runTool(cluster, benchCase, tool, settings);
     // Only what the tool asked while it was measured (an aborted execution may still be retrying).
     const { endedAt, ...measured } = outcome;
-    const requests = countByUser(sim.requestLog.all({ since: mark }).filter((record) => record.at <= endedAt));
-    const left = drainablePods(sim, benchCase.node, benchCase.drainOptions.podSelector);
+    const records = sim.requestLog.all({ since: mark }).filter((record) => record.at <= endedAt);
+    const left = drainablePods(sim, benchCase.node, podSelector);
     const moved = before.filter((name) => !left.includes(name)).length;
-    return { ...base, ...measured, requests, podsLeft: left.length, podsMoved: moved };
+    const base = { tool, case: benchCase.name, repetition, floor };
+    return {
+      ...base,
+      ...measured,
+      requests: countByUser(records),
+      kinds: countKinds(records),
+      podsLeft: left.length,
+      podsMoved: moved,
+    };
   } finally {
     await cluster.stop();
   }

@@ -64,7 +64,11 @@ export interface DriveResult {
   readonly notYetDone: number;
 }
 
-/** Runs `pass` until done; throws when the pass throws, the rule's attempts run out or `deadline` (ms epoch) passes. */
+/**
+ * Runs `pass` until done; throws when the pass throws or `deadline` (ms epoch) passes. When the rule's
+ * attempts run out the machine catches NotYetDone, counts the round and enters the pass again: the
+ * backoff starts over (lib/workflow/history-budget.ts).
+ */
 export async function driveLikeStepFunctions(
   pass: ReconcilePass,
   request: ResolvedRequest,
@@ -83,7 +87,10 @@ export async function driveLikeStepFunctions(
     }
     notYetDone++;
     attempt++;
-    if (attempt >= settings.rule.MaxAttempts) throw new Error(`NotYetDone ${attempt} times: Retry exhausted`);
+    if (attempt > settings.rule.MaxAttempts) {
+      attempt = 0;
+      continue;
+    }
     await sleep(retryDelayMs(settings.rule, attempt));
   }
 }

@@ -25,3 +25,11 @@ export function ratioOf(numerator: number | undefined, denominator: number | und
   if (numerator === undefined || denominator === undefined || denominator === 0) return undefined;
   return numerator / denominator;
 }
+
+/** The `p`-th percentile (0–100) of a non-empty sample, nearest rank; undefined for an empty one. */
+export function percentileOf(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1];
+}

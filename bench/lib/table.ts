@@ -1,6 +1,9 @@
-/** Plain-text rendering of the summary: one table per case, then the ratios. Pure. */
+/** Plain-text rendering of the drain summary: one block per case, and the case's target rows. Pure. */
 import type { BenchCase } from './cases.ts';
+import { renderColumns } from './columns.ts';
+import { describeFloor } from './floor.ts';
 import type { CaseSummary, ToolSummary } from './summary.ts';
+import type { TargetRow } from './targets.ts';
 
 const HEADER = [
   'tool',
@@ -15,6 +18,8 @@ const HEADER = [
   'writes',
   'evictions (ok / 429)',
   'failed',
+  'req/pod',
+  'writes/pod',
 ];
 
 function seconds(value: number | undefined): string {
@@ -23,6 +28,10 @@ function seconds(value: number | undefined): string {
 
 function count(value: number | undefined): string {
   return value === undefined ? '-' : String(Math.round(value));
+}
+
+function perPod(value: number | undefined): string {
+  return value === undefined ? '-' : value.toFixed(2);
 }
 
 function row(summary: ToolSummary): string[] {
@@ -44,42 +53,59 @@ function row(summary: ToolSummary): string[] {
     count(req?.writes),
     evictions,
     count(req?.failed),
+    perPod(summary.perMovedPod?.requests),
+    perPod(summary.perMovedPod?.writes),
   ];
-}
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-export function renderColumns(rows: readonly (readonly string[])[]): string {
-  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((r) => (r[column] ?? '').length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 function ratio(value: number | undefined): string {
   return value === undefined ? 'n/a' : `${value.toFixed(2)}×`;
 }
 
+const isWriteKind = (kind: string): boolean => /^(create|update|patch|delete|deletecollection) /.test(kind);
+
+/** Requests by kind, kubectl beside drainbridge, writes first, then by drainbridge's count. */
+function kindsTable(summary: CaseSummary): string {
+  const kinds = [...new Set([...Object.keys(summary.kubectl.kinds), ...Object.keys(summary.drainbridge.kinds)])];
+  const sorted = kinds.sort(
+    (a, b) =>
+      Number(isWriteKind(b)) - Number(isWriteKind(a)) ||
+      (summary.drainbridge.kinds[b] ?? 0) - (summary.drainbridge.kinds[a] ?? 0) ||
+      a.localeCompare(b),
+  );
+  const rows = sorted.map((kind) => [
+    kind,
+    count(summary.kubectl.kinds[kind] ?? 0),
+    count(summary.drainbridge.kinds[kind] ?? 0),
+  ]);
+  return renderColumns([['requests by kind (median per run)', 'kubectl', 'drainbridge'], ...rows]);
+}
+
+function executionLine(summary: CaseSummary): string | undefined {
+  const execution = summary.drainbridge.execution;
+  if (!execution) return undefined;
+  return (
+    `drainbridge Evacuate execution (median): ${execution.billedTransitions} billed state transitions ` +
+    `(${execution.stateTransitions} states entered + ${execution.retries} retries), ` +
+    `${execution.lambdaInvocations} Lambda invocations (${execution.notYetDone} NotYetDone), ` +
+    `${execution.lambdaSeconds.toFixed(1)} s in Lambda, ≈${execution.historyEvents} history events, ` +
+    `${execution.executions} execution(s)`
+  );
+}
+
 /** The text block of one case. */
 export function renderCase(summary: CaseSummary, benchCase: BenchCase | undefined): string {
   const lines = [`## ${summary.case}${benchCase ? ` — node ${benchCase.node}: ${benchCase.description}` : ''}`];
   if (benchCase) lines.push(`   kubectl drain ${benchCase.node} ${benchCase.kubectlFlags.join(' ')}`);
-  lines.push(renderColumns([HEADER, row(summary.kubectl), row(summary.drainbridge)]));
-  const users = [summary.kubectl, summary.drainbridge].map((tool) => `${tool.tool} as ${tool.users.join(', ') || '-'}`);
+  if (summary.floor) lines.push(`   physical floor: ${describeFloor(summary.floor)}`);
+  const tools = [summary.kubectl, summary.drainbridge, summary.oracle].filter((tool) => tool.runs > 0);
+  lines.push(renderColumns([HEADER, ...tools.map(row)]));
+  const users = tools.map((tool) => `${tool.tool} as ${tool.users.join(', ') || '-'}`);
   lines.push(`requests: medians per run, from the simulator's request log; ${users.join('; ')}`);
-  const execution = summary.drainbridge.execution;
-  if (execution) {
-    lines.push(
-      `drainbridge Evacuate execution (median): ${execution.stateTransitions} state transitions, ` +
-        `${execution.lambdaInvocations} Lambda invocations (${execution.notYetDone} of them NotYetDone polls), ` +
-        `≈${execution.historyEvents} history events`,
-    );
-  }
-  const { wallTime, wallTimeAtLeast, requests, evictions } = summary.ratio;
+  const execution = executionLine(summary);
+  if (execution) lines.push(execution);
+  const { wallTime, wallTimeAtLeast, wallTimeToFloor, kubectlToFloor, oracleToFloor, requests, evictions } =
+    summary.ratio;
   const wall =
     wallTime === undefined && wallTimeAtLeast !== undefined
       ? `≥ ${wallTimeAtLeast.toFixed(1)}× (no drainbridge run finished within the time limit)`
@@ -87,5 +113,67 @@ export function renderCase(summary: CaseSummary, benchCase: BenchCase | undefine
   lines.push(
     `ratio drainbridge / kubectl: wall time ${wall}, API requests ${ratio(requests)}, eviction requests ${ratio(evictions)}`,
   );
+  lines.push(
+    `ratio to the floor: drainbridge ${ratio(wallTimeToFloor)}, kubectl ${ratio(kubectlToFloor)}, oracle ${ratio(oracleToFloor)}` +
+      (oracleToFloor !== undefined && oracleToFloor < 0.97 ? ' — the ORACLE BEAT THE FLOOR: the floor is wrong' : ''),
+  );
+  lines.push('', kindsTable(summary));
   return lines.join('\n');
+}
+
+/** The issue's targets for one case: wall time, API load, cost (busy-node). */
+export function caseTargets(summary: CaseSummary): TargetRow[] {
+  const section = `drain ${summary.case}`;
+  const db = summary.drainbridge;
+  const kubectlSeconds = summary.kubectl.wallSeconds?.median;
+  const floorSeconds = summary.floor?.wallSeconds;
+  const rows: TargetRow[] = [
+    {
+      section,
+      figure: 'wall time / kubectl',
+      target: '≤ 0.50×',
+      limit: 0.5,
+      value: summary.ratio.wallTime,
+      shown: `${ratio(summary.ratio.wallTime)} (${seconds(db.wallSeconds?.median)} s)`,
+      reference: `kubectl ${seconds(kubectlSeconds)} s; floor/kubectl ${ratio(summary.ratio.kubectlToFloor === undefined ? undefined : 1 / summary.ratio.kubectlToFloor)}`,
+    },
+    {
+      section,
+      figure: 'wall time / physical floor',
+      target: '≤ 1.20×',
+      limit: 1.2,
+      value: summary.ratio.wallTimeToFloor,
+      shown: ratio(summary.ratio.wallTimeToFloor),
+      reference: `floor ${seconds(floorSeconds)} s; oracle ${seconds(summary.oracle.wallSeconds?.median)} s`,
+    },
+    {
+      section,
+      figure: 'API requests / kubectl',
+      target: '≤ 1.00×',
+      limit: 1,
+      value: summary.ratio.requests,
+      shown: `${ratio(summary.ratio.requests)} (${count(db.requests?.total)})`,
+      reference: `kubectl ${count(summary.kubectl.requests?.total)}`,
+    },
+    {
+      section,
+      figure: 'writes per moved pod (not evictions)',
+      target: '≤ 2',
+      limit: 2,
+      value: db.perMovedPod?.writes,
+      shown: `${perPod(db.perMovedPod?.writes)} (${count(db.requests?.writes)} writes)`,
+      reference: `kubectl ${perPod(summary.kubectl.perMovedPod?.writes)}`,
+    },
+  ];
+  const execution = db.execution;
+  rows.push({
+    section,
+    figure: 'billed state transitions',
+    target: summary.case === 'busy-node' ? '≤ 40' : 'reported',
+    limit: summary.case === 'busy-node' ? 40 : undefined,
+    value: execution?.billedTransitions,
+    shown: execution ? `${execution.billedTransitions} (${execution.lambdaInvocations} Lambda invocations)` : '-',
+    reference: execution ? `≈${execution.historyEvents} history events of 25,000` : '-',
+  });
+  return rows;
 }

@@ -119,7 +119,8 @@ const UNAUTHORIZED = new StatusError(401, 'Unauthorized', 'Unauthorized');
 /** Serves one request and records it. */
 async function serve(req: IncomingMessage, res: ServerResponse, parts: ServerParts, log: RequestLog): Promise<void> {
   const ctx = contextOf(req, res, parts);
-  const info = ctx?.info ?? parseRequestInfo(req.method ?? 'GET', new URL(req.url ?? '/', 'http://127.0.0.1'));
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const info = ctx?.info ?? parseRequestInfo(req.method ?? 'GET', url);
   let code: number;
   try {
     if (!ctx) throw UNAUTHORIZED;
@@ -138,6 +139,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, parts: ServerPar
     at: Date.now(),
     method: req.method ?? 'GET',
     path: info.path,
+    query: url.search,
     verb: info.verb,
     group: info.group,
     resource: info.resource,

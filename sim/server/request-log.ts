@@ -11,6 +11,8 @@ export interface RequestRecord {
   at: number;
   method: string;
   path: string;
+  /** The query string as sent (`?fieldSelector=…&limit=500`), '' when none: what a list selected. */
+  query: string;
   verb: string;
   group: string;
   resource: string;
