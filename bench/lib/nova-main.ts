@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { NOVA_PASS_WAIT } from '../../lib/nova/index.ts';
 import { renderColumns } from './columns.ts';
 import {
   bootServers,
@@ -70,7 +71,7 @@ function parseNovaOptions(argv: readonly string[]): NovaBenchOptions {
     host,
     repetitions: intFlag(values.repetitions, 'repetitions', [1, 5, 2]),
     maxConcurrent: intFlag(values['max-concurrent'], 'max-concurrent', [1, 20, maxConcurrentLiveMigrations()]),
-    pollMs: intFlag(values['poll-ms'], 'poll-ms', [100, 10_000, 1000]),
+    pollMs: intFlag(values['poll-ms'], 'poll-ms', [100, 10_000, NOVA_PASS_WAIT.pollMs]),
     runTimeoutMs: intFlag(values['run-timeout'], 'run-timeout', [30, 3600, 900]) * 1000,
     outDir: values.out ?? 'bench/results',
   };

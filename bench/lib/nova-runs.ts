@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/domain/request.ts';
 import { NovaEvacuationPass } from '../../lib/nova/evacuate.ts';
+import { NOVA_PASS_WAIT } from '../../lib/nova/index.ts';
 import { restoreNovaHost } from '../../lib/nova/restore.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
 import { allMovedOff, type NovaLab, waitFor } from './nova-lab.ts';
@@ -43,10 +44,12 @@ export async function runDrainbridgeNova(
     reason: 'benchmark',
     drain: KUBECTL_DRAIN_DEFAULTS,
   };
+  // As the workflow wires it (lib/workflow/nova-wiring.ts): each pass follows its migrations for a while.
   const pass = new NovaEvacuationPass({
     nova: lab.nova,
     store,
     options: { maxConcurrentMigrations: settings.maxConcurrent },
+    wait: NOVA_PASS_WAIT,
   });
   const base = { tool: 'drainbridge' as const, repetition: settings.repetition, servers: ids.length };
   const started = performance.now();

@@ -5,10 +5,13 @@
  *   1. observes the current state (the cluster, Nova) and the progress it persisted last time;
  *   2. starts whatever may start now (evictions, live migrations) within its limits;
  *   3. persists progress where the next pass can read it (the progress record);
- *   4. returns at once — it never sleeps waiting for something to finish.
+ *   4. returns — at once, or after following what it started for a bounded time (the pods pass waits on
+ *      watches for pods to leave and budgets to free up, the Nova pass polls its migrations; both at
+ *      most 30 s, well inside the function's timeout), acting again as soon as something frees up.
  *
  * The workflow calls it again: straight away when it `progressed`, or after a Step Functions Retry
- * backoff when it throws `NotYetDone` because nothing changed (see lib/workflow).
+ * backoff when it throws `NotYetDone` because nothing changed (see lib/workflow). Completion is decided
+ * there, never by a pass that sleeps until the branch is done.
  */
 import type { RecordFormat } from '../util/json-record.ts';
 import type { Blocker, BranchName } from './plan.ts';
@@ -68,6 +71,12 @@ export interface PassInput {
   readonly now: Date;
   /** When the evacuation started (ISO 8601), for option timeouts such as the drain `--timeout`. */
   readonly startedAt: string;
+  /**
+   * Throws when the request must stop (restored, aborted, taken over by another execution) — the checks
+   * the workflow makes before every step. A pass that goes on within itself asks before it starts
+   * anything after its first round.
+   */
+  readonly stillWanted?: () => Promise<void>;
 }
 
 /** One branch of an evacuation, driven pass by pass. */

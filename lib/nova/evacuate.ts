@@ -10,6 +10,7 @@ import type { ResolvedRequest } from '../domain/request.ts';
 import { EvacuationFailed } from '../errors/index.ts';
 import type { LogSink } from '../openstack/keystone.ts';
 import type { NovaClient, NovaService } from '../openstack/nova.ts';
+import { sameJson } from '../util/same-json.ts';
 import type { HostMapping } from './host-mapping.ts';
 import {
   DEFAULT_NOVA_OPTIONS,
@@ -39,7 +40,36 @@ export interface NovaEvacuationDeps {
   readonly resolveHost?: (request: ResolvedRequest) => Promise<HostMapping>;
   readonly options?: Partial<NovaEvacuationOptions>;
   readonly logger?: LogSink;
+  /** How long one pass goes on following its migrations (default: one round, return at once). */
+  readonly wait?: NovaPassWait;
+  /** How one pass waits between its rounds (tests may shorten it); setTimeout by default. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** How long one pass may go on watching its migrations, and how often it looks (see NovaEvacuationPass.run). */
+export interface NovaPassWait {
+  /** At most this long per pass (0: one round, return at once). */
+  readonly waitMs: number;
+  /** A look at the in-flight migrations (and the host) every this many ms. */
+  readonly pollMs: number;
+}
+
+/** One round of a pass: what it planned, the servers' progress after it acted, and whether a start was refused. */
+interface Round {
+  readonly plan: PassPlan;
+  readonly servers: Record<string, ServerProgress>;
+  readonly refused: boolean;
+}
+
+/** The branch's record as one pass holds it between rounds: the state, its version, and what was last written. */
+interface PassRecord {
+  readonly requestId: string;
+  state: NovaBranchState;
+  version: string | undefined;
+  written: NovaBranchState | undefined;
+}
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The nova-compute service of a host; a host without one fails the evacuation (never skipped). */
 export async function computeServiceOf(nova: NovaClient, host: string, how = ''): Promise<NovaService> {
@@ -54,31 +84,76 @@ export class NovaEvacuationPass implements ReconcilePass {
   readonly branch = 'nova' as const;
   readonly #deps: NovaEvacuationDeps;
   readonly #options: NovaEvacuationOptions;
+  readonly #wait: NovaPassWait;
 
   constructor(deps: NovaEvacuationDeps) {
     this.#deps = deps;
     this.#options = { ...DEFAULT_NOVA_OPTIONS, ...deps.options };
+    this.#wait = deps.wait ?? { waitMs: 0, pollMs: 1000 };
   }
 
+  /**
+   * Rounds of observe, plan and act. The first round runs at once; then, while a migration is in flight
+   * and within `wait.waitMs`, the pass looks again every `wait.pollMs` and starts the next server the
+   * moment a slot frees up — rather than returning and waiting out a Step Functions backoff that knows
+   * nothing of when the migration ends (it made every migration a few seconds longer than Nova's own
+   * time). Nova has no watch, so the pass polls; it is bounded well inside the function's timeout, and
+   * before it starts anything after its first round it asks the workflow whether the request is still
+   * wanted (a Restore or an abort meanwhile stops it).
+   */
   async run(input: PassInput): Promise<PassResult> {
-    const { store, nova } = this.#deps;
+    const { store } = this.#deps;
     const requestId = input.request.requestId;
     const stored = await store.read(requestId, 'nova', NOVA_STATE_FORMAT);
     const state = await this.#ensureDisabled(stored?.state, input.request);
-    const observation = await observeHost(nova, state);
+    const record: PassRecord = { requestId, state, version: stored?.version, written: stored?.state };
+    const started = performance.now();
+    const at = () => new Date(input.now.getTime() + (performance.now() - started));
+    let round = await this.#round(record, input.now, undefined);
+    let progressed = round.plan.progressed;
+    const { waitMs, pollMs } = this.#wait;
+    for (;;) {
+      const result = this.#result(round.plan, round.servers, round.refused);
+      const inFlight = result.progress.inFlight > 0;
+      if (result.done || !inFlight || performance.now() - started + pollMs > waitMs) {
+        return { ...result, progressed: progressed || result.progressed };
+      }
+      await (this.#deps.sleep ?? sleepFor)(pollMs);
+      round = await this.#round(record, at(), input.stillWanted);
+      progressed ||= round.plan.progressed;
+    }
+  }
+
+  /**
+   * One round. Writes the state only when it changed — and before it acts (intent first: a pass that dies
+   * after starting a migration must not forget it started one). `stillWanted`: asked before a start in a
+   * round after the first.
+   */
+  async #round(record: PassRecord, now: Date, stillWanted: (() => Promise<void>) | undefined): Promise<Round> {
+    const { store, nova } = this.#deps;
+    const observation = await observeHost(nova, record.state);
     const plan = planPass({
-      sourceHost: state.host,
-      servers: state.servers,
+      sourceHost: record.state.host,
+      servers: record.state.servers,
       observation,
       options: this.#options,
-      now: input.now,
+      now,
     });
-    const servers = await this.#prepareStarts(plan, input.now);
-    // Intent first: a pass that dies after starting a migration must not forget it started one.
-    let version = await store.write(requestId, 'nova', { ...state, servers }, stored?.version);
+    const starts = plan.actions.some((a) => a.kind === 'live-migrate' || a.kind === 'cold-migrate');
+    if (starts && stillWanted) await stillWanted();
+    const servers = await this.#prepareStarts(plan, now);
+    const write = async () => {
+      const next = { ...record.state, servers };
+      if (!sameJson(next, record.written)) {
+        record.version = await store.write(record.requestId, 'nova', next, record.version);
+      }
+      record.state = next;
+      record.written = next;
+    };
+    await write();
     const refused = await this.#perform(plan.actions, servers);
-    if (refused) version = await store.write(requestId, 'nova', { ...state, servers }, version);
-    return this.#result(plan, servers, refused);
+    if (refused) await write();
+    return { plan, servers, refused };
   }
 
   /**

@@ -9,13 +9,21 @@ import { type CredentialSources, loadOpenStackCredentials } from '../openstack/c
 import { KeystoneSession, type LogSink } from '../openstack/keystone.ts';
 import { NovaClient } from '../openstack/nova.ts';
 import { PlacementClient } from '../openstack/placement.ts';
-import { NovaEvacuationPass } from './evacuate.ts';
+import { NovaEvacuationPass, type NovaPassWait } from './evacuate.ts';
 import type { HostMapping } from './host-mapping.ts';
 import type { NovaEvacuationOptions } from './model.ts';
 import { planNovaHost } from './plan.ts';
 import { cancelNovaMigrations, restoreNovaHost } from './restore.ts';
 
-export { NovaEvacuationFailed, NovaEvacuationPass } from './evacuate.ts';
+export { NovaEvacuationFailed, NovaEvacuationPass, type NovaPassWait } from './evacuate.ts';
+
+/**
+ * How the workflow's Nova passes follow their migrations: up to 30 s per pass (the pods pass's bound:
+ * half the functions' 60 s timeout), looking every second — the cadence an operator's polling loop
+ * after `nova host-evacuate-live` would use; each look is two Nova calls per migration in flight and
+ * one host listing.
+ */
+export const NOVA_PASS_WAIT: NovaPassWait = Object.freeze({ waitMs: 30_000, pollMs: 1_000 });
 export { NOVA_HOST_KEY, novaHostOf, novaHostRuleSchema, novaHostRuleTextSchema } from './host-mapping.ts';
 export { novaEvacuationOptionsSchema } from './model.ts';
 export type { NovaPlan } from './plan.ts';
@@ -41,6 +49,8 @@ export interface NovaBranchDeps {
   readonly options?: Partial<NovaEvacuationOptions>;
   readonly resolveHost?: (request: ResolvedRequest) => Promise<HostMapping>;
   readonly logger?: LogSink;
+  /** How long a pass follows its migrations (default: one round). */
+  readonly wait?: NovaPassWait;
 }
 
 /** Loads credentials once and returns the branch's entry points. */
@@ -56,6 +66,7 @@ export async function createNovaBranch(deps: NovaBranchDeps) {
     ...(deps.options ? { options: deps.options } : {}),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.wait ? { wait: deps.wait } : {}),
   });
   return {
     session,

@@ -57,7 +57,7 @@ const NOT_A_NOVA_HOST: PassResult = {
  * HTTP stack (axios and what it pulls in) is a large part of a function's cold import.
  */
 async function branchFor(config: Config, base: NovaWiringBase) {
-  const { createNovaBranch, novaOptionsFromConfig } = await import('../nova/index.ts');
+  const { createNovaBranch, NOVA_PASS_WAIT, novaOptionsFromConfig } = await import('../nova/index.ts');
   const hostOf = hostResolver(config, base.kube);
   return createNovaBranch({
     credentials: { env: base.env ?? process.env },
@@ -65,6 +65,7 @@ async function branchFor(config: Config, base: NovaWiringBase) {
     options: novaOptionsFromConfig(config.nova),
     resolveHost: (request) => hostOf(request.nodeName),
     logger: createLogger('drainbridge.nova'),
+    wait: NOVA_PASS_WAIT,
   });
 }
 

@@ -66,7 +66,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     };
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
     // once the node is known to exist (a request for no node writes nothing).
-    await readNodeOrFail(deps.kube, input.request.nodeName);
+    const node = await readNodeOrFail(deps.kube, input.request.nodeName);
     const existing = await deps.progress.ensure(input.request);
     const abortedBy = existing.status?.abortRequested?.by;
     if (abortedBy !== undefined && !existing.status?.phase) {
@@ -74,7 +74,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
         `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
       );
     }
-    const admitted = await admitRequest(deps.kube, input.request, settings, tools.now());
+    const admitted = await admitRequest(deps.kube, input.request, settings, { now: tools.now(), node });
     const record = await deps.progress.ensure(input.request);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
     // (re-running the steps would walk the phase back through NodeCordoned and publish a second outcome).
@@ -198,11 +198,16 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const continueRequestedBy = await checkStep(input, deps, tools);
-    const result = await branchNamed(input.branch).pass(deps).run({
-      request: input.request,
-      now: tools.now(),
-      startedAt: input.startedAt,
-    });
+    const result = await branchNamed(input.branch)
+      .pass(deps)
+      .run({
+        request: input.request,
+        now: tools.now(),
+        startedAt: input.startedAt,
+        stillWanted: async () => {
+          await checkStep(input, deps, tools);
+        },
+      });
     const { requestId } = input.request;
     await deps.progress.recordProgress(requestId, input.branch, {
       ...result,
