@@ -8,8 +8,8 @@
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { DrainOptions } from '../domain/request.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
 import { ChangeSignal, WatchedList } from '../kube/watched-list.ts';
+import { daemonSetState } from './observe.ts';
 import { daemonSetsToCheck } from './selection.ts';
 
 /** Whether a PDB event can let a held pod go: it allows a disruption now. */
@@ -115,15 +115,5 @@ export class NodeView {
       const key = `${namespace}/${name}`;
       if (!this.#daemonSets.has(key)) this.#daemonSets.set(key, await daemonSetState(this.#client, namespace, name));
     }
-  }
-}
-
-async function daemonSetState(client: KubeClient, namespace: string, name: string): Promise<boolean | string> {
-  try {
-    await client.getDaemonSet(namespace, name);
-    return true;
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    return error instanceof Error ? error.message : String(error);
   }
 }

@@ -14,7 +14,8 @@ export interface NodePods {
   readonly daemonSetExists: (namespace: string, name: string) => boolean | string;
 }
 
-async function daemonSetState(client: KubeClient, namespace: string, name: string): Promise<boolean | string> {
+/** Whether a DaemonSet exists, for kubectl's daemonSet filter: true, false (404), or the lookup error's message. */
+export async function daemonSetState(client: KubeClient, namespace: string, name: string): Promise<boolean | string> {
   try {
     await client.getDaemonSet(namespace, name);
     return true;
