@@ -128,6 +128,20 @@ function without(queue: Record<string, QueueEntry>, requestId: string): Record<s
 }
 
 /**
+ * How many fresh requests wait ahead of `requestId` in the queue (oldest first), or undefined when it has
+ * no fresh place (never asked, or its entry expired).
+ */
+export function requestsAhead(
+  queue: AdmissionQueue,
+  requestId: string,
+  at: { readonly now: Date; readonly ttlSeconds: number },
+): number | undefined {
+  const ordered = Object.entries(freshEntries(queue, at.now, at.ttlSeconds)).sort(compareEntries);
+  const position = ordered.findIndex(([id]) => id === requestId);
+  return position < 0 ? undefined : position;
+}
+
+/**
  * Decides whether `requestId` may take a hold on `node` now, and the queue to write back.
  * - A node already held (by this or another request) costs no new slot: admitted at once.
  * - Otherwise a free slot goes to the oldest waiting request that wants a node not yet held: only that

@@ -30,7 +30,13 @@ import {
   withIntent,
   writeIntents,
 } from './admission-intents.ts';
-import { type AdmissionQueue, planAdmission, type SlotHolder, type SlotLimit } from './admission-plan.ts';
+import {
+  type AdmissionQueue,
+  planAdmission,
+  requestsAhead,
+  type SlotHolder,
+  type SlotLimit,
+} from './admission-plan.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
 export const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
@@ -253,6 +259,28 @@ async function stillWaiting(
   const decision = decide(request, settings, { nodes: await observeNodes(client, node, false), lease, intents, now });
   // The locked path would change more than this request's `seen` (admit it, or drop its place): let it.
   return decision.admit || !decision.queue[request.requestId] ? undefined : decision.why;
+}
+
+/**
+ * A request far back in line: its place in the queue is fresh and at least twice as many older requests
+ * wait ahead of it as there are slots, so no release can admit it before several more rounds of them.
+ * Returns why it waits, decided from the Lease alone — one read, where an attempt that decides on the
+ * nodes costs four — or undefined (then the caller decides as usual). With a hundred requests for ten
+ * slots most attempts are these: the API requests of a queue grew with its length squared before.
+ */
+export async function farBackInLine(
+  client: KubeClient,
+  request: ResolvedRequest,
+  settings: AdmissionSettings,
+  now: Date,
+): Promise<string | undefined> {
+  const lease = await readLease(client, settings.namespace, ADMISSION_LEASE);
+  const queue = readQueue(lease, request.nodeName);
+  const place = queue[request.requestId];
+  if (!place || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000) return undefined;
+  const ahead = requestsAhead(queue, request.requestId, { now, ttlSeconds: QUEUE_TTL_SECONDS }) ?? 0;
+  if (ahead < 2 * settings.maxHeldNodes) return undefined;
+  return `node ${request.nodeName}: waiting in line since ${place.since} behind ${ahead} older request(s) for ${settings.maxHeldNodes} maintenance slot(s) (\`drainbridge status\` shows who holds them)`;
 }
 
 /** A window's request is not started once its window has closed (one already holding its node goes on). */

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
 import {
+  DRAINBRIDGE_USER,
   failureOf,
   maintenanceEnded,
   maintenanceRequested,
@@ -114,6 +115,59 @@ describe('a held node without the held label (held by a version before the label
     await succeeds(second);
     assert.deepEqual(await heldNodes(w), ['node-2']);
     await restore(w, 'node-2');
+    await w.runtime.settle();
+  });
+});
+
+const FOUR_IDLE_NODES = {
+  ...IDLE_NODES_SCENARIO,
+  name: 'workflow-idle-four',
+  nodes: [...IDLE_NODES_SCENARIO.nodes, { name: 'node-4', providerID: 'aws:///eu-west-1b/i-0aaaaaaaaaaaaaaa4' }],
+};
+
+describe('a request far back in line (two or more older requests per slot ahead of it)', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(FOUR_IDLE_NODES);
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('waits reading only the Lease and its record, says why, and is admitted in its turn', async () => {
+    await succeeds(await request(w, 'node-1'));
+    const second = await request(w, 'node-2');
+    await waitUntil('node-2 waits for a slot', () => slotWaits(w, second) >= 1);
+    const third = await request(w, 'node-3');
+    await waitUntil('node-3 waits for a slot', () => slotWaits(w, third) >= 1);
+    const fourth = await request(w, 'node-4');
+    await waitUntil('node-4 has its place in line', () => slotWaits(w, fourth) >= 1);
+
+    const mark = w.sim.requestLog.mark();
+    const before = slotWaits(w, fourth);
+    await waitUntil('node-4 asked twice more', () => slotWaits(w, fourth) >= before + 2);
+    const later = w.taskCalls.filter((c) => c.executionId === fourth.id && c.error?.name === 'SlotUnavailable');
+    assert.match(later.at(-1)?.error?.message ?? '', /behind 2 older request\(s\) for 1 maintenance slot\(s\)/);
+    const node4Reads = w.sim.requestLog
+      .reads({ since: mark, user: DRAINBRIDGE_USER, resource: 'nodes' })
+      .filter((r) => r.name === 'node-4');
+    assert.deepEqual(node4Reads, [], 'no read of node-4 while it waits far back');
+    assert.ok(
+      w.sim.requestLog
+        .reads({ since: mark, user: DRAINBRIDGE_USER, resource: 'nodes' })
+        .some((r) => r.name === 'node-2'),
+      'the request at the front still reads its node (the check can see node reads)',
+    );
+
+    await restore(w, 'node-1');
+    await succeeds(second);
+    await restore(w, 'node-2');
+    await succeeds(third);
+    assert.equal(await isRunning(fourth), true, 'node-4 still waits for node-3');
+    await restore(w, 'node-3');
+    await succeeds(fourth);
+    assert.deepEqual(await heldNodes(w), ['node-4']);
+    await restore(w, 'node-4');
     await w.runtime.settle();
   });
 });

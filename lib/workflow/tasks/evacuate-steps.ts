@@ -12,7 +12,7 @@ import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import type { LedgerSettings } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
-import { type Admitted, admitRequest } from '../admission.ts';
+import { type Admitted, admitRequest, farBackInLine } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
@@ -64,9 +64,12 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       slotLimits: config.slotLimits,
       ledger: ledgerSettings(config),
     };
+    // Far back in line, an attempt reads only the Lease and the record (for an abort); its place there
+    // says it has been here before, so its node and record exist.
+    const farBack = await farBackInLine(deps.kube, input.request, settings, tools.now());
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
     // once the node is known to exist (a request for no node writes nothing).
-    const node = await readNodeOrFail(deps.kube, input.request.nodeName);
+    const node = farBack === undefined ? await readNodeOrFail(deps.kube, input.request.nodeName) : undefined;
     const existing = await deps.progress.ensure(input.request);
     const abortedBy = existing.status?.abortRequested?.by;
     if (abortedBy !== undefined && !existing.status?.phase) {
@@ -74,7 +77,11 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
         `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
       );
     }
-    const admitted = await admitRequest(deps.kube, input.request, settings, { now: tools.now(), node });
+    if (farBack !== undefined) throw new SlotUnavailable(farBack);
+    const admitted = await admitRequest(deps.kube, input.request, settings, {
+      now: tools.now(),
+      ...(node ? { node } : {}),
+    });
     const record = await deps.progress.ensure(input.request);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
     // (re-running the steps would walk the phase back through NodeCordoned and publish a second outcome).

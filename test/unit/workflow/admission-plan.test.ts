@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { loadConfig } from '../../../lib/config/index.ts';
-import { type AdmissionFacts, planAdmission } from '../../../lib/workflow/admission-plan.ts';
+import { type AdmissionFacts, planAdmission, requestsAhead } from '../../../lib/workflow/admission-plan.ts';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
 const ZONES: Record<string, Record<string, string>> = {
@@ -118,5 +118,24 @@ describe('DRAINBRIDGE_SLOT_LIMITS', () => {
     assert.throws(() => loadConfig({ DRAINBRIDGE_SLOT_LIMITS: 'zone=a=zero' }), {
       message: /DRAINBRIDGE_SLOT_LIMITS\[0\]: "zone=a=zero" must be SELECTOR=MAX with MAX a whole number ≥ 1/,
     });
+  });
+});
+
+describe('requestsAhead', () => {
+  const now = new Date('2026-11-27T10:00:00Z');
+  const entry = (node: string, since: string, seen = '2026-11-27T09:59:50Z') => ({ node, since, seen });
+  const queue = {
+    late: entry('node-4', '2026-11-27T09:50:00Z'),
+    early: entry('node-2', '2026-11-27T09:40:00Z'),
+    gone: entry('node-9', '2026-11-27T09:30:00Z', '2026-11-27T09:40:00Z'),
+    middle: entry('node-3', '2026-11-27T09:45:00Z'),
+  };
+  it('counts the fresh requests that asked earlier; expired entries and unknown requests have no place', () => {
+    const at = { now, ttlSeconds: 180 };
+    assert.equal(requestsAhead(queue, 'early', at), 0);
+    assert.equal(requestsAhead(queue, 'middle', at), 1);
+    assert.equal(requestsAhead(queue, 'late', at), 2, 'the expired entry asked first but no longer counts');
+    assert.equal(requestsAhead(queue, 'gone', at), undefined);
+    assert.equal(requestsAhead(queue, 'nobody', at), undefined);
   });
 });
