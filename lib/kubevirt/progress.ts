@@ -4,6 +4,7 @@
  * node (moved by a live migration, or left otherwise). Pure.
  */
 import type { BranchProgress, VmMove } from '../domain/pass.ts';
+import { followWait, type ItemTimeline, type WaitKey } from '../domain/timeline.ts';
 import type { VmiMigrations } from './migrations.ts';
 import type { KubeVirtBranchState, VmiProgress } from './model.ts';
 
@@ -82,6 +83,90 @@ export function vmMoves(state: KubeVirtBranchState, now: Date): VmMove[] {
       sourceNode: progress.sourceNode,
       ...(progress.targetNode ? { targetNode: progress.targetNode } : {}),
       ...(elapsed !== undefined ? { elapsedSeconds: elapsed } : {}),
+    };
+  });
+}
+
+/** What a VMI waits for in `status`, as a span's key (undefined: it waits for nothing, or moves). */
+function waitOfVmi(progress: VmiProgress): WaitKey | undefined {
+  const reason = progress.note ?? progress.lastFailure;
+  const why = reason !== undefined ? { reason } : {};
+  switch (progress.status) {
+    case 'retry-wait':
+      return { code: 'Retry', ...why };
+    case 'blocked':
+      return { code: 'Blocked', ...why };
+    case 'external':
+      return { code: 'External', ...why };
+    case 'waiting':
+      return progress.note ? { code: 'Waiting', ...why } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The state with each VMI's timeline brought up to `now`: when its first move started (`askedAt`), when
+ * it left (`goneAt`), and what it waited for between. It changes only where a VMI's status changed,
+ * which the pass writes anyway. Pure.
+ */
+export function withTimeline(
+  previous: KubeVirtBranchState,
+  next: KubeVirtBranchState,
+  now: Date,
+): KubeVirtBranchState {
+  const at = now.toISOString();
+  let changed = false;
+  const vmis: Record<string, VmiProgress> = {};
+  for (const [uid, progress] of Object.entries(next.vmis)) {
+    const before = previous.vmis[uid];
+    const moving = progress.status === 'migrating' || progress.status === 'restarting';
+    const gone = progress.status === 'moved' || progress.status === 'left';
+    const askedAt = before?.askedAt ?? progress.askedAt ?? (moving || gone ? (progress.startedAt ?? at) : undefined);
+    const goneAt = gone ? (before?.goneAt ?? progress.goneAt ?? progress.endedAt ?? at) : undefined;
+    const waits = followWait(before?.waits ?? progress.waits, waitOfVmi(progress), at);
+    const stamped: VmiProgress = {
+      ...progress,
+      ...(askedAt ? { askedAt } : {}),
+      ...(goneAt ? { goneAt } : {}),
+      ...(waits?.length ? { waits } : {}),
+    };
+    if (
+      stamped.askedAt !== progress.askedAt ||
+      stamped.goneAt !== progress.goneAt ||
+      stamped.waits !== progress.waits
+    ) {
+      changed = true;
+    }
+    vmis[uid] = stamped;
+  }
+  return changed ? { ...next, vmis } : next;
+}
+
+/** The branch's VMIs as timelines. Pure. */
+export function vmiTimelines(branch: string, state: KubeVirtBranchState): ItemTimeline[] {
+  return Object.entries(state.vmis).map(([uid, progress]): ItemTimeline => {
+    const gone = progress.status === 'moved' || progress.status === 'left';
+    const itemState = gone
+      ? 'gone'
+      : progress.status === 'migrating' || progress.status === 'restarting'
+        ? 'moving'
+        : progress.status === 'blocked'
+          ? 'blocked'
+          : 'waiting';
+    return {
+      kind: 'vmi',
+      branch,
+      id: uid,
+      name: progress.name,
+      state: itemState,
+      ...(progress.askedAt ? { askedAt: progress.askedAt } : {}),
+      ...(progress.goneAt ? { goneAt: progress.goneAt } : {}),
+      source: progress.sourceNode,
+      ...(progress.targetNode ? { target: progress.targetNode } : {}),
+      attempts: progress.attempts,
+      waits: progress.waits ?? [],
+      blockers: [],
     };
   });
 }

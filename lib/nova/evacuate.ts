@@ -19,6 +19,7 @@ import {
   type NovaEvacuationOptions,
   ownershipToken,
   type ServerProgress,
+  withServerTimelines,
 } from './model.ts';
 import { observeHost } from './observe.ts';
 import { failureBlocker, type NovaAction, type PassPlan, planPass } from './planner.ts';
@@ -73,11 +74,15 @@ export class NovaEvacuationPass implements ReconcilePass {
       options: this.#options,
       now: input.now,
     });
-    const servers = await this.#prepareStarts(plan, input.now);
+    // The timeline rides in the same writes: it changes only where a server's phase did.
+    const servers = withServerTimelines(state.servers, await this.#prepareStarts(plan, input.now), input.now);
     // Intent first: a pass that dies after starting a migration must not forget it started one.
     let version = await store.write(requestId, 'nova', { ...state, servers }, stored?.version);
     const refused = await this.#perform(plan.actions, servers);
-    if (refused) version = await store.write(requestId, 'nova', { ...state, servers }, version);
+    if (refused) {
+      const after = withServerTimelines(servers, servers, input.now);
+      version = await store.write(requestId, 'nova', { ...state, servers: after }, version);
+    }
     return this.#result(plan, servers, refused);
   }
 
