@@ -14,6 +14,7 @@
  */
 import type { ItemTimeline } from '../../lib/domain/timeline.ts';
 import { awaitedOf } from './awaited.ts';
+import { DEFAULT_HEARTBEAT_MS } from './plain.ts';
 import type { ItemChange } from './items.ts';
 import type { ProgressEvent, Renderer } from './renderer.ts';
 import type { EvacuationTimeline } from './timeline.ts';
@@ -105,7 +106,7 @@ export function jsonOf(event: ProgressEvent): Record<string, unknown> | undefine
 /** Prints each event as one JSON line; repeats nothing; beats while something is awaited. */
 export function jsonRenderer(write: (line: string) => void, options: JsonOptions): Renderer {
   const now = options.now ?? Date.now;
-  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   let timeline: EvacuationTimeline | undefined;
   let lastWrittenAt = now();
   let lastWaiting: string | undefined;

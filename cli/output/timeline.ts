@@ -90,7 +90,7 @@ function branchRows(branch: string, items: ItemTimeline[], spans: readonly Branc
       branch,
       id: item.uid,
       name: item.name,
-      state: span.to === undefined ? 'blocked' : 'waiting',
+      state: 'blocked',
       waits: [],
       blockers: [],
     };
