@@ -78,86 +78,88 @@ async function runDemo(
   output: RunOutput,
   { speed, started }: { speed: number; started: number },
 ): Promise<number> {
-    const say = (text: string) => {
-      for (const line of text.split('\n')) output.out(line);
-    };
-    const heading = (text: string) => say(`\n== ${text}`);
-    heading(
-      'a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1',
-    );
-    const cluster = await startDrainbridgeCluster({ scenario: 'demo', speed });
-    const tally: DemoTally = { pdbWaits: 0, polls: 0, blockerCleared: false };
+  const say = (text: string) => {
+    for (const line of text.split('\n')) output.out(line);
+  };
+  const heading = (text: string) => say(`\n== ${text}`);
+  heading(
+    'a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1',
+  );
+  const cluster = await startDrainbridgeCluster({ scenario: 'demo', speed });
+  const tally: DemoTally = { pdbWaits: 0, polls: 0, blockerCleared: false };
+  try {
+    const client = kubeClientFor(cluster.kubeconfigPath);
+    const admin = kubeClientFor(cluster.adminKubeconfigPath);
+    say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`);
+    say(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
+
+    heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
+    const config = configFor(cluster.kubeconfigPath, {});
+    const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
+    const settings = { options, infraPodSelector: '', serverDryRun: true };
+    say(renderPlanText(await planEvacuation(config, client, NODE, settings)));
+
+    heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
+    const events: EventSource = output.events;
+    const runtime = await EmbeddedRuntime.create({
+      config,
+      retryIntervalMs: 300,
+      now: () => new Date(cluster.sim.clock.now()),
+      onBusEvent: events.bus,
+      onTask: (call: TaskCall) => {
+        events.task(call);
+        void reactTo(call, tally, admin, events);
+      },
+    });
+    runtime.deps.progress.watch(events.record);
     try {
-      const client = kubeClientFor(cluster.kubeconfigPath);
-      const admin = kubeClientFor(cluster.adminKubeconfigPath);
-      say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`);
-      say(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
-
-      heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
-      const config = configFor(cluster.kubeconfigPath, {});
-      const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
-      const settings = { options, infraPodSelector: '', serverDryRun: true };
-      say(renderPlanText(await planEvacuation(config, client, NODE, settings)));
-
-      heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
-      const events: EventSource = output.events;
-      const runtime = await EmbeddedRuntime.create({
-        config,
-        retryIntervalMs: 300,
-        now: () => new Date(cluster.sim.clock.now()),
-        onBusEvent: events.bus,
-        onTask: (call: TaskCall) => {
-          events.task(call);
-          void reactTo(call, tally, admin, events);
-        },
+      await runtime.put('Maintenance Requested', {
+        version: '1',
+        requestId: REQUEST,
+        requester: 'demo',
+        origin: 'manual',
+        target: { nodeName: NODE },
+        reason: 'demo: kernel upgrade',
+        drain: options,
       });
-      runtime.deps.progress.watch(events.record);
-      try {
-        await runtime.put('Maintenance Requested', {
-          version: '1',
-          requestId: REQUEST,
-          requester: 'demo',
-          origin: 'manual',
-          target: { nodeName: NODE },
-          reason: 'demo: kernel upgrade',
-          drain: options,
-        });
-        const evacuation = runtime.executionsFor(REQUEST)[0];
-        const outcome = await evacuation?.outcome;
-        if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
-        say(`pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`);
+      const evacuation = runtime.executionsFor(REQUEST)[0];
+      const outcome = await evacuation?.outcome;
+      if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
+      say(
+        `pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`,
+      );
 
-        heading(`drainbridge restore ${NODE}   (the Restore state machine)`);
-        await runtime.put('Maintenance Ended', {
-          version: '1',
-          requestId: REQUEST,
-          requester: 'demo',
-          origin: 'manual',
-          target: { nodeName: NODE },
-        });
-        await runtime.settle();
-        const node = await client.getNode(NODE);
-        say(
-          `${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`,
-        );
+      heading(`drainbridge restore ${NODE}   (the Restore state machine)`);
+      await runtime.put('Maintenance Ended', {
+        version: '1',
+        requestId: REQUEST,
+        requester: 'demo',
+        origin: 'manual',
+        target: { nodeName: NODE },
+      });
+      await runtime.settle();
+      const node = await client.getNode(NODE);
+      say(
+        `${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`,
+      );
 
-        heading('summary');
-        const stats = evacuation?.stats;
-        say(
-          [
-            `evacuation + restore of ${NODE} in ${((Date.now() - started) / 1000).toFixed(1)} s (simulated cluster at ${speed}× speed)`,
-            `blocker explained and cleared by the operator: ${tally.blockerCleared ? 'yes (bare pod default/debug)' : 'no'}`,
-            `polls that found nothing to do (NotYetDone, retried with backoff): ${tally.polls}, of them waiting on the PDB: ${tally.pdbWaits}`,
-            `Evacuate execution: ${stats?.stateTransitions} state transitions, ${stats?.lambdaInvocations} Lambda invocations, ≈${stats ? estimateHistoryEvents(stats) : '?'} history events (Step Functions allows 25,000)`,
-          ].join('\n'),
-        );
-        return EXIT.ok;
-      } finally {
-        runtime.stop();
-      }
+      heading('summary');
+      const stats = evacuation?.stats;
+      say(
+        [
+          `evacuation + restore of ${NODE} in ${((Date.now() - started) / 1000).toFixed(1)} s (simulated cluster at ${speed}× speed)`,
+          `blocker explained and cleared by the operator: ${tally.blockerCleared ? 'yes (bare pod default/debug)' : 'no'}`,
+          `polls that found nothing to do (NotYetDone, retried with backoff): ${tally.polls}, of them waiting on the PDB: ${tally.pdbWaits}`,
+          `Evacuate execution: ${stats?.stateTransitions} state transitions, ${stats?.lambdaInvocations} Lambda invocations, ≈${stats ? estimateHistoryEvents(stats) : '?'} history events (Step Functions allows 25,000)`,
+        ].join('\n'),
+      );
+      return EXIT.ok;
     } finally {
-      await cluster.stop();
+      runtime.stop();
     }
+  } finally {
+    await cluster.stop();
+  }
 }
 
 /** The demo's operator: counts waits and, once, clears the blocker the evacuation explained. */

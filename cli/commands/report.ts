@@ -46,7 +46,9 @@ function write(flag: string, file: string, text: string): void {
   try {
     writeFileSync(file, text);
   } catch (error) {
-    throw new UsageError(`--${flag}: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `--${flag}: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -84,7 +86,9 @@ export const reportCommand: Command = {
     if (html) write('html', html, renderHtml(timeline));
     if (svg) write('svg', svg, `<?xml version="1.0" encoding="UTF-8"?>\n${renderSvg(timeline)}\n`);
     for (const file of [html, svg].filter((f): f is string => f !== undefined)) {
-      context.out(`wrote ${file}: ${timeline.items.length} row(s), evacuation of ${timeline.nodeName} (${timeline.phase ?? 'no phase yet'})`);
+      context.out(
+        `wrote ${file}: ${timeline.items.length} row(s), evacuation of ${timeline.nodeName} (${timeline.phase ?? 'no phase yet'})`,
+      );
     }
     if (!html && !svg) for (const line of timelineText(timeline)) context.out(line);
     for (const reason of timeline.unreadable) context.err(`drainbridge report: left out: ${reason}`);

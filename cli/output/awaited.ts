@@ -60,7 +60,8 @@ export function awaitedOf(timeline: EvacuationTimeline | undefined, now: number 
     ...timeline.branches.flatMap((branch) => branch.blockers),
     ...present.flatMap((item) => item.blockers),
   ].filter((span) => span.to === undefined);
-  for (const span of blockers.slice(0, 2)) phrases.push(`blocked: ${span.reason ?? span.code}${seconds(span.from, now)}`);
+  for (const span of blockers.slice(0, 2))
+    phrases.push(`blocked: ${span.reason ?? span.code}${seconds(span.from, now)}`);
   if (blockers.length > 2) phrases.push(`and ${blockers.length - 2} more blockers`);
   return phrases;
 }

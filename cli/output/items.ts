@@ -21,7 +21,8 @@ export type ItemChange =
   | { readonly change: 'blocker' | 'blocker-ended'; readonly branch: string; readonly span: BranchSpan };
 
 const keyOf = (item: ItemTimeline) => `${item.branch}/${item.id}`;
-const spanKey = (branch: string, span: BranchSpan) => `${branch} ${span.code} ${span.item?.uid ?? span.reason} ${span.from}`;
+const spanKey = (branch: string, span: BranchSpan) =>
+  `${branch} ${span.code} ${span.item?.uid ?? span.reason} ${span.from}`;
 
 function waitChanges(before: ItemTimeline | undefined, after: ItemTimeline): ItemChange[] {
   const changes: ItemChange[] = [];
@@ -46,9 +47,12 @@ export function changesBetween(before: EvacuationTimeline, after: EvacuationTime
   }
   const spans = (timeline: EvacuationTimeline) =>
     timeline.branches.flatMap((branch) =>
-      [...branch.blockers, ...timeline.items.filter((i) => i.branch === branch.name).flatMap((i) => i.blockers.map((s) => ({ ...s, item: { kind: i.kind, uid: i.id, name: i.name } })))].map(
-        (span) => ({ branch: branch.name, span }),
-      ),
+      [
+        ...branch.blockers,
+        ...timeline.items
+          .filter((i) => i.branch === branch.name)
+          .flatMap((i) => i.blockers.map((s) => ({ ...s, item: { kind: i.kind, uid: i.id, name: i.name } }))),
+      ].map((span) => ({ branch: branch.name, span })),
     );
   const had = new Map(spans(before).map((entry) => [spanKey(entry.branch, entry.span), entry.span]));
   for (const { branch, span } of spans(after)) {

@@ -87,7 +87,11 @@ export function jsonOf(event: ProgressEvent): Record<string, unknown> | undefine
         return { type: 'waiting', state: call.stateName, message: call.error.message, ...(slot ? { slot } : {}) };
       }
       if (call.error) {
-        return { type: 'step-failed', state: call.stateName, error: { name: call.error.name, message: call.error.message } };
+        return {
+          type: 'step-failed',
+          state: call.stateName,
+          error: { name: call.error.name, message: call.error.message },
+        };
       }
       const output = call.output as PassOutput | undefined;
       if (call.functionKey !== 'pass' || !output?.branch || !output.progress) return undefined;

@@ -63,7 +63,9 @@ export function liveFrame(view: {
     if (counts.inFlight > 0) parts.push(`${counts.inFlight} in flight`);
     if (counts.skipped > 0) parts.push(`${counts.skipped} skipped`);
     lines.push(
-      cut(`  ${name.padEnd(nameWidth)} ${bar(counts.moved, counts.total)} ${parts.join(', ')}${counts.done ? ' — done' : ''}`),
+      cut(
+        `  ${name.padEnd(nameWidth)} ${bar(counts.moved, counts.total)} ${parts.join(', ')}${counts.done ? ' — done' : ''}`,
+      ),
     );
   }
   const waits = [...view.awaited, ...view.waiting];
@@ -82,7 +84,9 @@ function realEvery(ms: number, tick: () => void): () => void {
 }
 
 function isWait(event: ProgressEvent): boolean {
-  return event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || event.call.error?.name === 'SlotUnavailable');
+  return (
+    event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || event.call.error?.name === 'SlotUnavailable')
+  );
 }
 
 export function liveRenderer(stream: TerminalStream, options: LiveOptions): Renderer & { print(line: string): void } {
@@ -127,7 +131,11 @@ export function liveRenderer(stream: TerminalStream, options: LiveOptions): Rend
     event(event) {
       if (closed) return;
       if (event.kind === 'timeline') timeline = event.timeline;
-      if (event.kind === 'bus' && event.detailType === 'Evacuation Progress' && typeof event.detail.phase === 'string') {
+      if (
+        event.kind === 'bus' &&
+        event.detailType === 'Evacuation Progress' &&
+        typeof event.detail.phase === 'string'
+      ) {
         phase = event.detail.phase;
       }
       if (event.kind === 'task') {

@@ -45,8 +45,8 @@ const ms = (iso: string | undefined): number | undefined => {
 /** Every instant the timeline names. */
 function instants(timeline: EvacuationTimeline): number[] {
   const spans = (list: readonly Span[]) => list.flatMap((span) => [span.from, span.to]);
+  // Not the record's creation: the API server's clock stamps it, and the scale is drainbridge's.
   const all = [
-    timeline.requestedAt,
     ...timeline.phases.map((phase) => phase.at),
     timeline.restore?.startedAt,
     timeline.restore?.finishedAt,
@@ -65,7 +65,9 @@ interface Scale {
 function scaleOf(timeline: EvacuationTimeline): Scale {
   const known = instants(timeline);
   const start = known.length > 0 ? Math.min(...known) : 0;
-  const end = Math.max(start + 1_000, ...known);
+  const last = Math.max(start + 1_000, ...known);
+  // A margin after the last instant, so that the last phase (and what was still open) shows.
+  const end = last + (last - start) * 0.04;
   return { start, end, x: (at) => CHART_LEFT + ((at - start) / (end - start)) * CHART_WIDTH };
 }
 
@@ -129,7 +131,8 @@ function itemTitle(item: ItemTimeline): string {
 
 /** The label a row carries: `pod shop/web-1`, `vmi vms/db  node-1 → node-3`. */
 function rowLabel(item: ItemTimeline): string {
-  const route = item.kind !== 'pod' && (item.source || item.target) ? `  ${item.source ?? '?'} → ${item.target ?? '?'}` : '';
+  const route =
+    item.kind !== 'pod' && (item.source || item.target) ? `  ${item.source ?? '?'} → ${item.target ?? '?'}` : '';
   const text = `${item.kind} ${item.name}${route}`;
   return text.length > 52 ? `${text.slice(0, 51)}…` : text;
 }
@@ -164,7 +167,9 @@ function phaseBand(scale: Scale, timeline: EvacuationTimeline, y: number): strin
     const colour = COLOURS.phases[index % COLOURS.phases.length];
     const x = scale.x(from);
     const width = Math.max(2, scale.x(to) - x);
-    const label = width > 60 ? `<text x="${(x + 4).toFixed(1)}" y="${y + 15}" class="phase">${escapeXml(phase.phase)}</text>` : '';
+    const fits = Math.floor((width - 6) / 6.5);
+    const name = phase.phase.length <= fits ? phase.phase : fits >= 4 ? `${phase.phase.slice(0, fits - 1)}…` : '';
+    const label = name ? `<text x="${(x + 4).toFixed(1)}" y="${y + 15}" class="phase">${escapeXml(name)}</text>` : '';
     return `<g class="phase" data-phase="${escapeXml(phase.phase)}"><rect x="${x.toFixed(1)}" y="${y}" width="${width.toFixed(1)}" height="${PHASE_ROW}" fill="${colour}"><title>${escapeXml(`${phase.phase} from ${phase.at}`)}</title></rect>${label}</g>`;
   });
   const restore = timeline.restore;
@@ -172,7 +177,14 @@ function phaseBand(scale: Scale, timeline: EvacuationTimeline, y: number): strin
     const from = ms(restore.startedAt) ?? scale.end;
     const to = ms(restore.finishedAt) ?? scale.end;
     parts.push(
-      rect(scale, { from, to }, y, PHASE_ROW, 'class="restore" fill="#c9d3dd"', `restore ${restore.startedAt} → ${restore.finishedAt ?? '…'}`),
+      rect(
+        scale,
+        { from, to },
+        y,
+        PHASE_ROW,
+        'class="restore" fill="#c9d3dd"',
+        `restore ${restore.startedAt} → ${restore.finishedAt ?? '…'}`,
+      ),
     );
   }
   return [`<text x="${LABEL_WIDTH}" y="${y + 15}" text-anchor="end" class="label">phases</text>`, ...parts];
@@ -226,7 +238,16 @@ export function renderSvg(timeline: EvacuationTimeline): string {
     );
     if (from !== undefined) {
       const to = ms(branch.finishedAt) ?? scale.end;
-      out.push(rect(scale, { from, to }, y + 6, 4, `class="branch" fill="${COLOURS.branch}"`, `branch ${branch.name}: ${branch.startedAt} → ${branch.finishedAt ?? '…'}`));
+      out.push(
+        rect(
+          scale,
+          { from, to },
+          y + 6,
+          4,
+          `class="branch" fill="${COLOURS.branch}"`,
+          `branch ${branch.name}: ${branch.startedAt} → ${branch.finishedAt ?? '…'}`,
+        ),
+      );
     }
     out.push(...spanMarks(scale, branch.blockers, y, 'blocker'));
     y += ROW + 2;
@@ -315,7 +336,10 @@ export function renderHtml(timeline: EvacuationTimeline, generatedAt: Date = new
     return `<tr class="item" data-kind="${item.kind}">${tds}</tr>`;
   });
   const branchBlockers = timeline.branches.flatMap((branch) =>
-    branch.blockers.map((span) => `<li>${escapeXml(`${branch.name}: ${span.code} ${span.from} → ${span.to ?? '…'} ${span.reason ?? ''}`)}</li>`),
+    branch.blockers.map(
+      (span) =>
+        `<li>${escapeXml(`${branch.name}: ${span.code} ${span.from} → ${span.to ?? '…'} ${span.reason ?? ''}`)}</li>`,
+    ),
   );
   const title = `Evacuation of ${timeline.nodeName} (${timeline.requestId})`;
   return [
@@ -330,7 +354,9 @@ export function renderHtml(timeline: EvacuationTimeline, generatedAt: Date = new
     `<h1>${escapeXml(title)}</h1>`,
     `<dl>${facts.map(([term, value]) => `<dt>${escapeXml(term)}</dt><dd>${escapeXml(value)}</dd>`).join('')}</dl>`,
     `<div class="chart">\n${renderSvg(timeline)}\n</div>`,
-    ...(branchBlockers.length > 0 ? ['<h2>Blockers of no single item</h2>', `<ul>${branchBlockers.join('')}</ul>`] : []),
+    ...(branchBlockers.length > 0
+      ? ['<h2>Blockers of no single item</h2>', `<ul>${branchBlockers.join('')}</ul>`]
+      : []),
     '<table>',
     '<thead><tr><th>kind</th><th>name</th><th>branch</th><th>state</th><th>asked</th><th>gone</th><th>took</th><th>source → target</th><th>waits</th><th>blockers</th></tr></thead>',
     `<tbody>\n${rows.join('\n')}\n</tbody>`,

@@ -4,10 +4,11 @@
  * migration's retry, a blocker). The branches keep their part in their own state (written in the writes
  * they make anyway); `drainbridge report` and the CLI's progress lines read it back. Pure.
  *
- * Size: an item's entry is its times, a target and at most `TIMELINE_LIMITS.spansPerItem` spans; a
- * branch keeps at most `spansPerBranch` blocker spans, reasons cut to `reasonChars`. A node runs at most a
- * few hundred pods (kubelet's max-pods, 110 by default), so a record with 1,000 items stays far under the
- * 1.5 MiB Kubernetes allows an object (test/unit/drain/timeline.test.ts measures it).
+ * Size: an item's entry is its times, a target and at most `TIMELINE_LIMITS.spansPerItem` spans (about
+ * 1 KB at worst); a branch keeps at most `spansPerBranch` blocker spans, reasons cut to `reasonChars`. A
+ * node runs a few hundred pods at most (kubelet's max-pods, 110 by default): even 1,000 items at their
+ * worst stay under three quarters of the 1.5 MiB Kubernetes allows an object
+ * (test/unit/cli/output/record-timeline.test.ts measures it).
  */
 import { z } from 'zod';
 
@@ -32,11 +33,11 @@ export interface BranchSpan extends Span {
 
 export const TIMELINE_LIMITS = Object.freeze({
   /** Spans kept per item: the oldest ended ones go first. */
-  spansPerItem: 6,
+  spansPerItem: 4,
   /** Blocker spans kept per branch: the oldest ended ones go first. */
   spansPerBranch: 200,
-  /** A span's reason is cut to this many characters. */
-  reasonChars: 240,
+  /** A span's reason is cut to this many characters (a budget's wait keeps none: the budget says it). */
+  reasonChars: 160,
 });
 
 const Instant = z.iso.datetime({ offset: true });
@@ -84,7 +85,11 @@ export function shortReason(reason: string): string {
  * thing, and a new one opens for what it waits for now. Unchanged input is returned as is (the same
  * array), so a pass that saw nothing new writes nothing new.
  */
-export function followWait(spans: readonly Span[] | undefined, now: WaitKey | undefined, at: string): Span[] | undefined {
+export function followWait(
+  spans: readonly Span[] | undefined,
+  now: WaitKey | undefined,
+  at: string,
+): Span[] | undefined {
   const list = spans ?? [];
   const open = list.at(-1)?.to === undefined ? list.at(-1) : undefined;
   if (open && now && sameWait(open, now)) return spans as Span[];

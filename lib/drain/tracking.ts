@@ -198,7 +198,9 @@ export function recordOutcome(
 
 /** What a refused pod waits for, as a span's key: its blocker, or the refusal's kind (a 429 or 5xx to retry). */
 function waitOf(blocker: PodRecord['blocker'], outcome: EvictionOutcome) {
-  if (blocker) return { code: blocker.code, reason: blocker.reason, ...(blocker.budget ? { budget: blocker.budget } : {}) };
+  // A budget's hold is said by the budget's name (its sentence, with counts, is in the blocker).
+  if (blocker?.budget) return { code: blocker.code, budget: blocker.budget };
+  if (blocker) return { code: blocker.code, reason: blocker.reason };
   return { code: 'Retry', reason: `eviction answered ${outcome.kind}; asked again after a backoff` };
 }
 

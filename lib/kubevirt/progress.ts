@@ -110,11 +110,7 @@ function waitOfVmi(progress: VmiProgress): WaitKey | undefined {
  * it left (`goneAt`), and what it waited for between. It changes only where a VMI's status changed,
  * which the pass writes anyway. Pure.
  */
-export function withTimeline(
-  previous: KubeVirtBranchState,
-  next: KubeVirtBranchState,
-  now: Date,
-): KubeVirtBranchState {
+export function withTimeline(previous: KubeVirtBranchState, next: KubeVirtBranchState, now: Date): KubeVirtBranchState {
   const at = now.toISOString();
   let changed = false;
   const vmis: Record<string, VmiProgress> = {};

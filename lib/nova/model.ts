@@ -155,7 +155,8 @@ export const ABORTABLE_MIGRATION_STATUSES: readonly string[] = ['running', 'queu
 function waitOfServer(progress: ServerProgress) {
   const reason = progress.lastFailure !== undefined ? { reason: progress.lastFailure } : {};
   if (progress.phase === 'failed') return { code: 'MigrationFailed', ...reason };
-  if (progress.phase === 'pending' && progress.attempts > 0 && progress.lastFailure) return { code: 'Retry', ...reason };
+  if (progress.phase === 'pending' && progress.attempts > 0 && progress.lastFailure)
+    return { code: 'Retry', ...reason };
   return undefined;
 }
 
@@ -176,7 +177,8 @@ export function withServerTimelines(
     const moving = progress.phase === 'live-migrating' || progress.phase === 'cold-migrating';
     const askedAt = before?.askedAt ?? progress.askedAt ?? (moving ? (progress.startedAt ?? at) : undefined);
     // A server that came back (or never left) and is moved again is gone when it leaves again.
-    const goneAt = progress.phase === 'moved' ? (before?.phase === 'moved' ? before.goneAt : undefined) ?? at : undefined;
+    const goneAt =
+      progress.phase === 'moved' ? ((before?.phase === 'moved' ? before.goneAt : undefined) ?? at) : undefined;
     const waits = followWait(before?.waits ?? progress.waits, waitOfServer(progress), at);
     const { goneAt: _gone, ...rest } = progress;
     servers[id] = {

@@ -78,7 +78,15 @@ describe('evacuate and report output', () => {
     const evacuated = await podsToMove(admin, 'node-1');
     assert.ok(evacuated.includes('default/debug'), 'the bare pod is on node-1');
     const kubeconfig = cluster.kubeconfigPath;
-    const run = startCli(['evacuate', 'node-1', '--ignore-daemonsets', '--request-id', 'piped', '--kubeconfig', kubeconfig]);
+    const run = startCli([
+      'evacuate',
+      'node-1',
+      '--ignore-daemonsets',
+      '--request-id',
+      'piped',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
     await run.waitFor(/waiting — pods: .*declare no controller/);
     // Blocked long enough for two heartbeats, then the operator clears the blocker.
     await run.waitFor(/still waiting — pods: .*\n(.|\n)*still waiting — pods: /, 30_000);
@@ -108,7 +116,9 @@ describe('evacuate and report output', () => {
     assert.deepEqual(names, evacuated, 'every pod of the evacuation has a row in the table');
     const bars = elements(document, (e) => e.name === 'g' && e.attribs?.class === 'item');
     assert.deepEqual(bars.map((g) => g.attribs?.['data-name']).sort(), evacuated, 'and a bar in the picture');
-    const phases = elements(document, (e) => e.name === 'g' && e.attribs?.class === 'phase').map((g) => g.attribs?.['data-phase']);
+    const phases = elements(document, (e) => e.name === 'g' && e.attribs?.class === 'phase').map(
+      (g) => g.attribs?.['data-phase'],
+    );
     assert.deepEqual(phases, ['NodeCordoned', 'NodeDraining', 'NodeDrained']);
     assert.equal(elements(document, (e) => e.name === 'script' || e.name === 'link' || e.name === 'img').length, 0);
     assert.doesNotMatch(page, /\b(src|href)=/, 'nothing fetched: self-contained');
