@@ -106,17 +106,18 @@ function bareName(name: string): string {
  * `pod/web-1 evicted`; `vmi vms/db migrated node-1 → node-3`; `server app-1 migrated compute-1 → compute-2`.
  */
 export function itemLine(item: ItemTimeline, change: 'asked' | 'gone', deletes = false): string {
-  const route = `${item.source ?? '?'} → ${item.target ?? '?'}`;
-  if (item.kind === 'pod') {
-    if (change === 'asked') return `${deletes ? 'deleting' : 'evicting'} pod ${item.name}`;
-    return `pod/${bareName(item.name)} ${deletes ? 'deleted' : 'evicted'}`;
-  }
+  if (item.kind === 'pod') return podLine(item.name, change, deletes);
   const noun = item.kind === 'vmi' ? 'vmi' : 'server';
-  if (change === 'asked') return `migrating ${noun} ${item.name} from ${item.source ?? '?'}`;
-  if (item.target === undefined || item.target === '(deleted)') {
-    return `${noun} ${item.name} left ${item.source ?? '?'}${item.target ? ' (deleted)' : ''}`;
-  }
-  return `${noun} ${item.name} migrated ${route}`;
+  const source = item.source ?? '?';
+  if (change === 'asked') return `migrating ${noun} ${item.name} from ${source}`;
+  if (item.target === undefined) return `${noun} ${item.name} left ${source}`;
+  if (item.target === '(deleted)') return `${noun} ${item.name} left ${source} (deleted)`;
+  return `${noun} ${item.name} migrated ${source} → ${item.target}`;
+}
+
+function podLine(name: string, change: 'asked' | 'gone', deletes: boolean): string {
+  if (change === 'asked') return `${deletes ? 'deleting' : 'evicting'} pod ${name}`;
+  return `pod/${bareName(name)} ${deletes ? 'deleted' : 'evicted'}`;
 }
 
 /** What a wait is for, in words: `PodDisruptionBudget shop/web`, `a retry (migration failed: …)`. */

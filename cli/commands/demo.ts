@@ -66,18 +66,14 @@ export const demoCommand: Command = {
       title: `drainbridge demo: evacuate ${NODE}`,
     });
     try {
-      return await runDemo(context, output, { speed, started });
+      return await runDemo(output, { speed, started });
     } finally {
       output.close();
     }
   },
 };
 
-async function runDemo(
-  context: CommandContext,
-  output: RunOutput,
-  { speed, started }: { speed: number; started: number },
-): Promise<number> {
+async function runDemo(output: RunOutput, { speed, started }: { speed: number; started: number }): Promise<number> {
   const say = (text: string) => {
     for (const line of text.split('\n')) output.out(line);
   };

@@ -10,8 +10,8 @@ import { EXIT, type ExitCode, exitForSignal } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, parseCommandLine } from '../flags.ts';
 import { describeNode, nodeStateSentence, readNamedNode } from '../node-state.ts';
 import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, type OutputMode, outputModeOf } from '../output/index.ts';
-import { validateRequest } from '../request.ts';
 import { jsonMessage } from '../output/json.ts';
+import { validateRequest } from '../request.ts';
 import { runMachine } from '../run-machine.ts';
 
 const FLAGS: readonly FlagSpec[] = [

@@ -3,8 +3,9 @@
  * holding pods back, VMs and servers migrating, blockers. The heartbeat, the live display and the JSON
  * heartbeat say these. Pure.
  */
-import type { ItemTimeline, Span } from '../../lib/domain/timeline.ts';
+
 import { waitWords } from '../../embedded/progress.ts';
+import type { ItemTimeline, Span } from '../../lib/domain/timeline.ts';
 import type { EvacuationTimeline } from './timeline.ts';
 
 /** Names shown in one phrase before `and N more`. */
@@ -22,46 +23,59 @@ function seconds(fromIso: string | undefined, now: number): string {
 
 const openSpan = (spans: readonly Span[]) => spans.find((span) => span.to === undefined);
 
+function terminatingPhrase(present: readonly ItemTimeline[], now: number): string[] {
+  const terminating = present.filter((item) => item.kind === 'pod' && item.state === 'moving');
+  if (terminating.length === 0) return [];
+  const oldest = terminating.map((item) => item.askedAt ?? '').sort()[0];
+  const noun = terminating.length === 1 ? 'pod' : `${terminating.length} pods`;
+  return [`${noun} to terminate: ${names(terminating.map((i) => i.name))}${seconds(oldest, now)}`];
+}
+
+/** Open waits: a budget's once with the pods it holds, any other wait per item. */
+function waitPhrases(present: readonly ItemTimeline[], now: number): string[] {
+  const byBudget = new Map<string, { pods: string[]; since: string }>();
+  const others: string[] = [];
+  for (const item of present) {
+    const span = openSpan(item.waits);
+    if (!span?.budget) {
+      if (span) others.push(`${item.kind} ${item.name}: ${waitWords(span)}${seconds(span.from, now)}`);
+      continue;
+    }
+    const entry = byBudget.get(span.budget) ?? { pods: [], since: span.from };
+    entry.pods.push(item.name);
+    if (span.from < entry.since) entry.since = span.from;
+    byBudget.set(span.budget, entry);
+  }
+  const budgets = [...byBudget].map(([budget, entry]) => {
+    const noun = entry.pods.length === 1 ? `pod ${entry.pods[0]}` : `${entry.pods.length} pods`;
+    return `PodDisruptionBudget ${budget} to allow ${noun}${seconds(entry.since, now)}`;
+  });
+  return [...budgets, ...others];
+}
+
+function blockerPhrases(timeline: EvacuationTimeline, present: readonly ItemTimeline[], now: number): string[] {
+  const open = [...timeline.branches.flatMap((b) => b.blockers), ...present.flatMap((i) => i.blockers)].filter(
+    (span) => span.to === undefined,
+  );
+  const phrases = open.slice(0, 2).map((span) => `blocked: ${span.reason ?? span.code}${seconds(span.from, now)}`);
+  if (open.length > 2) phrases.push(`and ${open.length - 2} more blockers`);
+  return phrases;
+}
+
 /** One phrase per thing awaited, the longest-waiting first within each kind. */
 export function awaitedOf(timeline: EvacuationTimeline | undefined, now: number = Date.now()): string[] {
   if (!timeline) return [];
-  const phrases: string[] = [];
   const present = timeline.items.filter((item) => item.state !== 'gone');
-  const terminating = present.filter((item) => item.kind === 'pod' && item.state === 'moving');
-  if (terminating.length > 0) {
-    const oldest = terminating.map((item) => item.askedAt ?? '').sort()[0];
-    const noun = terminating.length === 1 ? 'pod' : `${terminating.length} pods`;
-    phrases.push(`${noun} to terminate: ${names(terminating.map((i) => i.name))}${seconds(oldest, now)}`);
-  }
-  const byBudget = new Map<string, { pods: string[]; since: string }>();
-  const otherWaits: { item: ItemTimeline; span: Span }[] = [];
-  for (const item of present) {
-    const span = openSpan(item.waits);
-    if (!span) continue;
-    if (span.budget) {
-      const entry = byBudget.get(span.budget) ?? { pods: [], since: span.from };
-      entry.pods.push(item.name);
-      if (span.from < entry.since) entry.since = span.from;
-      byBudget.set(span.budget, entry);
-    } else otherWaits.push({ item, span });
-  }
-  for (const [budget, entry] of byBudget) {
-    const noun = entry.pods.length === 1 ? `pod ${entry.pods[0]}` : `${entry.pods.length} pods`;
-    phrases.push(`PodDisruptionBudget ${budget} to allow ${noun}${seconds(entry.since, now)}`);
-  }
-  for (const item of present.filter((i) => i.kind !== 'pod' && i.state === 'moving')) {
-    const to = item.target ? ` → ${item.target}` : '';
-    phrases.push(`${item.kind} ${item.name} migrating ${item.source ?? '?'}${to}${seconds(item.askedAt, now)}`);
-  }
-  for (const { item, span } of otherWaits) {
-    phrases.push(`${item.kind} ${item.name}: ${waitWords(span)}${seconds(span.from, now)}`);
-  }
-  const blockers = [
-    ...timeline.branches.flatMap((branch) => branch.blockers),
-    ...present.flatMap((item) => item.blockers),
-  ].filter((span) => span.to === undefined);
-  for (const span of blockers.slice(0, 2))
-    phrases.push(`blocked: ${span.reason ?? span.code}${seconds(span.from, now)}`);
-  if (blockers.length > 2) phrases.push(`and ${blockers.length - 2} more blockers`);
-  return phrases;
+  const migrating = present
+    .filter((item) => item.kind !== 'pod' && item.state === 'moving')
+    .map((item) => {
+      const to = item.target ? ` → ${item.target}` : '';
+      return `${item.kind} ${item.name} migrating ${item.source ?? '?'}${to}${seconds(item.askedAt, now)}`;
+    });
+  return [
+    ...terminatingPhrase(present, now),
+    ...waitPhrases(present, now),
+    ...migrating,
+    ...blockerPhrases(timeline, present, now),
+  ];
 }

@@ -14,8 +14,8 @@
  */
 import type { ItemTimeline } from '../../lib/domain/timeline.ts';
 import { awaitedOf } from './awaited.ts';
-import { DEFAULT_HEARTBEAT_MS } from './plain.ts';
 import type { ItemChange } from './items.ts';
+import { DEFAULT_HEARTBEAT_MS } from './plain.ts';
 import type { ProgressEvent, Renderer } from './renderer.ts';
 import type { EvacuationTimeline } from './timeline.ts';
 
@@ -107,6 +107,22 @@ export function jsonOf(event: ProgressEvent): Record<string, unknown> | undefine
   }
 }
 
+function waitMessage(call: Extract<ProgressEvent, { kind: 'task' }>['call']): string | undefined {
+  const waits = call.error?.name === 'NotYetDone' || call.error?.name === 'SlotUnavailable';
+  return waits ? call.error?.message : undefined;
+}
+
+/** Whether a step's wait is news (not the same message again); keeps the last per step. */
+function isNews(lastWaitBy: Map<string, string>, state: string, message: string | undefined): boolean {
+  if (message === undefined) {
+    lastWaitBy.delete(state);
+    return true;
+  }
+  if (lastWaitBy.get(state) === message) return false;
+  lastWaitBy.set(state, message);
+  return true;
+}
+
 /** Prints each event as one JSON line; repeats nothing; beats while something is awaited. */
 export function jsonRenderer(write: (line: string) => void, options: JsonOptions): Renderer {
   const now = options.now ?? Date.now;
@@ -133,13 +149,8 @@ export function jsonRenderer(write: (line: string) => void, options: JsonOptions
       if (closed) return;
       if (event.kind === 'timeline') timeline = event.timeline;
       if (event.kind === 'task') {
-        const waits = event.call.error?.name === 'NotYetDone' || event.call.error?.name === 'SlotUnavailable';
-        const message = waits ? event.call.error?.message : undefined;
-        lastWaiting = message;
-        const state = event.call.stateName;
-        if (message !== undefined && lastWaitBy.get(state) === message) return;
-        if (message === undefined) lastWaitBy.delete(state);
-        else lastWaitBy.set(state, message);
+        lastWaiting = waitMessage(event.call);
+        if (!isNews(lastWaitBy, event.call.stateName, lastWaiting)) return;
       }
       const object = jsonOf(event);
       if (object) emit(object, event.at);

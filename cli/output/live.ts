@@ -89,6 +89,25 @@ function isWait(event: ProgressEvent): boolean {
   );
 }
 
+function phaseOf(event: ProgressEvent): string | undefined {
+  if (event.kind !== 'bus' || event.detailType !== 'Evacuation Progress') return undefined;
+  return typeof event.detail.phase === 'string' ? event.detail.phase : undefined;
+}
+
+/** A pass's counts go to its bar; a step that waits is shown in the frame while it waits (not scrolled per poll). */
+function noteTask(
+  event: Extract<ProgressEvent, { kind: 'task' }>,
+  branches: Map<string, BranchCounts>,
+  waiting: Map<string, string>,
+): void {
+  const output = event.call.output as { branch?: string; done?: boolean; progress?: Omit<BranchCounts, 'done'> };
+  if (event.call.functionKey === 'pass' && output?.branch && output.progress) {
+    branches.set(output.branch, { ...output.progress, done: output.done === true });
+  }
+  if (isWait(event)) waiting.set(event.call.stateName, `${event.call.error?.message}`);
+  else waiting.delete(event.call.stateName);
+}
+
 export function liveRenderer(stream: TerminalStream, options: LiveOptions): Renderer & { print(line: string): void } {
   const now = options.now ?? Date.now;
   // The cursor stays visible: hiding it would hook the process's signals (restore-cursor), which the
@@ -131,22 +150,8 @@ export function liveRenderer(stream: TerminalStream, options: LiveOptions): Rend
     event(event) {
       if (closed) return;
       if (event.kind === 'timeline') timeline = event.timeline;
-      if (
-        event.kind === 'bus' &&
-        event.detailType === 'Evacuation Progress' &&
-        typeof event.detail.phase === 'string'
-      ) {
-        phase = event.detail.phase;
-      }
-      if (event.kind === 'task') {
-        const output = event.call.output as { branch?: string; done?: boolean; progress?: Omit<BranchCounts, 'done'> };
-        if (event.call.functionKey === 'pass' && output?.branch && output.progress) {
-          branches.set(output.branch, { ...output.progress, done: output.done === true });
-        }
-        // A step that waits is shown in the frame while it waits, not scrolled once per poll.
-        if (isWait(event)) waiting.set(event.call.stateName, `${event.call.error?.message}`);
-        else waiting.delete(event.call.stateName);
-      }
+      phase = phaseOf(event) ?? phase;
+      if (event.kind === 'task') noteTask(event, branches, waiting);
       if (!isWait(event)) lines.event(event);
       redraw();
     },

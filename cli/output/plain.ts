@@ -116,25 +116,28 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
     const awaited = awaitedOf(timeline, at);
     if (awaited.length > 0) emit(`still waiting — ${awaited.join('; ')}`, at);
   });
+  const onRecord = (event: Extract<ProgressEvent, { kind: 'timeline' | 'item' }>) => {
+    if (event.kind === 'timeline') {
+      timeline = event.timeline;
+      heldBudgets = budgetsHolding(event.timeline);
+      return;
+    }
+    const line = itemChangeLine(event.change, heldBudgets);
+    if (line) emit(line, event.at);
+  };
   return {
     event(event) {
       if (closed) return;
-      if (event.kind === 'timeline') {
-        timeline = event.timeline;
-        heldBudgets = budgetsHolding(event.timeline);
+      if (event.kind === 'timeline' || event.kind === 'item') {
+        onRecord(event);
         return;
       }
-      if (event.kind === 'item') {
-        const line = itemChangeLine(event.change, heldBudgets);
-        if (line) emit(line, event.at);
+      // A note (an operator's hint) is always said, and does not make the next equal progress line news.
+      if (event.kind === 'note') {
+        emit(event.text, event.at);
         return;
       }
       const line = lineOf(event);
-      // A note (an operator's hint) is always said, and does not make the next equal progress line news.
-      if (event.kind === 'note') {
-        if (line) emit(line, event.at);
-        return;
-      }
       const source = event.kind === 'task' ? event.call.stateName : event.detailType;
       noteWait(waiting, source, isWaiting(event) ? line : undefined, event.at);
       if (!line || lastBySource.get(source) === line) return;

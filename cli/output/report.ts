@@ -85,17 +85,18 @@ function tickStep(spanMs: number): number {
   return (steps.find((s) => spanMs / (s * 1000) <= 10) ?? 86400) * 1000;
 }
 
-function rect(
-  scale: Scale,
-  span: { from: number; to: number },
-  y: number,
-  height: number,
-  attributes: string,
-  title: string,
-): string {
-  const x = scale.x(span.from);
-  const width = Math.max(2, scale.x(span.to) - x);
-  return `<rect x="${x.toFixed(1)}" y="${y}" width="${width.toFixed(1)}" height="${height}" ${attributes}><title>${escapeXml(title)}</title></rect>`;
+/** A rectangle from `from` to `to` (ms), at `y` with `height`; `attributes` raw, `title` escaped. */
+interface Box {
+  readonly from: number;
+  readonly to: number;
+  readonly y: number;
+  readonly height: number;
+}
+
+function rect(scale: Scale, box: Box, attributes: string, title: string): string {
+  const x = scale.x(box.from);
+  const width = Math.max(2, scale.x(box.to) - x);
+  return `<rect x="${x.toFixed(1)}" y="${box.y}" width="${width.toFixed(1)}" height="${box.height}" ${attributes}><title>${escapeXml(title)}</title></rect>`;
 }
 
 function spanTitle(span: Span, what: string): string {
@@ -113,9 +114,7 @@ function spanMarks(scale: Scale, spans: readonly Span[], y: number, kind: 'wait'
     const top = kind === 'wait' ? y + 3 : y + ROW - 4;
     return rect(
       scale,
-      { from, to },
-      top,
-      height,
+      { from, to, y: top, height: height },
       `class="${kind}" fill="${colour}" fill-opacity="0.85"`,
       spanTitle(span, kind === 'wait' ? 'waited for' : 'blocked by'),
     );
@@ -146,9 +145,7 @@ function itemRow(scale: Scale, item: ItemTimeline, y: number): string {
     parts.push(
       rect(
         scale,
-        { from: asked, to: gone ?? scale.end },
-        y + 2,
-        ROW - 4,
+        { from: asked, to: gone ?? scale.end, y: y + 2, height: ROW - 4 },
         `class="move" fill="${open ? COLOURS.open : COLOURS[item.kind]}"`,
         itemTitle(item),
       ),
@@ -179,9 +176,7 @@ function phaseBand(scale: Scale, timeline: EvacuationTimeline, y: number): strin
     parts.push(
       rect(
         scale,
-        { from, to },
-        y,
-        PHASE_ROW,
+        { from, to, y: y, height: PHASE_ROW },
         'class="restore" fill="#c9d3dd"',
         `restore ${restore.startedAt} → ${restore.finishedAt ?? '…'}`,
       ),
@@ -241,9 +236,7 @@ export function renderSvg(timeline: EvacuationTimeline): string {
       out.push(
         rect(
           scale,
-          { from, to },
-          y + 6,
-          4,
+          { from, to, y: y + 6, height: 4 },
           `class="branch" fill="${COLOURS.branch}"`,
           `branch ${branch.name}: ${branch.startedAt} → ${branch.finishedAt ?? '…'}`,
         ),

@@ -77,26 +77,31 @@ function branchRows(branch: string, items: ItemTimeline[], spans: readonly Branc
   const rows = new Map(items.map((item) => [item.id, item]));
   const loose: BranchSpan[] = [];
   for (const span of spans) {
-    const item = span.item;
-    if (!item) {
-      loose.push(span);
-      continue;
-    }
-    const row = rows.get(item.uid);
-    // A budget's hold is already the pod's own wait, with the budget named: not drawn twice.
-    if (row && span.code === 'DisruptionBudget' && row.waits.some((wait) => wait.code === 'DisruptionBudget')) continue;
-    const base: ItemTimeline = row ?? {
-      kind: KIND_OF_ITEM[item.kind] ?? 'pod',
-      branch,
-      id: item.uid,
-      name: item.name,
-      state: 'blocked',
-      waits: [],
-      blockers: [],
-    };
-    rows.set(item.uid, { ...base, blockers: [...base.blockers, asSpan(span)] });
+    if (!span.item) loose.push(span);
+    else addBlocker(rows, branch, span, span.item);
   }
   return { rows: [...rows.values()], loose };
+}
+
+function addBlocker(
+  rows: Map<string, ItemTimeline>,
+  branch: string,
+  span: BranchSpan,
+  item: NonNullable<BranchSpan['item']>,
+): void {
+  const row = rows.get(item.uid);
+  // A budget's hold is already the pod's own wait, with the budget named: not drawn twice.
+  if (row && span.code === 'DisruptionBudget' && row.waits.some((wait) => wait.code === 'DisruptionBudget')) return;
+  const base: ItemTimeline = row ?? {
+    kind: KIND_OF_ITEM[item.kind] ?? 'pod',
+    branch,
+    id: item.uid,
+    name: item.name,
+    state: 'blocked',
+    waits: [],
+    blockers: [],
+  };
+  rows.set(item.uid, { ...base, blockers: [...base.blockers, asSpan(span)] });
 }
 
 function byTime(a: ItemTimeline, b: ItemTimeline): number {
@@ -104,32 +109,40 @@ function byTime(a: ItemTimeline, b: ItemTimeline): number {
   return start(a).localeCompare(start(b)) || a.name.localeCompare(b.name);
 }
 
+type BranchEntry = NonNullable<NonNullable<EvacuationObject['status']>['branches']>[string];
+
+/** One branch's part: its bar and loose blockers, its rows, or why its state could not be read. */
+function branchPart(name: string, entry: BranchEntry) {
+  let own: ItemTimeline[] = [];
+  let unreadable: string | undefined;
+  try {
+    own = READERS[name]?.(name, entry.state) ?? [];
+  } catch (error) {
+    unreadable = (error as Error).message;
+  }
+  const { rows, loose } = branchRows(name, own, entry.blockerSpans ?? []);
+  const branch: BranchTimeline = {
+    name,
+    ...(entry.startedAt ? { startedAt: entry.startedAt } : {}),
+    ...(entry.finishedAt ? { finishedAt: entry.finishedAt } : {}),
+    total: entry.total ?? 0,
+    moved: entry.moved ?? 0,
+    blockers: loose,
+  };
+  return { branch, rows: rows.sort(byTime), unreadable };
+}
+
+/** The record's creation, set by the API server (a string on the wire; the client's types call it a Date). */
+function createdAt(record: EvacuationObject): string | undefined {
+  const stamp: unknown = (record.metadata as { creationTimestamp?: unknown }).creationTimestamp;
+  if (stamp instanceof Date) return stamp.toISOString();
+  return typeof stamp === 'string' ? stamp : undefined;
+}
+
 export function timelineOf(record: EvacuationObject): EvacuationTimeline {
   const status = record.status ?? {};
-  const branches: BranchTimeline[] = [];
-  const items: ItemTimeline[] = [];
-  const unreadable: string[] = [];
-  for (const [name, entry] of Object.entries(status.branches ?? {})) {
-    let own: ItemTimeline[] = [];
-    try {
-      own = READERS[name]?.(name, entry.state) ?? [];
-    } catch (error) {
-      unreadable.push((error as Error).message);
-    }
-    const { rows, loose } = branchRows(name, own, entry.blockerSpans ?? []);
-    items.push(...rows.sort(byTime));
-    branches.push({
-      name,
-      ...(entry.startedAt ? { startedAt: entry.startedAt } : {}),
-      ...(entry.finishedAt ? { finishedAt: entry.finishedAt } : {}),
-      total: entry.total ?? 0,
-      moved: entry.moved ?? 0,
-      blockers: loose,
-    });
-  }
-  // Set by the API server (a string on the wire; the client's types call it a Date).
-  const stamp: unknown = (record.metadata as { creationTimestamp?: unknown }).creationTimestamp;
-  const created = stamp instanceof Date ? stamp.toISOString() : typeof stamp === 'string' ? stamp : undefined;
+  const parts = Object.entries(status.branches ?? {}).map(([name, entry]) => branchPart(name, entry));
+  const created = createdAt(record);
   return {
     requestId: record.spec.requestId,
     nodeName: record.spec.nodeName,
@@ -140,8 +153,8 @@ export function timelineOf(record: EvacuationObject): EvacuationTimeline {
     ...(status.restore ? { restore: status.restore } : {}),
     ...(status.lastError ? { lastError: status.lastError } : {}),
     deletes: record.spec.drain?.disableEviction === true,
-    branches,
-    items,
-    unreadable,
+    branches: parts.map((part) => part.branch),
+    items: parts.flatMap((part) => part.rows),
+    unreadable: parts.flatMap((part) => (part.unreadable ? [part.unreadable] : [])),
   };
 }

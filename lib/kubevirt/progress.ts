@@ -115,47 +115,50 @@ export function withTimeline(previous: KubeVirtBranchState, next: KubeVirtBranch
   let changed = false;
   const vmis: Record<string, VmiProgress> = {};
   for (const [uid, progress] of Object.entries(next.vmis)) {
-    const before = previous.vmis[uid];
-    const moving = progress.status === 'migrating' || progress.status === 'restarting';
-    const gone = progress.status === 'moved' || progress.status === 'left';
-    const askedAt = before?.askedAt ?? progress.askedAt ?? (moving || gone ? (progress.startedAt ?? at) : undefined);
-    const goneAt = gone ? (before?.goneAt ?? progress.goneAt ?? progress.endedAt ?? at) : undefined;
-    const waits = followWait(before?.waits ?? progress.waits, waitOfVmi(progress), at);
-    const stamped: VmiProgress = {
-      ...progress,
-      ...(askedAt ? { askedAt } : {}),
-      ...(goneAt ? { goneAt } : {}),
-      ...(waits?.length ? { waits } : {}),
-    };
-    if (
-      stamped.askedAt !== progress.askedAt ||
-      stamped.goneAt !== progress.goneAt ||
-      stamped.waits !== progress.waits
-    ) {
-      changed = true;
-    }
+    const stamped = stampVmi(previous.vmis[uid], progress, at);
+    changed ||= stamped !== progress;
     vmis[uid] = stamped;
   }
   return changed ? { ...next, vmis } : next;
 }
 
+const MOVING: readonly VmiProgress['status'][] = ['migrating', 'restarting'];
+const GONE: readonly VmiProgress['status'][] = ['moved', 'left'];
+
+/** One VMI's progress with its timeline at `at`; the same object when nothing in it changed. */
+function stampVmi(before: VmiProgress | undefined, progress: VmiProgress, at: string): VmiProgress {
+  const moving = MOVING.includes(progress.status);
+  const gone = GONE.includes(progress.status);
+  const firstMove = moving || gone ? (progress.startedAt ?? at) : undefined;
+  const askedAt = before?.askedAt ?? progress.askedAt ?? firstMove;
+  const goneAt = gone ? (before?.goneAt ?? progress.goneAt ?? progress.endedAt ?? at) : undefined;
+  const waits = followWait(before?.waits ?? progress.waits, waitOfVmi(progress), at);
+  const same = askedAt === progress.askedAt && goneAt === progress.goneAt && waits === progress.waits;
+  if (same) return progress;
+  return {
+    ...progress,
+    ...(askedAt ? { askedAt } : {}),
+    ...(goneAt ? { goneAt } : {}),
+    ...(waits?.length ? { waits } : {}),
+  };
+}
+
+/** Where a VMI stands, as a timeline row says it. */
+function itemStateOf(status: VmiProgress['status']): ItemTimeline['state'] {
+  if (GONE.includes(status)) return 'gone';
+  if (MOVING.includes(status)) return 'moving';
+  return status === 'blocked' ? 'blocked' : 'waiting';
+}
+
 /** The branch's VMIs as timelines. Pure. */
 export function vmiTimelines(branch: string, state: KubeVirtBranchState): ItemTimeline[] {
-  return Object.entries(state.vmis).map(([uid, progress]): ItemTimeline => {
-    const gone = progress.status === 'moved' || progress.status === 'left';
-    const itemState = gone
-      ? 'gone'
-      : progress.status === 'migrating' || progress.status === 'restarting'
-        ? 'moving'
-        : progress.status === 'blocked'
-          ? 'blocked'
-          : 'waiting';
-    return {
+  return Object.entries(state.vmis).map(
+    ([uid, progress]): ItemTimeline => ({
       kind: 'vmi',
       branch,
       id: uid,
       name: progress.name,
-      state: itemState,
+      state: itemStateOf(progress.status),
       ...(progress.askedAt ? { askedAt: progress.askedAt } : {}),
       ...(progress.goneAt ? { goneAt: progress.goneAt } : {}),
       source: progress.sourceNode,
@@ -163,6 +166,6 @@ export function vmiTimelines(branch: string, state: KubeVirtBranchState): ItemTi
       attempts: progress.attempts,
       waits: progress.waits ?? [],
       blockers: [],
-    };
-  });
+    }),
+  );
 }

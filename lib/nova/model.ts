@@ -172,31 +172,40 @@ export function withServerTimelines(
 ): Record<string, ServerProgress> {
   const at = now.toISOString();
   const servers: Record<string, ServerProgress> = {};
-  for (const [id, progress] of Object.entries(next)) {
-    const before = previous[id];
-    const moving = progress.phase === 'live-migrating' || progress.phase === 'cold-migrating';
-    const askedAt = before?.askedAt ?? progress.askedAt ?? (moving ? (progress.startedAt ?? at) : undefined);
-    // A server that came back (or never left) and is moved again is gone when it leaves again.
-    const goneAt =
-      progress.phase === 'moved' ? ((before?.phase === 'moved' ? before.goneAt : undefined) ?? at) : undefined;
-    const waits = followWait(before?.waits ?? progress.waits, waitOfServer(progress), at);
-    const { goneAt: _gone, ...rest } = progress;
-    servers[id] = {
-      ...rest,
-      ...(askedAt ? { askedAt } : {}),
-      ...(goneAt ? { goneAt } : {}),
-      ...(waits?.length ? { waits } : {}),
-    };
-  }
+  for (const [id, progress] of Object.entries(next)) servers[id] = stampServer(previous[id], progress, at);
   return servers;
+}
+
+const isMoving = (progress: ServerProgress) =>
+  progress.phase === 'live-migrating' || progress.phase === 'cold-migrating';
+
+function stampServer(before: ServerProgress | undefined, progress: ServerProgress, at: string): ServerProgress {
+  const firstMove = isMoving(progress) ? (progress.startedAt ?? at) : undefined;
+  const askedAt = before?.askedAt ?? progress.askedAt ?? firstMove;
+  // A server that came back (or never left) and is moved again is gone when it leaves again.
+  const stillGone = before?.phase === 'moved' ? before.goneAt : undefined;
+  const goneAt = progress.phase === 'moved' ? (stillGone ?? at) : undefined;
+  const waits = followWait(before?.waits ?? progress.waits, waitOfServer(progress), at);
+  const { goneAt: _gone, ...rest } = progress;
+  return {
+    ...rest,
+    ...(askedAt ? { askedAt } : {}),
+    ...(goneAt ? { goneAt } : {}),
+    ...(waits?.length ? { waits } : {}),
+  };
+}
+
+function serverState(progress: ServerProgress): ItemTimeline['state'] {
+  if (progress.phase === 'moved') return 'gone';
+  if (progress.phase === 'failed') return 'failed';
+  return isMoving(progress) ? 'moving' : 'waiting';
 }
 
 /** The branch's servers as timelines (`host`: the compute host they leave). Pure. */
 export function serverTimelines(branch: string, state: NovaBranchState): ItemTimeline[] {
-  return Object.entries(state.servers).map(([id, progress]): ItemTimeline => {
-    const moving = progress.phase === 'live-migrating' || progress.phase === 'cold-migrating';
-    const itemState =
-      progress.phase === 'moved' ? 'gone' : progress.phase === 'failed' ? 'failed' : moving ? 'moving' : 'waiting';
+  return Object.entries(state.servers).map((entry): ItemTimeline => {
+    const [id, progress] = entry;
+    const itemState = serverState(progress);
     return {
       kind: 'server',
       branch,

@@ -12,6 +12,7 @@ import type { EvacuationTimeline } from '../../../../cli/output/timeline.ts';
 import type { ItemTimeline } from '../../../../lib/domain/timeline.ts';
 import type { EvacuationObject } from '../../../../lib/kube/paths.ts';
 
+const ESC = String.fromCharCode(27);
 const T0 = Date.parse('2026-11-21T03:00:00Z');
 const iso = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 
@@ -247,7 +248,7 @@ describe('JSON lines', () => {
       objects.map((o) => o.type),
       ['waiting', 'item', 'message', 'heartbeat'],
     );
-    assert.deepEqual((objects[1]?.item as ItemTimeline).name, 'shop/a');
+    assert.deepEqual((objects[1]?.item as ItemTimeline | undefined)?.name, 'shop/a');
     assert.deepEqual(objects[3]?.awaiting, ['pods: 0/2 moved']);
     assert.equal(objects[3]?.elapsedSeconds, 8);
   });
@@ -276,7 +277,11 @@ describe('the live display', () => {
       ].join('\n'),
     );
     let screen = '';
-    const terminal = { write: (text: string) => ((screen += text), true), columns: 100, rows: 30, isTTY: true };
+    const write = (text: string) => {
+      screen += text;
+      return true;
+    };
+    const terminal = { write, columns: 100, rows: 30, isTTY: true };
     const c = clock();
     const live = liveRenderer(terminal, {
       start: T0,
@@ -300,6 +305,6 @@ describe('the live display', () => {
     assert.match(screen, /pods +\[█{12}░{12}\] 1\/2 pods evicted, 1 in flight/);
     assert.match(screen, /\[\+0\.0s\] pod\/a evicted/);
     assert.match(screen, /a line of the command/);
-    assert.match(screen, /\u001b\[2K/, 'redrawn in place');
+    assert.ok(screen.includes(`${ESC}[2K`), 'redrawn in place');
   });
 });
