@@ -49,5 +49,7 @@ export async function startEmbedded(
     ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
+  // Per-item progress comes from the records this run writes: watched in process, no read of their own.
+  runtime.deps.progress.watch(events.record);
   return { runtime, config };
 }

@@ -20,14 +20,14 @@ export type ExitCode = (typeof EXIT)[ExitName];
 
 /** What each status means, in the words `--help` prints. */
 export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
-  ok: 'done: evacuated, restored, nothing to restore, abort recorded, repaired or nothing to repair, plan not blocked, check passed',
+  ok: 'done: evacuated, restored, nothing to restore, abort recorded, repaired or nothing to repair, plan not blocked, check passed, report written',
   failed: 'the operation ran and failed; the node is left in the safe state, which the output names',
   usage: 'bad arguments, environment or kubeconfig; nothing was changed',
   blocked: 'plan: the evacuation would not finish (blockers listed)',
   notReady:
     'the cluster lacks what drainbridge needs (CRD, namespace, RBAC), or it or Nova cannot be reached; nothing was changed',
   refused:
-    'the request conflicts with what the cluster records (e.g. it already ended, nothing to abort, or a record drainbridge cannot read: drainbridge repair); nothing was changed',
+    'the request conflicts with what the cluster records (e.g. it already ended, nothing to abort, no record of it to report, or a record drainbridge cannot read: drainbridge repair); nothing was changed',
   interrupted: 'SIGINT: stopped at a safe point and handed the request back; run the same command to resume',
   terminated: 'SIGTERM: as for SIGINT',
 };

@@ -2,6 +2,7 @@
  * Progress lines for a person watching an embedded run: one line when something changes (a phase, a
  * branch's counts, what blocks it), never a line per poll. Pure formatting plus a small de-duplicator.
  */
+import type { ItemTimeline, Span } from '../lib/domain/timeline.ts';
 import { wordsOf } from '../lib/workflow/branches/registry.ts';
 import type { TaskCall } from './executor.ts';
 
@@ -93,4 +94,49 @@ export function busLine(detailType: string, detail: Record<string, unknown>): st
     default:
       return `${detailType} (request ${String(detail.requestId)})`;
   }
+}
+
+/** `shop/web-1` → `web-1` (kubectl's `pod/NAME evicted` names the pod without its namespace). */
+function bareName(name: string): string {
+  return name.slice(name.indexOf('/') + 1);
+}
+
+/**
+ * The line for an item asked to move or gone, in kubectl's words for pods: `evicting pod shop/web-1`,
+ * `pod/web-1 evicted`; `vmi vms/db migrated node-1 → node-3`; `server app-1 migrated compute-1 → compute-2`.
+ */
+export function itemLine(item: ItemTimeline, change: 'asked' | 'gone', deletes = false): string {
+  if (item.kind === 'pod') return podLine(item.name, change, deletes);
+  const noun = item.kind === 'vmi' ? 'vmi' : 'server';
+  const source = item.source ?? '?';
+  if (change === 'asked') return `migrating ${noun} ${item.name} from ${source}`;
+  if (item.target === undefined) return `${noun} ${item.name} left ${source}`;
+  if (item.target === '(deleted)') return `${noun} ${item.name} left ${source} (deleted)`;
+  return `${noun} ${item.name} migrated ${source} → ${item.target}`;
+}
+
+function podLine(name: string, change: 'asked' | 'gone', deletes: boolean): string {
+  if (change === 'asked') return `${deletes ? 'deleting' : 'evicting'} pod ${name}`;
+  return `pod/${bareName(name)} ${deletes ? 'deleted' : 'evicted'}`;
+}
+
+/** What a wait is for, in words: `PodDisruptionBudget shop/web`, `a retry (migration failed: …)`. */
+export function waitWords(span: Span): string {
+  if (span.budget) return `PodDisruptionBudget ${span.budget}`;
+  const why = span.reason ? ` (${span.reason})` : '';
+  switch (span.code) {
+    case 'Retry':
+      return `a retry${why}`;
+    case 'External':
+      return `its external controller${why}`;
+    case 'Waiting':
+      return span.reason ?? 'its turn';
+    default:
+      return `${span.code}${why}`;
+  }
+}
+
+/** `vmi vms/db waits for a retry (…)`, `pod shop/web-1 waits for PodDisruptionBudget shop/web`. */
+export function waitLine(item: ItemTimeline, span: Span): string {
+  return `${item.kind} ${item.name} waits for ${waitWords(span)}`;
 }

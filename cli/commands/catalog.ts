@@ -34,6 +34,11 @@ export const COMMAND_CATALOG: readonly CommandEntry[] = [
     load: async () => (await import('./plan.ts')).planCommand,
   },
   {
+    name: 'report',
+    summary: 'the timeline of an evacuation (one bar per pod, VM, server; waits, blockers, phases) as HTML or SVG',
+    load: async () => (await import('./report.ts')).reportCommand,
+  },
+  {
     name: 'repair',
     summary: "rewrite drainbridge's records on a node that cannot be read (shows what it writes; asks first)",
     load: async () => (await import('./repair.ts')).repairCommand,

@@ -15,7 +15,7 @@ import { type Command, type CommandContext, processContext } from '../command.ts
 import { configFor } from '../embedded.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, numberFlag, parseCommandLine } from '../flags.ts';
-import { createRenderer } from '../output/index.ts';
+import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, outputModeOf, type RunOutput } from '../output/index.ts';
 import type { EventSource } from '../output/renderer.ts';
 
 const NODE = 'node-1';
@@ -30,6 +30,7 @@ interface DemoTally {
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'speed', kind: 'value', value: 'X', help: "the simulated cluster's clock speed (default 20)" },
+  OUTPUT_FLAG,
 ];
 
 function kubeClientFor(kubeconfigPath: string): KubeClient {
@@ -46,8 +47,10 @@ async function podsOn(client: KubeClient, node: string): Promise<string[]> {
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'run a whole evacuation and restore on a simulated cluster, embedded (what `npm start` runs)',
-  usage:
-    "Usage: drainbridge demo [--speed X]   (X: the simulated cluster's clock speed, greater than 0 and at most 1000; default 20)",
+  usage: [
+    "Usage: drainbridge demo [--speed X] [--output auto|live|plain|json]   (X: the simulated cluster's clock speed, greater than 0 and at most 1000; default 20)",
+    OUTPUT_HELP,
+  ].join('\n'),
   flags: FLAGS,
   exits: ['ok', 'failed', 'usage'],
   async run(argv, context: CommandContext = processContext()) {
@@ -56,90 +59,104 @@ export const demoCommand: Command = {
     const speedFlag = flagValue(parsed, 'speed');
     const speed = speedFlag === undefined ? 20 : numberFlag('speed', speedFlag, { above: 0, max: 1000 });
     const started = Date.now();
-    const heading = (text: string) => context.out(`\n== ${text}`);
-    heading(
-      'a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1',
-    );
-    const cluster = await startDrainbridgeCluster({ scenario: 'demo', speed });
-    const tally: DemoTally = { pdbWaits: 0, polls: 0, blockerCleared: false };
+    // One output for the whole demo: its own lines too go the renderer's way (as JSON with --output json).
+    const output = createRenderer(context, {
+      mode: outputModeOf(parsed, context),
+      start: started,
+      title: `drainbridge demo: evacuate ${NODE}`,
+    });
     try {
-      const client = kubeClientFor(cluster.kubeconfigPath);
-      const admin = kubeClientFor(cluster.adminKubeconfigPath);
-      context.out(
-        `API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`,
-      );
-      context.out(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
-
-      heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
-      const config = configFor(cluster.kubeconfigPath, {});
-      const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
-      const settings = { options, infraPodSelector: '', serverDryRun: true };
-      context.out(renderPlanText(await planEvacuation(config, client, NODE, settings)));
-
-      heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
-      const output = createRenderer(context, { start: started });
-      const events: EventSource = output.events;
-      const runtime = await EmbeddedRuntime.create({
-        config,
-        retryIntervalMs: 300,
-        now: () => new Date(cluster.sim.clock.now()),
-        onBusEvent: events.bus,
-        onTask: (call: TaskCall) => {
-          events.task(call);
-          void reactTo(call, tally, admin, events);
-        },
-      });
-      try {
-        await runtime.put('Maintenance Requested', {
-          version: '1',
-          requestId: REQUEST,
-          requester: 'demo',
-          origin: 'manual',
-          target: { nodeName: NODE },
-          reason: 'demo: kernel upgrade',
-          drain: options,
-        });
-        const evacuation = runtime.executionsFor(REQUEST)[0];
-        const outcome = await evacuation?.outcome;
-        if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
-        context.out(
-          `pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`,
-        );
-
-        heading(`drainbridge restore ${NODE}   (the Restore state machine)`);
-        await runtime.put('Maintenance Ended', {
-          version: '1',
-          requestId: REQUEST,
-          requester: 'demo',
-          origin: 'manual',
-          target: { nodeName: NODE },
-        });
-        await runtime.settle();
-        const node = await client.getNode(NODE);
-        context.out(
-          `${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`,
-        );
-
-        heading('summary');
-        const stats = evacuation?.stats;
-        context.out(
-          [
-            `evacuation + restore of ${NODE} in ${((Date.now() - started) / 1000).toFixed(1)} s (simulated cluster at ${speed}× speed)`,
-            `blocker explained and cleared by the operator: ${tally.blockerCleared ? 'yes (bare pod default/debug)' : 'no'}`,
-            `polls that found nothing to do (NotYetDone, retried with backoff): ${tally.polls}, of them waiting on the PDB: ${tally.pdbWaits}`,
-            `Evacuate execution: ${stats?.stateTransitions} state transitions, ${stats?.lambdaInvocations} Lambda invocations, ≈${stats ? estimateHistoryEvents(stats) : '?'} history events (Step Functions allows 25,000)`,
-          ].join('\n'),
-        );
-        return EXIT.ok;
-      } finally {
-        runtime.stop();
-        output.close();
-      }
+      return await runDemo(output, { speed, started });
     } finally {
-      await cluster.stop();
+      output.close();
     }
   },
 };
+
+async function runDemo(output: RunOutput, { speed, started }: { speed: number; started: number }): Promise<number> {
+  const say = (text: string) => {
+    for (const line of text.split('\n')) output.out(line);
+  };
+  const heading = (text: string) => say(`\n== ${text}`);
+  heading(
+    'a simulated cluster: 3 nodes, web ×6 behind a PDB (minAvailable 5), a DaemonSet, a bare debug pod on node-1',
+  );
+  const cluster = await startDrainbridgeCluster({ scenario: 'demo', speed });
+  const tally: DemoTally = { pdbWaits: 0, polls: 0, blockerCleared: false };
+  try {
+    const client = kubeClientFor(cluster.kubeconfigPath);
+    const admin = kubeClientFor(cluster.adminKubeconfigPath);
+    say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`);
+    say(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
+
+    heading(`drainbridge plan ${NODE} --ignore-daemonsets`);
+    const config = configFor(cluster.kubeconfigPath, {});
+    const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
+    const settings = { options, infraPodSelector: '', serverDryRun: true };
+    say(renderPlanText(await planEvacuation(config, client, NODE, settings)));
+
+    heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
+    const events: EventSource = output.events;
+    const runtime = await EmbeddedRuntime.create({
+      config,
+      retryIntervalMs: 300,
+      now: () => new Date(cluster.sim.clock.now()),
+      onBusEvent: events.bus,
+      onTask: (call: TaskCall) => {
+        events.task(call);
+        void reactTo(call, tally, admin, events);
+      },
+    });
+    runtime.deps.progress.watch(events.record);
+    try {
+      await runtime.put('Maintenance Requested', {
+        version: '1',
+        requestId: REQUEST,
+        requester: 'demo',
+        origin: 'manual',
+        target: { nodeName: NODE },
+        reason: 'demo: kernel upgrade',
+        drain: options,
+      });
+      const evacuation = runtime.executionsFor(REQUEST)[0];
+      const outcome = await evacuation?.outcome;
+      if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
+      say(
+        `pods left on ${NODE}: ${(await podsOn(client, NODE)).join(', ')} (DaemonSet pods stay, as with kubectl drain)`,
+      );
+
+      heading(`drainbridge restore ${NODE}   (the Restore state machine)`);
+      await runtime.put('Maintenance Ended', {
+        version: '1',
+        requestId: REQUEST,
+        requester: 'demo',
+        origin: 'manual',
+        target: { nodeName: NODE },
+      });
+      await runtime.settle();
+      const node = await client.getNode(NODE);
+      say(
+        `${NODE}: unschedulable=${node.spec?.unschedulable === true}, phase=${node.metadata?.annotations?.['drainbridge.io/phase']}`,
+      );
+
+      heading('summary');
+      const stats = evacuation?.stats;
+      say(
+        [
+          `evacuation + restore of ${NODE} in ${((Date.now() - started) / 1000).toFixed(1)} s (simulated cluster at ${speed}× speed)`,
+          `blocker explained and cleared by the operator: ${tally.blockerCleared ? 'yes (bare pod default/debug)' : 'no'}`,
+          `polls that found nothing to do (NotYetDone, retried with backoff): ${tally.polls}, of them waiting on the PDB: ${tally.pdbWaits}`,
+          `Evacuate execution: ${stats?.stateTransitions} state transitions, ${stats?.lambdaInvocations} Lambda invocations, ≈${stats ? estimateHistoryEvents(stats) : '?'} history events (Step Functions allows 25,000)`,
+        ].join('\n'),
+      );
+      return EXIT.ok;
+    } finally {
+      runtime.stop();
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
 
 /** The demo's operator: counts waits and, once, clears the blocker the evacuation explained. */
 async function reactTo(call: TaskCall, tally: DemoTally, admin: KubeClient, events: EventSource): Promise<void> {

@@ -21,7 +21,7 @@ import {
   parseCommandLine,
 } from '../flags.ts';
 import { describeNode, type NodeState } from '../node-state.ts';
-import { createRenderer, type RunOutput } from '../output/index.ts';
+import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, outputModeOf, type RunOutput } from '../output/index.ts';
 import { shellWords, validateRequest } from '../request.ts';
 import { type MachineOutcome, runMachine } from '../run-machine.ts';
 import { explainEvacuationEnd } from './evacuate-outcome.ts';
@@ -39,7 +39,7 @@ const OWN_FLAGS: readonly FlagSpec[] = [
   { name: 'dry-run', kind: 'switch', help: 'print the plan (as `drainbridge plan`) and change nothing' },
 ];
 
-const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, KUBEVIRT_RESTART_FLAG, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
+const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, OUTPUT_FLAG, KUBEVIRT_RESTART_FLAG, ...CLUSTER_FLAGS, ...DRAIN_FLAGS];
 
 /** The request's default id: `manual-NODE-20261125T101500`. */
 function defaultRequestId(node: string, now: Date): string {
@@ -121,7 +121,10 @@ function interruptedWords(
 }
 
 async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandContext): Promise<ExitCode> {
-  const output: RunOutput = createRenderer(context);
+  const output: RunOutput = createRenderer(context, {
+    mode: outputModeOf(args.parsed, context),
+    title: `drainbridge evacuate ${args.node}`,
+  });
   try {
     const { runtime } = await startEmbedded(cluster.config, output.events);
     output.events.note(`evacuating ${args.node} (request ${args.detail.requestId})`);
@@ -137,12 +140,14 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
       context,
     );
     const state = await describeNode(cluster.client, args.node, args.detail.requestId);
+    // The run's display ends before the closing words (a live display's last frame stays above them).
+    output.close();
     if (outcome.kind === 'interrupted') {
       for (const line of interruptedWords(outcome, state, args)) context.err(line);
       return exitForSignal(outcome.signal);
     }
     const end = explainEvacuationEnd(outcome, output.recorded, { state, restore: restoreCommand(args) });
-    for (const line of end.lines) (end.exit === EXIT.ok ? context.out : context.err)(line);
+    for (const line of end.lines) (end.exit === EXIT.ok ? output.out : context.err)(line);
     return end.exit;
   } finally {
     output.close();
@@ -155,7 +160,7 @@ export const evacuateCommand: Command = {
   usage: [
     'Usage: drainbridge evacuate NODE [--reason TEXT] [--request-id ID] [--deadline ISO-8601]',
     '                            [--kubeconfig FILE] [--context NAME] [--dry-run] [kubectl drain flags]',
-    '                            [--kubevirt-restart-unmigratable]',
+    '                            [--kubevirt-restart-unmigratable] [--output auto|live|plain|json]',
     '',
     'Runs the same Evacuate state machine that deploys to AWS, in this process. It first checks that the',
     'cluster is ready (drainbridge check) and changes nothing if not. The node stays cordoned afterwards',
@@ -168,6 +173,7 @@ export const evacuateCommand: Command = {
     '                   LiveMigrateIfPossible not migratable) are restarted on another node when their',
     '                   VirtualMachine runs them always (DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE); off:',
     '                   they are blockers, never shut down',
+    OUTPUT_HELP,
     DRAIN_FLAGS_HELP,
     'Ctrl-C stops before the next step, hands the request back and prints the commands that resume or undo it.',
     'Environment: DRAINBRIDGE_* settings (README "Configuration"); DRAINBRIDGE_NOVA=true with OS_* for Nova.',

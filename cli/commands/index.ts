@@ -10,6 +10,7 @@ import { evacuateCommand } from './evacuate.ts';
 import { forwarderCommand } from './forwarder.ts';
 import { planCommand } from './plan.ts';
 import { repairCommand } from './repair.ts';
+import { reportCommand } from './report.ts';
 import { restoreCommand } from './restore.ts';
 import { runCommand } from './run.ts';
 import { simCommand } from './sim.ts';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   restoreCommand,
   abortCommand,
   planCommand,
+  reportCommand,
   repairCommand,
   checkCommand,
   forwarderCommand,

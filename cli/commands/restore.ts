@@ -9,12 +9,14 @@ import { requesterName, startEmbedded } from '../embedded.ts';
 import { EXIT, type ExitCode, exitForSignal } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, parseCommandLine } from '../flags.ts';
 import { describeNode, nodeStateSentence, readNamedNode } from '../node-state.ts';
-import { createRenderer } from '../output/index.ts';
+import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, type OutputMode, outputModeOf } from '../output/index.ts';
+import { jsonMessage } from '../output/json.ts';
 import { validateRequest } from '../request.ts';
 import { runMachine } from '../run-machine.ts';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'request-id', kind: 'value', value: 'ID', help: "the request to end (default: the node's only hold)" },
+  OUTPUT_FLAG,
   ...CLUSTER_FLAGS,
 ];
 
@@ -59,11 +61,11 @@ function restoredLines(detail: Readonly<Record<string, unknown>> | undefined, st
 }
 
 async function restore(
-  node: string,
-  requestId: string,
+  target: { node: string; requestId: string; mode: OutputMode },
   cluster: Awaited<ReturnType<typeof connect>>,
   context: CommandContext,
 ): Promise<ExitCode> {
+  const { node, requestId } = target;
   const detail = {
     version: '1' as const,
     requestId,
@@ -73,7 +75,7 @@ async function restore(
     reason: 'drainbridge restore',
   };
   validateRequest('Maintenance Ended', detail);
-  const output = createRenderer(context);
+  const output = createRenderer(context, { mode: target.mode, title: `drainbridge restore ${node}` });
   try {
     const { runtime } = await startEmbedded(cluster.config, output.events);
     output.events.note(`restoring ${node} (request ${requestId})`);
@@ -89,13 +91,14 @@ async function restore(
       context,
     );
     const state = (await describeNode(cluster.client, node, requestId)).sentence;
+    output.close();
     if (outcome.kind === 'interrupted') {
       context.err(`drainbridge restore: ${outcome.signal}: stopped before the next step; ${state}.`);
       context.err('To finish: run the same command again.');
       return exitForSignal(outcome.signal);
     }
     if (outcome.kind === 'succeeded') {
-      for (const line of restoredLines(output.recorded.get('Node Restored'), state)) context.out(line);
+      for (const line of restoredLines(output.recorded.get('Node Restored'), state)) output.out(line);
       return EXIT.ok;
     }
     const reason = outcome.kind === 'failed' ? outcome.error.message : 'no restore was started (no bus rule matched)';
@@ -111,13 +114,14 @@ export const restoreCommand: Command = {
   name: 'restore',
   summary: 'end maintenance on a node: release the hold; when it is the last, undo what drainbridge changed',
   usage: [
-    'Usage: drainbridge restore NODE [--request-id ID] [--kubeconfig FILE] [--context NAME]',
+    'Usage: drainbridge restore NODE [--request-id ID] [--output auto|live|plain|json] [--kubeconfig FILE] [--context NAME]',
     '',
     "Releases one request's hold (the node's only hold when --request-id is not given). When it was the",
     'last hold, drainbridge uncordons the node — unless it was cordoned before drainbridge came — and',
     "re-enables nova-compute if it is still disabled with drainbridge's reason. A running evacuation of",
     'the same request stops at its next step. A node without holds has nothing to restore: that is',
     'success (exit 0), said plainly.',
+    OUTPUT_HELP,
   ].join('\n'),
   flags: FLAGS,
   operands: ['NODE'],
@@ -129,14 +133,16 @@ export const restoreCommand: Command = {
     if (!(await preflight(cluster, { operation: 'restore' }, context, 'drainbridge restore'))) return EXIT.notReady;
     const nodeObject = await readNamedNode(cluster.client, node);
     const pick = pickHold(nodeObject, flagValue(parsed, 'request-id'));
+    const mode = outputModeOf(parsed, context);
     if ('done' in pick) {
-      context.out(`${pick.done}: ${nodeStateSentence(nodeObject, '')}.`);
+      const line = `${pick.done}: ${nodeStateSentence(nodeObject, '')}.`;
+      context.out(mode === 'json' ? JSON.stringify(jsonMessage(line, Date.now(), Date.now())) : line);
       return EXIT.ok;
     }
     if ('refused' in pick) {
       context.err(`drainbridge restore: refused: ${pick.refused}; nothing was changed.`);
       return EXIT.refused;
     }
-    return restore(node, pick.requestId, cluster, context);
+    return restore({ node, requestId: pick.requestId, mode }, cluster, context);
   },
 };

@@ -1,23 +1,29 @@
 /**
  * Plain lines, for pipes and logs as much as for terminals: one line when something changes (a phase,
- * a branch's counts, what blocks it), never a line per poll; while the run waits, the waiting line again
- * every `heartbeatMs` with how long it has waited, so silence never means "stuck?". Wording comes from
- * embedded/progress.ts, which every branch's lines go through.
+ * a branch's counts, what blocks it, a pod evicted, a VM migrated), never a line per poll; while the run
+ * waits, a line again every `heartbeatMs` naming what it waits for and how long, so silence never means
+ * "stuck?". Wording comes from embedded/progress.ts, which every branch's lines go through.
  */
-import { busLine, taskLine } from '../../embedded/progress.ts';
+import { busLine, itemLine, taskLine, waitLine } from '../../embedded/progress.ts';
+import { awaitedOf } from './awaited.ts';
+import type { ItemChange } from './items.ts';
 import type { ProgressEvent, Renderer } from './renderer.ts';
+import type { EvacuationTimeline } from './timeline.ts';
 
 export interface PlainOptions {
   /** Where `[+12.3s]` counts from (ms since the epoch). */
   readonly start: number;
-  /** Repeat the waiting line after this long without output. Default 10 s. */
+  /**
+   * Say what the run waits for after this long without output. Default 8 s: checked every second, so no
+   * silence lasts 10 s even on a busy machine.
+   */
   readonly heartbeatMs?: number;
   readonly now?: () => number;
   /** The timer (tests pass a fake); returns a canceller. */
   readonly every?: (ms: number, tick: () => void) => () => void;
 }
 
-const DEFAULT_HEARTBEAT_MS = 10_000;
+export const DEFAULT_HEARTBEAT_MS = 8_000;
 
 function realEvery(ms: number, tick: () => void): () => void {
   const timer = setInterval(tick, Math.max(250, Math.min(ms, 1_000)));
@@ -34,7 +40,40 @@ function isWaiting(event: ProgressEvent): boolean {
 function lineOf(event: ProgressEvent): string | undefined {
   if (event.kind === 'note') return event.text;
   if (event.kind === 'bus') return busLine(event.detailType, event.detail as Record<string, unknown>);
-  return taskLine(event.call);
+  if (event.kind === 'task') return taskLine(event.call);
+  return undefined;
+}
+
+/**
+ * The line for an item's change, or undefined when the branch's own lines say it already: a pod's moves
+ * are said one by one (as kubectl does); of the waits, a VM's or server's each, a budget's only when it
+ * begins to hold pods back (not once per pod behind it); blockers are in the waiting lines.
+ */
+export function itemChangeLine(change: ItemChange, heldBudgets: Set<string>): string | undefined {
+  switch (change.change) {
+    case 'asked':
+    case 'gone':
+      return itemLine(change.item, change.change, change.deletes);
+    case 'wait': {
+      const budget = change.span.budget;
+      if (budget === undefined) return change.item.kind === 'pod' ? undefined : waitLine(change.item, change.span);
+      if (heldBudgets.has(budget)) return undefined;
+      heldBudgets.add(budget);
+      return `PodDisruptionBudget ${budget} holds back pod ${change.item.name} (evicted as soon as it allows)`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Budgets that hold a pod back now (a line is said when one starts to). */
+function budgetsHolding(timeline: EvacuationTimeline): Set<string> {
+  const held = new Set<string>();
+  for (const item of timeline.items) {
+    const open = item.waits.find((span) => span.to === undefined);
+    if (item.state !== 'gone' && open?.budget) held.add(open.budget);
+  }
+  return held;
 }
 
 function seconds(ms: number): string {
@@ -59,25 +98,46 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
   // What each source waits for, and since when: a branch that moves on stops waiting, the others do not.
   const waiting: Waits = new Map();
   let closed = false;
+  let timeline: EvacuationTimeline | undefined;
+  let heldBudgets = new Set<string>();
   const emit = (line: string, at: number) => {
     write(`[+${seconds(at - options.start)}] ${line}`);
     lastWrittenAt = now();
   };
   const stopTimer = (options.every ?? realEvery)(heartbeatMs, () => {
     const at = now();
+    if (closed || at - lastWrittenAt < heartbeatMs) return;
     const longest = [...waiting.values()].sort((a, b) => a.since - b.since)[0];
-    if (closed || !longest || at - lastWrittenAt < heartbeatMs) return;
-    emit(`still ${longest.line} (for ${Math.round((at - longest.since) / 1000)} s)`, at);
+    if (longest) {
+      emit(`still ${longest.line} (for ${Math.round((at - longest.since) / 1000)} s)`, at);
+      return;
+    }
+    // Within a pass that waits on its watches (pods terminating, a budget's hold): what it waits for.
+    const awaited = awaitedOf(timeline, at);
+    if (awaited.length > 0) emit(`still waiting — ${awaited.join('; ')}`, at);
   });
+  const onRecord = (event: Extract<ProgressEvent, { kind: 'timeline' | 'item' }>) => {
+    if (event.kind === 'timeline') {
+      timeline = event.timeline;
+      heldBudgets = budgetsHolding(event.timeline);
+      return;
+    }
+    const line = itemChangeLine(event.change, heldBudgets);
+    if (line) emit(line, event.at);
+  };
   return {
     event(event) {
       if (closed) return;
-      const line = lineOf(event);
-      // A note (an operator's hint) is always said, and does not make the next equal progress line news.
-      if (event.kind === 'note') {
-        if (line) emit(line, event.at);
+      if (event.kind === 'timeline' || event.kind === 'item') {
+        onRecord(event);
         return;
       }
+      // A note (an operator's hint) is always said, and does not make the next equal progress line news.
+      if (event.kind === 'note') {
+        emit(event.text, event.at);
+        return;
+      }
+      const line = lineOf(event);
       const source = event.kind === 'task' ? event.call.stateName : event.detailType;
       noteWait(waiting, source, isWaiting(event) ? line : undefined, event.at);
       if (!line || lastBySource.get(source) === line) return;

@@ -1,10 +1,12 @@
 /**
  * The output layer of the commands that run a state machine (evacuate, restore, demo): everything a
- * person or a script sees of a run arrives as a `ProgressEvent`, and one `Renderer` decides how it looks.
- * Today: plain lines (plain.ts) with a heartbeat while waiting. Built to take, without changing the
- * producers, a live display on a terminal and `--output json` (one JSON line per event).
+ * person or a script sees of a run arrives as a `ProgressEvent`, and one `Renderer` decides how it looks:
+ * plain lines (plain.ts), a live display on a terminal (live.ts) or JSON lines (json.ts).
  */
 import type { TaskCall } from '../../embedded/executor.ts';
+import type { RecordUpdate } from '../../lib/progress/evacuation-store.ts';
+import type { ItemChange } from './items.ts';
+import type { EvacuationTimeline } from './timeline.ts';
 
 export type ProgressEvent =
   /** A task call of a state machine: its output, or the error it ended with (NotYetDone included). */
@@ -17,10 +19,16 @@ export type ProgressEvent =
       readonly detail: Readonly<Record<string, unknown>>;
     }
   /** The command's own words: what it does next, an operator's hint, the node's state at the end. */
-  | { readonly kind: 'note'; readonly at: number; readonly text: string };
+  | { readonly kind: 'note'; readonly at: number; readonly text: string }
+  /** An item's move or wait, or a blocker, from the Evacuation record (items.ts). */
+  | { readonly kind: 'item'; readonly at: number; readonly change: ItemChange }
+  /** The Evacuation record as it stands now, as a timeline (after its item events). */
+  | { readonly kind: 'timeline'; readonly at: number; readonly timeline: EvacuationTimeline };
 
 export interface Renderer {
   event(event: ProgressEvent): void;
+  /** Record updates, turned into `item` and `timeline` events (createRenderer does it for every renderer). */
+  record?(update: RecordUpdate): void;
   /** Stops timers and flushes; the renderer prints nothing afterwards. */
   close(): void;
 }
@@ -32,6 +40,8 @@ export function eventSource(renderer: Renderer, now: () => number = Date.now) {
     bus: (detailType: string, detail: unknown) =>
       renderer.event({ kind: 'bus', at: now(), detailType, detail: detail as Record<string, unknown> }),
     note: (text: string) => renderer.event({ kind: 'note', at: now(), text }),
+    /** A record written, or a pass's round (the EvacuationProgressStore's watch); read by createRenderer. */
+    record: (update: RecordUpdate) => renderer.record?.(update),
   };
 }
 

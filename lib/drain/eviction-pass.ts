@@ -131,13 +131,19 @@ class EvictionPass implements ReconcilePass {
     const waitMs = this.#settings.waitMs ?? 0;
     let round = await this.#round(view, initial, input, input.now);
     let progressed = round.progressed;
+    // In-process only (no write): a person watching sees each eviction as it happens, not at the pass's end.
+    const observe = (state: DrainState, now: Date) =>
+      this.#settings.recorder?.observeRound?.(input.request.requestId, this.branch, state, now);
+    observe(round.state, round.now);
     for (;;) {
       const left = waitMs - (performance.now() - startedMs);
       if (round.done || left <= 0 || !round.awaitable || !(await view.changed(left))) break;
       const now = new Date(input.now.getTime() + (performance.now() - startedMs));
       assertStillHeld(view.node(), input.request);
+      const before = round.state;
       round = await this.#round(view, round.state, input, now);
       progressed ||= round.progressed;
+      if (round.state !== before) observe(round.state, round.now);
     }
     return { ...round, progressed };
   }
@@ -151,7 +157,7 @@ class EvictionPass implements ReconcilePass {
       branch: this.branch,
       infraPodSelector: this.#settings.infraPodSelector,
     });
-    const tracked = trackDepartures(state, pods);
+    const tracked = trackDepartures(state, pods, now);
     // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first.
     const due = selection.refusals.length > 0 ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));
     const evicted = await this.#evictAll(due, tracked.state, { ...input, now }, view);
@@ -251,6 +257,7 @@ class EvictionPass implements ReconcilePass {
         );
         state = recordHeldByBudget(state, held.pod, {
           ...held,
+          now: input.now,
           budgets: budgetText({ kind: 'budget', pdbName: held.pdbName, message: held.message }, held.pod, named),
         });
       }

@@ -6,6 +6,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../domain/plan.ts';
+import { endWaits, followWait, type ItemTimeline, SPANS_SCHEMA, type Span } from '../domain/timeline.ts';
 import { podKey } from '../kube/paths.ts';
 import type { RecordFormat } from '../util/json-record.ts';
 import type { EvictionOutcome } from './refusals.ts';
@@ -23,6 +24,15 @@ export interface PodRecord {
   readonly blocker?: { readonly code: BlockerCode; readonly reason: string; readonly budget?: string };
   /** The namespace is terminating: the namespace controller removes the pod; only wait. */
   readonly waiting?: boolean;
+  /** What it waited for before its eviction was accepted (a budget's hold, a refusal), from–to. */
+  readonly waits?: readonly Span[];
+}
+
+/** A moved pod's timeline: when its eviction was accepted, when it was gone, what it waited for first. */
+export interface PodDeparture {
+  readonly evictedAt?: string;
+  readonly goneAt: string;
+  readonly waits?: readonly Span[];
 }
 
 export interface DrainState {
@@ -30,6 +40,11 @@ export interface DrainState {
   readonly pods: Readonly<Record<string, PodRecord>>;
   /** Pods that left the node after drainbridge acted on them: uid → `namespace/name`. */
   readonly moved: Readonly<Record<string, string>>;
+  /**
+   * The timeline of the moved pods, by uid (absent in records written before it was kept: those pods
+   * have a name and no times). Written with the state, so it costs no write of its own.
+   */
+  readonly departures?: Readonly<Record<string, PodDeparture>>;
 }
 
 export const INITIAL_DRAIN_STATE: DrainState = Object.freeze({ pods: {}, moved: {} });
@@ -52,9 +67,17 @@ export const DRAIN_STATE_FORMAT: RecordFormat<DrainState> = {
             .looseObject({ code: z.enum(BLOCKER_CODES), reason: z.string(), budget: z.string().optional() })
             .optional(),
           waiting: z.boolean().optional(),
+          waits: SPANS_SCHEMA.optional(),
         }),
       ),
       moved: z.record(z.string(), z.string()),
+      // Added beside version 1's fields, optional: a record without it reads, and an older build ignores it.
+      departures: z
+        .record(
+          z.string(),
+          z.looseObject({ evictedAt: Instant.optional(), goneAt: Instant, waits: SPANS_SCHEMA.optional() }),
+        )
+        .optional(),
     }),
   ],
 };
@@ -77,21 +100,33 @@ const uidOf = (pod: V1Pod): string => pod.metadata?.uid ?? podKey(pod);
 
 /**
  * Pods drainbridge acted on that are no longer listed with the same uid have moved (gone, or replaced by
- * a new pod of the same name). Returns the new state and how many moved now.
+ * a new pod of the same name) — at `now`, the listing's time. Returns the new state and how many moved now.
  */
-export function trackDepartures(state: DrainState, listed: readonly V1Pod[]): { state: DrainState; movedNow: number } {
+export function trackDepartures(
+  state: DrainState,
+  listed: readonly V1Pod[],
+  now: Date,
+): { state: DrainState; movedNow: number } {
   const present = new Set(listed.map(uidOf));
   const pods: Record<string, PodRecord> = {};
   const moved: Record<string, string> = { ...state.moved };
+  const departures: Record<string, PodDeparture> = { ...state.departures };
   let movedNow = 0;
   for (const [uid, record] of Object.entries(state.pods)) {
     if (present.has(uid)) pods[uid] = record;
     else if (record.evictedAt || record.waiting) {
       moved[uid] = record.name;
+      const waits = endWaits(record.waits, now.toISOString());
+      departures[uid] = {
+        ...(record.evictedAt ? { evictedAt: record.evictedAt } : {}),
+        goneAt: now.toISOString(),
+        ...(waits?.length ? { waits } : {}),
+      };
       movedNow++;
     }
   }
-  return { state: { pods, moved }, movedNow };
+  if (movedNow === 0) return { state: { ...state, pods }, movedNow };
+  return { state: { ...state, pods, moved, departures }, movedNow };
 }
 
 /** Whether the pass should ask to evict this pod now: not evicted already, not waiting, backoff over. */
@@ -137,18 +172,36 @@ export function recordOutcome(
   const previous = state.pods[uid] ?? { name: podKey(pod), attempts: 0 };
   const now = context.now;
   let record: PodRecord;
+  const at = now.toISOString();
   if (outcome.kind === 'evicted' || outcome.kind === 'gone') {
-    record = { name: previous.name, attempts: previous.attempts, evictedAt: now.toISOString() };
+    const waits = endWaits(previous.waits, at);
+    record = { name: previous.name, attempts: previous.attempts, evictedAt: at, ...(waits?.length ? { waits } : {}) };
   } else if (outcome.kind === 'namespace-terminating' && pod.metadata?.deletionTimestamp) {
     // As kubectl: the eviction can never succeed, but the namespace controller is deleting the pod.
-    record = { name: previous.name, attempts: previous.attempts, waiting: true };
+    const waits = endWaits(previous.waits, at);
+    record = { name: previous.name, attempts: previous.attempts, waiting: true, ...(waits?.length ? { waits } : {}) };
   } else {
     const attempts = previous.attempts + 1;
     const nextAttemptAt = new Date(now.getTime() + backoffSeconds(attempts, outcome) * 1000).toISOString();
     const blocker = refusalBlocker(outcome, pod, context.budgets ?? '');
-    record = { name: previous.name, attempts, nextAttemptAt, ...(blocker ? { blocker } : {}) };
+    const waits = followWait(previous.waits, waitOf(blocker, outcome), at);
+    record = {
+      name: previous.name,
+      attempts,
+      nextAttemptAt,
+      ...(blocker ? { blocker } : {}),
+      ...(waits?.length ? { waits } : {}),
+    };
   }
   return { ...state, pods: { ...state.pods, [uid]: record } };
+}
+
+/** What a refused pod waits for, as a span's key: its blocker, or the refusal's kind (a 429 or 5xx to retry). */
+function waitOf(blocker: PodRecord['blocker'], outcome: EvictionOutcome) {
+  // A budget's hold is said by the budget's name (its sentence, with counts, is in the blocker).
+  if (blocker?.budget) return { code: blocker.code, budget: blocker.budget };
+  if (blocker) return { code: blocker.code, reason: blocker.reason };
+  return { code: 'Retry', reason: `eviction answered ${outcome.kind}; asked again after a backoff` };
 }
 
 /**
@@ -158,13 +211,16 @@ export function recordOutcome(
 export function recordHeldByBudget(
   state: DrainState,
   pod: V1Pod,
-  held: { pdbName: string; message: string; budgets: string },
+  held: { pdbName: string; message: string; budgets: string; now: Date },
 ): DrainState {
   const uid = uidOf(pod);
   const previous = state.pods[uid] ?? { name: podKey(pod), attempts: 0 };
-  const blocker = refusalBlocker({ kind: 'budget', pdbName: held.pdbName, message: held.message }, pod, held.budgets);
+  const outcome = { kind: 'budget' as const, pdbName: held.pdbName, message: held.message };
+  const blocker = refusalBlocker(outcome, pod, held.budgets);
   const { nextAttemptAt: _clear, ...rest } = previous;
-  return { ...state, pods: { ...state.pods, [uid]: { ...rest, ...(blocker ? { blocker } : {}) } } };
+  const waits = followWait(previous.waits, waitOf(blocker, outcome), held.now.toISOString());
+  const record = { ...rest, ...(blocker ? { blocker } : {}), ...(waits?.length ? { waits } : {}) };
+  return { ...state, pods: { ...state.pods, [uid]: record } };
 }
 
 /** Blockers recorded for pods still listed (a refused pod keeps blocking while it is in backoff). */
@@ -236,4 +292,39 @@ export function newRefusals(before: DrainState, after: DrainState): { code: Bloc
     fresh.push({ code: record.blocker.code, reason: record.blocker.reason });
   }
   return fresh;
+}
+
+/**
+ * The pods of a pod branch as timelines: those moved (with their times, when the record kept them) and
+ * those still on the node that drainbridge acted on or was refused for. Pure.
+ */
+export function podTimelines(branch: string, state: DrainState): ItemTimeline[] {
+  const moved = Object.entries(state.moved).map(([uid, name]): ItemTimeline => {
+    const departure = state.departures?.[uid];
+    return {
+      kind: 'pod',
+      branch,
+      id: uid,
+      name,
+      state: 'gone',
+      ...(departure?.evictedAt ? { askedAt: departure.evictedAt } : {}),
+      ...(departure?.goneAt ? { goneAt: departure.goneAt } : {}),
+      waits: departure?.waits ?? [],
+      blockers: [],
+    };
+  });
+  const present = Object.entries(state.pods).map(([uid, record]): ItemTimeline => {
+    const asked = record.evictedAt !== undefined || record.waiting === true;
+    return {
+      kind: 'pod',
+      branch,
+      id: uid,
+      name: record.name,
+      state: asked ? 'moving' : record.blocker ? 'blocked' : 'waiting',
+      ...(record.evictedAt ? { askedAt: record.evictedAt } : {}),
+      waits: record.waits ?? [],
+      blockers: [],
+    };
+  });
+  return [...moved, ...present];
 }

@@ -53,10 +53,23 @@ export interface EvacuationBranchStatus {
   finishedAt?: string;
   /** What the branch waits for that becomes a blocker only if the evacuation gives up (External VMIs). */
   waiting?: string[];
+  /**
+   * Each blocker the branch reported, from when it was first reported to when it was no more (the
+   * timeline of `drainbridge report`; lib/domain/timeline.ts `BranchSpan`, bounded there).
+   */
+  blockerSpans?: {
+    code: string;
+    from: string;
+    to?: string;
+    reason?: string;
+    item?: { kind: string; uid: string; name: string };
+  }[];
 }
 
 export interface EvacuationStatus {
   phase?: string;
+  /** Each phase the evacuation entered and when (ISO 8601), oldest first: the report's phase bar. */
+  phases?: { phase: string; at: string }[];
   /** Sums over branches, for printer columns. */
   moved?: number;
   total?: number;

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { SPANS_SCHEMA, type Span } from '../domain/timeline.ts';
 import type { RecordFormat } from '../util/json-record.ts';
 
 /** Where KubeVirt's resources are served. */
@@ -216,6 +217,11 @@ export interface VmiProgress {
   readonly lastFailedMigration?: string;
   /** Why it is blocked or waited for (the sentence of its blocker). */
   readonly note?: string;
+  /** Timeline (lib/kubevirt/progress.ts `withTimeline`): its first move started, it left the node. */
+  readonly askedAt?: string;
+  readonly goneAt?: string;
+  /** What it waited for (a migration slot, a retry, a blocker, its external controller), from–to. */
+  readonly waits?: readonly Span[];
 }
 
 export interface KubeVirtBranchState {
@@ -263,6 +269,10 @@ export const KUBEVIRT_STATE_FORMAT: RecordFormat<KubeVirtBranchState> = {
           lastFailure: z.string().optional(),
           lastFailedMigration: z.string().optional(),
           note: z.string().optional(),
+          // The timeline, added beside version 1's fields, optional: older records read, older builds ignore it.
+          askedAt: Instant.optional(),
+          goneAt: Instant.optional(),
+          waits: SPANS_SCHEMA.optional(),
         }),
       ),
     }),

@@ -28,7 +28,7 @@ import {
 } from './model.ts';
 import { observeNode } from './observe.ts';
 import { type KubeVirtAction, planPass, progressedBetween } from './planner.ts';
-import { vmMoves } from './progress.ts';
+import { vmMoves, withTimeline } from './progress.ts';
 
 export interface KubeVirtPassDeps {
   readonly kube: KubeClient;
@@ -92,7 +92,9 @@ export class KubeVirtPass implements ReconcilePass {
       return { done: false, progressed: false, progress: plan.progress, blockers: plan.blockers };
     }
     const refused = await this.#perform(plan.actions);
-    const state = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
+    const planned = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
+    // The timeline rides in the same write: it changes only where a VMI's status did.
+    const state = withTimeline(previous, planned, now);
     if (!sameJson(state, stored?.state)) {
       await store.write(request.requestId, 'kubevirt', state, stored?.version);
     }

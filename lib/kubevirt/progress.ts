@@ -4,6 +4,7 @@
  * node (moved by a live migration, or left otherwise). Pure.
  */
 import type { BranchProgress, VmMove } from '../domain/pass.ts';
+import { followWait, type ItemTimeline, type WaitKey } from '../domain/timeline.ts';
 import type { VmiMigrations } from './migrations.ts';
 import type { KubeVirtBranchState, VmiProgress } from './model.ts';
 
@@ -84,4 +85,87 @@ export function vmMoves(state: KubeVirtBranchState, now: Date): VmMove[] {
       ...(elapsed !== undefined ? { elapsedSeconds: elapsed } : {}),
     };
   });
+}
+
+/** What a VMI waits for in `status`, as a span's key (undefined: it waits for nothing, or moves). */
+function waitOfVmi(progress: VmiProgress): WaitKey | undefined {
+  const reason = progress.note ?? progress.lastFailure;
+  const why = reason !== undefined ? { reason } : {};
+  switch (progress.status) {
+    case 'retry-wait':
+      return { code: 'Retry', ...why };
+    case 'blocked':
+      return { code: 'Blocked', ...why };
+    case 'external':
+      return { code: 'External', ...why };
+    case 'waiting':
+      return progress.note ? { code: 'Waiting', ...why } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The state with each VMI's timeline brought up to `now`: when its first move started (`askedAt`), when
+ * it left (`goneAt`), and what it waited for between. It changes only where a VMI's status changed,
+ * which the pass writes anyway. Pure.
+ */
+export function withTimeline(previous: KubeVirtBranchState, next: KubeVirtBranchState, now: Date): KubeVirtBranchState {
+  const at = now.toISOString();
+  let changed = false;
+  const vmis: Record<string, VmiProgress> = {};
+  for (const [uid, progress] of Object.entries(next.vmis)) {
+    const stamped = stampVmi(previous.vmis[uid], progress, at);
+    changed ||= stamped !== progress;
+    vmis[uid] = stamped;
+  }
+  return changed ? { ...next, vmis } : next;
+}
+
+const MOVING: readonly VmiProgress['status'][] = ['migrating', 'restarting'];
+const GONE: readonly VmiProgress['status'][] = ['moved', 'left'];
+
+/** One VMI's progress with its timeline at `at`; the same object when nothing in it changed. */
+function stampVmi(before: VmiProgress | undefined, progress: VmiProgress, at: string): VmiProgress {
+  const moving = MOVING.includes(progress.status);
+  const gone = GONE.includes(progress.status);
+  const firstMove = moving || gone ? (progress.startedAt ?? at) : undefined;
+  const askedAt = before?.askedAt ?? progress.askedAt ?? firstMove;
+  const goneAt = gone ? (before?.goneAt ?? progress.goneAt ?? progress.endedAt ?? at) : undefined;
+  const waits = followWait(before?.waits ?? progress.waits, waitOfVmi(progress), at);
+  const same = askedAt === progress.askedAt && goneAt === progress.goneAt && waits === progress.waits;
+  if (same) return progress;
+  return {
+    ...progress,
+    ...(askedAt ? { askedAt } : {}),
+    ...(goneAt ? { goneAt } : {}),
+    ...(waits?.length ? { waits } : {}),
+  };
+}
+
+/** Where a VMI stands, as a timeline row says it. */
+function itemStateOf(status: VmiProgress['status']): ItemTimeline['state'] {
+  if (GONE.includes(status)) return 'gone';
+  if (MOVING.includes(status)) return 'moving';
+  return status === 'blocked' ? 'blocked' : 'waiting';
+}
+
+/** The branch's VMIs as timelines. Pure. */
+export function vmiTimelines(branch: string, state: KubeVirtBranchState): ItemTimeline[] {
+  return Object.entries(state.vmis).map(
+    ([uid, progress]): ItemTimeline => ({
+      kind: 'vmi',
+      branch,
+      id: uid,
+      name: progress.name,
+      state: itemStateOf(progress.status),
+      ...(progress.askedAt ? { askedAt: progress.askedAt } : {}),
+      ...(progress.goneAt ? { goneAt: progress.goneAt } : {}),
+      source: progress.sourceNode,
+      ...(progress.targetNode ? { target: progress.targetNode } : {}),
+      attempts: progress.attempts,
+      waits: progress.waits ?? [],
+      blockers: [],
+    }),
+  );
 }

@@ -20,6 +20,7 @@ import {
   type NovaEvacuationOptions,
   ownershipToken,
   type ServerProgress,
+  withServerTimelines,
 } from './model.ts';
 import { observeHost } from './observe.ts';
 import { failureBlocker, type NovaAction, type PassPlan, planPass } from './planner.ts';
@@ -141,7 +142,8 @@ export class NovaEvacuationPass implements ReconcilePass {
     });
     const starts = plan.actions.some((a) => a.kind === 'live-migrate' || a.kind === 'cold-migrate');
     if (starts && stillWanted) await stillWanted();
-    const servers = await this.#prepareStarts(plan, now);
+    // The timeline rides in the same writes: it changes only where a server's phase did.
+    let servers = withServerTimelines(record.state.servers, await this.#prepareStarts(plan, now), now);
     const write = async () => {
       const next = { ...record.state, servers };
       if (!sameJson(next, record.written)) {
@@ -152,7 +154,10 @@ export class NovaEvacuationPass implements ReconcilePass {
     };
     await write();
     const refused = await this.#perform(plan.actions, servers);
-    if (refused) await write();
+    if (refused) {
+      servers = withServerTimelines(servers, servers, now);
+      await write();
+    }
     return { plan, servers, refused };
   }
 

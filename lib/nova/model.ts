@@ -3,6 +3,7 @@
  * what one pass observes. Plain JSON, so the cluster-backed ProgressStore can hold it.
  */
 import { z } from 'zod';
+import { followWait, type ItemTimeline, SPANS_SCHEMA, type Span } from '../domain/timeline.ts';
 import type { RecordFormat } from '../util/json-record.ts';
 
 /** Options of the Nova branch, with their defaults. */
@@ -48,6 +49,11 @@ export interface ServerProgress {
   readonly lastFailure?: string;
   /** Where the server went. */
   readonly destination?: string;
+  /** Timeline (`withServerTimelines`): its first migration was asked for, it was found on another host. */
+  readonly askedAt?: string;
+  readonly goneAt?: string;
+  /** What it waited for: the retry after a failed attempt, attempts exhausted (from–to). */
+  readonly waits?: readonly Span[];
 }
 
 /** The Nova branch's progress record. */
@@ -75,6 +81,10 @@ const SERVER_PROGRESS = z.looseObject({
   confirmRequested: z.boolean().optional(),
   lastFailure: z.string().optional(),
   destination: z.string().optional(),
+  // The timeline, added beside version 1's fields, optional: older records read, older builds ignore it.
+  askedAt: Instant.optional(),
+  goneAt: Instant.optional(),
+  waits: SPANS_SCHEMA.optional(),
 });
 
 /** The Nova branch's state as the pass writes it (in the Evacuation record's `status.branches.nova.state`). */
@@ -140,3 +150,75 @@ export const FINISHED_MIGRATION_STATUSES: readonly string[] = ['completed', 'fin
 export const FAILED_MIGRATION_STATUSES: readonly string[] = ['error', 'failed', 'cancelled'];
 /** Statuses `DELETE /servers/{id}/migrations/{mid}` accepts (queued/preparing from 2.65). */
 export const ABORTABLE_MIGRATION_STATUSES: readonly string[] = ['running', 'queued', 'preparing'];
+
+/** What a server waits for in its phase, as a span's key: a retry after a failure, or the failure for good. */
+function waitOfServer(progress: ServerProgress) {
+  const reason = progress.lastFailure !== undefined ? { reason: progress.lastFailure } : {};
+  if (progress.phase === 'failed') return { code: 'MigrationFailed', ...reason };
+  if (progress.phase === 'pending' && progress.attempts > 0 && progress.lastFailure)
+    return { code: 'Retry', ...reason };
+  return undefined;
+}
+
+/**
+ * The servers with their timelines brought up to `now`: when the first migration was asked for, when
+ * the server was found elsewhere, what it waited for between. Changes only where a server's phase did,
+ * which the pass writes anyway. Pure.
+ */
+export function withServerTimelines(
+  previous: Readonly<Record<string, ServerProgress>>,
+  next: Readonly<Record<string, ServerProgress>>,
+  now: Date,
+): Record<string, ServerProgress> {
+  const at = now.toISOString();
+  const servers: Record<string, ServerProgress> = {};
+  for (const [id, progress] of Object.entries(next)) servers[id] = stampServer(previous[id], progress, at);
+  return servers;
+}
+
+const isMoving = (progress: ServerProgress) =>
+  progress.phase === 'live-migrating' || progress.phase === 'cold-migrating';
+
+function stampServer(before: ServerProgress | undefined, progress: ServerProgress, at: string): ServerProgress {
+  const firstMove = isMoving(progress) ? (progress.startedAt ?? at) : undefined;
+  const askedAt = before?.askedAt ?? progress.askedAt ?? firstMove;
+  // A server that came back (or never left) and is moved again is gone when it leaves again.
+  const stillGone = before?.phase === 'moved' ? before.goneAt : undefined;
+  const goneAt = progress.phase === 'moved' ? (stillGone ?? at) : undefined;
+  const waits = followWait(before?.waits ?? progress.waits, waitOfServer(progress), at);
+  const { goneAt: _gone, ...rest } = progress;
+  return {
+    ...rest,
+    ...(askedAt ? { askedAt } : {}),
+    ...(goneAt ? { goneAt } : {}),
+    ...(waits?.length ? { waits } : {}),
+  };
+}
+
+function serverState(progress: ServerProgress): ItemTimeline['state'] {
+  if (progress.phase === 'moved') return 'gone';
+  if (progress.phase === 'failed') return 'failed';
+  return isMoving(progress) ? 'moving' : 'waiting';
+}
+
+/** The branch's servers as timelines (`host`: the compute host they leave). Pure. */
+export function serverTimelines(branch: string, state: NovaBranchState): ItemTimeline[] {
+  return Object.entries(state.servers).map((entry): ItemTimeline => {
+    const [id, progress] = entry;
+    const itemState = serverState(progress);
+    return {
+      kind: 'server',
+      branch,
+      id,
+      name: progress.name,
+      state: itemState,
+      ...(progress.askedAt ? { askedAt: progress.askedAt } : {}),
+      ...(progress.goneAt ? { goneAt: progress.goneAt } : {}),
+      source: state.host,
+      ...(progress.destination ? { target: progress.destination } : {}),
+      attempts: progress.attempts,
+      waits: progress.waits ?? [],
+      blockers: [],
+    };
+  });
+}

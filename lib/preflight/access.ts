@@ -17,7 +17,7 @@ export interface ApiAccess {
 }
 
 /** `check` is every other operation at once. */
-export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'check';
+export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'report' | 'check';
 
 export interface AccessSettings {
   /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
@@ -159,9 +159,13 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
       return repairAccess(settings);
     case 'plan':
       return planAccess(settings);
+    case 'report':
+      return [RECORD_READ];
     case 'check':
       return unique(
-        (['evacuate', 'restore', 'abort', 'repair', 'plan'] as const).flatMap((op) => requiredAccess(op, settings)),
+        (['evacuate', 'restore', 'abort', 'repair', 'plan', 'report'] as const).flatMap((op) =>
+          requiredAccess(op, settings),
+        ),
       );
   }
 }

@@ -190,7 +190,8 @@ export async function runPreflight(target: PreflightTarget, needs: PreflightNeed
   }
   const needed = requiredAccess(needs.operation, { ...needs, namespace: config.namespace });
   results.push(...(await checkAccess(client, apis, needed, user ?? 'these credentials')));
-  if (config.nova.enabled && needs.operation !== 'abort') results.push(await checkNova(target.env ?? process.env));
+  if (config.nova.enabled && needs.operation !== 'abort' && needs.operation !== 'report')
+    results.push(await checkNova(target.env ?? process.env));
   return {
     server: kubeConfig.getCurrentCluster()?.server ?? '',
     ...(user ? { user } : {}),

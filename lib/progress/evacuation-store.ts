@@ -12,6 +12,7 @@
 import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
 import type { Blocker, BranchName } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
+import { type BranchSpan, bounded, shortReason, TIMELINE_LIMITS } from '../domain/timeline.ts';
 import { ConflictError, InvalidInput, RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict } from '../kube/conflict.ts';
@@ -79,7 +80,23 @@ export interface ProgressRecorder {
     write: StateWrite<S>,
     report: ProgressReport,
   ): Promise<string>;
+  /**
+   * A round of a pass that waits within itself (the pods pass): its state as it stands, for whoever
+   * watches in this process (the CLI's progress lines). Nothing is written.
+   */
+  observeRound?<S>(requestId: string, branch: BranchName, state: S, at: Date): void;
 }
+
+/** What a watcher in this process sees of the records: each one written, and rounds of a pass in between. */
+export type RecordUpdate =
+  | { readonly kind: 'written'; readonly record: EvacuationObject }
+  | {
+      readonly kind: 'round';
+      readonly requestId: string;
+      readonly branch: BranchName;
+      readonly state: unknown;
+      readonly at: Date;
+    };
 
 /** A branch state to write, conditional on the version it was read at. */
 export interface StateWrite<S> {
@@ -106,24 +123,94 @@ function branchTimes(
 
 type BranchEntry = NonNullable<EvacuationStatus['branches']>[string];
 
+/** One blocker span per blocker code and item (or sentence, for a blocker about no item). */
+function spanKey(span: { code: string; reason?: string; item?: { uid: string } }): string {
+  return `${span.code} ${span.item?.uid ?? span.reason ?? ''}`;
+}
+
+/**
+ * The branch's blocker spans after a pass at `at` reported `blockers`: a blocker not reported before
+ * opens a span, one no longer reported closes its span. They change only when the blockers do, which
+ * the same entry records anyway — so they never cost a write of their own. Pure.
+ */
+export function followBlockers(
+  spans: readonly BranchSpan[] | undefined,
+  blockers: readonly Blocker[],
+  at: string,
+): BranchSpan[] | undefined {
+  const now = new Map(blockers.map((blocker) => [spanKey(blocker), blocker]));
+  let changed = false;
+  const next = (spans ?? []).map((span) => {
+    if (span.to !== undefined) return span;
+    if (now.delete(spanKey(span))) return span;
+    changed = true;
+    return { ...span, to: at };
+  });
+  for (const blocker of now.values()) {
+    // The same blocker twice in one report is one span.
+    if (next.some((span) => span.to === undefined && spanKey(span) === spanKey(blocker))) continue;
+    changed = true;
+    next.push({
+      code: blocker.code,
+      from: at,
+      reason: shortReason(blocker.reason),
+      ...(blocker.item ? { item: { kind: blocker.item.kind, uid: blocker.item.uid, name: blocker.item.name } } : {}),
+    });
+  }
+  if (!changed) return spans as BranchSpan[] | undefined;
+  return bounded(next, TIMELINE_LIMITS.spansPerBranch);
+}
+
 /** A branch's entry with a pass's counts, blockers, what it waits for and its times. Pure. */
 function progressEntry(entry: BranchEntry | undefined, report: ProgressReport): BranchEntry {
   const { waiting: _waiting, ...current } = entry ?? { version: '0', state: undefined };
   const waiting = report.waiting ?? [];
+  const spans = report.timing
+    ? followBlockers(current.blockerSpans, report.blockers, report.timing.now.toISOString())
+    : current.blockerSpans;
   return {
     ...current,
     ...report.progress,
     blockers: report.blockers.map((blocker) => blocker.reason),
     ...(waiting.length > 0 ? { waiting: waiting.map((item) => item.reason) } : {}),
     ...branchTimes(current, report.timing),
+    ...(spans?.length ? { blockerSpans: spans } : {}),
   };
 }
 
+/** Phases kept per record (a request walks through a handful; continued executions do not walk back). */
+const MAX_PHASES = 50;
+
 export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
   readonly #client: KubeClient;
+  readonly #watchers = new Set<(update: RecordUpdate) => void>();
 
   constructor(client: KubeClient) {
     this.#client = client;
+  }
+
+  /**
+   * Calls `watcher` with every record this store writes, and the rounds passes report in between — in
+   * this process only (the CLI's progress lines and live display read no record of their own). Returns
+   * the function that stops it.
+   */
+  watch(watcher: (update: RecordUpdate) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  observeRound<S>(requestId: string, branch: BranchName, state: S, at: Date): void {
+    this.#tell({ kind: 'round', requestId, branch, state, at });
+  }
+
+  #tell(update: RecordUpdate): void {
+    for (const watcher of this.#watchers) {
+      try {
+        watcher(update);
+      } catch {
+        // A watcher's failure is its own: the evacuation goes on.
+      }
+    }
   }
 
   /** Creates the record for a request if it does not exist yet; returns it. */
@@ -142,7 +229,9 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       ...(request.notBefore ? { notBefore: request.notBefore } : {}),
     };
     try {
-      return await this.#client.createEvacuation(newEvacuation(spec));
+      const created = await this.#client.createEvacuation(newEvacuation(spec));
+      this.#tell({ kind: 'written', record: created });
+      return created;
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       return (await this.#get(request.requestId)) ?? newEvacuation(spec);
@@ -233,9 +322,14 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     await this.#update(requestId, (status) => ({ ...status, start }));
   }
 
-  /** Records the evacuation's phase. */
-  async setPhase(requestId: string, phase: string): Promise<void> {
-    await this.#update(requestId, (status) => ({ ...status, phase }));
+  /** Records the evacuation's phase, and when it was entered (the report's phases; in the same write). */
+  async setPhase(requestId: string, phase: string, at: Date = new Date()): Promise<void> {
+    await this.#update(requestId, (status) => {
+      // Only a change of phase is entered (it writes anyway); the same phase again writes nothing, as before.
+      if (status.phase === phase) return status;
+      const phases = [...(status.phases ?? []), { phase, at: at.toISOString() }].slice(-MAX_PHASES);
+      return { ...status, phase, phases };
+    });
   }
 
   /** Records why the evacuation failed (shown as a NodeMaintenance's lastError). */
@@ -333,8 +427,10 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       const next = { ...record, status: summarise(changed) };
       // Unchanged: no write (passes run often; the record changes only when something did).
       if (record.metadata.resourceVersion && sameJson(next.status, record.status)) return;
-      if (record.metadata.resourceVersion) await this.#client.replaceEvacuation(next);
-      else await this.#client.createEvacuation(next);
+      const written = record.metadata.resourceVersion
+        ? await this.#client.replaceEvacuation(next)
+        : await this.#client.createEvacuation(next);
+      this.#tell({ kind: 'written', record: written ?? next });
     });
   }
 }

@@ -33,7 +33,7 @@ export async function advancePhase(
   tools: TaskTools,
 ): Promise<void> {
   const changed = await setPhase(deps.kube, input.request.nodeName, phase, tools.now());
-  await deps.progress.setPhase(input.request.requestId, phase);
+  await deps.progress.setPhase(input.request.requestId, phase, tools.now());
   if (!changed) return;
   tools.logger.info('phase changed', { phase });
   await deps.publisher.publish(

@@ -88,7 +88,7 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
       },
     );
     const record = await deps.progress.ensure(input.request);
-    await deps.progress.setPhase(input.request.requestId, 'Failed');
+    await deps.progress.setPhase(input.request.requestId, 'Failed', tools.now());
     await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
     const branches = Object.values(record.status?.branches ?? {});
     // What was only waited for (External VMIs) becomes a blocker when the evacuation gives up at its deadline.

@@ -156,7 +156,7 @@ describe('tracking', () => {
     assert.equal(isDue(state, web, NOW), false);
     assert.equal(countInFlight(state, [web, db]), 2);
     const replacement = pod({ name: 'db-0', owner: 'StatefulSet', uid: 'u3' });
-    const tracked = trackDepartures(state, [web, replacement]);
+    const tracked = trackDepartures(state, [web, replacement], NOW);
     assert.equal(tracked.movedNow, 1);
     assert.deepEqual(tracked.state.moved, { u2: 'default/db-0' });
     assert.equal(isDue(tracked.state, replacement, NOW), true);
@@ -164,6 +164,6 @@ describe('tracking', () => {
 
   test('pods refused and then gone are not counted as moved', () => {
     const state = recordOutcome(INITIAL_DRAIN_STATE, web, { kind: 'retry', message: '500' }, { now: NOW });
-    assert.equal(trackDepartures(state, []).movedNow, 0);
+    assert.equal(trackDepartures(state, [], NOW).movedNow, 0);
   });
 });
