@@ -171,7 +171,7 @@ export function planPass(input: PlanInput): KubeVirtPassPlan {
   for (const [uid, previous] of Object.entries(input.state.vmis)) {
     if (!onNode.has(uid)) vmis[uid] = departed(previous, byVmi, input);
   }
-  const launchers = launcherBlockers(observation);
+  const launchers = launcherBlockers(observation, input.requestId);
   const blockers = [...decided.flatMap((d) => (d.decision.blocker ? [d.decision.blocker] : [])), ...launchers.blockers];
   const state = { vmis };
   const progressed = assigned.actions.length > 0 || progressedBetween(input.state, state);

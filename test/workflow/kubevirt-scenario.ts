@@ -96,6 +96,8 @@ export interface KubeVirtScenarioOptions {
   readonly migrations?: Record<string, number>;
   readonly evictionStrategy?: string;
   readonly pods?: boolean;
+  /** How long a migrated VM's old launcher pod runs on after the move (the simulator's default: 2 s). */
+  readonly sourceLauncherExitSeconds?: number;
 }
 
 export function kubeVirtScenario(options: KubeVirtScenarioOptions): Record<string, unknown> {
@@ -115,6 +117,9 @@ export function kubeVirtScenario(options: KubeVirtScenarioOptions): Record<strin
         migrationStartSeconds: 0.5,
         transferBaseSeconds: 2,
         transferSecondsPerGiB: 1,
+        ...(options.sourceLauncherExitSeconds !== undefined
+          ? { sourceLauncherExitSeconds: options.sourceLauncherExitSeconds }
+          : {}),
       },
       virtualMachines: options.vms.map(virtualMachine),
     },

@@ -327,6 +327,46 @@ describe('KubeVirt: failed migrations are retried, then reported', () => {
   });
 });
 
+describe('KubeVirt: the old launcher pod of a VM that moved', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    // The source launcher pods outlive the moves by an hour (as if virt-handler's clean-up were slow).
+    w = await startWorkflowSim(
+      kubeVirtScenario({
+        vms: [
+          { name: 'app-1', strategy: 'LiveMigrate' },
+          { name: 'app-2', strategy: 'LiveMigrate' },
+        ],
+        sourceLauncherExitSeconds: 3600,
+      }),
+    );
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('is completing, not waited on and not a blocker: the evacuation ends while it still runs', async () => {
+    await w.runtime.put(
+      'Maintenance Requested',
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 600) }),
+    );
+    const [execution] = w.runtime.executionsFor('req-node-1');
+    const outcome = execution ? await execution.outcome : undefined;
+    assert.equal(outcome?.ok, true, outcome ? failureOf(outcome).message : 'no execution');
+    const now = await vmis(w);
+    const left = await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' });
+    for (const name of ['app-1', 'app-2']) {
+      const vmi = now.get(`vms/${name}`);
+      assert.notEqual(vmi?.nodeName, 'node-1', `vms/${name} moved`);
+      const old = left.find((pod) => pod.metadata?.labels?.['kubevirt.io/created-by'] === vmi?.uid);
+      assert.equal(old?.status?.phase, 'Running', `vms/${name}'s old launcher pod still runs on node-1`);
+    }
+    const record = await readRecord(w, 'req-node-1');
+    assert.deepEqual(record.status?.branches?.kubevirt?.blockers ?? [], []);
+    assert.deepEqual(launcherEvictions(w), [], 'no launcher pod evicted');
+  });
+});
+
 describe('KubeVirt: Restore while migrations run', () => {
   let w: WorkflowSim;
   before(async () => {
@@ -350,6 +390,28 @@ describe('KubeVirt: Restore while migrations run', () => {
       (h) => h.migrations((r) => byDrainbridge(r) && r.phases.some((p) => p.phase === 'Running')).length === 2,
       600_000,
     );
+    // In flight, the progress names where each VM goes: KubeVirt reports the target on the VMI (its
+    // migrationState) long before it copies anything onto the migration.
+    type Kept = { name: string; status: string; migrationPhase?: string; sourceNode: string; targetNode?: string };
+    let inFlight: Kept[] = [];
+    await waitUntil('the record shows both transfers with their targets', async () => {
+      const state = (await statusOf(w))?.branches?.kubevirt?.state as { vmis: Record<string, Kept> } | undefined;
+      inFlight = Object.values(state?.vmis ?? {}).filter((v) => v.migrationPhase === 'Running');
+      return inFlight.length === 2 && inFlight.every((v) => v.targetNode);
+    });
+    for (const vm of inFlight) {
+      assert.equal(vm.status, 'migrating');
+      assert.equal(vm.sourceNode, 'node-1');
+      assert.match(vm.targetNode ?? '', /^node-[23]$/, `${vm.name} goes to another node`);
+    }
+    // What the progress lines print: a pass that is not done says it in its NotYetDone message.
+    const said = w.taskCalls.flatMap((call) => (call.error?.name === 'NotYetDone' ? [call.error.message] : []));
+    assert.ok(
+      said.some((text) => /vms\/app-\d Running node-1 → node-[23] \(\d+ s\)/.test(text)),
+      `a progress line names the target in flight: ${said.at(-1)}`,
+    );
+    assert.ok(!said.some((text) => / Running node-1 → \?/.test(text)), 'no transfer runs to an unknown node');
+
     // Someone drains with kubectl meanwhile: evicting vms/other's launcher pod makes KubeVirt evacuate it itself.
     const [launcher] = (await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' })).filter(
       (pod) => pod.metadata?.labels?.['vm.kubevirt.io/name'] === 'other',
