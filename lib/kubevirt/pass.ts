@@ -14,9 +14,10 @@ import { readNodeOrFail } from '../node/hold.ts';
 import { readLedger } from '../node/ledger.ts';
 import { sameJson } from '../util/same-json.ts';
 import { KubeVirtApi } from './api.ts';
+import { type ClaimsRead, MigrationClaims, pendingClaims } from './claims.ts';
 import { classifyVmi } from './classify.ts';
 import { eventsFor, recordVmiEvents } from './events.ts';
-import { migrationBody } from './migrations.ts';
+import { migrationBody, migrationName } from './migrations.ts';
 import {
   INITIAL_KUBEVIRT_STATE,
   KUBEVIRT_STATE_FORMAT,
@@ -27,14 +28,22 @@ import {
   type VmiProgress,
 } from './model.ts';
 import { observeNode } from './observe.ts';
-import { type KubeVirtAction, planPass, progressedBetween } from './planner.ts';
+import { type KubeVirtAction, type KubeVirtPassPlan, type PlanInput, planPass, progressedBetween } from './planner.ts';
 import { vmMoves } from './progress.ts';
 
 export interface KubeVirtPassDeps {
   readonly kube: KubeClient;
   readonly store: ProgressStore;
   readonly options: KubeVirtOptions;
+  /**
+   * drainbridge's namespace, where the migration claims every evacuation shares live (claims.ts). Without
+   * it, no claims are kept: two evacuations at once could together exceed the cluster-wide limit.
+   */
+  readonly namespace?: string;
 }
+
+/** Reads, plans and claims again at most this often in one pass when other passes claim at the same moment. */
+const CLAIM_ATTEMPTS = 3;
 
 /** VMIs whose owner the restart opt-in must look at: those KubeVirt would let be evicted although they cannot migrate. */
 export function restartCandidates(options: KubeVirtOptions) {
@@ -62,10 +71,12 @@ export class KubeVirtPass implements ReconcilePass {
   readonly branch = 'kubevirt' as const;
   readonly #deps: KubeVirtPassDeps;
   readonly #api: KubeVirtApi;
+  readonly #claims: MigrationClaims | undefined;
 
   constructor(deps: KubeVirtPassDeps) {
     this.#deps = deps;
     this.#api = new KubeVirtApi(deps.kube);
+    this.#claims = deps.namespace ? new MigrationClaims(deps.kube, deps.namespace) : undefined;
   }
 
   async run(input: PassInput): Promise<PassResult> {
@@ -73,25 +84,13 @@ export class KubeVirtPass implements ReconcilePass {
     const { store, options } = this.#deps;
     const stored = await store.read(request.requestId, 'kubevirt', KUBEVIRT_STATE_FORMAT);
     const previous = stored?.state ?? INITIAL_KUBEVIRT_STATE;
-    const ownersOf = restartCandidates(options);
-    const observation = await observeNode(this.#api, request.nodeName, {
-      podSelector: request.drain.podSelector,
-      ...(ownersOf ? { ownersOf } : {}),
-    });
-    const plan = planPass({
-      requestId: request.requestId,
-      nodeName: request.nodeName,
-      observation,
-      state: previous,
-      options,
-      now,
-    });
-    if (plan.actions.length > 0 && !(await this.#stillHeld(request))) {
+    const { plan, withheld, released } = await this.#planAndClaim(request, previous, now);
+    if (released) {
       // A Restore released the hold since this step's guard: start nothing it would not cancel (the next
       // step's guard ends the evacuation).
       return { done: false, progressed: false, progress: plan.progress, blockers: plan.blockers };
     }
-    const refused = await this.#perform(plan.actions);
+    const refused = await this.#perform(plan.actions, withheld);
     const state = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
     if (!sameJson(state, stored?.state)) {
       await store.write(request.requestId, 'kubevirt', state, stored?.version);
@@ -109,16 +108,84 @@ export class KubeVirtPass implements ReconcilePass {
     };
   }
 
+  /** What planning one pass reads: the node's VMs observed now, and the claims counted beside them. */
+  async #observeAndPlanInput(
+    request: PassInput['request'],
+    previous: KubeVirtBranchState,
+    now: Date,
+    claims: ClaimsRead = { lease: undefined, claims: {} },
+  ): Promise<PlanInput> {
+    const { options } = this.#deps;
+    const ownersOf = restartCandidates(options);
+    const observation = await observeNode(this.#api, request.nodeName, {
+      podSelector: request.drain.podSelector,
+      ...(ownersOf ? { ownersOf } : {}),
+    });
+    return {
+      requestId: request.requestId,
+      nodeName: request.nodeName,
+      observation,
+      state: previous,
+      options,
+      now,
+      claims: pendingClaims(claims.claims, observation.migrations, now),
+    };
+  }
+
+  /**
+   * Plans the pass and, when it starts migrations, claims their slots first (claims.ts): the claims are
+   * read before the migrations are listed and written conditionally, so two evacuations never count the
+   * same free slot. A conflict means another pass claimed in between: read, list and plan again.
+   * `withheld`: migrations not to create this pass, with why (their slots could not be claimed).
+   */
+  async #planAndClaim(
+    request: PassInput['request'],
+    previous: KubeVirtBranchState,
+    now: Date,
+  ): Promise<{ plan: KubeVirtPassPlan; withheld: ReadonlyMap<string, string>; released?: true }> {
+    for (let attempt = 1; ; attempt++) {
+      const read = this.#claims ? await this.#claims.read(now) : undefined;
+      const input = await this.#observeAndPlanInput(request, previous, now, read);
+      const plan = planPass(input);
+      if (plan.actions.length === 0) return { plan, withheld: new Map() };
+      if (!(await this.#stillHeld(request))) return { plan, withheld: new Map(), released: true };
+      const migrations = plan.actions.filter((action) => action.kind === 'migrate');
+      if (!this.#claims || !read || migrations.length === 0) return { plan, withheld: new Map() };
+      const withhold = (why: string) => ({ plan, withheld: new Map(migrations.map((a) => [a.uid, why])) });
+      if (read.unreadable) return withhold(`migration slots cannot be counted: ${read.unreadable}`);
+      const added = Object.fromEntries(
+        migrations.map((action) => [
+          `${action.migration.namespace}/${migrationName(action.migration.requestId, action.migration.vmiName, action.migration.attempt)}`,
+          {
+            node: request.nodeName,
+            vmi: `${action.migration.namespace}/${action.migration.vmiName}`,
+            at: now.toISOString(),
+          },
+        ]),
+      );
+      if (await this.#claims.write(read, added, input.observation.migrations, now))
+        return { plan, withheld: new Map() };
+      if (attempt >= CLAIM_ATTEMPTS) return withhold('other evacuations claimed migration slots at the same moment');
+    }
+  }
+
   /** Whether the request still holds the node (read again right before starting migrations). */
   async #stillHeld(request: PassInput['request']): Promise<boolean> {
     const node = await readNodeOrFail(this.#deps.kube, request.nodeName);
     return readLedger(node).holds[request.requestId] !== undefined;
   }
 
-  /** Performs the actions; returns the refused ones (by VMI uid) with virt-api's or the apiserver's words. */
-  async #perform(actions: readonly KubeVirtAction[]): Promise<Map<string, string>> {
-    const refused = new Map<string, string>();
+  /**
+   * Performs the actions (not the withheld ones); returns the refused ones (by VMI uid) with virt-api's or
+   * the apiserver's words, or why they were withheld.
+   */
+  async #perform(
+    actions: readonly KubeVirtAction[],
+    withheld: ReadonlyMap<string, string>,
+  ): Promise<Map<string, string>> {
+    const refused = new Map<string, string>(withheld);
     for (const action of actions) {
+      if (withheld.has(action.uid)) continue;
       try {
         if (action.kind === 'migrate') await this.#api.createMigration(migrationBody(action.migration));
         else await this.#api.evictLauncherPod(action.pod);

@@ -253,11 +253,78 @@ describe('KubeVirt: limits, counted from the simulator, not from drainbridge', (
     assert.equal(seen.allMax, 2, 'at most 2 from the node at all, the operator’s counted');
   });
 
+  it("drainbridge's own cluster-wide limit binds where it is the tightest", async () => {
+    const seen = await evacuate({ DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: '1' });
+    console.log(`limits, DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS=1: ${JSON.stringify(seen)}`);
+    assert.equal(seen.created, 6);
+    assert.equal(seen.allMax, 1, 'one migration at a time, though the node and KubeVirt allow 2 and 10');
+  });
+
   it('the same check sees a higher configured limit (so it can fail)', async () => {
     const seen = await evacuate({ DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: '4' });
     console.log(`limits, DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE=4: ${JSON.stringify(seen)}`);
     assert.equal(seen.created, 6);
     assert.equal(seen.ownMax, 4);
+  });
+});
+
+describe('KubeVirt: two nodes evacuated at once share the cluster-wide limit', () => {
+  const on = (node: string, names: string[]) =>
+    names.map((name) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 120, node }));
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(
+      kubeVirtScenario({
+        vms: [...on('node-1', ['a-1', 'a-2', 'a-3']), ...on('node-2', ['b-1', 'b-2', 'b-3'])],
+        migrations: { parallelMigrationsPerCluster: 10, parallelOutboundMigrationsPerNode: 10 },
+      }),
+      { env: { DRAINBRIDGE_MAX_HELD_NODES: '2', DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: '3' } },
+    );
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('never more than DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS of its migrations in flight across both', async () => {
+    // Creating a migration takes a moment (as across a real network): without a shared count both
+    // evacuations would see the same free slots and create into them together.
+    const slowCreates = w.sim.store.admission.add({
+      name: 'slow-migration-create',
+      admit: async (request) => {
+        if (request.verb === 'create' && request.resource === 'virtualmachineinstancemigrations')
+          await new Promise((resolve) => setTimeout(resolve, 40));
+        return undefined;
+      },
+    });
+    try {
+      await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain: DRAIN }));
+      await w.runtime.put('Maintenance Requested', maintenanceRequested('node-2', { drain: DRAIN }));
+      const outcomes = await Promise.all(
+        ['req-node-1', 'req-node-2'].map((id) => w.runtime.executionsFor(id)[0]?.outcome),
+      );
+      for (const outcome of outcomes)
+        assert.equal(outcome?.ok, true, outcome ? failureOf(outcome).message : 'no execution');
+    } finally {
+      slowCreates();
+    }
+    const history = w.sim.kubevirt?.history;
+    assert.ok(history);
+    const from = (node: string) => (r: { migrationState?: Readonly<Record<string, unknown>> }) =>
+      r.migrationState?.sourceNode === node;
+    const seen = {
+      created: migrationsCreated(w),
+      max: history.maxInFlight(byDrainbridge),
+      node1: history.maxInFlight((r) => byDrainbridge(r) && from('node-1')(r)),
+      node2: history.maxInFlight((r) => byDrainbridge(r) && from('node-2')(r)),
+    };
+    console.log(`two nodes at once, DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS=3: ${JSON.stringify(seen)}`);
+    assert.equal(seen.created, 6);
+    assert.ok(seen.max <= 3, `at most 3 in flight cluster-wide, counted from the simulator: ${seen.max}`);
+    assert.equal(seen.max, 3, 'the limit was reached');
+    assert.ok(seen.node1 <= 2 && seen.node2 <= 2, 'at most 2 from each node (the per-node limit)');
+    assert.ok(seen.node1 >= 1 && seen.node2 >= 1);
+    const claims = await w.admin.getLease('drainbridge', 'drainbridge-kubevirt-migrations');
+    assert.ok(claims.metadata?.annotations?.['drainbridge.io/migration-claims'], 'the shared claims record');
   });
 });
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { nextClaims, pendingClaims } from '../../../lib/kubevirt/claims.ts';
 import { classifyVmi, restartVerdict } from '../../../lib/kubevirt/classify.ts';
 import { migrationBody, migrationName } from '../../../lib/kubevirt/migrations.ts';
 import {
@@ -183,6 +184,34 @@ describe('a pass, planned', () => {
     assert.equal(cluster.actions.length, 2, "KubeVirt's own per-node limit (2) is tighter than drainbridge's 10");
     const tight = plan(observation(vmis, { settings: { ...SETTINGS, parallelMigrationsPerCluster: 1 } }));
     assert.equal(tight.actions.length, 1, "KubeVirt's cluster limit");
+  });
+
+  test('slots claimed by other evacuations count until their migrations show up; expired claims do not', () => {
+    const vmis = ['a', 'b', 'c'].map((n) => vmi(n));
+    const listed = migration('drainbridge-x-1', 'x', 'Running');
+    const claims = {
+      'vms/drainbridge-x-1': { node: 'node-2', vmi: 'vms/x', at: '2026-11-21T09:59:59Z' },
+      'vms/drainbridge-y-1': { node: 'node-2', vmi: 'vms/y', at: '2026-11-21T09:59:59Z' },
+      'vms/drainbridge-z-1': { node: 'node-3', vmi: 'vms/z', at: '2026-11-21T09:50:00Z' },
+    };
+    const pending = pendingClaims(claims, [listed], NOW);
+    assert.deepEqual(
+      pending.map((c) => c.vmi),
+      ['vms/y'],
+      'x is listed (counted once, as a migration); z expired',
+    );
+    const options = { ...DEFAULT_KUBEVIRT_OPTIONS, maxMigrationsPerCluster: 3 };
+    const result = planPass({
+      requestId: REQUEST,
+      nodeName: 'node-1',
+      observation: observation(vmis, { migrations: [listed] }),
+      state: { vmis: {} },
+      options,
+      now: NOW,
+      claims: pending,
+    });
+    assert.equal(result.actions.length, 1, '3 in the cluster: x running, y claimed, one left');
+    assert.deepEqual(Object.keys(nextClaims(claims, {}, [listed], NOW)), ['vms/drainbridge-y-1']);
   });
 
   test('follows its own migration instead of creating another (found by label, named per attempt)', () => {
