@@ -143,30 +143,34 @@ export class KubeVirtPass implements ReconcilePass {
     previous: KubeVirtBranchState,
     now: Date,
   ): Promise<{ plan: KubeVirtPassPlan; withheld: ReadonlyMap<string, string>; released?: true }> {
+    const none = new Map<string, string>();
     for (let attempt = 1; ; attempt++) {
       const read = this.#claims ? await this.#claims.read(now) : undefined;
       const input = await this.#observeAndPlanInput(request, previous, now, read);
       const plan = planPass(input);
-      if (plan.actions.length === 0) return { plan, withheld: new Map() };
-      if (!(await this.#stillHeld(request))) return { plan, withheld: new Map(), released: true };
-      const migrations = plan.actions.filter((action) => action.kind === 'migrate');
-      if (!this.#claims || !read || migrations.length === 0) return { plan, withheld: new Map() };
-      const withhold = (why: string) => ({ plan, withheld: new Map(migrations.map((a) => [a.uid, why])) });
-      if (read.unreadable) return withhold(`migration slots cannot be counted: ${read.unreadable}`);
-      const added = Object.fromEntries(
-        migrations.map((action) => [
-          `${action.migration.namespace}/${migrationName(action.migration.requestId, action.migration.vmiName, action.migration.attempt)}`,
-          {
-            node: request.nodeName,
-            vmi: `${action.migration.namespace}/${action.migration.vmiName}`,
-            at: now.toISOString(),
-          },
-        ]),
-      );
-      if (await this.#claims.write(read, added, input.observation.migrations, now))
-        return { plan, withheld: new Map() };
-      if (attempt >= CLAIM_ATTEMPTS) return withhold('other evacuations claimed migration slots at the same moment');
+      if (plan.actions.length === 0) return { plan, withheld: none };
+      if (!(await this.#stillHeld(request))) return { plan, withheld: none, released: true };
+      const claimed = read ? await this.#claim(read, input, plan) : 'claimed';
+      if (claimed === 'claimed') return { plan, withheld: none };
+      if (claimed !== 'conflict') return { plan, withheld: withholding(plan, claimed) };
+      if (attempt >= CLAIM_ATTEMPTS)
+        return { plan, withheld: withholding(plan, 'other evacuations claimed migration slots at the same moment') };
     }
+  }
+
+  /** Claims the slots of the plan's migrations: 'claimed', 'conflict' (read again), or why it cannot. */
+  async #claim(read: ClaimsRead, input: PlanInput, plan: KubeVirtPassPlan): Promise<'claimed' | 'conflict' | string> {
+    const migrations = plan.actions.flatMap((action) => (action.kind === 'migrate' ? [action.migration] : []));
+    if (!this.#claims || migrations.length === 0) return 'claimed';
+    if (read.unreadable) return `migration slots cannot be counted: ${read.unreadable}`;
+    const added = Object.fromEntries(
+      migrations.map((m) => [
+        `${m.namespace}/${migrationName(m.requestId, m.vmiName, m.attempt)}`,
+        { node: m.sourceNode, vmi: `${m.namespace}/${m.vmiName}`, at: input.now.toISOString() },
+      ]),
+    );
+    const written = await this.#claims.write(read, added, input.observation.migrations, input.now);
+    return written ? 'claimed' : 'conflict';
   }
 
   /** Whether the request still holds the node (read again right before starting migrations). */
@@ -197,6 +201,11 @@ export class KubeVirtPass implements ReconcilePass {
     }
     return refused;
   }
+}
+
+/** The plan's migrations, each withheld for `why` (their slots could not be claimed). */
+function withholding(plan: KubeVirtPassPlan, why: string): Map<string, string> {
+  return new Map(plan.actions.flatMap((action) => (action.kind === 'migrate' ? [[action.uid, why] as const] : [])));
 }
 
 /** The progress with each refused action undone: the VMI waits, noting why (the next pass looks again). */

@@ -9,8 +9,8 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { BranchProgress } from '../domain/pass.ts';
-import type { MigrationClaim } from './claims.ts';
 import type { Blocker, SkippedItem } from '../domain/plan.ts';
+import type { MigrationClaim } from './claims.ts';
 import { type Decision, decideVmi, itemOf } from './decide.ts';
 import { eventsFor, type VmiEvent } from './events.ts';
 import { launcherBlockers, selectedVmis } from './launchers.ts';
