@@ -5,9 +5,13 @@
  * retried, and the safety invariants — no launcher pod evicted, no VM shut down.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { retryOnConflict } from '../../lib/kube/conflict.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import { drainbridge } from '../support/cli.ts';
 import { KV_REFS } from '../../sim/controllers/kubevirt/index.ts';
 import {
   eventsOf,
@@ -539,6 +543,86 @@ describe('KubeVirt: Restore while migrations run', () => {
     assert.equal(now.get('vms/other')?.phase, 'Running');
     assert.deepEqual(launcherEvictions(w), [], 'drainbridge evicted no launcher pod');
     assert.notEqual((await readNodeAsAdmin(w, 'node-1')).spec?.unschedulable, true, 'uncordoned, as the ledger says');
+  });
+});
+
+describe('KubeVirt: drainbridge abort while migrations run', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 600 });
+    w = await startWorkflowSim(
+      kubeVirtScenario({
+        vms: [slow('app-1'), slow('app-2'), slow('app-3'), slow('other')],
+        migrations: { parallelOutboundMigrationsPerNode: 5 },
+      }),
+    );
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it("deletes drainbridge's own unfinished migrations only, reports KubeVirt's; every VM runs; the node stays held", async () => {
+    await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain: DRAIN }));
+    const [evacuation] = w.runtime.executionsFor('req-node-1');
+    const history = w.sim.kubevirt?.history;
+    assert.ok(evacuation && history);
+    await history.when(
+      (h) => h.migrations((r) => byDrainbridge(r) && r.phases.some((p) => p.phase === 'Running')).length === 2,
+      600_000,
+    );
+    // A kubectl drain elsewhere evicts vms/other's launcher pod: KubeVirt evacuates that VM itself.
+    const [launcher] = (await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' })).filter(
+      (pod) => pod.metadata?.labels?.['vm.kubevirt.io/name'] === 'other',
+    );
+    assert.ok(launcher);
+    await assert.rejects(w.admin.evictPod(launcher), /Eviction triggered evacuation/);
+    await history.when((h) => h.forVmi('vms/other').some((r) => r.name.startsWith('kubevirt-evacuation-')), 600_000);
+
+    // The operator's command, as drainbridge's ServiceAccount, from another process.
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'drainbridge-abort-')), 'kubeconfig');
+    writeFileSync(kubeconfig, w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')), { mode: 0o600 });
+    const abort = await drainbridge(['abort', 'node-1', '--request-id', 'req-node-1', '--kubeconfig', kubeconfig]);
+    assert.equal(abort.code, 0, abort.stderr);
+    assert.equal(failureOf(await evacuation.outcome).name, 'EvacuationFailed');
+    const [failed] = eventsOf(w, 'Evacuation Failed', 'req-node-1') as { error: { name: string } }[];
+    assert.equal(failed?.error.name, 'EvacuationAborted');
+
+    const ours = history.migrations(byDrainbridge);
+    assert.equal(ours.length, 2, 'drainbridge started two (the per-node limit)');
+    assert.deepEqual(
+      migrationsDeleted(w).sort(),
+      ours.map((r) => `${r.namespace}/${r.name}`).sort(),
+      'the request log: drainbridge deleted exactly its two unfinished migrations',
+    );
+    await waitUntil('the aborted migrations ended', () =>
+      ours.every((r) => history.migrations((m) => m.uid === r.uid)[0]?.removedAtMs !== undefined),
+    );
+    for (const record of history.migrations(byDrainbridge))
+      assert.ok(!record.phases.some((p) => p.phase === 'Succeeded'), `${record.name} was aborted, not completed`);
+    const kubevirts = history.forVmi('vms/other').filter((r) => r.name.startsWith('kubevirt-evacuation-'));
+    assert.equal(kubevirts.length, 1);
+    assert.equal(kubevirts[0]?.removedAtMs, undefined, "KubeVirt's evacuation migration was not touched");
+
+    // Reported where an abort can say it: Events on the VMIs.
+    const events = (await w.admin.core.listNamespacedEvent({ namespace: 'vms' })).items.filter(
+      (e) => e.source?.component === 'drainbridge',
+    );
+    const about = (reason: string) => events.filter((e) => e.reason === reason).map((e) => e.involvedObject.name);
+    assert.deepEqual(about('MigrationLeftRunning'), ['other']);
+    assert.match(
+      events.find((e) => e.reason === 'MigrationLeftRunning')?.message ?? '',
+      /^KubeVirt's evacuation migration vms\/kubevirt-evacuation-\S+ of VMI vms\/other is \w+: not drainbridge's, left running/,
+    );
+    assert.deepEqual(about('MigrationAborted').sort(), ours.map((r) => r.vmi.replace('vms/', '')).sort());
+
+    const now = await vmis(w);
+    for (const name of ['app-1', 'app-2', 'app-3'])
+      assert.deepEqual([now.get(`vms/${name}`)?.phase, now.get(`vms/${name}`)?.nodeName], ['Running', 'node-1']);
+    assert.equal(now.get('vms/other')?.phase, 'Running');
+    assert.deepEqual(launcherEvictions(w), [], 'drainbridge evicted no launcher pod');
+    const node = await readNodeAsAdmin(w, 'node-1');
+    assert.equal(node.spec?.unschedulable, true, 'the safe state: still cordoned until a Restore');
+    assert.match(node.metadata?.annotations?.['drainbridge.io/ledger'] ?? '', /req-node-1/, 'and still held');
   });
 });
 
