@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { retryOnConflict } from '../../lib/kube/conflict.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import { drainbridge } from '../support/cli.ts';
 import { KV_REFS } from '../../sim/controllers/kubevirt/index.ts';
+import { drainbridge } from '../support/cli.ts';
 import {
   eventsOf,
   failureOf,
