@@ -74,8 +74,11 @@ describe('the maximum evacuation time runs out in a continued execution', () => 
           false),
       60_000,
     );
-    const chainStart = Date.parse((calls(first.id, 'resolveTarget')[0]?.output as { startedAt: string }).startedAt);
-    const ownStart = Date.parse((calls(successor.id, 'resolveTarget')[0]?.output as { startedAt: string }).startedAt);
+    const startOf = (id: string) =>
+      Date.parse((calls(id, 'resolveTarget')[0]?.output as { startedAt?: string } | undefined)?.startedAt ?? '');
+    const chainStart = startOf(first.id);
+    const ownStart = startOf(successor.id);
+    assert.ok(Number.isFinite(chainStart), 'the chain’s start is known');
     assert.equal(ownStart, chainStart, 'the continued execution keeps the chain’s start');
     const waited = continuedAt - chainStart;
     assert.ok(waited > 2_000, `the chain's first execution waited ${waited} simulated ms before it continued`);
