@@ -133,44 +133,39 @@ export class KubeVirtPass implements ReconcilePass {
   }
 
   /**
-   * Plans the pass and, when it starts migrations, claims their slots first (claims.ts): the claims are
-   * read before the migrations are listed and written conditionally, so two evacuations never count the
-   * same free slot. A conflict means another pass claimed in between: read, list and plan again.
-   * `withheld`: migrations not to create this pass, with why (their slots could not be claimed).
+   * Plans the pass. One that starts migrations (most passes only follow) claims their slots first
+   * (claims.ts): it reads the claims, lists the migrations again, plans again and writes its claims
+   * conditionally, so two evacuations never count the same free slot; a conflict means another pass
+   * claimed in between: read, list and plan again. `withheld`: migrations not to create this pass, with
+   * why (their slots could not be claimed).
    */
-  async #planAndClaim(
+  async #planAndClaim(request: PassInput['request'], previous: KubeVirtBranchState, now: Date): Promise<Planned> {
+    const plan = planPass(await this.#observeAndPlanInput(request, previous, now));
+    if (plan.actions.length === 0) return { plan, withheld: NOTHING_WITHHELD };
+    if (this.#claims && plan.actions.some((action) => action.kind === 'migrate'))
+      return this.#planClaiming(request, previous, now, this.#claims);
+    if (!(await this.#stillHeld(request))) return { plan, withheld: NOTHING_WITHHELD, released: true };
+    return { plan, withheld: NOTHING_WITHHELD };
+  }
+
+  async #planClaiming(
     request: PassInput['request'],
     previous: KubeVirtBranchState,
     now: Date,
-  ): Promise<{ plan: KubeVirtPassPlan; withheld: ReadonlyMap<string, string>; released?: true }> {
-    const none = new Map<string, string>();
+    claims: MigrationClaims,
+  ): Promise<Planned> {
     for (let attempt = 1; ; attempt++) {
-      const read = this.#claims ? await this.#claims.read(now) : undefined;
+      const read = await claims.read(now);
       const input = await this.#observeAndPlanInput(request, previous, now, read);
       const plan = planPass(input);
-      if (plan.actions.length === 0) return { plan, withheld: none };
-      if (!(await this.#stillHeld(request))) return { plan, withheld: none, released: true };
-      const claimed = read ? await this.#claim(read, input, plan) : 'claimed';
-      if (claimed === 'claimed') return { plan, withheld: none };
+      if (plan.actions.length === 0) return { plan, withheld: NOTHING_WITHHELD };
+      if (!(await this.#stillHeld(request))) return { plan, withheld: NOTHING_WITHHELD, released: true };
+      const claimed = await claim(claims, read, input, plan);
+      if (claimed === 'claimed') return { plan, withheld: NOTHING_WITHHELD };
       if (claimed !== 'conflict') return { plan, withheld: withholding(plan, claimed) };
       if (attempt >= CLAIM_ATTEMPTS)
         return { plan, withheld: withholding(plan, 'other evacuations claimed migration slots at the same moment') };
     }
-  }
-
-  /** Claims the slots of the plan's migrations: 'claimed', 'conflict' (read again), or why it cannot. */
-  async #claim(read: ClaimsRead, input: PlanInput, plan: KubeVirtPassPlan): Promise<'claimed' | 'conflict' | string> {
-    const migrations = plan.actions.flatMap((action) => (action.kind === 'migrate' ? [action.migration] : []));
-    if (!this.#claims || migrations.length === 0) return 'claimed';
-    if (read.unreadable) return `migration slots cannot be counted: ${read.unreadable}`;
-    const added = Object.fromEntries(
-      migrations.map((m) => [
-        `${m.namespace}/${migrationName(m.requestId, m.vmiName, m.attempt)}`,
-        { node: m.sourceNode, vmi: `${m.namespace}/${m.vmiName}`, at: input.now.toISOString() },
-      ]),
-    );
-    const written = await this.#claims.write(read, added, input.observation.migrations, input.now);
-    return written ? 'claimed' : 'conflict';
   }
 
   /** Whether the request still holds the node (read again right before starting migrations). */
@@ -201,6 +196,34 @@ export class KubeVirtPass implements ReconcilePass {
     }
     return refused;
   }
+}
+
+interface Planned {
+  readonly plan: KubeVirtPassPlan;
+  readonly withheld: ReadonlyMap<string, string>;
+  /** A Restore released the hold since this step's guard. */
+  readonly released?: true;
+}
+
+const NOTHING_WITHHELD: ReadonlyMap<string, string> = new Map();
+
+/** Claims the slots of the plan's migrations: 'claimed', 'conflict' (read again), or why it cannot. */
+async function claim(
+  claims: MigrationClaims,
+  read: ClaimsRead,
+  input: PlanInput,
+  plan: KubeVirtPassPlan,
+): Promise<'claimed' | 'conflict' | string> {
+  const migrations = plan.actions.flatMap((action) => (action.kind === 'migrate' ? [action.migration] : []));
+  if (migrations.length === 0) return 'claimed';
+  if (read.unreadable) return `migration slots cannot be counted: ${read.unreadable}`;
+  const added = Object.fromEntries(
+    migrations.map((m) => [
+      `${m.namespace}/${migrationName(m.requestId, m.vmiName, m.attempt)}`,
+      { node: m.sourceNode, vmi: `${m.namespace}/${m.vmiName}`, at: input.now.toISOString() },
+    ]),
+  );
+  return (await claims.write(read, added, input.observation.migrations, input.now)) ? 'claimed' : 'conflict';
 }
 
 /** The plan's migrations, each withheld for `why` (their slots could not be claimed). */

@@ -86,7 +86,7 @@ describe('KubeVirt: six VMIs (4 LiveMigrate, 1 External, 1 None) and ordinary po
       assert.equal(before.get(`vms/${name}`)?.nodeName, 'node-1', `vms/${name} starts on node-1`);
     await w.runtime.put(
       'Maintenance Requested',
-      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 600) }),
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 1200) }),
     );
     const [execution] = w.runtime.executionsFor('req-node-1');
     assert.ok(execution);
@@ -441,7 +441,7 @@ describe('KubeVirt: the old launcher pod of a VM that moved', () => {
 describe('KubeVirt: Restore while migrations run', () => {
   let w: WorkflowSim;
   before(async () => {
-    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 600 });
+    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 6000 });
     w = await startWorkflowSim(
       kubeVirtScenario({
         vms: [slow('app-1'), slow('app-2'), slow('app-3'), slow('other')],
@@ -549,7 +549,8 @@ describe('KubeVirt: Restore while migrations run', () => {
 describe('KubeVirt: drainbridge abort while migrations run', () => {
   let w: WorkflowSim;
   before(async () => {
-    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 600 });
+    // Migrations of 100 simulated minutes (30 s here): they still run when the abort (another process) lands.
+    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 6000 });
     w = await startWorkflowSim(
       kubeVirtScenario({
         vms: [slow('app-1'), slow('app-2'), slow('app-3'), slow('other')],
