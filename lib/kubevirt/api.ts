@@ -102,6 +102,25 @@ export class KubeVirtApi {
     return listed?.filter((vmi) => vmi.status?.nodeName === nodeName);
   }
 
+  /**
+   * The VMI `namespace/name`, wherever it runs (listed by name: the RBAC grants list, not get); undefined
+   * when it is gone or KubeVirt is not installed.
+   */
+  async vmiNamed(namespace: string, name: string): Promise<Vmi | undefined> {
+    try {
+      const found: unknown = await this.#kube.call(`list virtualmachineinstances ${namespace}/${name}`, (options) =>
+        this.#kube.custom.listNamespacedCustomObject(
+          { ...api(KUBEVIRT_PLURALS.vmis), namespace, fieldSelector: `metadata.name=${name}` },
+          options,
+        ),
+      );
+      return (found as { items?: Vmi[] }).items?.find((vmi) => vmi.metadata.name === name);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
   /** Every migration in the cluster (the limits count everyone's); [] without KubeVirt. */
   async migrations(labelSelector?: string): Promise<Vmim[]> {
     return (await this.#listAll<Vmim>(KUBEVIRT_PLURALS.vmims, labelSelector)) ?? [];

@@ -11,6 +11,7 @@ import {
   type KubeVirtOptions,
   type KubeVirtSettings,
   keyOf,
+  type MigrationState,
   migrationMaker,
   type VirtualMachine,
   type Vmi,
@@ -64,15 +65,34 @@ function base(vmi: Vmi, ctx: DecideContext): VmiProgress {
   };
 }
 
+/**
+ * Where a migration stands, as KubeVirt reports it: the VMI's `status.migrationState` while it is this
+ * migration's (the hand-off writes the target node, the source the start of the transfer), else the
+ * state KubeVirt copies onto the migration once it is final.
+ */
+export function migrationStateOf(vmim: Vmim, vmi: Vmi | undefined): MigrationState | undefined {
+  const onVmi = vmi?.status?.migrationState;
+  const uid = vmim.metadata.uid;
+  if (onVmi && uid && onVmi.migrationUid === uid) return onVmi;
+  return vmim.status?.migrationState;
+}
+
 /** The migration moving the VMI now, recorded for people (phase, source → target, since when). */
 export function following(
   progress: VmiProgress,
   vmim: Vmim,
-  ctx: Pick<DecideContext, 'previous' | 'now'>,
+  ctx: Pick<DecideContext, 'previous' | 'now'> & { readonly vmi?: Vmi },
 ): VmiProgress {
-  const state = vmim.status?.migrationState;
+  const state = migrationStateOf(vmim, ctx.vmi);
   const same = ctx.previous?.migration === vmim.metadata.name;
-  const startedAt = (same ? ctx.previous?.startedAt : undefined) ?? ctx.now.toISOString();
+  // First seen already under way (after a crash, a continuation, someone else's migration): it began
+  // when KubeVirt started the transfer, or when it was created — not when drainbridge first looked.
+  const startedAt =
+    (same ? ctx.previous?.startedAt : undefined) ??
+    state?.startTimestamp ??
+    vmim.metadata.creationTimestamp ??
+    ctx.now.toISOString();
+  const targetNode = state?.targetNode ?? (same ? ctx.previous?.targetNode : undefined);
   return {
     ...progress,
     status: 'migrating',
@@ -80,17 +100,18 @@ export function following(
     migrationBy: migrationMaker(vmim),
     migrationPhase: vmim.status?.phase || 'Pending',
     ...(state?.sourceNode ? { sourceNode: state.sourceNode } : {}),
-    ...(state?.targetNode ? { targetNode: state.targetNode } : {}),
+    ...(targetNode ? { targetNode } : {}),
     startedAt,
   };
 }
 
 /** drainbridge's last attempt failed: retry after the backoff, or give up once the attempts are spent. */
 function afterFailure(vmi: Vmi, progress: VmiProgress, failed: Vmim, ctx: DecideContext): Decision {
-  const reason = failureReasonOf(failed);
+  // KubeVirt marks the migration Failed before it copies the VMI's final state onto it: read the VMI's.
+  const state = migrationStateOf(failed, vmi);
+  const reason = failureReasonOf(state);
   const same = ctx.previous?.migration === failed.metadata.name;
-  const endedAt =
-    failed.status?.migrationState?.endTimestamp ?? (same ? ctx.previous?.endedAt : undefined) ?? ctx.now.toISOString();
+  const endedAt = state?.endTimestamp ?? (same ? ctx.previous?.endedAt : undefined) ?? ctx.now.toISOString();
   const recorded: VmiProgress = {
     ...progress,
     migration: failed.metadata.name,
@@ -137,7 +158,7 @@ function unmigratable(
 export function decideVmi(vmi: Vmi, ctx: DecideContext): Decision {
   const progress = base(vmi, ctx);
   const current = ctx.migrations?.current;
-  if (current) return { progress: following(progress, current, ctx) };
+  if (current) return { progress: following(progress, current, { ...ctx, vmi }) };
   const cls = classifyVmi(vmi, ctx.settings);
   if (cls.kind === 'leaving') return { progress: { ...progress, note: 'stopping or being deleted' } };
   if (cls.kind === 'starting') return { progress: { ...progress, note: 'not running yet' } };
@@ -153,7 +174,7 @@ export function decideVmi(vmi: Vmi, ctx: DecideContext): Decision {
   if (last?.status?.phase === 'Failed') return afterFailure(vmi, progress, last, ctx);
   if (last?.status?.phase === 'Succeeded') {
     // KubeVirt moves the VMI's nodeName after the migration ends (its handler and controller take two steps).
-    return { progress: { ...following(progress, last, ctx), status: 'migrating' } };
+    return { progress: { ...following(progress, last, { ...ctx, vmi }), status: 'migrating' } };
   }
   if (!last && ctx.previous?.status === 'blocked' && progress.attempts >= ctx.options.maxAttempts) {
     // The failed migrations were garbage-collected: the attempts stay spent.

@@ -16,6 +16,9 @@ export const VMI_EVENT_REASONS = [
   'NotLiveMigratable',
   'WaitingForExternalController',
   'Restarting',
+  // Restore and abort (cancel.ts): drainbridge's migration aborted; someone else's left running.
+  'MigrationAborted',
+  'MigrationLeftRunning',
 ] as const;
 
 export interface VmiEvent {

@@ -3,7 +3,8 @@
  * eviction could shut the VM down); the VMs move with their VMIs. So that no VM is left behind
  * unnoticed, every active launcher pod on the node must belong to a VMI the branch handles: one that
  * belongs to none (KubeVirt not installed, a VMI KubeVirt does not report on this node) is a blocker,
- * a migration's target pod landing here is waited for. `--pod-selector` narrows which launcher pods —
+ * a migration's target pod landing here is waited for, and the old launcher pod of a VMI that moved
+ * away completes by itself (not waited on). `--pod-selector` narrows which launcher pods —
  * and so which VMs — the evacuation moves, as it narrows kubectl's pods. Pure.
  */
 import type { V1Pod } from '@kubernetes/client-node';
@@ -11,8 +12,15 @@ import type { Blocker, SkippedItem } from '../domain/plan.ts';
 import { podKey } from '../kube/paths.ts';
 import { isFinalVmi } from './classify.ts';
 import { itemOf } from './decide.ts';
-import { KUBEVIRT_LABELS, type Vmi } from './model.ts';
-import type { KubeVirtObservation } from './observe.ts';
+import {
+  isFinalMigration,
+  isOwnMigration,
+  KUBEVIRT_LABELS,
+  MIGRATION_MARKS,
+  type Vmi,
+  vmiKeyOfMigration,
+} from './model.ts';
+import { type KubeVirtObservation, launcherVmi } from './observe.ts';
 
 function isActive(pod: V1Pod): boolean {
   return pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
@@ -37,33 +45,70 @@ export function selectedVmis(observation: KubeVirtObservation): { selected: Vmi[
   };
 }
 
-/** Launcher pods no handled VMI accounts for: blockers, or (a migration's target pod, a stopping VM) waited for. */
-export function launcherBlockers(observation: KubeVirtObservation): {
+/**
+ * Whether the launcher pod's VMI has left this node (the pod is its old source, completing): KubeVirt
+ * reports the VMI on another node, or a migration of this request moved it off this node. Its launcher
+ * exits a little after the move (virt-handler cleans the migrated domain up first); nothing to wait for.
+ */
+function movedAway(pod: V1Pod, observation: KubeVirtObservation, requestId: string | undefined): boolean {
+  const vmi = launcherVmi(pod);
+  const reported = observation.elsewhere.get(vmi.uid)?.status?.nodeName;
+  if (reported && reported !== observation.nodeName) return true;
+  if (requestId === undefined) return false;
+  const key = `${vmi.namespace}/${vmi.name}`;
+  return observation.migrations.some(
+    (m) =>
+      m.status?.phase === 'Succeeded' &&
+      vmiKeyOfMigration(m) === key &&
+      isOwnMigration(m, requestId) &&
+      m.metadata.annotations?.[MIGRATION_MARKS.sourceNodeAnnotation] === observation.nodeName,
+  );
+}
+
+/**
+ * Launcher pods no handled VMI accounts for: blockers, or waited for (a migration's target pod landing
+ * here, a stopping VM). The old launcher pod of a VMI that moved away is neither: it is completing.
+ * `requestId`: the request whose finished migrations count as moves (none for `drainbridge plan`).
+ */
+export function launcherBlockers(
+  observation: KubeVirtObservation,
+  requestId?: string,
+): {
   blockers: Blocker[];
   inFlight: number;
   detail: string[];
 } {
   const live = new Set(observation.vmis.filter((vmi) => !isFinalVmi(vmi)).map((vmi) => vmi.metadata.uid));
   const stopped = new Set(observation.vmis.filter(isFinalVmi).map((vmi) => vmi.metadata.uid));
+  const running = new Set(observation.migrations.filter((m) => !isFinalMigration(m)).map((m) => m.metadata.uid));
   const blockers: Blocker[] = [];
   const detail: string[] = [];
   let inFlight = 0;
+  const waitFor = (pod: V1Pod, what: string): void => {
+    inFlight++;
+    detail.push(`${podKey(pod)} ${what}`);
+  };
   for (const pod of observation.launcherPods.filter(isActive)) {
     const uid = createdBy(pod) ?? '';
+    const migrationJob = pod.metadata?.labels?.[KUBEVIRT_LABELS.migrationJobUid];
     if (live.has(uid)) continue;
-    if (stopped.has(uid) || pod.metadata?.labels?.[KUBEVIRT_LABELS.migrationJobUid] !== undefined) {
-      inFlight++;
-      detail.push(`${podKey(pod)} ${stopped.has(uid) ? 'stopping' : 'is a migration target landing here'}`);
-      continue;
-    }
-    const why = observation.settings.installed
-      ? 'belongs to no VirtualMachineInstance KubeVirt reports on this node'
-      : 'runs a VM, but KubeVirt does not serve VirtualMachineInstances in this cluster, so it cannot be live-migrated';
-    blockers.push({
-      code: 'LauncherPod',
-      reason: `KubeVirt launcher pod ${podKey(pod)} on node ${observation.nodeName} ${why}; launcher pods are never evicted (the VM would shut down)`,
-      item: { kind: 'Pod', uid: pod.metadata?.uid ?? '', name: podKey(pod) },
-    });
+    if (stopped.has(uid)) waitFor(pod, 'stopping');
+    else if (migrationJob !== undefined && running.has(migrationJob))
+      waitFor(pod, 'is a migration target landing here');
+    else if (movedAway(pod, observation, requestId)) continue;
+    else if (migrationJob !== undefined) waitFor(pod, 'is a migration target landing here');
+    else blockers.push(unaccounted(pod, observation));
   }
   return { blockers, inFlight, detail };
+}
+
+function unaccounted(pod: V1Pod, observation: KubeVirtObservation): Blocker {
+  const why = observation.settings.installed
+    ? 'belongs to no VirtualMachineInstance KubeVirt reports on this node'
+    : 'runs a VM, but KubeVirt does not serve VirtualMachineInstances in this cluster, so it cannot be live-migrated';
+  return {
+    code: 'LauncherPod',
+    reason: `KubeVirt launcher pod ${podKey(pod)} on node ${observation.nodeName} ${why}; launcher pods are never evicted (the VM would shut down)`,
+    item: { kind: 'Pod', uid: pod.metadata?.uid ?? '', name: podKey(pod) },
+  };
 }

@@ -12,6 +12,7 @@ import {
   KUBEVIRT_GROUP,
   KUBEVIRT_VERSION,
   MIGRATION_MARKS,
+  type MigrationState,
   requestLabelValue,
   type Vmim,
   vmiKeyOfMigration,
@@ -81,9 +82,8 @@ export function migrationsByVmi(migrations: readonly Vmim[], requestId: string):
   return out;
 }
 
-/** KubeVirt's reason for a failed migration, as its migration state says it. */
-export function failureReasonOf(vmim: Vmim): string {
-  const state = vmim.status?.migrationState;
+/** KubeVirt's reason for a failed migration, as its migration state (decide.ts migrationStateOf) says it. */
+export function failureReasonOf(state: MigrationState | undefined): string {
   if (state?.failureReason) return state.failureReason;
   if (state?.abortStatus === 'Succeeded') return 'the migration was aborted';
   return 'the migration failed (KubeVirt gave no reason)';

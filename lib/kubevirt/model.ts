@@ -30,6 +30,8 @@ export const KUBEVIRT_LABELS = Object.freeze({
   /** On a migration's target pod: the migration's uid (MigrationJobLabel). */
   migrationJobUid: 'kubevirt.io/migrationJobUID',
 });
+/** On launcher pods: the name of the VMI they run (DomainAnnotation). */
+export const KUBEVIRT_DOMAIN_ANNOTATION = 'kubevirt.io/domain';
 /** On migrations KubeVirt's evacuation controller creates: the node the VMI is evacuated from. */
 export const EVACUATION_MIGRATION_ANNOTATION = 'kubevirt.io/evacuationMigration';
 
@@ -85,8 +87,15 @@ export interface ObjectMeta {
   readonly deletionTimestamp?: string;
 }
 
-/** `VirtualMachineInstanceMigrationState`, as far as the branch reads it. */
+/**
+ * `VirtualMachineInstanceMigrationState`, as far as the branch reads it. KubeVirt writes it on the VMI
+ * while the migration runs (the hand-off sets `migrationUid`, source and target node; the source sets
+ * `startTimestamp` when the transfer starts, then `endTimestamp` and `completed`/`failed`) and copies it
+ * to the migration only once that is final.
+ */
 export interface MigrationState {
+  /** The migration this state belongs to (a VMI keeps the state of its last migration). */
+  readonly migrationUid?: string;
   readonly sourceNode?: string;
   readonly targetNode?: string;
   readonly startTimestamp?: string;

@@ -10,6 +10,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { BranchProgress } from '../domain/pass.ts';
 import type { Blocker, SkippedItem } from '../domain/plan.ts';
+import type { MigrationClaim } from './claims.ts';
 import { type Decision, decideVmi, itemOf } from './decide.ts';
 import { eventsFor, type VmiEvent } from './events.ts';
 import { launcherBlockers, selectedVmis } from './launchers.ts';
@@ -32,6 +33,8 @@ export interface PlanInput {
   readonly state: KubeVirtBranchState;
   readonly options: KubeVirtOptions;
   readonly now: Date;
+  /** Slots other passes claimed for migrations not listed yet (claims.ts): counted as in flight. */
+  readonly claims?: readonly MigrationClaim[];
 }
 
 export type KubeVirtAction = (
@@ -58,15 +61,22 @@ export interface KubeVirtPassPlan {
   readonly detail: readonly string[];
 }
 
-/** Free migration slots: the tighter of drainbridge's and KubeVirt's limits, minus everyone's unfinished migrations. */
+/**
+ * Free migration slots: the tighter of drainbridge's and KubeVirt's limits, minus everyone's unfinished
+ * migrations and the slots other passes claimed for migrations about to be created.
+ */
 export function freeSlots(input: PlanInput): { free: number; fromNode: number; nodeLimit: number } {
   const { observation, options } = input;
+  const claims = input.claims ?? [];
   const nodeLimit = Math.min(options.maxMigrationsPerNode, observation.settings.parallelOutboundMigrationsPerNode);
   const clusterLimit = Math.min(options.maxMigrationsPerCluster, observation.settings.parallelMigrationsPerCluster);
   const onNode = new Set(observation.vmis.map(keyOf));
   const active = unfinished(observation.migrations);
-  const fromNode = active.filter((vmim) => onNode.has(vmiKeyOfMigration(vmim))).length;
-  return { free: Math.max(0, Math.min(nodeLimit - fromNode, clusterLimit - active.length)), fromNode, nodeLimit };
+  const fromNode =
+    active.filter((vmim) => onNode.has(vmiKeyOfMigration(vmim))).length +
+    claims.filter((claim) => claim.node === input.nodeName).length;
+  const inCluster = active.length + claims.length;
+  return { free: Math.max(0, Math.min(nodeLimit - fromNode, clusterLimit - inCluster)), fromNode, nodeLimit };
 }
 
 interface Decided {
@@ -171,7 +181,7 @@ export function planPass(input: PlanInput): KubeVirtPassPlan {
   for (const [uid, previous] of Object.entries(input.state.vmis)) {
     if (!onNode.has(uid)) vmis[uid] = departed(previous, byVmi, input);
   }
-  const launchers = launcherBlockers(observation);
+  const launchers = launcherBlockers(observation, input.requestId);
   const blockers = [...decided.flatMap((d) => (d.decision.blocker ? [d.decision.blocker] : [])), ...launchers.blockers];
   const state = { vmis };
   const progressed = assigned.actions.length > 0 || progressedBetween(input.state, state);

@@ -98,9 +98,9 @@ export async function estimateNode(
   const podBranches: PodBranchFacts[] = [];
   const vmBranches: VmBranchFacts[] = [];
   for (const branchPlan of plan.plan.branches) {
-    const isPods = branchPlan.branch === 'pods' || branchPlan.branch === 'infra-pods';
-    if (isPods) {
-      const stage = branchNamed(branchPlan.branch).stage;
+    // The registry says what each branch moves: evicted pods (grace periods, budgets) or migrated VMs.
+    const { moves, stage } = branchNamed(branchPlan.branch);
+    if (moves === 'pods') {
       podBranches.push({ branch: branchPlan.branch, stage, pods: podsToEvict(branchPlan, byUid, budgets, options) });
     } else {
       vmBranches.push(vmBranch(branchPlan, records, config));

@@ -15,6 +15,7 @@
  *       transferBaseSeconds: 2            # memory transfer: base + per GiB of guest memory
  *       transferSecondsPerGiB: 1
  *       abortSeconds: 0.5
+ *       sourceLauncherExitSeconds: 2      # the source launcher pod exits this long after the VMI moved
  *     virtualMachines: [ …kubevirt.io/v1 VirtualMachine manifests (runStrategy or running)… ]
  *     virtualMachineInstances: [ …bare kubevirt.io/v1 VirtualMachineInstance manifests… ]
  *
@@ -113,6 +114,7 @@ export const kubevirtSection = z.strictObject({
       transferBaseSeconds: seconds,
       transferSecondsPerGiB: seconds,
       abortSeconds: seconds,
+      sourceLauncherExitSeconds: seconds,
     })
     .optional(),
   virtualMachines: z.array(virtualMachine).optional(),

@@ -284,6 +284,7 @@ function kubevirtOptions(section: KubevirtSection): KubeVirtOptions {
     transferBaseMs: msOf(t.transferBaseSeconds),
     transferMsPerGiB: msOf(t.transferSecondsPerGiB),
     abortMs: msOf(t.abortSeconds),
+    sourceLauncherExitMs: msOf(t.sourceLauncherExitSeconds),
   };
   const defined = Object.fromEntries(Object.entries(timings).filter(([, v]) => v !== undefined)) as KubeVirtTimings;
   return { configuration: section.configuration ?? {}, timings: defined };

@@ -17,6 +17,7 @@ import type { AdmissionRequest } from '../../sim/index.ts';
 import { StatusError } from '../../sim/index.ts';
 import { BIN } from '../support/cli.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { byDrainbridge, kubeVirtScenario } from '../workflow/kubevirt-scenario.ts';
 import {
   BLOCKED_SCENARIO,
   evacuate,
@@ -83,6 +84,10 @@ async function runUntilKilled(
 }
 
 const REQUEST = ['--request-id', 'req-node-1'];
+/** Four LiveMigrate VMs on node-1 whose migrations take a simulated minute (the KubeVirt case). */
+const KUBEVIRT_CLUSTER = kubeVirtScenario({
+  vms: ['app-1', 'app-2', 'app-3', 'app-4'].map((name) => ({ name, strategy: 'LiveMigrate', migrationSeconds: 60 })),
+});
 const DRAIN = ['--ignore-daemonsets', '--delete-emptydir-data'];
 
 function holdsOf(w: FaultWorld): string[] {
@@ -179,6 +184,41 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
       assert.deepEqual(holdsOf(w), ['req-node-1'], 'the safe state: still held');
     },
   );
+  scenario(
+    'killed in the KubeVirt pass as its first migration lands, before recording it; the resumed run creates no second one',
+    { cluster: KUBEVIRT_CLUSTER },
+    async (w) => {
+      const { killed } = await runUntilKilled(w, ['evacuate', 'node-1', ...REQUEST, ...DRAIN], {
+        matches: (r) => r.resource === 'virtualmachineinstancemigrations' && r.verb === 'create',
+        applied: true,
+      });
+      assert.ok(killed, 'killed as it created a migration');
+      const history = w.sim.kubevirt?.history;
+      assert.ok(history);
+      await history.when((h) => h.migrations(byDrainbridge).length === 1, 60_000); // the migration landed
+      const record = w.sim.store.get({ group: 'drainbridge.io', resource: 'evacuations' }, undefined, 'req-node-1');
+      type Kept = { branches?: { kubevirt?: { state?: { vmis?: Record<string, { migration?: string }> } } } };
+      const kept = Object.values((record?.status as Kept | undefined)?.branches?.kubevirt?.state?.vmis ?? {});
+      assert.deepEqual(
+        kept.flatMap((vmi) => vmi.migration ?? []),
+        [],
+        'and was not recorded',
+      );
+      await expectSucceeded(w, await evacuate(w, 'node-1'));
+      const perVmi = new Map<string, number>();
+      for (const r of history.migrations(byDrainbridge)) perVmi.set(r.vmi, (perVmi.get(r.vmi) ?? 0) + 1);
+      assert.deepEqual(
+        Object.fromEntries(perVmi),
+        { 'vms/app-1': 1, 'vms/app-2': 1, 'vms/app-3': 1, 'vms/app-4': 1 },
+        'one migration per VMI',
+      );
+      const creates = w.sim.requestLog
+        .writes({ user: DRAINBRIDGE_SA, resource: 'virtualmachineinstancemigrations' })
+        .filter((r) => r.verb === 'create');
+      assert.equal(creates.length, 4, 'four creates in the request log (none refused as a duplicate)');
+    },
+  );
+
   scenario('killed in Restore as its release lands; the resumed Restore finishes it once', { cluster }, async (w) => {
     await openSpareNodes(w);
     await expectSucceeded(w, await evacuate(w, 'node-1'));

@@ -1,6 +1,6 @@
 /**
- * KubeVirt scenarios for the workflow suite: three schedulable nodes, VMs that all start on node-1
- * (preferred affinity), and optionally the ordinary pods of the `kubevirt` scenario (`shop/web` ×3 with
+ * KubeVirt scenarios for the workflow suite: three schedulable nodes, VMs that start on node-1 unless
+ * they say otherwise (preferred affinity), and optionally the ordinary pods of the `kubevirt` scenario (`shop/web` ×3 with
  * a PDB, a DaemonSet). Plus the reads the KubeVirt tests share (VMIs, drainbridge's migrations from the
  * request log).
  */
@@ -15,18 +15,24 @@ export interface VmSpec {
   /** Seconds the memory transfer takes (fixed, whatever the memory). */
   readonly migrationSeconds?: number;
   readonly memory?: string;
+  /** The node it prefers, so starts on (default node-1). */
+  readonly node?: string;
 }
 
-const PREFER_NODE_1 = {
-  nodeAffinity: {
-    preferredDuringSchedulingIgnoredDuringExecution: [
-      {
-        weight: 100,
-        preference: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-1'] }] },
-      },
-    ],
-  },
-};
+function preferring(node: string) {
+  return {
+    nodeAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        {
+          weight: 100,
+          preference: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] },
+        },
+      ],
+    },
+  };
+}
+
+const PREFER_NODE_1 = preferring('node-1');
 
 function virtualMachine(vm: VmSpec) {
   const annotations: Record<string, string> = {};
@@ -43,7 +49,7 @@ function virtualMachine(vm: VmSpec) {
         metadata: { labels: { 'kubevirt.io/vm': vm.name }, annotations },
         spec: {
           ...(vm.strategy ? { evictionStrategy: vm.strategy } : {}),
-          affinity: PREFER_NODE_1,
+          affinity: preferring(vm.node ?? 'node-1'),
           domain: { devices: {}, resources: { requests: { memory: vm.memory ?? '1Gi' } } },
         },
       },
@@ -96,6 +102,8 @@ export interface KubeVirtScenarioOptions {
   readonly migrations?: Record<string, number>;
   readonly evictionStrategy?: string;
   readonly pods?: boolean;
+  /** How long a migrated VM's old launcher pod runs on after the move (the simulator's default: 2 s). */
+  readonly sourceLauncherExitSeconds?: number;
 }
 
 export function kubeVirtScenario(options: KubeVirtScenarioOptions): Record<string, unknown> {
@@ -115,6 +123,9 @@ export function kubeVirtScenario(options: KubeVirtScenarioOptions): Record<strin
         migrationStartSeconds: 0.5,
         transferBaseSeconds: 2,
         transferSecondsPerGiB: 1,
+        ...(options.sourceLauncherExitSeconds !== undefined
+          ? { sourceLauncherExitSeconds: options.sourceLauncherExitSeconds }
+          : {}),
       },
       virtualMachines: options.vms.map(virtualMachine),
     },

@@ -5,10 +5,14 @@
  * retried, and the safety invariants — no launcher pod evicted, no VM shut down.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { retryOnConflict } from '../../lib/kube/conflict.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { KV_REFS } from '../../sim/controllers/kubevirt/index.ts';
+import { drainbridge } from '../support/cli.ts';
 import {
   eventsOf,
   failureOf,
@@ -82,7 +86,7 @@ describe('KubeVirt: six VMIs (4 LiveMigrate, 1 External, 1 None) and ordinary po
       assert.equal(before.get(`vms/${name}`)?.nodeName, 'node-1', `vms/${name} starts on node-1`);
     await w.runtime.put(
       'Maintenance Requested',
-      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 600) }),
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 1200) }),
     );
     const [execution] = w.runtime.executionsFor('req-node-1');
     assert.ok(execution);
@@ -253,11 +257,78 @@ describe('KubeVirt: limits, counted from the simulator, not from drainbridge', (
     assert.equal(seen.allMax, 2, 'at most 2 from the node at all, the operator’s counted');
   });
 
+  it("drainbridge's own cluster-wide limit binds where it is the tightest", async () => {
+    const seen = await evacuate({ DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: '1' });
+    console.log(`limits, DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS=1: ${JSON.stringify(seen)}`);
+    assert.equal(seen.created, 6);
+    assert.equal(seen.allMax, 1, 'one migration at a time, though the node and KubeVirt allow 2 and 10');
+  });
+
   it('the same check sees a higher configured limit (so it can fail)', async () => {
     const seen = await evacuate({ DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: '4' });
     console.log(`limits, DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE=4: ${JSON.stringify(seen)}`);
     assert.equal(seen.created, 6);
     assert.equal(seen.ownMax, 4);
+  });
+});
+
+describe('KubeVirt: two nodes evacuated at once share the cluster-wide limit', () => {
+  const on = (node: string, names: string[]) =>
+    names.map((name) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 120, node }));
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(
+      kubeVirtScenario({
+        vms: [...on('node-1', ['a-1', 'a-2', 'a-3']), ...on('node-2', ['b-1', 'b-2', 'b-3'])],
+        migrations: { parallelMigrationsPerCluster: 10, parallelOutboundMigrationsPerNode: 10 },
+      }),
+      { env: { DRAINBRIDGE_MAX_HELD_NODES: '2', DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS: '3' } },
+    );
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('never more than DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS of its migrations in flight across both', async () => {
+    // Creating a migration takes a moment (as across a real network): without a shared count both
+    // evacuations would see the same free slots and create into them together.
+    const slowCreates = w.sim.store.admission.add({
+      name: 'slow-migration-create',
+      admit: async (request) => {
+        if (request.verb === 'create' && request.resource === 'virtualmachineinstancemigrations')
+          await new Promise((resolve) => setTimeout(resolve, 40));
+        return undefined;
+      },
+    });
+    try {
+      await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain: DRAIN }));
+      await w.runtime.put('Maintenance Requested', maintenanceRequested('node-2', { drain: DRAIN }));
+      const outcomes = await Promise.all(
+        ['req-node-1', 'req-node-2'].map((id) => w.runtime.executionsFor(id)[0]?.outcome),
+      );
+      for (const outcome of outcomes)
+        assert.equal(outcome?.ok, true, outcome ? failureOf(outcome).message : 'no execution');
+    } finally {
+      slowCreates();
+    }
+    const history = w.sim.kubevirt?.history;
+    assert.ok(history);
+    const from = (node: string) => (r: { migrationState?: Readonly<Record<string, unknown>> }) =>
+      r.migrationState?.sourceNode === node;
+    const seen = {
+      created: migrationsCreated(w),
+      max: history.maxInFlight(byDrainbridge),
+      node1: history.maxInFlight((r) => byDrainbridge(r) && from('node-1')(r)),
+      node2: history.maxInFlight((r) => byDrainbridge(r) && from('node-2')(r)),
+    };
+    console.log(`two nodes at once, DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS=3: ${JSON.stringify(seen)}`);
+    assert.equal(seen.created, 6);
+    assert.ok(seen.max <= 3, `at most 3 in flight cluster-wide, counted from the simulator: ${seen.max}`);
+    assert.equal(seen.max, 3, 'the limit was reached');
+    assert.ok(seen.node1 <= 2 && seen.node2 <= 2, 'at most 2 from each node (the per-node limit)');
+    assert.ok(seen.node1 >= 1 && seen.node2 >= 1);
+    const claims = await w.admin.getLease('drainbridge', 'drainbridge-kubevirt-migrations');
+    assert.ok(claims.metadata?.annotations?.['drainbridge.io/migration-claims'], 'the shared claims record');
   });
 });
 
@@ -327,10 +398,50 @@ describe('KubeVirt: failed migrations are retried, then reported', () => {
   });
 });
 
+describe('KubeVirt: the old launcher pod of a VM that moved', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    // The source launcher pods outlive the moves by an hour (as if virt-handler's clean-up were slow).
+    w = await startWorkflowSim(
+      kubeVirtScenario({
+        vms: [
+          { name: 'app-1', strategy: 'LiveMigrate' },
+          { name: 'app-2', strategy: 'LiveMigrate' },
+        ],
+        sourceLauncherExitSeconds: 3600,
+      }),
+    );
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('is completing, not waited on and not a blocker: the evacuation ends while it still runs', async () => {
+    await w.runtime.put(
+      'Maintenance Requested',
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 600) }),
+    );
+    const [execution] = w.runtime.executionsFor('req-node-1');
+    const outcome = execution ? await execution.outcome : undefined;
+    assert.equal(outcome?.ok, true, outcome ? failureOf(outcome).message : 'no execution');
+    const now = await vmis(w);
+    const left = await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' });
+    for (const name of ['app-1', 'app-2']) {
+      const vmi = now.get(`vms/${name}`);
+      assert.notEqual(vmi?.nodeName, 'node-1', `vms/${name} moved`);
+      const old = left.find((pod) => pod.metadata?.labels?.['kubevirt.io/created-by'] === vmi?.uid);
+      assert.equal(old?.status?.phase, 'Running', `vms/${name}'s old launcher pod still runs on node-1`);
+    }
+    const record = await readRecord(w, 'req-node-1');
+    assert.deepEqual(record.status?.branches?.kubevirt?.blockers ?? [], []);
+    assert.deepEqual(launcherEvictions(w), [], 'no launcher pod evicted');
+  });
+});
+
 describe('KubeVirt: Restore while migrations run', () => {
   let w: WorkflowSim;
   before(async () => {
-    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 600 });
+    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 6000 });
     w = await startWorkflowSim(
       kubeVirtScenario({
         vms: [slow('app-1'), slow('app-2'), slow('app-3'), slow('other')],
@@ -350,6 +461,28 @@ describe('KubeVirt: Restore while migrations run', () => {
       (h) => h.migrations((r) => byDrainbridge(r) && r.phases.some((p) => p.phase === 'Running')).length === 2,
       600_000,
     );
+    // In flight, the progress names where each VM goes: KubeVirt reports the target on the VMI (its
+    // migrationState) long before it copies anything onto the migration.
+    type Kept = { name: string; status: string; migrationPhase?: string; sourceNode: string; targetNode?: string };
+    let inFlight: Kept[] = [];
+    await waitUntil('the record shows both transfers with their targets', async () => {
+      const state = (await statusOf(w))?.branches?.kubevirt?.state as { vmis: Record<string, Kept> } | undefined;
+      inFlight = Object.values(state?.vmis ?? {}).filter((v) => v.migrationPhase === 'Running');
+      return inFlight.length === 2 && inFlight.every((v) => v.targetNode);
+    });
+    for (const vm of inFlight) {
+      assert.equal(vm.status, 'migrating');
+      assert.equal(vm.sourceNode, 'node-1');
+      assert.match(vm.targetNode ?? '', /^node-[23]$/, `${vm.name} goes to another node`);
+    }
+    // What the progress lines print: a pass that is not done says it in its NotYetDone message.
+    const said = w.taskCalls.flatMap((call) => (call.error?.name === 'NotYetDone' ? [call.error.message] : []));
+    assert.ok(
+      said.some((text) => /vms\/app-\d Running node-1 → node-[23] \(\d+ s\)/.test(text)),
+      `a progress line names the target in flight: ${said.at(-1)}`,
+    );
+    assert.ok(!said.some((text) => / Running node-1 → \?/.test(text)), 'no transfer runs to an unknown node');
+
     // Someone drains with kubectl meanwhile: evicting vms/other's launcher pod makes KubeVirt evacuate it itself.
     const [launcher] = (await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' })).filter(
       (pod) => pod.metadata?.labels?.['vm.kubevirt.io/name'] === 'other',
@@ -410,6 +543,87 @@ describe('KubeVirt: Restore while migrations run', () => {
     assert.equal(now.get('vms/other')?.phase, 'Running');
     assert.deepEqual(launcherEvictions(w), [], 'drainbridge evicted no launcher pod');
     assert.notEqual((await readNodeAsAdmin(w, 'node-1')).spec?.unschedulable, true, 'uncordoned, as the ledger says');
+  });
+});
+
+describe('KubeVirt: drainbridge abort while migrations run', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    // Migrations of 100 simulated minutes (30 s here): they still run when the abort (another process) lands.
+    const slow = (name: string) => ({ name, strategy: 'LiveMigrate' as const, migrationSeconds: 6000 });
+    w = await startWorkflowSim(
+      kubeVirtScenario({
+        vms: [slow('app-1'), slow('app-2'), slow('app-3'), slow('other')],
+        migrations: { parallelOutboundMigrationsPerNode: 5 },
+      }),
+    );
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it("deletes drainbridge's own unfinished migrations only, reports KubeVirt's; every VM runs; the node stays held", async () => {
+    await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain: DRAIN }));
+    const [evacuation] = w.runtime.executionsFor('req-node-1');
+    const history = w.sim.kubevirt?.history;
+    assert.ok(evacuation && history);
+    await history.when(
+      (h) => h.migrations((r) => byDrainbridge(r) && r.phases.some((p) => p.phase === 'Running')).length === 2,
+      600_000,
+    );
+    // A kubectl drain elsewhere evicts vms/other's launcher pod: KubeVirt evacuates that VM itself.
+    const [launcher] = (await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' })).filter(
+      (pod) => pod.metadata?.labels?.['vm.kubevirt.io/name'] === 'other',
+    );
+    assert.ok(launcher);
+    await assert.rejects(w.admin.evictPod(launcher), /Eviction triggered evacuation/);
+    await history.when((h) => h.forVmi('vms/other').some((r) => r.name.startsWith('kubevirt-evacuation-')), 600_000);
+
+    // The operator's command, as drainbridge's ServiceAccount, from another process.
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), 'drainbridge-abort-')), 'kubeconfig');
+    writeFileSync(kubeconfig, w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')), { mode: 0o600 });
+    const abort = await drainbridge(['abort', 'node-1', '--request-id', 'req-node-1', '--kubeconfig', kubeconfig]);
+    assert.equal(abort.code, 0, abort.stderr);
+    assert.equal(failureOf(await evacuation.outcome).name, 'EvacuationFailed');
+    const [failed] = eventsOf(w, 'Evacuation Failed', 'req-node-1') as { error: { name: string } }[];
+    assert.equal(failed?.error.name, 'EvacuationAborted');
+
+    const ours = history.migrations(byDrainbridge);
+    assert.equal(ours.length, 2, 'drainbridge started two (the per-node limit)');
+    assert.deepEqual(
+      migrationsDeleted(w).sort(),
+      ours.map((r) => `${r.namespace}/${r.name}`).sort(),
+      'the request log: drainbridge deleted exactly its two unfinished migrations',
+    );
+    await waitUntil('the aborted migrations ended', () =>
+      ours.every((r) => history.migrations((m) => m.uid === r.uid)[0]?.removedAtMs !== undefined),
+    );
+    for (const record of history.migrations(byDrainbridge))
+      assert.ok(!record.phases.some((p) => p.phase === 'Succeeded'), `${record.name} was aborted, not completed`);
+    const kubevirts = history.forVmi('vms/other').filter((r) => r.name.startsWith('kubevirt-evacuation-'));
+    assert.equal(kubevirts.length, 1);
+    assert.equal(kubevirts[0]?.removedAtMs, undefined, "KubeVirt's evacuation migration was not touched");
+
+    // Reported where an abort can say it: Events on the VMIs.
+    const events = (await w.admin.core.listNamespacedEvent({ namespace: 'vms' })).items.filter(
+      (e) => e.source?.component === 'drainbridge',
+    );
+    const about = (reason: string) => events.filter((e) => e.reason === reason).map((e) => e.involvedObject.name);
+    assert.deepEqual(about('MigrationLeftRunning'), ['other']);
+    assert.match(
+      events.find((e) => e.reason === 'MigrationLeftRunning')?.message ?? '',
+      /^KubeVirt's evacuation migration vms\/kubevirt-evacuation-\S+ of VMI vms\/other is \w+: not drainbridge's, left running/,
+    );
+    assert.deepEqual(about('MigrationAborted').sort(), ours.map((r) => r.vmi.replace('vms/', '')).sort());
+
+    const now = await vmis(w);
+    for (const name of ['app-1', 'app-2', 'app-3'])
+      assert.deepEqual([now.get(`vms/${name}`)?.phase, now.get(`vms/${name}`)?.nodeName], ['Running', 'node-1']);
+    assert.equal(now.get('vms/other')?.phase, 'Running');
+    assert.deepEqual(launcherEvictions(w), [], 'drainbridge evicted no launcher pod');
+    const node = await readNodeAsAdmin(w, 'node-1');
+    assert.equal(node.spec?.unschedulable, true, 'the safe state: still cordoned until a Restore');
+    assert.match(node.metadata?.annotations?.['drainbridge.io/ledger'] ?? '', /req-node-1/, 'and still held');
   });
 });
 

@@ -41,6 +41,11 @@ export interface PlanSetup {
 export interface BranchDefinition {
   readonly name: BranchName;
   readonly stage: BranchStage;
+  /**
+   * What it moves: pods (evicted, as `kubectl drain` does: the estimate counts their grace periods and
+   * budgets) or VMs (live-migrated: the estimate counts seconds per VM).
+   */
+  readonly moves: 'pods' | 'vms';
   /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
   readonly words: { readonly toMove: string; readonly moved: string };
   /**

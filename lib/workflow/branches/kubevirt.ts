@@ -22,10 +22,18 @@ export function kubeVirtOptions(config: Config): KubeVirtOptions {
 export const kubeVirtBranch: BranchDefinition = {
   name: 'kubevirt',
   stage: 'parallel',
+  moves: 'vms',
   words: { toMove: 'to move', moved: 'VMs moved' },
   stateFormat: KUBEVIRT_STATE_FORMAT as RecordFormat<unknown>,
   aslComment: "KubeVirt VMs, by drainbridge's own live migrations within KubeVirt's limits",
-  pass: (deps) => new KubeVirtPass({ kube: deps.kube, store: deps.progress, options: kubeVirtOptions(deps.config) }),
+  pass: (deps) =>
+    new KubeVirtPass({
+      kube: deps.kube,
+      store: deps.progress,
+      options: kubeVirtOptions(deps.config),
+      // Where the migration claims every evacuation shares live (the cluster-wide limit across nodes).
+      namespace: deps.config.namespace,
+    }),
   cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),
   planner: async (setup) => async (nodeName) =>
     planKubeVirtNode(setup.kube, nodeName, {

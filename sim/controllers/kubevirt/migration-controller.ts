@@ -26,7 +26,7 @@ import {
 } from './api.ts';
 import { clusterConfig } from './config.ts';
 import type { KubeVirtContext } from './context.ts';
-import { syncPreparingTarget, syncRunning, syncTargetReady } from './migration-handler.ts';
+import { exitDueSourceLaunchers, syncPreparingTarget, syncRunning, syncTargetReady } from './migration-handler.ts';
 import { MigrationClocks, MigrationPass } from './migration-pass.ts';
 import { startNew, syncPending } from './migration-start.ts';
 import { syncScheduled, syncScheduling } from './migration-target.ts';
@@ -114,6 +114,7 @@ function runPass(kv: KubeVirtContext, clocks: MigrationClocks): number | undefin
   const { store } = kv.context;
   const migrations = listMigrations(store);
   const pass = new MigrationPass(kv, clusterConfig(store), clocks, { vmis: listVmis(store), migrations });
+  exitDueSourceLaunchers(pass);
   // Migrations already past Pending count against the limits before any Pending one is looked at.
   for (const vmim of migrations.filter(isRunningMigration)) pass.countRunning(vmim);
   for (const vmim of migrations) {

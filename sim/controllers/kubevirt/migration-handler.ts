@@ -6,8 +6,9 @@
  * - `TargetReady` → `Running` after `migrationStartMs`: `migrationState.startTimestamp`, mode PreCopy.
  * - `Running` ends after the transfer time (`transferBaseMs` + `transferMsPerGiB` × guest GiB, or the
  *   VMI's `sim.drainbridge.io/migration-seconds`): the VMI moves to the target node
- *   (`status.nodeName`, `kubevirt.io/nodeName`, `evacuationNodeName` cleared), the source launcher
- *   exits (Completed) and the migration Succeeds. Or it fails: a test's fault (the target launcher
+ *   (`status.nodeName`, `kubevirt.io/nodeName`, `evacuationNodeName` cleared) and the migration
+ *   Succeeds; the source launcher keeps running `sourceLauncherExitMs` longer (virt-handler on the
+ *   source cleans the migrated domain up) and then exits (Completed). Or it fails: a test's fault (the target launcher
  *   exits, `failed: true` with the fault's reason), virt-launcher's progress timeout for a hung
  *   migration ("Live migration stuck for N seconds and has been aborted"), its completion timeout
  *   ("Live migration is not completed after N seconds and has been aborted", N =
@@ -18,7 +19,7 @@
  *   the migration runs, as KubeVirt only signals virt-handler once it does.
  */
 import { isDeleting, isTerminal } from '../meta.ts';
-import type { Pod } from '../types.ts';
+import { type Pod, REFS, view } from '../types.ts';
 import { KV_REFS, LABELS, memoryGiB, SIM_ANNOTATIONS, type Vmi, type Vmim } from './api.ts';
 import { recorders } from './context.ts';
 import type { MigrationFault } from './faults.ts';
@@ -236,7 +237,11 @@ function completeOnVmi(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod): 
     delete status.evacuationNodeName;
     copy.status = status;
   });
-  if (source) exitLauncher(pass, source, 'Succeeded');
+  if (source) {
+    const { namespace = '', name = '', uid = '' } = source.metadata;
+    pass.clocks.scheduleSourceExit({ namespace, name, uid, dueMs: pass.nowMs + pass.kv.timings.sourceLauncherExitMs });
+    exitDueSourceLaunchers(pass);
+  }
   recorders(pass.kv)
     .handler(node)
     .record(vmi, 'Normal', 'Migrated', `The VirtualMachineInstance migrated to node ${node}.`);
@@ -286,4 +291,16 @@ function abortRunning(pass: MigrationPass, vmim: Vmim, vmi: Vmi, target: Pod): v
     return;
   }
   failOnVmi(pass, { vmim, vmi, target }, { reason: 'Live migration aborted ', aborted: true });
+}
+
+/** Source launcher pods whose clean-up time has come exit (Completed); asks for a pass at the next one. */
+export function exitDueSourceLaunchers(pass: MigrationPass): void {
+  const { due, nextMs } = pass.clocks.takeDueSourceExits(pass.nowMs);
+  for (const exit of due) {
+    const found = pass.kv.context.store.get(REFS.pods, exit.namespace, exit.name);
+    if (!found || found.metadata.uid !== exit.uid) continue;
+    const pod = view<Pod>(found);
+    if (!isTerminal(pod)) exitLauncher(pass, pod, 'Succeeded');
+  }
+  if (nextMs !== undefined) pass.wakeAt(nextMs);
 }

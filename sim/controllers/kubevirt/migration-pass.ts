@@ -18,9 +18,37 @@ interface Clock {
   warned?: Set<string>;
 }
 
+/** A source launcher pod that exits once its migration's clean-up is done. */
+export interface SourceExit {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly dueMs: number;
+}
+
 /** Per-migration clocks, by uid; forgotten when the migration is final or gone. */
 export class MigrationClocks {
   readonly #clocks = new Map<string, Clock>();
+  /** Source launcher pods of migrations that succeeded, by pod uid (they outlive their migration's clock). */
+  readonly #sourceExits = new Map<string, SourceExit>();
+
+  /** The source launcher pod `exit` exits at `exit.dueMs`. */
+  scheduleSourceExit(exit: SourceExit): void {
+    this.#sourceExits.set(exit.uid, exit);
+  }
+
+  /** Takes the source exits due at `nowMs`; the earliest one still to come, if any. */
+  takeDueSourceExits(nowMs: number): { due: SourceExit[]; nextMs: number | undefined } {
+    const due: SourceExit[] = [];
+    let nextMs: number | undefined;
+    for (const [uid, exit] of this.#sourceExits) {
+      if (exit.dueMs <= nowMs) {
+        due.push(exit);
+        this.#sourceExits.delete(uid);
+      } else nextMs = nextMs === undefined ? exit.dueMs : Math.min(nextMs, exit.dueMs);
+    }
+    return { due, nextMs };
+  }
 
   /** When the migration entered its current phase (now, if first seen in it). */
   since(vmim: Vmim, nowMs: number): number {

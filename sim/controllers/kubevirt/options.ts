@@ -15,6 +15,11 @@ export interface KubeVirtTimings {
   readonly transferMsPerGiB?: number;
   /** An abort (deleted migration) takes this long once virt-handler sees it. Default 500. */
   readonly abortMs?: number;
+  /**
+   * After a successful migration the source launcher pod keeps running this long before it exits
+   * (Completed): virt-handler on the source cleans up the migrated domain first. Default 2000.
+   */
+  readonly sourceLauncherExitMs?: number;
   /** A target pod that stays unschedulable this long is deleted (KubeVirt: 5 minutes). */
   readonly unschedulableTargetTimeoutMs?: number;
   /** A target pod Pending for any reason this long is deleted (KubeVirt: 15 minutes). */
@@ -29,6 +34,7 @@ export const DEFAULT_TIMINGS: ResolvedTimings = {
   transferBaseMs: 2000,
   transferMsPerGiB: 1000,
   abortMs: 500,
+  sourceLauncherExitMs: 2000,
   unschedulableTargetTimeoutMs: 5 * 60_000,
   pendingTargetTimeoutMs: 15 * 60_000,
 };

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { nextClaims, pendingClaims } from '../../../lib/kubevirt/claims.ts';
 import { classifyVmi, restartVerdict } from '../../../lib/kubevirt/classify.ts';
 import { migrationBody, migrationName } from '../../../lib/kubevirt/migrations.ts';
 import {
@@ -10,6 +11,7 @@ import {
   KUBEVIRT_DEFAULTS,
   type KubeVirtBranchState,
   type KubeVirtSettings,
+  type MigrationState,
   type Vmi,
   type Vmim,
 } from '../../../lib/kubevirt/model.ts';
@@ -26,6 +28,8 @@ interface VmiOptions {
   migratable?: true | string;
   phase?: string;
   owner?: string;
+  /** The VMI's `status.migrationState` (KubeVirt writes it at the hand-off, before the migration is final). */
+  migrationState?: MigrationState;
 }
 
 function vmi(name: string, options: VmiOptions = {}): Vmi {
@@ -43,6 +47,7 @@ function vmi(name: string, options: VmiOptions = {}): Vmi {
     status: {
       phase: options.phase ?? 'Running',
       nodeName: 'node-1',
+      ...(options.migrationState ? { migrationState: options.migrationState } : {}),
       conditions: [
         migratable === true
           ? { type: 'LiveMigratable', status: 'True' }
@@ -59,6 +64,16 @@ function launcher(of: Vmi, labels: Record<string, string> = {}): V1Pod {
       namespace: 'vms',
       uid: `pod-${of.metadata.name}`,
       labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': of.metadata.uid, ...labels },
+      annotations: { 'kubevirt.io/domain': of.metadata.name },
+      ownerReferences: [
+        {
+          apiVersion: 'kubevirt.io/v1',
+          kind: 'VirtualMachineInstance',
+          name: of.metadata.name,
+          uid: of.metadata.uid,
+          controller: true,
+        },
+      ],
     },
     spec: { nodeName: 'node-1', containers: [] },
     status: { phase: 'Running' },
@@ -73,12 +88,13 @@ function migration(name: string, vmiName: string, phase: string): Vmim {
   };
 }
 
-function own(vmiName: string, attempt: number, phase: string, state = {}): Vmim {
+/** drainbridge's migration; `finalState` is what KubeVirt copies onto a final one (nothing before). */
+function own(vmiName: string, attempt: number, phase: string, finalState?: MigrationState): Vmim {
   const body = migrationBody({ requestId: REQUEST, namespace: 'vms', vmiName, sourceNode: 'node-1', attempt });
   return {
     ...body,
     metadata: { ...body.metadata, uid: `m-${body.metadata.name}` },
-    status: { phase: phase as never, migrationState: state },
+    status: { phase: phase as never, ...(finalState ? { migrationState: finalState } : {}) },
   };
 }
 
@@ -90,6 +106,7 @@ function observation(vmis: Vmi[], extra: Partial<KubeVirtObservation> = {}): Kub
     vmis,
     launcherPods: vmis.map((v) => launcher(v)),
     migrations: [],
+    elsewhere: new Map(),
     owners: new Map(),
     ...extra,
   };
@@ -169,15 +186,62 @@ describe('a pass, planned', () => {
     assert.equal(tight.actions.length, 1, "KubeVirt's cluster limit");
   });
 
+  test('slots claimed by other evacuations count until their migrations show up; expired claims do not', () => {
+    const vmis = ['a', 'b', 'c'].map((n) => vmi(n));
+    const listed = migration('drainbridge-x-1', 'x', 'Running');
+    const claims = {
+      'vms/drainbridge-x-1': { node: 'node-2', vmi: 'vms/x', at: '2026-11-21T09:59:59Z' },
+      'vms/drainbridge-y-1': { node: 'node-2', vmi: 'vms/y', at: '2026-11-21T09:59:59Z' },
+      'vms/drainbridge-z-1': { node: 'node-3', vmi: 'vms/z', at: '2026-11-21T09:50:00Z' },
+    };
+    const pending = pendingClaims(claims, [listed], NOW);
+    assert.deepEqual(
+      pending.map((c) => c.vmi),
+      ['vms/y'],
+      'x is listed (counted once, as a migration); z expired',
+    );
+    const options = { ...DEFAULT_KUBEVIRT_OPTIONS, maxMigrationsPerCluster: 3 };
+    const result = planPass({
+      requestId: REQUEST,
+      nodeName: 'node-1',
+      observation: observation(vmis, { migrations: [listed] }),
+      state: { vmis: {} },
+      options,
+      now: NOW,
+      claims: pending,
+    });
+    assert.equal(result.actions.length, 1, '3 in the cluster: x running, y claimed, one left');
+    assert.deepEqual(Object.keys(nextClaims(claims, {}, [listed], NOW)), ['vms/drainbridge-y-1']);
+  });
+
   test('follows its own migration instead of creating another (found by label, named per attempt)', () => {
-    const a = vmi('a');
-    const running = own('a', 1, 'Running', { sourceNode: 'node-1', targetNode: 'node-2' });
+    // As KubeVirt reports a running migration: nothing on the migration until it is final; the VMI's
+    // migrationState (written at the hand-off) names the target, and the source the transfer's start.
+    const running = own('a', 1, 'Running');
+    const a = vmi('a', {
+      migrationState: {
+        migrationUid: running.metadata.uid,
+        sourceNode: 'node-1',
+        targetNode: 'node-2',
+        startTimestamp: '2026-11-21T09:59:20Z',
+      },
+    });
     const result = plan(observation([a], { migrations: [running] }));
     assert.deepEqual(result.actions, []);
     assert.equal(result.state.vmis['uid-a']?.migration, migrationName(REQUEST, 'a', 1));
     assert.equal(result.state.vmis['uid-a']?.targetNode, 'node-2');
+    assert.equal(result.state.vmis['uid-a']?.startedAt, '2026-11-21T09:59:20Z', 'the transfer began before this pass');
     assert.equal(result.done, false);
-    assert.match(result.detail[0] ?? '', /^vms\/a Running node-1 → node-2/);
+    assert.equal(result.detail[0], 'vms/a Running node-1 → node-2 (40 s)');
+  });
+
+  test('before the hand-off the target is not known yet: the VMI state of an earlier migration is not this one’s', () => {
+    const scheduling = own('a', 2, 'Scheduling');
+    const earlier = { migrationUid: 'm-an-earlier-one', sourceNode: 'node-3', targetNode: 'node-1', completed: true };
+    const result = plan(observation([vmi('a', { migrationState: earlier })], { migrations: [scheduling] }));
+    assert.equal(result.state.vmis['uid-a']?.targetNode, undefined);
+    assert.equal(result.state.vmis['uid-a']?.sourceNode, 'node-1');
+    assert.match(result.detail[0] ?? '', /^vms\/a Scheduling node-1 → \?/);
   });
 
   test('a failed attempt is retried after the backoff; once the attempts are spent it is a blocker with the reason', () => {
@@ -272,6 +336,42 @@ describe('a pass, planned', () => {
       selected.skipped.map((s) => s.item.name),
       ['vms/b'],
     );
+  });
+
+  test('the old launcher pod of a VMI that moved away completes by itself: neither waited on nor a blocker', () => {
+    const a = vmi('a');
+    const first = plan(observation([a]));
+    // KubeVirt reports the VMI on node-2; its source launcher pod still runs on node-1 for a moment.
+    const onNode2 = { ...a, status: { ...a.status, nodeName: 'node-2' } };
+    const moving = own('a', 1, 'Running');
+    const window = plan(
+      observation([], { launcherPods: [launcher(a)], elsewhere: new Map([['uid-a', onNode2]]), migrations: [moving] }),
+      first.state,
+    );
+    assert.deepEqual(window.blockers, []);
+    assert.equal(window.progress.inFlight, 0);
+    assert.equal(window.done, true);
+    // Its VMI not read back (yet), a migration of this request that moved it off node-1 says the same.
+    const succeeded = own('a', 1, 'Succeeded');
+    const byMigration = plan(observation([], { launcherPods: [launcher(a)], migrations: [succeeded] }), first.state);
+    assert.deepEqual(byMigration.blockers, []);
+    assert.equal(byMigration.done, true);
+    // Without either, a launcher pod nobody accounts for still blocks.
+    const unknown = plan(observation([], { launcherPods: [launcher(a)] }), first.state);
+    assert.equal(unknown.blockers[0]?.code, 'LauncherPod');
+  });
+
+  test('a migration target landing on the node is waited for, even though its VMI runs elsewhere', () => {
+    const b = { ...vmi('b'), status: { ...vmi('b').status, nodeName: 'node-2' } };
+    const incoming = migration('someone-moves-b', 'b', 'Running');
+    const target = launcher(b, { 'kubevirt.io/migrationJobUID': incoming.metadata.uid });
+    const result = plan(
+      observation([], { launcherPods: [target], elsewhere: new Map([['uid-b', b]]), migrations: [incoming] }),
+    );
+    assert.deepEqual(result.blockers, []);
+    assert.equal(result.progress.inFlight, 1);
+    assert.equal(result.done, false);
+    assert.match(result.detail[0] ?? '', /is a migration target landing here$/);
   });
 
   test('a VMI that left the node counts as moved, with where it went', () => {

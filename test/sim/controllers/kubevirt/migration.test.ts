@@ -65,8 +65,10 @@ describe('KubeVirt: live migration', () => {
       () => (kv.store.get(VMIMS, 'vms', 'move-1')?.metadata.finalizers ?? []).length === 0,
     );
     const pods = launchers(kv.store, after);
-    const formerSource = pods.find((p) => p.metadata.uid === sourcePod?.metadata.uid);
-    assert.equal(statusOf(formerSource).phase, 'Succeeded', 'the source launcher completed');
+    await until(kv.store, 'the source launcher completed', () => {
+      const formerSource = launchers(kv.store, after).find((p) => p.metadata.uid === sourcePod?.metadata.uid);
+      return statusOf(formerSource).phase === 'Succeeded';
+    });
     const target = pods.find((p) => p.metadata.labels?.['kubevirt.io/migrationJobUID'] === migration?.metadata.uid);
     assert.equal((target!.spec as { nodeName?: string }).nodeName, statusOf(after).nodeName);
     const reasons = eventsFor(kv.store, migration!).map((e) => e.reason);
@@ -79,6 +81,39 @@ describe('KubeVirt: live migration', () => {
           e.message === `The VirtualMachineInstance migrated to node ${statusOf(after).nodeName}.`,
       ),
     );
+  });
+
+  it('while it runs, the VMI carries the migration state (the migration none); the source launcher exits a little after the move', async () => {
+    kv = await startKubeVirtSim({ kubevirt: { sourceLauncherExitMs: 5000 } });
+    kv.store.create(VMIS, vmi('mover', { strategy: 'LiveMigrate', migrationSeconds: 10 }));
+    const before = await running(kv.store, 'mover');
+    const source = statusOf(before).nodeName;
+    const sourcePod = launchers(kv.store, before)[0];
+    await postMigration(kv, 'mover', 'move-1');
+    const migration = await until(kv.store, 'the migration runs', () => {
+      const found = kv.store.get(VMIMS, 'vms', 'move-1');
+      return statusOf(found).phase === 'Running' ? found : undefined;
+    });
+    assert.equal(
+      statusOf(migration).migrationState,
+      undefined,
+      'KubeVirt copies the state onto the migration only when final',
+    );
+    const state = statusOf(getVmi(kv.store, 'mover')).migrationState as Record<string, unknown>;
+    assert.equal(state.migrationUid, migration.metadata.uid);
+    assert.equal(state.sourceNode, source);
+    assert.match(String(state.targetNode), /^node-[123]$/);
+    assert.notEqual(state.targetNode, source);
+    assert.ok(state.startTimestamp, 'the transfer started');
+    assert.equal(state.completed, undefined);
+
+    await until(kv.store, 'the VMI moved', () => statusOf(getVmi(kv.store, 'mover')).nodeName !== source);
+    const movedAtMs = kv.store.clock.now();
+    const sourceNow = () => launchers(kv.store, before).find((p) => p.metadata.uid === sourcePod?.metadata.uid);
+    assert.equal(statusOf(sourceNow()).phase, 'Running', 'the source launcher still runs as the VMI moves');
+    await until(kv.store, 'the source launcher completed', () => statusOf(sourceNow()).phase === 'Succeeded');
+    const exitedAfterMs = kv.store.clock.now() - movedAtMs;
+    assert.ok(exitedAfterMs >= 4000 && exitedAfterMs < 8000, `it exited ${exitedAfterMs} ms after the move`);
   });
 
   it('expands the PDB to 2 during the migration and shrinks it back afterwards', async () => {
