@@ -69,7 +69,8 @@ describe('the exit-code table, status by status', () => {
   });
 
   it('1 then 5: a deadline passes while blocked (the node stays held); the same request again is refused', async () => {
-    const deadline = new Date(Date.now() + 4_000).toISOString();
+    // Far enough ahead that a loaded machine's CLI start (seen: 4 s) does not pass it before it is parsed.
+    const deadline = new Date(Date.now() + 12_000).toISOString();
     const args = ['evacuate', 'node-1', '--ignore-daemonsets', '--request-id', 'late', '--deadline', deadline];
     const failed = await expectExit(EXIT.failed, args);
     assert.match(
