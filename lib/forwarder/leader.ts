@@ -227,7 +227,12 @@ export class LeaderElector {
     // Counted from before the write: the record others time out from is at least this recent.
     const sentAt = this.#now();
     try {
-      this.#lease = await updateLease(this.#o.client, this.#o.namespace, this.#record(new Date(sentAt), 0, false), calls);
+      this.#lease = await updateLease(
+        this.#o.client,
+        this.#o.namespace,
+        this.#record(new Date(sentAt), 0, false),
+        calls,
+      );
       this.#lastRenew = sentAt;
     } catch (error) {
       if (error instanceof ConflictError) {

@@ -8,12 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import {
-  type ElectionTimings,
-  electionTimings,
-  LeaderElector,
-  takeoverBoundMs,
-} from '../../lib/forwarder/leader.ts';
+import { type ElectionTimings, electionTimings, LeaderElector, takeoverBoundMs } from '../../lib/forwarder/leader.ts';
 import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { connectForwarderKube } from './connect.ts';
