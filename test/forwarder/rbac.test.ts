@@ -15,8 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { loadConfig } from '../../lib/config/index.ts';
-import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
+import type { RequestRecord } from '../../sim/server/request-log.ts';
 import {
   DrainbridgeProcess,
   FORWARDER_USER,
@@ -39,9 +39,7 @@ interface Rule {
 }
 
 function rulesOf(file: string): Rule[] {
-  const docs = parseAllDocuments(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')).map((d) =>
-    d.toJS(),
-  );
+  const docs = parseAllDocuments(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')).map((d) => d.toJS());
   return docs
     .filter((doc) => doc?.kind === 'ClusterRole' || doc?.kind === 'Role')
     .flatMap((role) =>
