@@ -41,6 +41,8 @@ export interface PlanSetup {
 export interface BranchDefinition {
   readonly name: BranchName;
   readonly stage: BranchStage;
+  /** What the branch moves off the node: pods (evicted) or VMs (live-migrated) — what run's metrics count them as. */
+  readonly moves: 'pods' | 'vms';
   /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
   readonly words: { readonly toMove: string; readonly moved: string };
   /**

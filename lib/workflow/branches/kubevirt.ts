@@ -22,6 +22,7 @@ export function kubeVirtOptions(config: Config): KubeVirtOptions {
 export const kubeVirtBranch: BranchDefinition = {
   name: 'kubevirt',
   stage: 'parallel',
+  moves: 'vms',
   words: { toMove: 'to move', moved: 'VMs moved' },
   stateFormat: KUBEVIRT_STATE_FORMAT as RecordFormat<unknown>,
   aslComment: "KubeVirt VMs, by drainbridge's own live migrations within KubeVirt's limits",

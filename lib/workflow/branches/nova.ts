@@ -31,6 +31,7 @@ function capacityLines(plan: BranchPlan): string[] {
 export const novaBranch: BranchDefinition = {
   name: 'nova',
   stage: 'parallel',
+  moves: 'vms',
   words: { toMove: 'to live-migrate', moved: 'servers migrated' },
   stateFormat: NOVA_STATE_FORMAT as RecordFormat<unknown>,
   pass: (deps) => deps.nova.pass(),

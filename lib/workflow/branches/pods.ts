@@ -37,6 +37,7 @@ function evictionPass(branch: PodBranch, deps: WorkflowDeps) {
 export const podsBranch: BranchDefinition = {
   name: 'pods',
   stage: 'parallel',
+  moves: 'pods',
   words: { toMove: 'to evict', moved: 'pods evicted' },
   stateFormat: DRAIN_STATE_FORMAT,
   pass: (deps) => evictionPass('pods', deps),
@@ -46,6 +47,7 @@ export const podsBranch: BranchDefinition = {
 export const infraPodsBranch: BranchDefinition = {
   name: 'infra-pods',
   stage: 'after-vms',
+  moves: 'pods',
   words: { toMove: 'to evict', moved: 'infra pods evicted' },
   stateFormat: DRAIN_STATE_FORMAT,
   aslComment: 'pods matching infraPodSelector (nova-compute, libvirt, agents) go only after the VMs have left',
