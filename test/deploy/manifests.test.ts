@@ -177,3 +177,47 @@ describe('the bus the manifests publish to is the one serverless.yml creates', {
     assert.deepEqual(rest(patched?.env), rest(shipped?.env), 'the other variables are kept');
   });
 });
+
+interface Rendered {
+  kind: string;
+  metadata: { name: string };
+  rules?: unknown[];
+}
+
+const rendered = (dir: string): Rendered[] =>
+  parseAllDocuments(execFileSync(kubectl as string, ['kustomize', join(ROOT, dir)], { encoding: 'utf8' }))
+    .map((doc) => doc.toJSON() as Rendered)
+    .filter(Boolean);
+
+describe('clusters that already run node-maintenance-operator (deploy/components/nmo-installed)', {
+  skip: kubectl ? false : 'no kubectl',
+}, () => {
+  const NM_CRD = 'nodemaintenances.nodemaintenance.medik8s.io';
+  const variants = [
+    { plain: 'deploy/overlays/forwarder', nmo: 'deploy/overlays/forwarder-nmo' },
+    { plain: 'deploy/overlays/run', nmo: 'deploy/overlays/run-nmo' },
+  ];
+
+  for (const { plain, nmo } of variants) {
+    it(`${nmo}: ${plain} without the NodeMaintenance CRD, handling or rules; nothing else changed`, () => {
+      assert.ok(TARGETS.includes(nmo), `${nmo} is validated by npm run validate:manifests`);
+      const withNmo = rendered(nmo);
+      const without = rendered(plain);
+      const names = (docs: Rendered[]) => docs.map((d) => `${d.kind}/${d.metadata.name}`).sort();
+      assert.ok(names(without).includes(`CustomResourceDefinition/${NM_CRD}`));
+      assert.deepEqual(
+        names(withNmo),
+        names(without).filter((name) => name !== `CustomResourceDefinition/${NM_CRD}`),
+        "only drainbridge's NodeMaintenance CRD is left out",
+      );
+      const [deployment] = workloadsOf(join(ROOT, nmo));
+      assert.equal(deployment?.env.get('DRAINBRIDGE_NODE_MAINTENANCE'), 'false');
+      assert.equal(workloadsOf(join(ROOT, plain))[0]?.env.get('DRAINBRIDGE_NODE_MAINTENANCE'), undefined);
+      // The forwarder's role: read nodes, nothing of NodeMaintenances (test/forwarder/rbac.test.ts runs a
+      // forwarder without NodeMaintenance handling under it, both ways).
+      const role = (docs: Rendered[]) =>
+        docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'drainbridge-forwarder')?.rules;
+      assert.deepEqual(role(withNmo), [{ apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] }]);
+    });
+  }
+});

@@ -7,15 +7,20 @@
  * RemovedMaintenance), refuses one that node-maintenance-operator handles (a Warning Event), reads the
  * NodeMaintenance CRD, and releases the Lease on SIGTERM. Its calls, from the simulator's request log, are
  * compared with the rules of deploy/base/rbac/forwarder.yaml both ways: a call without a rule fails (it is
- * also refused with 403 during the run), and so does a rule no call used.
+ * also refused with 403 during the run), and so does a rule no call used. The same for the role of
+ * deploy/overlays/forwarder-nmo (node-maintenance-operator installed), applied in place of the base's, and a
+ * forwarder without NodeMaintenance handling (DRAINBRIDGE_NODE_MAINTENANCE=false, as that overlay sets it).
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
+import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { loadConfig } from '../../lib/config/index.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
+import { findKubectl } from '../../sim/kubectl.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import {
   DrainbridgeProcess,
@@ -38,8 +43,9 @@ interface Rule {
   readonly from: string;
 }
 
-function rulesOf(file: string): Rule[] {
-  const docs = parseAllDocuments(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')).map((d) => d.toJS());
+/** The rules of every Role and ClusterRole in a YAML stream. */
+function rulesOf(yaml: string): Rule[] {
+  const docs = parseAllDocuments(yaml).map((d) => d.toJS());
   return docs
     .filter((doc) => doc?.kind === 'ClusterRole' || doc?.kind === 'Role')
     .flatMap((role) =>
@@ -77,6 +83,43 @@ const allows = (rule: Rule, call: Call): boolean =>
 
 const describeCall = (call: Call): string =>
   `${call.verb} ${call.group || 'core'}/${call.resource}${call.name ? ` ${call.name}` : ''} in ${call.namespace || '(cluster)'}`;
+
+/** The two checks: every call the forwarder made has a rule (none refused), and every rule had a call. */
+function checkBothWays(rules: () => Rule[], log: () => RequestRecord[]): void {
+  const calls = () => log().filter((r) => r.resource !== '' && r.verb !== '');
+
+  it('every call the forwarder made is allowed by a rule (and none was refused with 403)', () => {
+    assert.ok(calls().length > 0, 'the forwarder made calls');
+    const refused = calls()
+      .filter((r) => r.status === 403)
+      .map((r) => `${r.verb} ${r.path}`);
+    assert.deepEqual(refused, [], 'calls the ServiceAccount was refused');
+    const unruled = new Set(
+      calls()
+        .map(callOf)
+        .filter((call) => !rules().some((rule) => allows(rule, call)))
+        .map(describeCall),
+    );
+    assert.deepEqual([...unruled], [], 'calls without a rule');
+  });
+
+  it('every rule is used by a call: nothing more than the forwarder needs', () => {
+    const made = calls().map(callOf);
+    const unused: string[] = [];
+    for (const rule of rules()) {
+      for (const group of rule.apiGroups) {
+        for (const resource of rule.resources) {
+          for (const verb of rule.verbs) {
+            const single = { ...rule, apiGroups: [group], resources: [resource], verbs: [verb] };
+            if (!made.some((call) => allows(single, call)))
+              unused.push(`${verb} ${group || 'core'}/${resource} (${rule.from})`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(unused, [], 'rules no call used');
+  });
+}
 
 const NM = (name: string, node: string, finalizers: string[] = []) =>
   JSON.stringify({
@@ -173,39 +216,77 @@ describe('RBAC: the forwarder ServiceAccount in deploy/ can do exactly what the 
     await cluster?.stop();
   });
 
-  const rules = () => rulesOf(ROLE_FILE);
-  const calls = () =>
-    cluster.sim.requestLog.all({ user: FORWARDER_USER }).filter((r) => r.resource !== '' && r.verb !== '');
+  checkBothWays(
+    () => rulesOf(readFileSync(new URL(`../../${ROLE_FILE}`, import.meta.url), 'utf8')),
+    () => cluster.sim.requestLog.all({ user: FORWARDER_USER }),
+  );
+});
 
-  it('every call the forwarder made is allowed by a rule (and none was refused with 403)', () => {
-    assert.ok(calls().length > 0, 'the forwarder made calls');
-    const refused = calls()
-      .filter((r) => r.status === 403)
-      .map((r) => `${r.verb} ${r.path}`);
-    assert.deepEqual(refused, [], 'calls the ServiceAccount was refused');
-    const unruled = new Set(
-      calls()
-        .map(callOf)
-        .filter((call) => !rules().some((rule) => allows(rule, call)))
-        .map(describeCall),
+describe('RBAC: the forwarder role of deploy/overlays/forwarder-nmo (node-maintenance-operator installed) is what a forwarder without NodeMaintenance handling calls', () => {
+  let cluster: TestCluster;
+  let forwarder: DrainbridgeProcess;
+  let endpoint: EventBridgeEndpoint | undefined;
+  let rendered: string;
+
+  before(async () => {
+    cluster = await startTestCluster({ ...spreadScenario(2, { replicas: 0 }), workloads: [] });
+    const kubectl = findKubectl();
+    assert.ok(kubectl, 'kubectl renders the overlay');
+    rendered = execFileSync(
+      kubectl,
+      ['kustomize', new URL('../../deploy/overlays/forwarder-nmo', import.meta.url).pathname],
+      {
+        encoding: 'utf8',
+      },
     );
-    assert.deepEqual([...unruled], [], 'calls without a rule');
+    // The overlay's roles replace the base's in the cluster (the forwarder's ClusterRole and Lease Role).
+    const roles = parseAllDocuments(rendered)
+      .map((doc) => doc.toJS())
+      .filter(
+        (doc) =>
+          (doc?.kind === 'ClusterRole' || doc?.kind === 'Role') &&
+          doc.metadata.name.startsWith('drainbridge-forwarder'),
+      );
+    assert.equal(roles.length, 2);
+    for (const role of roles) cluster.sim.apply(stringify(role), 'deploy/overlays/forwarder-nmo');
+    const bus = new InProcessBus({ rules: [], busName: 'drainbridge', start: async () => undefined });
+    endpoint = await startEventBridgeEndpoint(bus);
+    forwarder = new DrainbridgeProcess(
+      [
+        'forwarder',
+        '--kubeconfig',
+        await cluster.kubeconfigFor('drainbridge-forwarder'),
+        '--cordon-evacuates',
+        'all',
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--identity',
+        'fwd-nmo',
+      ],
+      {
+        AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'AKIDTEST',
+        AWS_SECRET_ACCESS_KEY: 'test-secret',
+        DRAINBRIDGE_NODE_MAINTENANCE: 'false',
+        DRAINBRIDGE_FORWARDER_LEASE_SECONDS: '3',
+      },
+    );
+    await forwarder.waitForLog('leader election: this replica leads', {}, 60_000);
+    assert.equal((await cluster.kubectl.run(['cordon', 'node-1'])).code, 0);
+    await waitUntil('the cordon on the bus', () => bus.accepted.some((e) => e['detail-type'] === 'Node Cordoned'));
+    forwarder.kill('SIGTERM');
+    assert.deepEqual(await forwarder.exited, { code: 0, signal: null });
+  });
+  after(async () => {
+    forwarder?.kill('SIGKILL');
+    await forwarder?.exited;
+    await endpoint?.close();
+    await cluster?.stop();
   });
 
-  it('every rule is used by a call: nothing more than the forwarder needs', () => {
-    const made = calls().map(callOf);
-    const unused: string[] = [];
-    for (const rule of rules()) {
-      for (const group of rule.apiGroups) {
-        for (const resource of rule.resources) {
-          for (const verb of rule.verbs) {
-            const single = { ...rule, apiGroups: [group], resources: [resource], verbs: [verb] };
-            if (!made.some((call) => allows(single, call)))
-              unused.push(`${verb} ${group || 'core'}/${resource} (${rule.from})`);
-          }
-        }
-      }
-    }
-    assert.deepEqual(unused, [], 'rules no call used');
-  });
+  checkBothWays(
+    () => rulesOf(rendered).filter((rule) => rule.from.includes('drainbridge-forwarder')),
+    () => cluster.sim.requestLog.all({ user: FORWARDER_USER }),
+  );
 });
