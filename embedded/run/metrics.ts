@@ -1,14 +1,16 @@
 /**
  * `drainbridge run`'s metrics beyond the forwarder's (same registry, same /metrics): evacuations in
- * progress, pods evicted and servers migrated (from the passes' progress), evacuation duration.
+ * progress, pods evicted and VMs migrated (from the passes' progress, each branch counted as the branch
+ * registry says it moves: pods or VMs — Nova servers and KubeVirt VMs alike), evacuation duration.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
 import type { TaskCall } from '../executor.ts';
 
 export interface RunMetrics {
   readonly inProgress: Gauge;
   readonly podsEvicted: Counter;
-  readonly serversMigrated: Counter;
+  readonly serversMigrated: Counter<'branch'>;
   readonly duration: Histogram<'outcome'>;
   /** Books a task call (pass outputs carry each branch's moved count). */
   observeTask(call: TaskCall): void;
@@ -16,7 +18,10 @@ export interface RunMetrics {
   observeOutcome(detailType: string, detail: Record<string, unknown>): void;
 }
 
-const POD_BRANCHES = new Set(['pods', 'infra-pods']);
+/** What each branch moves, from the registry (lib/workflow/branches). */
+const MOVES: ReadonlyMap<string, 'pods' | 'vms'> = new Map(
+  BRANCH_REGISTRY.map((branch) => [branch.name, branch.moves]),
+);
 
 export function createRunMetrics(registry: Registry, countInProgress: () => number): RunMetrics {
   const inProgress = new Gauge({
@@ -34,9 +39,12 @@ export function createRunMetrics(registry: Registry, countInProgress: () => numb
   });
   const serversMigrated = new Counter({
     name: 'drainbridge_servers_migrated_total',
-    help: 'Nova servers live-migrated off their host',
+    help: 'VMs live-migrated off their node, by branch (nova: OpenStack servers; kubevirt: KubeVirt VMs)',
+    labelNames: ['branch'],
     registers: [registry],
   });
+  // Every VM branch shows from the start, at 0 (a rate over a series that does not exist yet is empty).
+  for (const [branch, moves] of MOVES) if (moves === 'vms') serversMigrated.inc({ branch }, 0);
   const duration = new Histogram({
     name: 'drainbridge_evacuation_duration_seconds',
     help: 'Time from the start of an evacuation to its end, by outcome',
@@ -60,8 +68,9 @@ export function createRunMetrics(registry: Registry, countInProgress: () => numb
       const delta = output.progress.moved - (moved.get(key) ?? 0);
       moved.set(key, output.progress.moved);
       if (delta <= 0) return;
-      if (POD_BRANCHES.has(output.branch)) podsEvicted.inc(delta);
-      else if (output.branch === 'nova') serversMigrated.inc(delta);
+      const moves = MOVES.get(output.branch);
+      if (moves === 'pods') podsEvicted.inc(delta);
+      else if (moves === 'vms') serversMigrated.inc({ branch: output.branch }, delta);
     },
     observeOutcome(detailType, detail) {
       if (detailType === 'Evacuation Succeeded' && typeof detail.durationSeconds === 'number') {

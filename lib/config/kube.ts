@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../errors/index.ts';
+import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR_VARIABLE, serviceAccountDir } from '../kube/http/endpoint.ts';
 import { registerSecret } from '../log/redact.ts';
 import { resolveMaybeRef, resolveSecretRef, type SecretFetcher } from '../secrets/secret-refs.ts';
 import { buildEksKubeConfig, EksTokenSource } from './eks.ts';
@@ -55,9 +56,29 @@ function checkInCluster(env: Readonly<Record<string, string | undefined>>, token
   throw new ConfigError([
     {
       path: 'DRAINBRIDGE_KUBE_ACCESS',
-      message: `in-cluster access needs a pod's ServiceAccount, and this process does not run in one (${missing.join('; ')}): outside the cluster use DRAINBRIDGE_KUBE_ACCESS=kubeconfig (KUBECONFIG or --kubeconfig)`,
+      message: `in-cluster access needs a pod's ServiceAccount, and this process does not run in one (${missing.join('; ')}): outside the cluster use DRAINBRIDGE_KUBE_ACCESS=kubeconfig (KUBECONFIG or --kubeconfig); a ServiceAccount mounted elsewhere: ${SERVICE_ACCOUNT_DIR_VARIABLE}`,
     },
   ]);
+}
+
+/**
+ * client-node's in-cluster configuration, reading the ServiceAccount's token and CA where
+ * DRAINBRIDGE_SERVICE_ACCOUNT_DIR says (the lean client, lib/kube/http, reads the same directory).
+ */
+function loadInCluster(kc: KubeConfig, env: Readonly<Record<string, string | undefined>>): void {
+  const dir = serviceAccountDir(env);
+  checkInCluster(env, dir === SERVICE_ACCOUNT_DIR ? SERVICE_ACCOUNT_TOKEN : join(dir, 'token'));
+  kc.loadFromCluster();
+  if (dir === SERVICE_ACCOUNT_DIR) return;
+  kc.loadFromOptions({
+    clusters: kc.clusters.map((cluster) => ({ ...cluster, caFile: join(dir, 'ca.crt') })),
+    users: kc.users.map((user) => ({
+      ...user,
+      authProvider: { name: 'tokenFile', config: { tokenFile: join(dir, 'token') } },
+    })),
+    contexts: kc.contexts,
+    currentContext: kc.getCurrentContext(),
+  });
 }
 
 /**
@@ -88,8 +109,7 @@ export async function buildKubeConfig(
   const access = config.kube;
   switch (access.source) {
     case 'in-cluster':
-      checkInCluster(env, SERVICE_ACCOUNT_TOKEN);
-      kc.loadFromCluster();
+      loadInCluster(kc, env);
       break;
     case 'kubeconfig': {
       const path = access.path ?? join(homedir(), '.kube', 'config');

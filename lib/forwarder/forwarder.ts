@@ -11,7 +11,7 @@ import { LEDGER_ANNOTATION } from '../node/ledger.ts';
 import { trimManagedFields } from './cordon/request-id.ts';
 import { CordonSource } from './cordon/source.ts';
 import { ResilientInformer } from './informer.ts';
-import { LeaderElector } from './leader.ts';
+import { electionTimings, LeaderElector } from './leader.ts';
 import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 import { NodeMaintenanceSource } from './node-maintenance/source.ts';
 import { type OpsServer, startOpsServer } from './ops-server.ts';
@@ -113,10 +113,7 @@ export class Forwarder {
       namespace: parts.namespace,
       name: settings.leaseName,
       identity: settings.identity,
-      leaseDurationMs: settings.leaseDurationMs,
-      renewDeadlineMs: Math.round(settings.leaseDurationMs * (2 / 3)),
-      renewEveryMs: Math.round(settings.leaseDurationMs / 3),
-      retryEveryMs: Math.max(500, Math.round(settings.leaseDurationMs / 7)),
+      ...electionTimings(settings.leaseDurationMs),
       logger,
       onStartedLeading: (previous) => this.#lead(previous),
       onStoppedLeading: () => this.#follow(),

@@ -3,8 +3,16 @@
  * renews `renewTime` every `renewEveryMs`; a candidate takes the Lease over when its record has not
  * changed for `leaseDurationMs` by the candidate's own clock (so clock skew between replicas does not
  * matter); every write is conditional on the Lease's resourceVersion, so two candidates cannot both win.
- * A leader that cannot renew for `renewDeadlineMs` steps down before its Lease can expire elsewhere. On
- * a graceful stop the leader releases the Lease (empty holder), and a candidate takes it at once.
+ * A leader that cannot renew within `renewDeadlineMs` of its last renewal steps down at that moment —
+ * a renewal in flight is cut off there, however long the API server takes — so it has stopped before
+ * its Lease can expire elsewhere. On a graceful stop the leader releases the Lease (empty holder), and a
+ * candidate takes it at its next read.
+ *
+ * What a candidate guarantees: it reads the Lease every `retryEveryMs`, so it sees a leader's last
+ * renewal at most one retry period after it was written, and it reads again exactly when that record
+ * has stood unchanged for a lease duration. A leader that dies is therefore replaced within
+ * `leaseDurationMs + retryEveryMs` of its death (plus the two requests of the takeover), never sooner
+ * than `leaseDurationMs` after its last renewal.
  *
  * Requests: the leader sends one conditional update per renewal (no read); a candidate reads the Lease
  * every `retryEveryMs`.
@@ -31,25 +39,48 @@ export interface LeaderElectionOptions {
   readonly now?: () => number;
 }
 
-export const LEADER_DEFAULTS = {
-  leaseDurationMs: 15_000,
-  renewDeadlineMs: 10_000,
-  renewEveryMs: 5_000,
-  retryEveryMs: 2_000,
-};
+export interface ElectionTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly renewEveryMs: number;
+  readonly retryEveryMs: number;
+}
+
+/**
+ * The timings for a lease duration, in client-go's proportions: renew every third of it, step down after
+ * two thirds without a renewal, candidates read about seven times per duration (at least 0.5 s apart).
+ * 15 s → renew every 5 s, step down after 10 s, read every ≈ 2.1 s: a dead leader is replaced within ≈ 17 s.
+ */
+export function electionTimings(leaseDurationMs: number): ElectionTimings {
+  return {
+    leaseDurationMs,
+    renewDeadlineMs: Math.round(leaseDurationMs * (2 / 3)),
+    renewEveryMs: Math.round(leaseDurationMs / 3),
+    retryEveryMs: Math.max(500, Math.round(leaseDurationMs / 7)),
+  };
+}
+
+/** The longest a dead leader stays unreplaced: a lease duration plus a retry period (the takeover's two requests aside). */
+export function takeoverBoundMs(timings: Pick<ElectionTimings, 'leaseDurationMs' | 'retryEveryMs'>): number {
+  return timings.leaseDurationMs + timings.retryEveryMs;
+}
+
+export const LEADER_DEFAULTS: ElectionTimings = electionTimings(15_000);
 
 /** What the candidate last saw of the Lease and when (its own clock). */
 interface Observation {
   readonly holder: string;
   readonly renewTime: string;
   readonly at: number;
+  /** The holder's lease duration as the record states it. */
+  readonly durationMs: number;
 }
 
 const holderOf = (lease: V1Lease | undefined): string => lease?.spec?.holderIdentity ?? '';
 const timeText = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value ?? ''));
 
 export class LeaderElector {
-  readonly #o: LeaderElectionOptions & typeof LEADER_DEFAULTS;
+  readonly #o: LeaderElectionOptions & ElectionTimings;
   #lease: V1Lease | undefined;
   #observed: Observation | undefined;
   #leading = false;
@@ -59,11 +90,13 @@ export class LeaderElector {
   #timer: NodeJS.Timeout | undefined;
   #stopped = true;
   #running: Promise<void> = Promise.resolve();
+  /** The last tick's Lease request failed (a leader then tries again after a retry period, not a renew period). */
+  #failed = false;
   /** Cancels the Lease request in flight when stopping. */
   #cancel = new AbortController();
 
   constructor(options: LeaderElectionOptions) {
-    this.#o = { ...LEADER_DEFAULTS, ...options } as LeaderElectionOptions & typeof LEADER_DEFAULTS;
+    this.#o = { ...LEADER_DEFAULTS, ...options } as LeaderElectionOptions & ElectionTimings;
   }
 
   get isLeader(): boolean {
@@ -119,22 +152,46 @@ export class LeaderElector {
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
-      this.#running = this.#tick().finally(() => {
-        this.#schedule(this.#leading ? this.#o.renewEveryMs : this.#o.retryEveryMs);
-      });
+      this.#running = this.#tick().finally(() => this.#schedule(this.#nextDelay()));
     }, delayMs);
   }
 
+  /**
+   * When to act next. A leader renews every renew period — after a failed request every retry period —
+   * and never later than its renew deadline (where it steps down). A candidate reads every retry period,
+   * and exactly when the record it watches has stood unchanged for a lease duration.
+   */
+  #nextDelay(): number {
+    const now = this.#now();
+    if (this.#leading) {
+      const nominal = this.#failed ? this.#o.retryEveryMs : this.#o.renewEveryMs;
+      return Math.max(0, Math.min(nominal, this.#lastRenew + this.#o.renewDeadlineMs - now));
+    }
+    const observed = this.#observed;
+    if (!observed?.holder || observed.holder === this.#o.identity) return this.#o.retryEveryMs;
+    const expiresIn = observed.at + observed.durationMs - now;
+    return expiresIn > 0 ? Math.min(this.#o.retryEveryMs, expiresIn) : this.#o.retryEveryMs;
+  }
+
   async #tick(): Promise<void> {
+    // A leader's requests end at its renew deadline, however long the API server takes to answer.
+    const limit = this.#leading
+      ? deadline([this.#cancel.signal], Math.max(1, this.#lastRenew + this.#o.renewDeadlineMs - this.#now()))
+      : undefined;
+    const calls = { signal: limit?.signal ?? this.#cancel.signal };
     try {
-      if (this.#leading) await this.#renew();
-      else await this.#tryAcquire();
+      if (this.#leading) await this.#renew(calls);
+      else await this.#tryAcquire(calls);
+      this.#failed = false;
     } catch (error) {
       if (this.#stopped) return;
+      this.#failed = true;
       this.#o.logger.warn('leader election: Lease request failed', { error: String(error), leading: this.#leading });
       this.#lease = undefined;
+    } finally {
+      limit?.release();
     }
-    if (this.#leading && this.#now() - this.#lastRenew > this.#o.renewDeadlineMs) {
+    if (this.#leading && this.#now() - this.#lastRenew >= this.#o.renewDeadlineMs) {
       this.#o.logger.error('leader election: could not renew the Lease in time; stepping down', {
         lease: this.#o.name,
       });
@@ -158,27 +215,29 @@ export class LeaderElector {
     };
   }
 
-  async #renew(): Promise<void> {
+  async #renew(calls: { signal: AbortSignal }): Promise<void> {
     if (!this.#lease) {
       // After a failed request the last known version is unknown: read before writing.
-      this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
+      this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, calls);
       if (holderOf(this.#lease) !== this.#o.identity) {
         this.#stepDown();
         return;
       }
     }
+    // Counted from before the write: the record others time out from is at least this recent.
+    const sentAt = this.#now();
     try {
       this.#lease = await updateLease(
         this.#o.client,
         this.#o.namespace,
-        this.#record(new Date(this.#now()), 0, false),
-        this.#calls(),
+        this.#record(new Date(sentAt), 0, false),
+        calls,
       );
-      this.#lastRenew = this.#now();
+      this.#lastRenew = sentAt;
     } catch (error) {
       if (error instanceof ConflictError) {
         // Someone else wrote the Lease: read it and see whether it is still ours.
-        this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
+        this.#lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, calls);
         if (holderOf(this.#lease) !== this.#o.identity) this.#stepDown();
         return;
       }
@@ -186,28 +245,29 @@ export class LeaderElector {
     }
   }
 
-  async #tryAcquire(): Promise<void> {
-    const lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, this.#calls());
+  async #tryAcquire(calls: { signal: AbortSignal }): Promise<void> {
+    const lease = await readLease(this.#o.client, this.#o.namespace, this.#o.name, calls);
     this.#lease = lease;
     const now = this.#now();
     const holder = holderOf(lease);
     const renewTime = timeText(lease?.spec?.renewTime);
-    if (!this.#observed || this.#observed.holder !== holder || this.#observed.renewTime !== renewTime) {
-      this.#observed = { holder, renewTime, at: now };
-    }
     const durationMs = (lease?.spec?.leaseDurationSeconds ?? 0) * 1000;
+    if (!this.#observed || this.#observed.holder !== holder || this.#observed.renewTime !== renewTime) {
+      this.#observed = { holder, renewTime, at: now, durationMs };
+    }
     if (holder && holder !== this.#o.identity && now < this.#observed.at + durationMs) return;
     const transitions = (lease?.spec?.leaseTransitions ?? 0) + (holder === this.#o.identity ? 0 : 1);
-    const record = this.#record(new Date(now), transitions, true);
+    const sentAt = this.#now();
+    const record = this.#record(new Date(sentAt), transitions, true);
     try {
       this.#lease = lease
-        ? await updateLease(this.#o.client, this.#o.namespace, record, this.#calls())
-        : await createLease(this.#o.client, this.#o.namespace, record, this.#calls());
+        ? await updateLease(this.#o.client, this.#o.namespace, record, calls)
+        : await createLease(this.#o.client, this.#o.namespace, record, calls);
     } catch (error) {
       if (error instanceof ConflictError) return; // another candidate won this round
       throw error;
     }
-    this.#lastRenew = this.#now();
+    this.#lastRenew = sentAt;
     this.#leading = true;
     // Won while stopping: stop() releases it; nobody is told to lead.
     if (this.#stopped) return;
@@ -217,10 +277,6 @@ export class LeaderElector {
     });
     this.#announced = true;
     this.#o.onStartedLeading(holder && holder !== this.#o.identity ? holder : undefined);
-  }
-
-  #calls(): { signal: AbortSignal } {
-    return { signal: this.#cancel.signal };
   }
 
   #stepDown(): void {

@@ -2,7 +2,9 @@
  * The one publishing path: sources offer events, the coalescing queue holds them, and one loop sends
  * them to the sink in batches while this replica leads. Partially failed batches put only the failed
  * events back (unless a newer event for the same subject arrived meanwhile) and back off, doubling up to
- * a ceiling; refused events are reported and not retried; a graceful stop flushes what is waiting.
+ * a ceiling; refused events are reported and not retried; a graceful stop flushes what is waiting — a
+ * flush cuts a backoff short and retries every `FLUSH_RETRY_MS` while it lasts, so events queued while
+ * the bus was away still go out within the grace period once it answers again.
  */
 import { TransientError } from '../errors/index.ts';
 import type { Logger } from '../log/logger.ts';
@@ -24,6 +26,9 @@ export interface PublisherOptions {
 
 const sourceOf = (event: ForwardedEvent): string => event.key.split('/')[0] ?? 'unknown';
 
+/** The longest wait between two sends while flushing (a backoff may have grown to 30 s; a grace period is 10 s). */
+export const FLUSH_RETRY_MS = 250;
+
 export class Publisher implements EventOutlet {
   readonly #queue: CoalescingQueue;
   readonly #options: PublisherOptions;
@@ -31,7 +36,12 @@ export class Publisher implements EventOutlet {
   #stopped = false;
   #inFlight = 0;
   #delayMs = 0;
-  #wake: (() => void) | undefined;
+  /** Flushes waiting: a backoff is cut short (see FLUSH_RETRY_MS). */
+  #flushing = 0;
+  /** Ends the loop's wait for work (an offer, leadership, a stop). */
+  #wakeIdle: (() => void) | undefined;
+  /** Ends the loop's backoff (a flush, a stop, leadership changing) — not an offer: a down bus is not retried per offer. */
+  #wakeBackoff: (() => void) | undefined;
   #loop: Promise<void> | undefined;
   #idleWaiters: (() => void)[] = [];
   /** Cancels the send in flight on stop(). */
@@ -53,7 +63,7 @@ export class Publisher implements EventOutlet {
   /** This replica leads: send what sources offer. */
   activate(): void {
     this.#active = true;
-    this.#notify();
+    this.#interrupt();
   }
 
   /** Another replica leads: drop what is waiting (the new leader derives it from cluster state). */
@@ -61,7 +71,7 @@ export class Publisher implements EventOutlet {
     this.#active = false;
     this.#queue.clear();
     this.#options.metrics.queueDepth.set(0);
-    this.#notify();
+    this.#interrupt();
   }
 
   offer(event: ForwardedEvent): void {
@@ -90,16 +100,22 @@ export class Publisher implements EventOutlet {
     const timedOut = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    const result = await Promise.race([flushed, timedOut]);
-    clearTimeout(timer);
-    return result;
+    this.#flushing++;
+    // A send loop sleeping out a backoff tries again now.
+    this.#interrupt();
+    try {
+      return await Promise.race([flushed, timedOut]);
+    } finally {
+      this.#flushing--;
+      clearTimeout(timer);
+    }
   }
 
   /** Stops the loop; a send in flight is cancelled (its events stay unpublished). Call `flush` first for a graceful stop. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#cancel.abort();
-    this.#notify();
+    this.#interrupt();
     await this.#loop;
   }
 
@@ -107,17 +123,26 @@ export class Publisher implements EventOutlet {
     return this.#inFlight === 0 && (this.#queue.depth === 0 || !this.#active);
   }
 
+  /** New work, or the loop went idle: wake a loop waiting for work; tell flushes once idle. */
   #notify(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
+    const wake = this.#wakeIdle;
+    this.#wakeIdle = undefined;
     wake?.();
     if (this.#isIdle()) for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 
-  #sleep(ms: number): Promise<void> {
+  /** Wakes the loop whatever it waits for, a backoff included. */
+  #interrupt(): void {
+    const wake = this.#wakeBackoff;
+    this.#wakeBackoff = undefined;
+    wake?.();
+    this.#notify();
+  }
+
+  #backoff(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
+      this.#wakeBackoff = () => {
         clearTimeout(timer);
         resolve();
       };
@@ -128,7 +153,7 @@ export class Publisher implements EventOutlet {
     while (!this.#stopped) {
       if (!this.#active || this.#queue.depth === 0) {
         await new Promise<void>((resolve) => {
-          this.#wake = resolve;
+          this.#wakeIdle = resolve;
         });
         continue;
       }
@@ -137,14 +162,16 @@ export class Publisher implements EventOutlet {
       this.#inFlight = batch.length;
       const retry = this.#settle(batch, await this.#send(batch));
       this.#inFlight = 0;
+      // The gauge counts what waits, the events just put back included.
+      if (retry.length > 0) this.#queue.requeue(retry);
       this.#options.metrics.queueDepth.set(this.#queue.depth);
       if (retry.length > 0) {
-        this.#queue.requeue(retry);
         this.#delayMs = Math.min(
           this.#options.backoff?.maxMs ?? 30_000,
           Math.max(this.#delayMs * 2, this.#options.backoff?.baseMs ?? 500),
         );
-        await this.#sleep(this.#delayMs);
+        await this.#backoff(this.#flushing > 0 ? Math.min(this.#delayMs, FLUSH_RETRY_MS) : this.#delayMs);
+        this.#wakeBackoff = undefined;
       } else {
         this.#delayMs = 0;
       }

@@ -24,7 +24,10 @@ export const FORWARDER_ENV_VARS = {
     default: 'drainbridge-forwarder',
     help: 'the leader-election Lease (in DRAINBRIDGE_NAMESPACE)',
   },
-  DRAINBRIDGE_FORWARDER_LEASE_SECONDS: { default: '15', help: 'lease duration: a dead leader is replaced within this' },
+  DRAINBRIDGE_FORWARDER_LEASE_SECONDS: {
+    default: '15',
+    help: 'lease duration: a dead leader is replaced within it plus a retry period (≈ 1/7 of it, at least 0.5 s: 15 → ≈ 17 s)',
+  },
   DRAINBRIDGE_FORWARDER_QUEUE: { default: '10000', help: 'events kept while the bus is unreachable (one per subject)' },
   DRAINBRIDGE_METRICS_ADDRESS: { default: '0.0.0.0:8080', help: 'host:port of /healthz, /readyz, /metrics' },
   DRAINBRIDGE_FORWARDER_IDENTITY: {

@@ -118,6 +118,29 @@ export async function startTestCluster(
   };
 }
 
+/** A pod's ServiceAccount directory for drainbridge/`account` of `cluster`. */
+export async function serviceAccountDir(
+  cluster: TestCluster,
+  account: 'drainbridge-forwarder' | 'drainbridge-run',
+): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'drainbridge-sa-'));
+  writeFileSync(join(dir, 'token'), await cluster.sim.tokenFor(`drainbridge/${account}`), { mode: 0o600 });
+  writeFileSync(join(dir, 'ca.crt'), cluster.sim.caPem ?? '');
+  writeFileSync(join(dir, 'namespace'), 'drainbridge');
+  return dir;
+}
+
+/** The variables a pod's container gets for the API server, naming the simulator. */
+export function podEnvironment(cluster: TestCluster, dir: string): Record<string, string> {
+  const server = new URL(cluster.sim.url);
+  return {
+    DRAINBRIDGE_KUBE_ACCESS: 'in-cluster',
+    KUBERNETES_SERVICE_HOST: server.hostname,
+    KUBERNETES_SERVICE_PORT: server.port,
+    DRAINBRIDGE_SERVICE_ACCOUNT_DIR: dir,
+  };
+}
+
 /** One JSON log line of a drainbridge process. */
 export type LogLine = Record<string, unknown> & { message?: string };
 

@@ -1,7 +1,8 @@
 /**
  * The publishing path through the real @aws-sdk/client-eventbridge to a PutEvents endpoint on the
  * in-process bus: batches within the limits, partially failed entries retried, coalescing per subject
- * while the bus is unreachable, refused events not retried, and a flush before stopping.
+ * while the bus is unreachable, refused events not retried, and a flush before stopping; a bus that is
+ * down is retried at the pace of the backoff, not once per new event, and a flush cuts the backoff short.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -28,6 +29,16 @@ const cordoned = (node: string, requestId = `cordon.${node}.1`): ForwardedEvent 
   },
 });
 
+/** The real SDK client, one attempt per call, to the local endpoint. */
+const sdkClient = (url: string): EventBridgeClient =>
+  new EventBridgeClient({
+    ...EVENTBRIDGE_CLIENT_DEFAULTS,
+    maxAttempts: 1,
+    endpoint: url,
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+  });
+
 describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () => {
   let bus: InProcessBus;
   let endpoint: EventBridgeEndpoint;
@@ -38,15 +49,8 @@ describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () =>
   before(async () => {
     bus = new InProcessBus({ rules: [], busName: 'drainbridge', start: async () => undefined });
     endpoint = await startEventBridgeEndpoint(bus);
-    const client = new EventBridgeClient({
-      ...EVENTBRIDGE_CLIENT_DEFAULTS,
-      maxAttempts: 1,
-      endpoint: endpoint.url,
-      region: 'eu-west-1',
-      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
-    });
     publisher = new Publisher({
-      sink: new EventBridgeSink(new EventBridgePublisher(client, 'drainbridge')),
+      sink: new EventBridgeSink(new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge')),
       capacity: 100,
       metrics,
       logger: createLogger('publisher-test', 'ERROR'),
@@ -112,5 +116,42 @@ describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () =>
     assert.equal(await publisher.flush(10_000), true);
     assert.equal(receipts.find((r) => r.event.key === 'cordon/bad')?.outcome, 'rejected');
     assert.equal(receipts.find((r) => r.event.key === 'cordon/good')?.outcome, 'published');
+  });
+
+  it('while the bus is down new events wait out the backoff (no call per event); a flush cuts it short', async () => {
+    const slow = new Publisher({
+      sink: new EventBridgeSink(new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge')),
+      capacity: 100,
+      metrics: createForwarderMetrics(),
+      logger: createLogger('publisher-test', 'ERROR'),
+      onReceipt: () => undefined,
+      backoff: { baseMs: 5000, maxMs: 5000 },
+    });
+    slow.start();
+    slow.activate();
+    const heal = endpoint.failCalls();
+    try {
+      const start = endpoint.calls.length;
+      slow.offer(cordoned('b0'));
+      await waitUntil('the first send failed', () => endpoint.calls.length === start + 1);
+      // Five more events during the 5 s backoff.
+      for (let i = 1; i <= 5; i++) {
+        slow.offer(cordoned(`b${i}`));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(endpoint.calls.length, start + 1, 'no send before the backoff ends');
+      assert.equal(slow.depth, 6);
+      heal();
+      const flushedAt = Date.now();
+      assert.equal(await slow.flush(4000), true, 'the flush sent them without waiting out the backoff');
+      assert.ok(Date.now() - flushedAt < 4000);
+      assert.deepEqual(
+        endpoint.calls.slice(start).map((c) => c.status),
+        [500, 200],
+      );
+    } finally {
+      heal();
+      await slow.stop();
+    }
   });
 });

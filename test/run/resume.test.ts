@@ -1,7 +1,10 @@
 /**
  * `drainbridge run` SIGKILLed mid-evacuation and started again (real child processes): the new process
  * takes the run Lease, finds the unfinished Evacuation record and resumes the same request — no second
- * hold, no pod evicted twice, and without waiting for the dead execution's owner mark to expire.
+ * hold, no pod evicted twice, and without waiting for the dead execution's owner mark to expire. Then
+ * SIGKILLed mid-Restore (its release of the node held unanswered by the simulator, so the process dies
+ * between the Restore's start and its end) and started again: it resumes the Restore, which finishes — the
+ * request released, no hold left, the record's Restore finished.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -35,7 +38,7 @@ const SCENARIO = {
 
 const ENV = { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' };
 
-describe('drainbridge run SIGKILLed mid-evacuation, then started again', () => {
+describe('drainbridge run SIGKILLed mid-evacuation, then mid-Restore, and started again each time', () => {
   let cluster: TestCluster;
   const processes: DrainbridgeProcess[] = [];
   const start = async (identity: string): Promise<DrainbridgeProcess> => {
@@ -121,5 +124,43 @@ describe('drainbridge run SIGKILLed mid-evacuation, then started again', () => {
       [],
       'node-1 holds no web pod',
     );
+  });
+
+  it('SIGKILLed during the Restore: started again, it finishes the Restore', async () => {
+    const running = processes.at(-1) as DrainbridgeProcess;
+    const requestId = (await record())?.spec.requestId ?? '';
+    assert.equal((await record())?.status?.phase, 'NodeDrained', 'the evacuation of the previous case is done');
+    // The Restore's release of node-1 (the ledger write) will not be answered.
+    const heal = cluster.sim.faults.holdRequests({ user: RUN_USER, verbs: ['patch', 'update'], resources: ['nodes'] });
+    try {
+      assert.equal((await cluster.kubectl.run(['uncordon', 'node-1'])).code, 0);
+      await waitUntil(
+        'the Restore started and its node write is held',
+        async () =>
+          !!(await record())?.status?.restore?.startedAt &&
+          cluster.sim.faults.heldRequests({ user: RUN_USER, resources: ['nodes'] }) >= 1,
+        60_000,
+      );
+      running.kill('SIGKILL');
+      await running.exited;
+      await waitUntil(
+        'the held write is dropped with its client',
+        () => cluster.sim.faults.heldRequests({ user: RUN_USER }) === 0,
+      );
+    } finally {
+      heal();
+    }
+    const killed = await record();
+    assert.equal(killed?.status?.restore?.finishedAt, undefined, 'killed mid-Restore');
+    assert.ok(Object.hasOwn(readLedger(await cluster.admin.getNode('node-1')).holds, requestId), 'still held');
+
+    const next = await start('run-c');
+    await next.waitForLog('resuming an unfinished request', { requestId, action: 'restore' }, 60_000);
+    await waitUntil('the Restore finished', async () => !!(await record())?.status?.restore?.finishedAt, 60_000);
+    const ledger = readLedger(await cluster.admin.getNode('node-1'));
+    assert.deepEqual(ledger.holds, {}, 'no hold left');
+    assert.ok(Object.hasOwn(ledger.released, requestId), 'the request released');
+    assert.notEqual((await cluster.admin.getNode('node-1')).spec?.unschedulable, true, 'node-1 schedulable');
+    await next.waitForLog('Node Restored');
   });
 });

@@ -3,6 +3,15 @@
  * their nodes (informers), acting as plan.ts decides while this replica leads — finalizers, the status
  * mirror and refusal Events are written here; `Maintenance Requested` / `Maintenance Ended` go through
  * the forwarder's publishing path like every other source's events. One CR is reconciled at a time.
+ *
+ * Is node-maintenance-operator installed? Read from the NodeMaintenance CRD (nmo.ts) when this replica
+ * takes the lead, and again before deciding about a NodeMaintenance it has not adopted — the only decision
+ * NMO's presence changes (an adopted CR is seen through) — at most once per pass over the changed CRs. So
+ * NMO installed later (its CRD appearing where there was none, or taking over drainbridge's) is seen by
+ * the next NodeMaintenance. Not a watch: that needs list/watch on CRDs (the name-restricted rule works
+ * only with a field selector) and one more open watch per replica for a fact that matters only at
+ * adoption; not a periodic read: requests while idle, and a window between reads. One GET per burst of
+ * new NodeMaintenances, none while idle.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { isNotFound } from '../../kube/errors.ts';
@@ -16,6 +25,7 @@ import { nmoMarker } from './nmo.ts';
 import { type NodeMaintenanceAction, planNodeMaintenance } from './plan.ts';
 import {
   DRAINBRIDGE_FINALIZER,
+  NMO_FINALIZER,
   NODE_MAINTENANCE_API,
   NODE_MAINTENANCE_CRD,
   type NodeMaintenance,
@@ -132,19 +142,33 @@ export class NodeMaintenanceSource implements ForwarderSource {
     }
   }
 
+  /** Reads the CRD for NMO's marks. Not found: no NMO; unreadable: the last answer stands (NMO's finalizer still counts per CR). */
   async #detectNmo(): Promise<void> {
+    let marker: string | undefined;
     try {
-      this.#nmoInstalled = nmoMarker(await this.#o.client.getCustomResourceDefinition(NODE_MAINTENANCE_CRD));
+      marker = nmoMarker(await this.#o.client.getCustomResourceDefinition(NODE_MAINTENANCE_CRD));
     } catch (error) {
-      // Not found: no CRD, so no NodeMaintenances either; anything else: decide per CR (NMO's finalizer).
-      if (!isNotFound(error)) this.#o.logger.warn('could not read the NodeMaintenance CRD', { error: String(error) });
-      this.#nmoInstalled = undefined;
+      if (!isNotFound(error)) {
+        this.#o.logger.warn('could not read the NodeMaintenance CRD', { error: String(error) });
+        return;
+      }
     }
-    if (this.#nmoInstalled)
-      this.#o.logger.warn('node-maintenance-operator detected', {
-        why: this.#nmoInstalled,
-        coexistence: this.#o.coexistence,
-      });
+    if (marker === this.#nmoInstalled) return;
+    this.#nmoInstalled = marker;
+    if (marker)
+      this.#o.logger.warn('node-maintenance-operator detected', { why: marker, coexistence: this.#o.coexistence });
+    else this.#o.logger.info('node-maintenance-operator no longer detected', { crd: NODE_MAINTENANCE_CRD });
+  }
+
+  /** A CR drainbridge has not decided about yet: neither adopted, nor NMO's, nor being deleted. */
+  #undecided(nm: NodeMaintenance): boolean {
+    const finalizers = nm.metadata.finalizers ?? [];
+    return (
+      !nm.metadata.deletionTimestamp &&
+      !finalizers.includes(DRAINBRIDGE_FINALIZER) &&
+      !finalizers.includes(NMO_FINALIZER) &&
+      !this.#refused.has(nm.metadata.uid ?? '')
+    );
   }
 
   #byRequest(requestId: string | undefined): string | undefined {
@@ -170,12 +194,18 @@ export class NodeMaintenanceSource implements ForwarderSource {
   }
 
   async #drain(): Promise<void> {
+    // NMO may have been installed since the lead was taken: read again before the first undecided CR.
+    let nmoChecked = false;
     while (this.#leading && this.#dirty.size > 0) {
       const name = [...this.#dirty][0] as string;
       this.#dirty.delete(name);
       const nm = this.#maintenances.get(name);
       if (!nm) continue;
       try {
+        if (!nmoChecked && this.#undecided(nm)) {
+          nmoChecked = true;
+          await this.#detectNmo();
+        }
         await this.#reconcile(nm);
       } catch (error) {
         this.#o.logger.warn('NodeMaintenance reconcile failed; retried at the next change or re-list', {

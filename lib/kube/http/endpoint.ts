@@ -5,7 +5,7 @@
  * the rest (exec plugins, auth-providers, proxies, kubeconfigs held in a secret, EKS), which the caller
  * loads only then (lib/config builds it): client-node costs ~45 MiB of resident memory just by being imported.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
@@ -44,6 +44,18 @@ export interface KubeEndpoint {
 /** The ServiceAccount's files in every pod. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
+/**
+ * Where in-cluster access reads the ServiceAccount's `token` and `ca.crt` from, when not the standard
+ * mount: a pod that mounts a projected token elsewhere (`automountServiceAccountToken: false` and a
+ * projected volume), or a test with a ServiceAccount directory of its own.
+ */
+export const SERVICE_ACCOUNT_DIR_VARIABLE = 'DRAINBRIDGE_SERVICE_ACCOUNT_DIR';
+
+/** The ServiceAccount directory in-cluster access reads (lib/config's client-node access reads the same). */
+export function serviceAccountDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env[SERVICE_ACCOUNT_DIR_VARIABLE] || SERVICE_ACCOUNT_DIR;
+}
+
 /** A projected ServiceAccount token is rotated by the kubelet: read it again at most this often (client-go: 1 min). */
 const TOKEN_FILE_REFRESH_MS = 60_000;
 
@@ -66,21 +78,29 @@ export function tokenFileReader(path: string, now: () => number = Date.now): () 
 }
 
 /** The pod's own ServiceAccount, as client-go's rest.InClusterConfig reads it. */
-export function inClusterEndpoint(env: NodeJS.ProcessEnv = process.env, dir = SERVICE_ACCOUNT_DIR): KubeEndpoint {
+export function inClusterEndpoint(env: NodeJS.ProcessEnv = process.env, dir = serviceAccountDir(env)): KubeEndpoint {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
-  if (!host || !port) {
+  const tokenPath = join(dir, 'token');
+  const caPath = join(dir, 'ca.crt');
+  const missing = [
+    ...(host ? [] : ['KUBERNETES_SERVICE_HOST is not set']),
+    ...(port ? [] : ['KUBERNETES_SERVICE_PORT is not set']),
+    ...(existsSync(tokenPath) ? [] : [`there is no ServiceAccount token at ${tokenPath}`]),
+    ...(existsSync(caPath) ? [] : [`there is no cluster CA at ${caPath}`]),
+  ];
+  if (missing.length > 0) {
     throw new ConfigError([
       {
         path: 'DRAINBRIDGE_KUBE_ACCESS',
-        message: 'in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (not running in a pod?)',
+        message: `in-cluster access needs a pod's ServiceAccount (${missing.join('; ')}): not running in a pod? Outside the cluster use DRAINBRIDGE_KUBE_ACCESS=kubeconfig; a ServiceAccount mounted elsewhere: ${SERVICE_ACCOUNT_DIR_VARIABLE}`,
       },
     ]);
   }
-  const token = tokenFileReader(join(dir, 'token'));
+  const token = tokenFileReader(tokenPath);
   return {
-    server: new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}`),
-    tls: { ca: readFileSync(join(dir, 'ca.crt')), rejectUnauthorized: true },
+    server: new URL(`https://${host?.includes(':') ? `[${host}]` : host}:${port}`),
+    tls: { ca: readFileSync(caPath), rejectUnauthorized: true },
     authorization: async () => `Bearer ${token()}`,
   };
 }

@@ -43,7 +43,8 @@ export interface BranchDefinition {
   readonly stage: BranchStage;
   /**
    * What it moves: pods (evicted, as `kubectl drain` does: the estimate counts their grace periods and
-   * budgets) or VMs (live-migrated: the estimate counts seconds per VM).
+   * budgets; run's metrics count them as evicted) or VMs (live-migrated: the estimate counts seconds per
+   * VM; run's metrics count them as migrated).
    */
   readonly moves: 'pods' | 'vms';
   /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
