@@ -12,12 +12,12 @@
 import type { EventPublisher } from '../bus/types.ts';
 import type { NoticeSource } from '../domain/notice.ts';
 import { createLogger } from '../log/logger.ts';
-import { readLedger } from '../node/ledger.ts';
 import { awsSources } from './aws/source.ts';
 import { AzureSource } from './azure/source.ts';
 import type { AgentConfig } from './config.ts';
 import { endedEvent, requestedEvent } from './events.ts';
 import { gcpSources } from './gcp/source.ts';
+import { readNodeHistory } from './history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from './loop.ts';
 import { pause } from './loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from './metrics.ts';
@@ -141,15 +141,30 @@ class LoopRunner {
     }
   }
 
-  /** Once: take over the requests of this source that the node's ledger still holds (a previous run's). */
+  /**
+   * Once: take over this source's requests of a previous run — those holding the node (its ledger) and
+   * those waiting for their start (an Evacuation record in MaintenanceScheduled) — so that the end of a
+   * notice that vanished while no agent ran is still published.
+   */
   async #adopt(): Promise<void> {
     if (this.#adopted) return;
-    const node = await this.#context.kube.getNode(this.#context.config.nodeName);
-    const held = Object.keys(readLedger(node).holds).filter((id) => this.#tracker.owns(id));
-    this.#tracker.adopt(held);
+    const { kube, config, logger } = this.#context;
+    const history = await readNodeHistory(kube, config.nodeName);
+    const held = history.held.filter((id) => this.#tracker.owns(id));
+    const waiting = history.waiting.filter((id) => this.#tracker.owns(id));
+    this.#tracker.adopt([...held, ...waiting]);
     this.#adopted = true;
-    if (held.length > 0)
-      this.#context.logger.info('found requests of a previous run', { source: this.#loop.source, held });
+    if (!history.recordsRead) {
+      logger.warn(
+        'cannot list Evacuation records (RBAC: evacuations list): requests waiting for their start are not taken over',
+        {
+          source: this.#loop.source,
+        },
+      );
+    }
+    if (held.length + waiting.length > 0) {
+      logger.info('found requests of a previous run', { source: this.#loop.source, held, waiting });
+    }
   }
 
   #report(error: unknown): void {
@@ -165,7 +180,7 @@ class LoopRunner {
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
     for (const rejected of document.rejected) this.#report(rejected);
-    const notices = await this.#loop.mine(document.notices, signal);
+    const notices = await this.#loop.mine(document.notices, signal, this.#tracker);
     const snapshot = { notices, complete: document.rejected.length === 0 };
     for (const action of this.#tracker.plan(snapshot)) {
       if (signal.aborted) return;
