@@ -21,7 +21,7 @@ import { readNodeHistory } from './history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from './loop.ts';
 import { pause } from './loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from './metrics.ts';
-import { describeNotice, NoticeParseError, type ParsedDocument } from './notice.ts';
+import { describeNotice, type Notice, NoticeParseError, type ParsedDocument } from './notice.ts';
 import { NoticeTracker, type TrackerAction } from './tracker.ts';
 
 export interface NodeAgentOptions {
@@ -112,6 +112,14 @@ class LoopRunner {
   readonly #publisher: EventPublisher;
   readonly #tracker: NoticeTracker;
   #adopted = false;
+  /**
+   * The version (Azure DocumentIncarnation, GCE ETag) of the last document whose every action went out,
+   * with its notices: the same version again is the same document, so planning and publishing are
+   * skipped — approvals still run, since a drain finishes without the document changing. A document
+   * with an unreadable event or a failed publish is not recorded, so it is handled again at the next read.
+   * Kept in memory only: a restarted agent handles the current document in full (level-triggered).
+   */
+  #handled: { readonly version: string; readonly notices: readonly Notice[] } | undefined;
   /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
   #lastProblems = new Set<string>();
   #problems = new Set<string>();
@@ -179,18 +187,29 @@ class LoopRunner {
   }
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
+    if (document.version !== undefined && document.version === this.#handled?.version) {
+      await this.#loop.after?.(this.#handled.notices, this.#tracker, signal);
+      return;
+    }
+    this.#handled = undefined;
     for (const rejected of document.rejected) this.#report(rejected);
     const notices = await this.#loop.mine(document.notices, signal, this.#tracker);
     const snapshot = { notices, complete: document.rejected.length === 0 };
+    let allOut = snapshot.complete;
     for (const action of this.#tracker.plan(snapshot)) {
       if (signal.aborted) return;
-      await this.#carryOut(action);
+      if (!(await this.#carryOut(action))) allOut = false;
     }
     this.#tracker.forgetUnlisted(snapshot);
+    if (allOut && document.version !== undefined) {
+      this.#handled = { version: document.version, notices };
+      this.#context.logger.debug('document handled', { source: this.#loop.source, version: document.version });
+    }
     await this.#loop.after?.(notices, this.#tracker, signal);
   }
 
-  async #carryOut(action: TrackerAction): Promise<void> {
+  /** Publishes (or reports) one action; false when it did not go out (tried again at the next read). */
+  async #carryOut(action: TrackerAction): Promise<boolean> {
     const { config, logger, metrics, now } = this.#context;
     const source = this.#loop.source;
     const base = {
@@ -218,6 +237,7 @@ class LoopRunner {
         metrics.count('ended', source);
       }
       this.#tracker.commit(action);
+      return true;
     } catch (error) {
       metrics.count('failures', source);
       logger.warn('publishing failed; trying again at the next read', {
@@ -225,6 +245,7 @@ class LoopRunner {
         requestId: action.requestId,
         message: error instanceof Error ? error.message : String(error),
       });
+      return false;
     }
   }
 }
