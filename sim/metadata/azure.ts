@@ -78,6 +78,12 @@ export class FakeAzureMetadata {
     this.#incarnation += 1;
   }
 
+  /** Serves a whole document as given (a fixture): its incarnation and its events. */
+  setDocument(document: { DocumentIncarnation: number; Events: readonly AzureScheduledEvent[] }): void {
+    this.#incarnation = document.DocumentIncarnation;
+    this.#events = structuredClone([...document.Events]);
+  }
+
   /**
    * Replaces the events without raising the incarnation — what Azure never does; tests use it to show
    * that an agent reading the same incarnation does not look at the events again.
