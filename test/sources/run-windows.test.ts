@@ -61,7 +61,12 @@ describe('drainbridge run arms DRAINBRIDGE_MAINTENANCE_WINDOWS', () => {
   });
 
   it('the window opens inside run and evacuates the node it selects, and no other', async () => {
-    const opened = await run.waitForLog('maintenance window opened', {}, 90_000);
+    await run.waitForLog('maintenance window opened', {}, 90_000);
+    // run's own line (the openWindow task logs one too): what the window put on the bus.
+    await waitUntil('run logged the opening', () =>
+      run.logs('maintenance window opened').some((line) => Array.isArray(line.requested)),
+    );
+    const opened = run.logs('maintenance window opened').find((line) => Array.isArray(line.requested)) ?? {};
     assert.equal(opened.window, WINDOW.name, JSON.stringify(opened));
     assert.equal((opened.requested as string[]).length, 1, 'one node requested: the one the selector matches');
     const recordsOf = async (node: string): Promise<EvacuationObject[]> =>
