@@ -67,7 +67,8 @@ function fromServerlessYml(): { rules: RuleShape[]; schedules: ScheduleShape[] }
   const rules = (yml.functions.normalizeAwsNotice.events as BridgeEvent[]).map(({ eventBridge }) => {
     const enabled = eventBridge.enabled ?? 'true';
     const resolved = enabled.replace(
-      '${strToBool(${param:spotInterruptionWarnings})}',
+      // serverless.yml's own variable syntax, not a template literal.
+      `\${strToBool(\${param:spotInterruptionWarnings})}`,
       params.spotInterruptionWarnings ?? '',
     );
     return {
