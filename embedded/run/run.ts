@@ -124,20 +124,27 @@ export class DrainbridgeRun {
   }
 
   async start(): Promise<void> {
-    await this.forwarder.start();
+    // The endpoint first: a port already taken fails the start before anything else runs.
     const settings = this.#options.busEndpoint;
-    if (!settings) return;
-    this.#busEndpoint = await startBusEndpoint({
-      settings,
-      bus: this.runtime.bus,
-      // A replica that does not lead has no running executions: the agent's retries find the leader.
-      available: () =>
-        this.forwarder.isLeader
-          ? undefined
-          : 'this drainbridge run replica does not lead; try again (the leader takes events)',
-      logger: this.#options.logger,
-    });
-    this.#options.logger.info('bus endpoint listening', { url: this.#busEndpoint.url });
+    if (settings) {
+      this.#busEndpoint = await startBusEndpoint({
+        settings,
+        bus: this.runtime.bus,
+        // A replica that does not lead has no running executions: the agent's retries find the leader.
+        available: () =>
+          this.forwarder.isLeader
+            ? undefined
+            : 'this drainbridge run replica does not lead; try again (the leader takes events)',
+        logger: this.#options.logger,
+      });
+      this.#options.logger.info('bus endpoint listening', { url: this.#busEndpoint.url });
+    }
+    try {
+      await this.forwarder.start();
+    } catch (error) {
+      await this.#busEndpoint?.close();
+      throw error;
+    }
   }
 
   /** The bus endpoint's URL, when one is served. */

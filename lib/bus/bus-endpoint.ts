@@ -94,17 +94,43 @@ export function screenEntry(entry: PutEventsEntry, busName: string, detailTypes:
   };
 }
 
+/** How often the same refusal (reason and caller) is logged: an agent with a wrong key retries every read. */
+export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
+/** Lets a key through once per interval, and says how many were held back since. */
+class LogThrottle {
+  readonly #last = new Map<string, { at: number; held: number }>();
+
+  /** The number held back since the last time `key` went through, or undefined to hold this one back. */
+  allow(key: string, now: number): number | undefined {
+    const last = this.#last.get(key);
+    if (last && now - last.at < REFUSAL_LOG_INTERVAL_MS) {
+      last.held += 1;
+      return undefined;
+    }
+    if (this.#last.size > 1000) this.#last.clear();
+    this.#last.set(key, { at: now, held: 0 });
+    return last?.held ?? 0;
+  }
+}
+
 /** Serves the endpoint; `close()` stops it. */
 export function startBusEndpoint(options: BusEndpointOptions): Promise<PutEventsServer> {
   const { settings, bus, logger } = options;
   const detailTypes = options.detailTypes ?? NODE_AGENT_DETAIL_TYPES;
   const now = options.now ?? Date.now;
+  const throttle = new LogThrottle();
   return startPutEventsServer({
     host: settings.host,
     port: settings.port,
     authenticate: (request) =>
       verifySigV4(request, [settings.key], { service: EVENTBRIDGE_SIGNING_SERVICE, now: now() }),
-    onRefused: (refusal) => logger.warn('bus endpoint: call refused, nothing put on the bus', { ...refusal }),
+    onRefused: (refusal) => {
+      const repeats = throttle.allow(`${refusal.type}|${refusal.remote}`, now());
+      if (repeats !== undefined) {
+        logger.warn('bus endpoint: call refused, nothing put on the bus', { ...refusal, sameSinceLastLog: repeats });
+      }
+    },
     put: async (entries): Promise<PutEventsOutput> => {
       const unavailable = options.available();
       if (unavailable !== undefined) throw new PutEventsError(503, 'ServiceUnavailable', unavailable);
@@ -119,9 +145,15 @@ export function startBusEndpoint(options: BusEndpointOptions): Promise<PutEvents
         'entry' in s ? (results[next++] ?? { ErrorCode: 'InternalException' }) : s.refused,
       );
       screened.forEach((s, index) => {
-        if ('refused' in s) {
-          logger.warn('bus endpoint: entry refused', { index, detailType: entries[index]?.DetailType, ...s.refused });
-        }
+        if (!('refused' in s)) return;
+        const repeats = throttle.allow(`${s.refused.ErrorCode}|${entries[index]?.DetailType}`, now());
+        if (repeats === undefined) return;
+        logger.warn('bus endpoint: entry refused', {
+          index,
+          detailType: entries[index]?.DetailType,
+          ...s.refused,
+          sameSinceLastLog: repeats,
+        });
       });
       return { FailedEntryCount: merged.filter((r) => r.ErrorCode !== undefined).length, Entries: merged };
     },

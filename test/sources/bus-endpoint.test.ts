@@ -146,6 +146,12 @@ describe("drainbridge run's bus endpoint: signed PutEvents from node agents", ()
       log.lines.some((l) => l.extra.type === 'UnrecognizedClientException'),
       log.text(),
     );
+    // The agent tries again at every read: the same refusal is logged once a minute, not every time.
+    await send(OTHER_KEY, [toPublishEntry('Maintenance Requested', REQUESTED, 'drainbridge')], endpoint.url).catch(
+      () => undefined,
+    );
+    assert.ok(endpoint.calls.filter((c) => c.error === 'UnrecognizedClientException').length >= 2);
+    assert.equal(log.lines.filter((l) => l.extra.type === 'UnrecognizedClientException').length, 1);
     assert.ok(!log.text().includes(KEY) && !log.text().includes(OTHER_KEY), 'no key in the log');
   });
 
