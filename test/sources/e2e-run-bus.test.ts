@@ -16,6 +16,7 @@ import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/
 import {
   DrainbridgeProcess,
   metric,
+  NODE_AGENT_USER,
   scrape,
   spreadScenario,
   startTestCluster,
@@ -135,6 +136,12 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
     );
     const record = await recordOf(requestId);
     assert.equal(record?.spec.origin, 'azure');
+    // At its start the agent looked for requests of a previous run: its node's records, by label, allowed.
+    const listed = cluster.sim.requestLog
+      .all()
+      .filter((r) => r.user === NODE_AGENT_USER && r.resource === 'evacuations' && r.verb === 'list');
+    assert.ok(listed.length > 0 && listed.every((r) => r.status === 200), JSON.stringify(listed));
+    assert.ok(listed.every((r) => decodeURIComponent(r.query).includes('labelSelector=drainbridge.io/node=node-2')));
     assert.equal(record?.spec.notBefore, new Date(Date.parse(event.NotBefore)).toISOString());
     await waitUntil('the event is approved', () => imds.approved(event.EventId), 30_000, output);
     assert.deepEqual(
