@@ -22,6 +22,7 @@ export const TARGETS = [
   'deploy/overlays/node-agent-aws',
   'deploy/overlays/node-agent-azure',
   'deploy/overlays/node-agent-gcp',
+  'deploy/overlays/node-agent-run',
 ];
 
 interface Manifest {

@@ -4,8 +4,10 @@
  * runs is loaded: this process has a memory budget (80 MiB resident, bench/README.md), so nothing here
  * imports the embedded runtime or @kubernetes/client-node.
  */
+import type { BusClientSettings } from '../../lib/bus/bus-key.ts';
 import { loadConfig } from '../../lib/config/load.ts';
 import { type ForwarderSettings, loadForwarderSettings } from '../../lib/forwarder/settings.ts';
+import type { BusSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
 import { parseArgs } from '../args.ts';
 import { type Command, UsageError } from '../command.ts';
@@ -19,6 +21,7 @@ const FLAG_ENV = {
   identity: 'DRAINBRIDGE_FORWARDER_IDENTITY',
   node: 'DRAINBRIDGE_NODE_NAME',
   provider: 'DRAINBRIDGE_AGENT_PROVIDER',
+  'bus-endpoint': 'DRAINBRIDGE_BUS_ENDPOINT',
 };
 const OWN = {
   kubeconfig: true,
@@ -31,7 +34,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Flags of one mode only. */
 const CLUSTER_ONLY = ['cordon-evacuates', 'nmo-coexistence', 'identity'];
-const AGENT_ONLY = ['node', 'provider'];
+const AGENT_ONLY = ['node', 'provider', 'bus-endpoint'];
 
 function checkMode(own: ReadonlyMap<string, string>, agentMode: boolean): void {
   const misplaced = (agentMode ? CLUSTER_ONLY : AGENT_ONLY).filter((flag) => own.has(flag));
@@ -67,23 +70,41 @@ async function startNodeAgent(
   settings: ForwarderSettings,
   logger: Logger,
 ): Promise<Running> {
-  const [{ loadAgentConfig }, { NodeAgentProcess }, { connectKube, eventBridgeSink }] = await Promise.all([
+  const [{ loadAgentConfig }, { NodeAgentProcess }, { connectKube }, { loadBusClientSettings }] = await Promise.all([
     import('../../lib/sources/config.ts'),
     import('../../lib/forwarder/node-agent.ts'),
     import('../../lib/forwarder/index.ts'),
+    import('../../lib/bus/bus-key.ts'),
   ]);
   const agentConfig = loadAgentConfig(env);
   const config = configOf(env, kubeconfig);
+  const bus = loadBusClientSettings(env);
   const agent = new NodeAgentProcess({
     client: await connectKube(config),
     config: agentConfig,
-    sink: eventBridgeSink(config),
+    sink: bus ? await busEndpointSink(bus, config.eventBusName) : await awsSink(config),
     logger,
     queueCapacity: settings.queueCapacity,
     metricsAddress: settings.metricsAddress,
   });
   await agent.start();
   return agent;
+}
+
+/** PutEvents to drainbridge's EventBridge bus (AWS credentials from the SDK's chain). */
+async function awsSink(config: { eventBusName: string }): Promise<BusSink> {
+  const { eventBridgeSink } = await import('../../lib/forwarder/index.ts');
+  return eventBridgeSink(config);
+}
+
+/** PutEvents to `drainbridge run`'s bus endpoint, signed with the shared bus key (lib/bus/bus-endpoint.ts). */
+async function busEndpointSink(settings: BusClientSettings, busName: string): Promise<BusSink> {
+  const [{ createBusEndpointClient }, { EventBridgePublisher }, { EventBridgeSink }] = await Promise.all([
+    import('../../lib/bus/bus-endpoint-client.ts'),
+    import('../../lib/bus/eventbridge-publisher.ts'),
+    import('../../lib/forwarder/sinks.ts'),
+  ]);
+  return new EventBridgeSink(new EventBridgePublisher(await createBusEndpointClient(settings), busName));
 }
 
 /** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG. */
@@ -102,7 +123,8 @@ export const forwarderCommand: Command = {
     '                             [--metrics-address HOST:PORT] [--nmo-coexistence refuse|act] [--identity ID]',
     '                             [--shutdown-grace SECONDS]',
     '       drainbridge forwarder --node-agent [--node NAME] [--provider azure|aws|gcp] [--kubeconfig FILE]',
-    '                             [--event-bus NAME] [--metrics-address HOST:PORT] [--shutdown-grace SECONDS]',
+    '                             [--event-bus NAME] [--bus-endpoint URL] [--metrics-address HOST:PORT]',
+    '                             [--shutdown-grace SECONDS]',
     '',
     'Watches nodes and NodeMaintenances and puts Node Cordoned / Node Uncordoned / Maintenance Requested /',
     'Maintenance Ended on the bus (PutEvents; AWS credentials from the SDK chain: IRSA, Pod Identity, env).',
@@ -114,6 +136,8 @@ export const forwarderCommand: Command = {
     '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
     '                      publishes its own (no leader election). --node and --provider set',
     '                      DRAINBRIDGE_NODE_NAME and DRAINBRIDGE_AGENT_PROVIDER (lib/sources/README.md).',
+    "  --bus-endpoint      with --node-agent: publish to `drainbridge run`'s bus endpoint instead of EventBridge,",
+    '                      signing with DRAINBRIDGE_BUS_KEY (DRAINBRIDGE_BUS_ENDPOINT; lib/bus/README.md).',
     'Environment: DRAINBRIDGE_* (lib/forwarder/README.md), DRAINBRIDGE_KUBE_ACCESS=in-cluster in a pod.',
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.

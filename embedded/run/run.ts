@@ -7,6 +7,9 @@
  * the Lease, so their owner marks are cleared and the resumed executions take over at once.
  */
 import { randomUUID } from 'node:crypto';
+import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
+import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
+import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
@@ -34,6 +37,8 @@ export interface RunOptions {
   /** Replaces every Retry interval of the state machines (demos and tests on a fast simulated clock). */
   readonly retryIntervalMs?: number;
   readonly nova?: NovaFactory;
+  /** Serve the bus endpoint for node agents (DRAINBRIDGE_BUS_ADDRESS, lib/bus/bus-endpoint.ts). */
+  readonly busEndpoint?: BusServerSettings;
 }
 
 /** The execution name prefix that marks `drainbridge run`'s executions, with the process identity. */
@@ -56,6 +61,7 @@ export class DrainbridgeRun {
   readonly #settled = new WeakSet<TrackedExecution>();
   readonly #watched = new WeakSet<TrackedExecution>();
   #resuming: Promise<void> | undefined;
+  #busEndpoint: PutEventsServer | undefined;
 
   private constructor(
     options: RunOptions,
@@ -117,12 +123,38 @@ export class DrainbridgeRun {
     return run;
   }
 
-  start(): Promise<void> {
-    return this.forwarder.start();
+  async start(): Promise<void> {
+    // The endpoint first: a port already taken fails the start before anything else runs.
+    const settings = this.#options.busEndpoint;
+    if (settings) {
+      this.#busEndpoint = await startBusEndpoint({
+        settings,
+        bus: this.runtime.bus,
+        // A replica that does not lead has no running executions: the agent's retries find the leader.
+        available: () =>
+          this.forwarder.isLeader
+            ? undefined
+            : 'this drainbridge run replica does not lead; try again (the leader takes events)',
+        logger: this.#options.logger,
+      });
+      this.#options.logger.info('bus endpoint listening', { url: this.#busEndpoint.url });
+    }
+    try {
+      await this.forwarder.start();
+    } catch (error) {
+      await this.#busEndpoint?.close();
+      throw error;
+    }
+  }
+
+  /** The bus endpoint's URL, when one is served. */
+  get busEndpointUrl(): string | undefined {
+    return this.#busEndpoint?.url;
   }
 
   /** Flushes the forwarder, gives up the Lease (stopping executions at their next step) and stops. */
   async stop(graceMs = 10_000): Promise<void> {
+    await this.#busEndpoint?.close();
     await this.forwarder.stop(graceMs);
     this.runtime.stop();
     await this.#resuming;

@@ -12,16 +12,16 @@
 import type { EventPublisher } from '../bus/types.ts';
 import type { NoticeSource } from '../domain/notice.ts';
 import { createLogger } from '../log/logger.ts';
-import { readLedger } from '../node/ledger.ts';
 import { awsSources } from './aws/source.ts';
 import { AzureSource } from './azure/source.ts';
 import type { AgentConfig } from './config.ts';
 import { endedEvent, requestedEvent } from './events.ts';
 import { gcpSources } from './gcp/source.ts';
+import { readNodeHistory } from './history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from './loop.ts';
 import { pause } from './loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from './metrics.ts';
-import { describeNotice, NoticeParseError, type ParsedDocument } from './notice.ts';
+import { describeNotice, type Notice, NoticeParseError, type ParsedDocument } from './notice.ts';
 import { NoticeTracker, type TrackerAction } from './tracker.ts';
 
 export interface NodeAgentOptions {
@@ -112,6 +112,14 @@ class LoopRunner {
   readonly #publisher: EventPublisher;
   readonly #tracker: NoticeTracker;
   #adopted = false;
+  /**
+   * The version (Azure DocumentIncarnation, GCE ETag) of the last document whose every action went out,
+   * with its notices: the same version again is the same document, so planning and publishing are
+   * skipped — approvals still run, since a drain finishes without the document changing. A document
+   * with an unreadable event or a failed publish is not recorded, so it is handled again at the next read.
+   * Kept in memory only: a restarted agent handles the current document in full (level-triggered).
+   */
+  #handled: { readonly version: string; readonly notices: readonly Notice[] } | undefined;
   /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
   #lastProblems = new Set<string>();
   #problems = new Set<string>();
@@ -141,15 +149,30 @@ class LoopRunner {
     }
   }
 
-  /** Once: take over the requests of this source that the node's ledger still holds (a previous run's). */
+  /**
+   * Once: take over this source's requests of a previous run — those holding the node (its ledger) and
+   * those waiting for their start (an Evacuation record in MaintenanceScheduled) — so that the end of a
+   * notice that vanished while no agent ran is still published.
+   */
   async #adopt(): Promise<void> {
     if (this.#adopted) return;
-    const node = await this.#context.kube.getNode(this.#context.config.nodeName);
-    const held = Object.keys(readLedger(node).holds).filter((id) => this.#tracker.owns(id));
-    this.#tracker.adopt(held);
+    const { kube, config, logger } = this.#context;
+    const history = await readNodeHistory(kube, config.nodeName);
+    const held = history.held.filter((id) => this.#tracker.owns(id));
+    const waiting = history.waiting.filter((id) => this.#tracker.owns(id));
+    this.#tracker.adopt([...held, ...waiting]);
     this.#adopted = true;
-    if (held.length > 0)
-      this.#context.logger.info('found requests of a previous run', { source: this.#loop.source, held });
+    if (!history.recordsRead) {
+      logger.warn(
+        'cannot list Evacuation records (RBAC: evacuations list): requests waiting for their start are not taken over',
+        {
+          source: this.#loop.source,
+        },
+      );
+    }
+    if (held.length + waiting.length > 0) {
+      logger.info('found requests of a previous run', { source: this.#loop.source, held, waiting });
+    }
   }
 
   #report(error: unknown): void {
@@ -164,18 +187,29 @@ class LoopRunner {
   }
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
+    if (document.version !== undefined && document.version === this.#handled?.version) {
+      await this.#loop.after?.(this.#handled.notices, this.#tracker, signal);
+      return;
+    }
+    this.#handled = undefined;
     for (const rejected of document.rejected) this.#report(rejected);
-    const notices = await this.#loop.mine(document.notices, signal);
+    const notices = await this.#loop.mine(document.notices, signal, this.#tracker);
     const snapshot = { notices, complete: document.rejected.length === 0 };
+    let allOut = snapshot.complete;
     for (const action of this.#tracker.plan(snapshot)) {
       if (signal.aborted) return;
-      await this.#carryOut(action);
+      if (!(await this.#carryOut(action))) allOut = false;
     }
     this.#tracker.forgetUnlisted(snapshot);
+    if (allOut && document.version !== undefined) {
+      this.#handled = { version: document.version, notices };
+      this.#context.logger.debug('document handled', { source: this.#loop.source, version: document.version });
+    }
     await this.#loop.after?.(notices, this.#tracker, signal);
   }
 
-  async #carryOut(action: TrackerAction): Promise<void> {
+  /** Publishes (or reports) one action; false when it did not go out (tried again at the next read). */
+  async #carryOut(action: TrackerAction): Promise<boolean> {
     const { config, logger, metrics, now } = this.#context;
     const source = this.#loop.source;
     const base = {
@@ -203,6 +237,7 @@ class LoopRunner {
         metrics.count('ended', source);
       }
       this.#tracker.commit(action);
+      return true;
     } catch (error) {
       metrics.count('failures', source);
       logger.warn('publishing failed; trying again at the next read', {
@@ -210,6 +245,7 @@ class LoopRunner {
         requestId: action.requestId,
         message: error instanceof Error ? error.message : String(error),
       });
+      return false;
     }
   }
 }

@@ -19,10 +19,11 @@ export interface AgentLogger {
 }
 
 /**
- * What the agent reads of the cluster: its node (the ledger), and for Azure approvals all nodes and the
- * Evacuation records. KubeClient has these calls, and so has the forwarder's lean client.
+ * What the agent reads of the cluster: its node (the ledger) and its node's Evacuation records (requests
+ * of a previous run), and for Azure approvals all nodes and the records. KubeClient has these calls, and
+ * so has the forwarder's lean client.
  */
-export type NoticeKube = Pick<KubeClient, 'getNode' | 'listNodes' | 'getEvacuation'>;
+export type NoticeKube = Pick<KubeClient, 'getNode' | 'listNodes' | 'getEvacuation' | 'listEvacuations'>;
 
 export interface LoopContext {
   readonly config: AgentConfig;
@@ -38,8 +39,11 @@ export interface SourceLoop {
   readonly intervalMs: number;
   /** The current document, parsed. Throws NoticeParseError for a malformed one, other errors for failed reads. */
   read(signal: AbortSignal): Promise<ParsedDocument>;
-  /** The notices of the document that concern this node. */
-  mine(notices: readonly Notice[], signal: AbortSignal): Promise<Notice[]>;
+  /**
+   * The notices of the document that concern this node. The tracker (read only) tells which requests are
+   * active, for a source whose notices carry no id of their own (GCE's maintenance-event).
+   */
+  mine(notices: readonly Notice[], signal: AbortSignal, tracker: NoticeTracker): Promise<Notice[]>;
   /** Runs after the document's requests were published (Azure: approvals). */
   after?(notices: readonly Notice[], tracker: NoticeTracker, signal: AbortSignal): Promise<void>;
 }

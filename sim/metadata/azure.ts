@@ -78,6 +78,20 @@ export class FakeAzureMetadata {
     this.#incarnation += 1;
   }
 
+  /** Serves a whole document as given (a fixture): its incarnation and its events. */
+  setDocument(document: { DocumentIncarnation: number; Events: readonly AzureScheduledEvent[] }): void {
+    this.#incarnation = document.DocumentIncarnation;
+    this.#events = structuredClone([...document.Events]);
+  }
+
+  /**
+   * Replaces the events without raising the incarnation — what Azure never does; tests use it to show
+   * that an agent reading the same incarnation does not look at the events again.
+   */
+  setEventsKeepingIncarnation(events: readonly AzureScheduledEvent[]): void {
+    this.#events = structuredClone([...events]);
+  }
+
   /** Adds or replaces one event (by EventId). */
   putEvent(event: AzureScheduledEvent): void {
     const others = this.#events.filter((e) => e.EventId.toLowerCase() !== event.EventId.toLowerCase());

@@ -1,6 +1,8 @@
 /**
  * A fake GCE metadata server for maintenance notices: `Metadata-Flavor: Google` required on requests
- * (403 without it) and sent on answers, an `ETag` that changes with the value, `wait_for_change=true`
+ * (403 without it) and sent on answers, an `ETag` that changes with the value — by default a hash of the
+ * value alone, as the real server's appears to be (so the same value again has the same ETag again);
+ * `etag: 'version'` makes it a hash of the change count instead — `wait_for_change=true`
  * hanging until the value changes (at once when `last_etag` is given and differs; at `timeout_sec` with
  * the value unchanged), and `upcoming-maintenance?alt=json` (404 where the VM has none).
  */
@@ -15,6 +17,8 @@ const DEFAULT_WAIT_SECONDS = 300;
 
 export interface FakeGceOptions {
   readonly port?: number;
+  /** What the ETag hashes: the value (default: a repeat of a value repeats its ETag) or every change. */
+  readonly etag?: 'value' | 'version';
 }
 
 export class FakeGceMetadata {
@@ -27,9 +31,11 @@ export class FakeGceMetadata {
     value: {},
   };
   #waiters = new Set<() => void>();
+  readonly #etagOf: 'value' | 'version';
 
-  private constructor(server: FakeHttpServer) {
+  private constructor(server: FakeHttpServer, etagOf: 'value' | 'version') {
     this.server = server;
+    this.#etagOf = etagOf;
   }
 
   static async start(options: FakeGceOptions = {}): Promise<FakeGceMetadata> {
@@ -38,7 +44,7 @@ export class FakeGceMetadata {
       (request, signal) => (fake as FakeGceMetadata).handle(request, signal),
       options.port,
     );
-    fake = new FakeGceMetadata(server);
+    fake = new FakeGceMetadata(server, options.etag ?? 'value');
     return fake;
   }
 
@@ -50,9 +56,10 @@ export class FakeGceMetadata {
     return this.#value;
   }
 
-  /** The current ETag: a new one for every change of the value. */
+  /** The current ETag: a hash of the value (default) or of the change count and value. */
   get etag(): string {
-    return createHash('sha256').update(`${this.#version}:${this.#value}`).digest('hex').slice(0, 16);
+    const hashed = this.#etagOf === 'value' ? this.#value : `${this.#version}:${this.#value}`;
+    return createHash('sha256').update(hashed).digest('hex').slice(0, 16);
   }
 
   /** Requests waiting for a change right now. */

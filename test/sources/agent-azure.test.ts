@@ -60,6 +60,56 @@ const idOf = (node: string, event: AzureScheduledEvent) =>
 const reads = () => fake.server.requestsTo('/metadata/scheduledevents', 'GET').length;
 
 describe('node agent: Azure Scheduled Events', () => {
+  it('DocumentIncarnation: the same incarnation is not handled again (unless a publish failed); a restart handles it in full', async () => {
+    await freshFake();
+    const first = reboot([VMSS_0]);
+    const second = reboot([VMSS_0]);
+    fake.putEvent(first);
+    let running = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('the first request', () => running.publisher.of('Maintenance Requested').length === 1);
+      // A change Azure would announce with a new incarnation, served under the old one: not looked at.
+      fake.setEventsKeepingIncarnation([first, second]);
+      const before = reads();
+      await waitUntil('three more reads', () => reads() >= before + 3);
+      assert.deepEqual(
+        running.publisher.of('Maintenance Requested').map((e) => e.requestId),
+        [idOf('node-1', first)],
+        'the same incarnation: nothing planned again',
+      );
+      // A new incarnation is read again: the second event is requested, the first (gone) ended.
+      fake.removeEvent(first.EventId);
+      await waitUntil('the second request', () => running.publisher.of('Maintenance Requested').length === 2);
+      await waitUntil('the first ended', () => running.publisher.of('Maintenance Ended').length === 1);
+      assert.equal(running.publisher.of('Maintenance Ended')[0]?.requestId, idOf('node-1', first));
+
+      // A publish that fails is tried again though the incarnation stays the same.
+      running.publisher.failing = true;
+      const third = reboot([VMSS_0]);
+      fake.putEvent(third);
+      await waitUntil('a failed publish', () => running.logger.has('publishing failed; trying again at the next read'));
+      const incarnation = fake.incarnation;
+      running.publisher.failing = false;
+      await waitUntil('the third request', () => running.publisher.of('Maintenance Requested').length === 3);
+      assert.equal(fake.incarnation, incarnation, 'published at a later read of the same incarnation');
+
+      // A restarted agent handles the document it finds in full, whatever its incarnation.
+      await running.agent.stop();
+      running = runAgent(config('node-1'), cluster.kube);
+      await waitUntil('requested again', () => running.publisher.of('Maintenance Requested').length === 2);
+      assert.deepEqual(
+        running.publisher
+          .of('Maintenance Requested')
+          .map((e) => e.requestId)
+          .sort(),
+        [idOf('node-1', second), idOf('node-1', third)].sort(),
+        'the same ids: duplicates the workflow drops',
+      );
+    } finally {
+      await running.agent.stop();
+    }
+  });
+
   it('a Reboot listing this node → one Maintenance Requested; a new incarnation repeats nothing; gone → Maintenance Ended', async () => {
     await freshFake();
     const event = reboot([VMSS_0]);

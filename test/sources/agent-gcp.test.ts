@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import axios from 'axios';
+import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
+import type { KubeObject } from '../../sim/index.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { type AgentCluster, GCP_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
 
@@ -55,7 +57,7 @@ describe('node agent: GCE metadata', () => {
       const migrating = etag();
       await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
       const [requested] = publisher.of('Maintenance Requested');
-      assert.equal(requested?.requestId, `gcp:node-1:maintenance-event:maintenance-event-${migrating}`);
+      assert.equal(requested?.requestId, `gcp:node-1:maintenance-event:maintenance-event-${migrating}-1`);
       assert.equal(requested?.origin, 'gcp');
       assert.equal(requested?.notBefore, undefined, 'a 60-second notice starts at once');
       assert.equal((requested?.notice as { eventType?: string } | undefined)?.eventType, 'MIGRATE_ON_HOST_MAINTENANCE');
@@ -67,6 +69,65 @@ describe('node agent: GCE metadata', () => {
       assert.equal(publisher.events.length, 2);
     } finally {
       await agent.stop();
+    }
+  });
+
+  it('the same value again later (same ETag, as a hash of the value) is a new request; a restart keeps the number', async () => {
+    /** The node's ledger as the workflow leaves it: these requests hold the node, those were released. */
+    const setLedger = (holds: string[], released: string[]) =>
+      cluster.sim.store.mutate({ group: '', resource: 'nodes' }, { name: 'node-1' }, (node: KubeObject) => {
+        const since = new Date().toISOString();
+        node.metadata.annotations = {
+          ...node.metadata.annotations,
+          [LEDGER_ANNOTATION]: JSON.stringify({
+            holds: Object.fromEntries(holds.map((id) => [id, { requester: 'test', origin: 'gcp', since }])),
+            released: Object.fromEntries(released.map((id) => [id, since])),
+          }),
+        };
+        return undefined;
+      });
+    const prefix = 'gcp:node-1:maintenance-event:maintenance-event-';
+    let running = runAgent(config(), cluster.kube);
+    try {
+      await waitUntil('the agent waits for a change', () => fake.waiting === 1);
+      fake.setMaintenanceEvent('MIGRATE_ON_HOST_MAINTENANCE');
+      const migrateEtag = fake.etag;
+      await waitUntil('the first request', () => running.publisher.of('Maintenance Requested').length === 1);
+      const first = running.publisher.of('Maintenance Requested')[0]?.requestId as string;
+      assert.equal(first, `${prefix}${migrateEtag}-1`);
+      setLedger([first], []); // admitted
+      await waitUntil('the agent waits again', () => fake.waiting === 1);
+      fake.setMaintenanceEvent('NONE');
+      await waitUntil('the first is ended', () => running.publisher.of('Maintenance Ended').length === 1);
+      setLedger([], [first]); // restored: a tombstone, which would drop a repeat of the same id
+
+      await waitUntil('the agent waits again', () => fake.waiting === 1);
+      fake.setMaintenanceEvent('MIGRATE_ON_HOST_MAINTENANCE');
+      assert.equal(fake.etag, migrateEtag, 'the second migration carries the first one’s ETag');
+      await waitUntil('the second request', () => running.publisher.of('Maintenance Requested').length === 2);
+      const second = running.publisher.of('Maintenance Requested')[1]?.requestId as string;
+      assert.equal(second, `${prefix}${migrateEtag}-2`, 'a new occurrence, not a duplicate of the first');
+
+      // Restart while the second is on its way (nothing in the cluster yet): the same id again.
+      await running.agent.stop();
+      running = runAgent(config(), cluster.kube);
+      await waitUntil('republished', () => running.publisher.of('Maintenance Requested').length === 1);
+      assert.equal(running.publisher.of('Maintenance Requested')[0]?.requestId, second);
+
+      // Restart once it holds the node: taken over, not published again; NONE ends it.
+      setLedger([second], [first]);
+      await running.agent.stop();
+      running = runAgent(config(), cluster.kube);
+      const reads = fake.server.requestsTo(EVENT).length;
+      await waitUntil('the new agent waits for a change', () => fake.server.requestsTo(EVENT).length >= reads + 2);
+      assert.deepEqual(running.publisher.events, []);
+      assert.ok(running.logger.has('found requests of a previous run', (extra) => String(extra.held) === second));
+      fake.setMaintenanceEvent('NONE');
+      await waitUntil('the second is ended', () => running.publisher.of('Maintenance Ended').length === 1);
+      assert.equal(running.publisher.of('Maintenance Ended')[0]?.requestId, second);
+    } finally {
+      await running.agent.stop();
+      setLedger([], []);
     }
   });
 

@@ -130,6 +130,50 @@ describe('AWS notices, end to end through the packaged state machines', () => {
     }
   });
 
+  it('the agent restarts while the request waits for its start, the notice vanishes meanwhile: the new agent ends it', async () => {
+    const fake = await FakeEc2Metadata.start({ instanceId: 'i-abcd1111' });
+    const event = scheduledEvent('instance-event-0f1e2d3c4b5a69788', 'instance-reboot', 20);
+    fake.setScheduledEvents([event]);
+    const requestId = noticeRequestId('aws-scheduled-events', 'node-1', event.EventId);
+    const first = await awsAgent('node-1', fake);
+    let second: Awaited<ReturnType<typeof awsAgent>> | undefined;
+    try {
+      await waitUntil(
+        'the evacuation waits for its start',
+        async () => (await readRecord(w, requestId).catch(() => undefined))?.status?.phase === 'MaintenanceScheduled',
+        20_000,
+      );
+      await first.agent.stop();
+      // While no agent runs, the notice goes away (IMDS no longer lists it: no "completed" to read).
+      fake.setScheduledEvents([]);
+      assert.deepEqual(readLedger(await readNodeAsAdmin(w, 'node-1')).holds, {}, 'waiting: no hold to find');
+      second = await awsAgent('node-1', fake);
+      await waitUntil(
+        'the new agent ends the request',
+        () => second?.logger.has('maintenance ended', (extra) => extra.requestId === requestId) === true,
+        20_000,
+      );
+      assert.ok(
+        second.logger.has('found requests of a previous run', (extra) => String(extra.waiting) === requestId),
+        'taken over from the waiting Evacuation record',
+      );
+      await waitUntil(
+        'Restore tombstoned it',
+        () => bus.some((e) => e.detailType === 'Node Restored' && e.requestId === requestId),
+        20_000,
+      );
+      const evacuation = w.runtime.executionsFor(requestId).find((e) => e.machine === 'evacuate');
+      assert.ok((await evacuation?.outcome)?.ok, 'the waiting Evacuate ended without failing');
+      const node = await readNodeAsAdmin(w, 'node-1');
+      assert.notEqual(node.spec?.unschedulable, true, 'never cordoned');
+      assert.ok(!bus.some((e) => e.requestId === requestId && e.detail.phase === 'NodeCordoned'));
+    } finally {
+      await first.agent.stop();
+      await second?.agent.stop();
+      await fake.server.stop();
+    }
+  });
+
   it('canceled while the evacuation waits for its start: ended, and the late admission cordons nothing', async () => {
     const fake = await FakeEc2Metadata.start({ instanceId: 'i-abcd2222' });
     const event = scheduledEvent('instance-event-0a1b2c3d4e5f60718', 'instance-reboot', 20);

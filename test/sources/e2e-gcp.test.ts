@@ -78,7 +78,7 @@ describe('GCE maintenance events, end to end through the packaged state machines
       await waitUntil('the agent waits for a change', () => fake.waiting === 1);
       assert.equal(fake.server.requestsTo(EVENT).at(-1)?.query.wait_for_change, 'true');
       fake.setMaintenanceEvent('MIGRATE_ON_HOST_MAINTENANCE');
-      const requestId = `gcp:node-1:maintenance-event:maintenance-event-${fake.etag}`;
+      const requestId = `gcp:node-1:maintenance-event:maintenance-event-${fake.etag}-1`;
       await waitUntil(
         'node-1 is drained',
         () => bus.some((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId),

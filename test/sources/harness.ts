@@ -35,7 +35,7 @@ rules:
     verbs: [get, list]
   - apiGroups: [drainbridge.io]
     resources: [evacuations]
-    verbs: [get]
+    verbs: [get, list]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding

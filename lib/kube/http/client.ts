@@ -249,6 +249,24 @@ export class KubeHttpClient {
     return this.request(`get evacuation ${name}`, { method: 'GET', path: customPath(EVACUATION_API, name) });
   }
 
+  /** Evacuation records (all pages), e.g. one node's by `drainbridge.io/node=<name>`. */
+  async listEvacuations(labelSelector?: string): Promise<EvacuationObject[]> {
+    const items: EvacuationObject[] = [];
+    let token: string | undefined;
+    do {
+      const page: ListPage<EvacuationObject> = await this.request(
+        labelSelector ? `list evacuations (${labelSelector})` : 'list evacuations',
+        {
+          method: 'GET',
+          path: `${customPath(EVACUATION_API)}${query({ limit: 500, continue: token, labelSelector })}`,
+        },
+      );
+      items.push(...page.items);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
+  }
+
   getLease(namespace: string, name: string, settings: CallSettings = {}): Promise<V1Lease> {
     return this.request(`get lease ${namespace}/${name}`, {
       ...settings,

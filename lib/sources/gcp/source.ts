@@ -1,11 +1,25 @@
 /**
  * The node agent's GCE sources: `maintenance-event` read with hanging requests (each returns when the
  * value changes, `last_etag` carrying the version last seen), and `upcoming-maintenance` polled.
+ *
+ * The maintenance-event value carries no id, and its ETag need not either: GCE documents the ETag only
+ * as changing when the value changes, so the next migration — the same value again, days later — may
+ * well carry the same ETag. Each occurrence therefore gets a number after the ETag
+ * (`maintenance-event-<ETag>-<n>`): the request still active for that ETag keeps its number (also after
+ * an agent restart: it is taken over from the ledger or its waiting Evacuation record), and a new
+ * occurrence takes the lowest number the cluster does not remember for this node (holds, tombstones,
+ * Evacuation records) nor this agent used — so it is never dropped as the duplicate of an earlier one,
+ * and a restart while its request is on its way to the bus finds the same number again.
  */
+import { readNodeHistory } from '../history.ts';
 import type { LoopContext, SourceLoop } from '../loop.ts';
 import { type Notice, type ParsedDocument, parseJsonText } from '../notice.ts';
+import type { NoticeTracker } from '../tracker.ts';
 import { GceMetadataClient } from './client.ts';
 import { parseGceMaintenanceEvent, parseGceUpcomingMaintenance } from './parse.ts';
+
+/** Numbers looked through for the active request (new ones take the lowest free number, so they stay small). */
+const MAX_OCCURRENCES = 1000;
 
 class MaintenanceEventSource implements SourceLoop {
   readonly source = 'gcp-maintenance-event';
@@ -13,11 +27,15 @@ class MaintenanceEventSource implements SourceLoop {
   readonly intervalMs = 0;
   readonly #client: GceMetadataClient;
   readonly #waitSeconds: number;
+  readonly #context: LoopContext;
   #lastEtag: string | undefined;
+  /** Event ids this run gave to occurrences (the cluster may not show a request published a moment ago). */
+  readonly #used = new Set<string>();
 
-  constructor(client: GceMetadataClient, waitSeconds: number) {
+  constructor(client: GceMetadataClient, waitSeconds: number, context: LoopContext) {
     this.#client = client;
     this.#waitSeconds = waitSeconds;
+    this.#context = context;
   }
 
   async read(signal: AbortSignal): Promise<ParsedDocument> {
@@ -29,8 +47,32 @@ class MaintenanceEventSource implements SourceLoop {
     return document;
   }
 
-  async mine(notices: readonly Notice[]): Promise<Notice[]> {
-    return [...notices];
+  async mine(notices: readonly Notice[], _signal: AbortSignal, tracker: NoticeTracker): Promise<Notice[]> {
+    try {
+      const mine: Notice[] = [];
+      for (const notice of notices) mine.push(await this.#occurrence(notice, tracker));
+      return mine;
+    } catch (error) {
+      // Read the value again at once (not after the next change) once the cluster answers.
+      this.#lastEtag = undefined;
+      throw error;
+    }
+  }
+
+  /** The notice with its occurrence number: the active request's, or the lowest one nobody remembers. */
+  async #occurrence(notice: Notice, tracker: NoticeTracker): Promise<Notice> {
+    const numbered = (n: number): Notice => ({ ...notice, eventId: `${notice.eventId}-${n}` });
+    const active = new Set(tracker.active());
+    for (let n = 1; active.size > 0 && n <= MAX_OCCURRENCES; n++) {
+      if (active.has(tracker.requestIdOf(numbered(n)))) return numbered(n);
+    }
+    const history = await readNodeHistory(this.#context.kube, this.#context.config.nodeName);
+    const taken = new Set([...history.known, ...active, ...this.#used]);
+    let n = 1;
+    while (taken.has(tracker.requestIdOf(numbered(n)))) n++;
+    const occurrence = numbered(n);
+    this.#used.add(tracker.requestIdOf(occurrence));
+    return occurrence;
   }
 }
 
@@ -58,7 +100,7 @@ class UpcomingMaintenanceSource implements SourceLoop {
 export function gcpSources(context: LoopContext, client?: GceMetadataClient): SourceLoop[] {
   const { gcp, timeoutMs } = context.config;
   const shared = client ?? new GceMetadataClient({ baseUrl: gcp.baseUrl, timeoutMs });
-  const loops: SourceLoop[] = [new MaintenanceEventSource(shared, gcp.waitSeconds)];
+  const loops: SourceLoop[] = [new MaintenanceEventSource(shared, gcp.waitSeconds, context)];
   if (gcp.upcoming) loops.push(new UpcomingMaintenanceSource(shared, gcp.upcomingPollSeconds * 1000));
   return loops;
 }

@@ -1,0 +1,22 @@
+/**
+ * The node agent's side of `drainbridge run`'s bus endpoint (bus-endpoint.ts): the SDK's EventBridge
+ * client as on AWS, but sent to DRAINBRIDGE_BUS_ENDPOINT and signed with the shared bus key — never with
+ * AWS credentials from the environment, which do not belong to this endpoint.
+ */
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { BusClientSettings } from './bus-key.ts';
+import { EVENTBRIDGE_CLIENT_DEFAULTS } from './eventbridge-publisher.ts';
+
+/** The region in the signature's scope: the endpoint is in none, and accepts any. */
+export const BUS_ENDPOINT_REGION = 'local';
+
+/** An EventBridge client for run's endpoint, with drainbridge's timeouts and retries. */
+export async function createBusEndpointClient(settings: BusClientSettings): Promise<EventBridgeClient> {
+  const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+  return new EventBridgeClient({
+    ...EVENTBRIDGE_CLIENT_DEFAULTS,
+    endpoint: settings.endpoint,
+    region: BUS_ENDPOINT_REGION,
+    credentials: { accessKeyId: settings.key.accessKeyId, secretAccessKey: settings.key.secretAccessKey },
+  });
+}
