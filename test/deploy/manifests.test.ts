@@ -135,8 +135,11 @@ function stackDefaults(): { bus: string; region: string } {
   return { bus, region: defaultOf('region', stack.provider.region) };
 }
 
-/** Every target whose workloads publish to EventBridge (the forwarder's and the node agents' overlays). */
-const PUBLISHING = TARGETS.filter((t) => /overlays\/(forwarder|node-agent)/.test(t));
+/**
+ * Every target whose workloads publish to EventBridge: the forwarder's and the node agents' overlays — not
+ * node-agent-run, whose agents publish to `drainbridge run`'s own bus endpoint (components/run-bus).
+ */
+const PUBLISHING = TARGETS.filter((t) => /overlays\/(forwarder|node-agent)/.test(t) && !/node-agent-run$/.test(t));
 
 describe('the bus the manifests publish to is the one serverless.yml creates', {
   skip: kubectl ? false : 'no kubectl',
