@@ -112,10 +112,19 @@ export function integerFlag(name: string, raw: string, range: { min?: number; ma
   return value;
 }
 
-/** A decimal number (no hex, no exponent) in `(min, max]`. */
-export function numberFlag(name: string, raw: string, range: { above: number; max: number }): number {
+/** A decimal number (no hex, no exponent) in `(above, max]`, or `[min, max]` when `min` is given. */
+export function numberFlag(
+  name: string,
+  raw: string,
+  range: { above: number; max: number } | { min: number; max: number },
+): number {
   if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(raw)) throw new UsageError(`--${name}: must be a number, not "${raw}"`);
   const value = Number(raw);
+  if ('min' in range) {
+    if (value < range.min || value > range.max)
+      throw new UsageError(`--${name}: must be between ${range.min} and ${range.max}, not ${raw}`);
+    return value;
+  }
   if (!(value > range.above && value <= range.max)) {
     throw new UsageError(`--${name}: must be greater than ${range.above} and at most ${range.max}, not ${raw}`);
   }
