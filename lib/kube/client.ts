@@ -394,7 +394,10 @@ export class KubeClient {
    */
   async deleteEvacuation(name: string, resourceVersion: string): Promise<void> {
     await this.call(`delete evacuation ${name}`, (o) =>
-      this.custom.deleteClusterCustomObject({ ...EVACUATION_API, name, body: { preconditions: { resourceVersion } } }, o),
+      this.custom.deleteClusterCustomObject(
+        { ...EVACUATION_API, name, body: { preconditions: { resourceVersion } } },
+        o,
+      ),
     );
   }
 

@@ -70,6 +70,11 @@ const RECORD_LIST = call(
   'estimate from past evacuations and find scheduled starts',
   EVACUATIONS,
 );
+// A record expires some time after its request was restored: Admit and FinishRestore sweep (lib/progress/expiry.ts).
+const RECORD_EXPIRY = [
+  call('list', 'evacuations', 'find restored records past DRAINBRIDGE_RECORD_TTL_HOURS', EVACUATIONS),
+  call('delete', 'evacuations', 'delete Evacuation records past DRAINBRIDGE_RECORD_TTL_HOURS', EVACUATIONS),
+];
 const NODE_EVENTS = call('create', 'events', 'post Events on the node (kubectl describe node)', {
   namespace: 'default',
 });
@@ -97,6 +102,7 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     call('create', 'evacuations', 'create the Evacuation record', EVACUATIONS),
     RECORD_UPDATE,
     RECORD_LIST,
+    ...RECORD_EXPIRY,
     ...KUBEVIRT_READS,
     call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
     KUBEVIRT_ABORTS,
@@ -136,8 +142,12 @@ function repairAccess(settings: AccessSettings): ApiAccess[] {
   ];
 }
 
-/** The calls `operation` makes, for the preflight's access reviews. */
+/** The calls `operation` makes, for the preflight's access reviews: each once, with its first reason. */
 export function requiredAccess(operation: Operation, settings: AccessSettings): ApiAccess[] {
+  return unique(accessOf(operation, settings));
+}
+
+function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
   switch (operation) {
     case 'evacuate':
       return evacuateAccess(settings);
@@ -148,6 +158,7 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
         NODE_EVENTS,
         RECORD_READ,
         RECORD_UPDATE,
+        ...RECORD_EXPIRY,
         // Restore stops drainbridge's live migrations of the request first.
         call('list', 'virtualmachineinstances', 'find the VMs drainbridge was moving', KUBEVIRT),
         call('list', 'virtualmachineinstancemigrations', "find drainbridge's live migrations still running", KUBEVIRT),
@@ -160,9 +171,7 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
     case 'plan':
       return planAccess(settings);
     case 'check':
-      return unique(
-        (['evacuate', 'restore', 'abort', 'repair', 'plan'] as const).flatMap((op) => requiredAccess(op, settings)),
-      );
+      return (['evacuate', 'restore', 'abort', 'repair', 'plan'] as const).flatMap((op) => accessOf(op, settings));
   }
 }
 

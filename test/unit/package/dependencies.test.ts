@@ -56,7 +56,8 @@ const USED_WITHOUT_IMPORT: Readonly<Record<string, { why: string; holds: () => b
   },
   node: {
     why: 'Node 24 (the Lambda runtime’s major) for every npm script, whatever Node runs npm',
-    holds: () => (JSON.parse(read('package.json')) as { allowScripts: Record<string, boolean> }).allowScripts.node === true,
+    holds: () =>
+      (JSON.parse(read('package.json')) as { allowScripts: Record<string, boolean> }).allowScripts.node === true,
   },
   '@types/node': {
     why: 'the types of Node’s built-ins (tsconfig `types`)',
