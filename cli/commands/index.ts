@@ -13,12 +13,14 @@ import { repairCommand } from './repair.ts';
 import { restoreCommand } from './restore.ts';
 import { runCommand } from './run.ts';
 import { simCommand } from './sim.ts';
+import { statusCommand } from './status.ts';
 
 export const COMMANDS: readonly Command[] = [
   evacuateCommand,
   restoreCommand,
   abortCommand,
   planCommand,
+  statusCommand,
   repairCommand,
   checkCommand,
   forwarderCommand,

@@ -17,7 +17,7 @@ export interface ApiAccess {
 }
 
 /** `check` is every other operation at once. */
-export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'check';
+export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'status' | 'check';
 
 export interface AccessSettings {
   /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
@@ -142,6 +142,19 @@ function repairAccess(settings: AccessSettings): ApiAccess[] {
   ];
 }
 
+/** `drainbridge status`: reads only. */
+function statusAccess(settings: AccessSettings): ApiAccess[] {
+  return [
+    call('get', 'nodes', 'read the node asked about and its ledger'),
+    call('list', 'nodes', 'find the nodes drainbridge holds (labelled held, or cordoned)'),
+    call('list', 'evacuations', "read the requests' phase, progress and blockers", EVACUATIONS),
+    call('get', 'leases', 'read the admission queue on the Lease', {
+      group: 'coordination.k8s.io',
+      namespace: settings.namespace,
+    }),
+  ];
+}
+
 /** The calls `operation` makes, for the preflight's access reviews: each once, with its first reason. */
 export function requiredAccess(operation: Operation, settings: AccessSettings): ApiAccess[] {
   return unique(accessOf(operation, settings));
@@ -170,8 +183,12 @@ function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
       return repairAccess(settings);
     case 'plan':
       return planAccess(settings);
+    case 'status':
+      return statusAccess(settings);
     case 'check':
-      return (['evacuate', 'restore', 'abort', 'repair', 'plan'] as const).flatMap((op) => accessOf(op, settings));
+      return (['evacuate', 'restore', 'abort', 'repair', 'plan', 'status'] as const).flatMap((op) =>
+        accessOf(op, settings),
+      );
   }
 }
 
