@@ -29,8 +29,7 @@ export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
     'the cluster lacks what drainbridge needs (CRD, namespace, RBAC), or it or Nova cannot be reached; nothing was changed',
   refused:
     'the request conflicts with what the cluster records (it already ended, nothing to abort, a record drainbridge cannot read: drainbridge repair); nothing was changed',
-  interrupted:
-    'SIGINT (Ctrl-C): stopped at a safe point and handed the request back; run the same command to resume',
+  interrupted: 'SIGINT (Ctrl-C): stopped at a safe point and handed the request back; run the same command to resume',
   terminated: 'SIGTERM: as for SIGINT',
 };
 
