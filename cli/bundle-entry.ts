@@ -61,6 +61,11 @@ const IMAGE_COMMANDS: readonly LazyCommand[] = [
     summary: 'show what evacuating a node would do (pods to evict, skipped, blockers); changes nothing',
     load: () => withPackagedDefinitions(import('./commands/plan.ts').then((m) => m.planCommand)),
   },
+  {
+    name: 'status',
+    summary: 'what drainbridge is doing: nodes in maintenance, holds, progress, blockers, the queue; changes nothing',
+    load: async () => (await import('./commands/status.ts')).statusCommand,
+  },
 ];
 
 async function dispatch(argv: readonly string[], commands = IMAGE_COMMANDS): Promise<number> {

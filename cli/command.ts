@@ -32,7 +32,7 @@ export interface Command {
   readonly summary: string;
   /** Full usage text for `drainbridge <name> --help` (main appends the exit statuses). */
   readonly usage: string;
-  /** The command's flags: for "did you mean", help and shell completion. Optional for commands that parse with cli/args.ts. */
+  /** The command's flags (cli/flags.ts): parsing, "did you mean", help and shell completion. */
   readonly flags?: readonly FlagSpec[];
   /** What its positional arguments are (completion offers node names for NODE). */
   readonly operands?: readonly string[];

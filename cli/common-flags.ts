@@ -10,24 +10,8 @@ import { UsageError } from './command.ts';
 import { configFor, OPT_IN_FLAGS } from './embedded.ts';
 import { type FlagSpec, flagValue, type ParsedCommandLine } from './flags.ts';
 
-export const KUBECONFIG_FLAG: FlagSpec = {
-  name: 'kubeconfig',
-  kind: 'value',
-  value: 'FILE',
-  help: 'the kubeconfig to use (default: DRAINBRIDGE_KUBE_ACCESS, else KUBECONFIG, else ~/.kube/config)',
-};
-
-export const CONTEXT_FLAG: FlagSpec = {
-  name: 'context',
-  kind: 'value',
-  value: 'NAME',
-  help: 'the kubeconfig context to use (default: its current-context; DRAINBRIDGE_KUBE_CONTEXT)',
-};
-
+export { CLUSTER_FLAGS, CONTEXT_FLAG, KUBECONFIG_FLAG } from './cluster-flags.ts';
 export { LOG_FLAGS } from './log-flags.ts';
-
-/** How to reach the cluster. */
-export const CLUSTER_FLAGS: readonly FlagSpec[] = [KUBECONFIG_FLAG, CONTEXT_FLAG];
 
 /** kubectl drain's flags (kubectl 1.32 names and defaults). */
 export const DRAIN_FLAGS: readonly FlagSpec[] = [

@@ -1,7 +1,8 @@
 /**
  * The exit statuses of every `drainbridge` command: one table, printed by `--help` (each command lists
- * the rows it uses) and in the README, and tested (test/unit/cli/exit-codes.test.ts). A script can rely
- * on them: 2, 4 and 5 mean nothing was changed.
+ * the rows it uses) and in the README, and tested: test/cli/exit-codes.test.ts produces each status with a
+ * real run, test/unit/cli/readme-exits.test.ts keeps the README's table equal to EXIT_MEANINGS. A script
+ * can rely on them: 2, 4 and 5 mean nothing was changed.
  */
 
 export const EXIT = {
@@ -20,15 +21,15 @@ export type ExitCode = (typeof EXIT)[ExitName];
 
 /** What each status means, in the words `--help` prints. */
 export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
-  ok: 'done: evacuated, restored, nothing to restore, abort recorded, repaired or nothing to repair, plan not blocked, check passed, report written',
+  ok: 'done: evacuated, restored, nothing to restore, abort recorded, repaired or nothing to repair, plan not blocked, check passed, status shown, report written',
   failed: 'the operation ran and failed; the node is left in the safe state, which the output names',
-  usage: 'bad arguments, environment or kubeconfig; nothing was changed',
+  usage: 'bad arguments, environment or kubeconfig (each problem named); nothing was changed',
   blocked: 'plan: the evacuation would not finish (blockers listed)',
   notReady:
     'the cluster lacks what drainbridge needs (CRD, namespace, RBAC), or it or Nova cannot be reached; nothing was changed',
   refused:
-    'the request conflicts with what the cluster records (e.g. it already ended, nothing to abort, no record of it to report, or a record drainbridge cannot read: drainbridge repair); nothing was changed',
-  interrupted: 'SIGINT: stopped at a safe point and handed the request back; run the same command to resume',
+    'the request conflicts with what the cluster records (it already ended, nothing to abort, no record of it to report, a record drainbridge cannot read: drainbridge repair); nothing was changed',
+  interrupted: 'SIGINT (Ctrl-C): stopped at a safe point and handed the request back; run the same command to resume',
   terminated: 'SIGTERM: as for SIGINT',
 };
 

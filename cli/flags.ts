@@ -7,7 +7,7 @@
  */
 import { parseArgs as tokenize } from 'node:util';
 import { UsageError } from './failures.ts';
-import { didYouMean } from './suggest.ts';
+import { closest, didYouMean } from './suggest.ts';
 
 export interface FlagSpec {
   /** Without dashes, e.g. `request-id`. */
@@ -20,6 +20,8 @@ export interface FlagSpec {
   readonly choices?: readonly string[];
   /** One line for `--help`. */
   readonly help?: string;
+  /** A one-letter alias as kubectl has them (`o` for `-o json`, `-ojson`), for the few flags people type often. */
+  readonly short?: string;
 }
 
 export interface ParsedCommandLine {
@@ -61,15 +63,41 @@ function flagOf(
   argv: readonly string[],
   specs: readonly FlagSpec[],
 ): readonly [string, string] {
-  const spec = token.rawName.startsWith('--') ? specs.find((s) => s.name === token.name) : undefined;
-  if (!spec) throw unknownFlag(token, argv[token.index] ?? token.rawName, specs);
-  return [spec.name, spec.kind === 'switch' ? switchValue(spec, token.value) : flagArgument(spec, token.value)];
+  const arg = argv[token.index] ?? token.rawName;
+  const spec = token.rawName.startsWith('--') ? specs.find((s) => s.name === token.name) : shortSpec(token, arg, specs);
+  if (!spec) throw unknownFlag(token, arg, specs);
+  // `-o=yaml`, as pflag takes it (parseArgs would read the value as "=yaml").
+  const value = !token.rawName.startsWith('--') && arg.startsWith(`${token.rawName}=`) ? arg.slice(3) : token.value;
+  return [spec.name, spec.kind === 'switch' ? switchValue(spec, value) : flagArgument(spec, value)];
+}
+
+/**
+ * The flag a one-dash option stands for: its short alias — unless the word is a long flag written with
+ * one dash (`-output json` is not `-o utput`; it is refused with a suggestion).
+ */
+function shortSpec(token: Extract<Token, { kind: 'option' }>, arg: string, specs: readonly FlagSpec[]) {
+  const word = (arg.split('=')[0] ?? '').replace(/^-/, '');
+  const long =
+    word.length > 2
+      ? closest(
+          word,
+          specs.map((s) => s.name),
+        )
+      : undefined;
+  if (long !== undefined) return undefined;
+  return specs.find((s) => s.short !== undefined && `-${s.short}` === token.rawName);
 }
 
 /** Parses `argv` against `specs`. Everything after `--` is positional. */
 export function parseCommandLine(argv: readonly string[], specs: readonly FlagSpec[]): ParsedCommandLine {
   const options = Object.fromEntries(
-    specs.map((s) => [s.name, { type: s.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]),
+    specs.map((s) => [
+      s.name,
+      {
+        type: s.kind === 'switch' ? ('boolean' as const) : ('string' as const),
+        ...(s.short ? { short: s.short } : {}),
+      },
+    ]),
   );
   const { tokens } = tokenize({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const positional: string[] = [];
@@ -112,10 +140,19 @@ export function integerFlag(name: string, raw: string, range: { min?: number; ma
   return value;
 }
 
-/** A decimal number (no hex, no exponent) in `(min, max]`. */
-export function numberFlag(name: string, raw: string, range: { above: number; max: number }): number {
+/** A decimal number (no hex, no exponent) in `(above, max]`, or `[min, max]` when `min` is given. */
+export function numberFlag(
+  name: string,
+  raw: string,
+  range: { above: number; max: number } | { min: number; max: number },
+): number {
   if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(raw)) throw new UsageError(`--${name}: must be a number, not "${raw}"`);
   const value = Number(raw);
+  if ('min' in range) {
+    if (value < range.min || value > range.max)
+      throw new UsageError(`--${name}: must be between ${range.min} and ${range.max}, not ${raw}`);
+    return value;
+  }
   if (!(value > range.above && value <= range.max)) {
     throw new UsageError(`--${name}: must be greater than ${range.above} and at most ${range.max}, not ${raw}`);
   }
@@ -124,7 +161,9 @@ export function numberFlag(name: string, raw: string, range: { above: number; ma
 
 /** `--name VALUE` lines for a command's help, from its specs. */
 export function flagHelp(specs: readonly FlagSpec[]): string {
-  const left = specs.map((s) => `--${s.name}${s.kind === 'value' ? ` ${s.value ?? 'VALUE'}` : ''}`);
+  const left = specs.map(
+    (s) => `${s.short ? `-${s.short}, ` : ''}--${s.name}${s.kind === 'value' ? ` ${s.value ?? 'VALUE'}` : ''}`,
+  );
   const width = Math.max(...left.map((l) => l.length));
   return specs.map((s, i) => `  ${(left[i] ?? '').padEnd(width)}  ${s.help ?? ''}`.trimEnd()).join('\n');
 }

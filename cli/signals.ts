@@ -1,12 +1,33 @@
 import type { LogSettings } from '../lib/log/sink.ts';
-import type { FlagSpec } from './flags.ts';
+import { type FlagSpec, flagValue, numberFlag, type ParsedCommandLine } from './flags.ts';
 
 /** The long-running commands log by default (the CLI's other commands do not): info, JSON, on stderr. */
 export const SERVICE_LOGGING: Partial<LogSettings> = { level: 'info', format: 'json' };
 
-/** Declares value flags by name (for did-you-mean and completion) for commands that parse with cli/args.ts. */
-export function valueFlags(names: readonly string[]): FlagSpec[] {
-  return names.map((name) => ({ name, kind: 'value' as const }));
+/**
+ * The value flags of a long-running command that each set a DRAINBRIDGE_* variable (`mapping`: flag name →
+ * variable), declared for parsing, "did you mean", help and completion.
+ */
+export function envFlags(mapping: Readonly<Record<string, string>>): FlagSpec[] {
+  return Object.entries(mapping).map(([name, variable]) => ({
+    name,
+    kind: 'value' as const,
+    help: `sets ${variable}`,
+  }));
+}
+
+/** `--shutdown-grace SECONDS`: how long a service flushes its work on SIGTERM/SIGINT. */
+export const SHUTDOWN_GRACE_FLAG: FlagSpec = {
+  name: 'shutdown-grace',
+  kind: 'value',
+  value: 'SECONDS',
+  help: 'seconds to finish and flush on SIGTERM (default 10)',
+};
+
+/** The shutdown grace in seconds: a decimal number from 0 to an hour (no hex, no exponent, no blank). */
+export function shutdownGraceSeconds(parsed: ParsedCommandLine): number {
+  const raw = flagValue(parsed, SHUTDOWN_GRACE_FLAG.name);
+  return raw === undefined ? 10 : numberFlag(SHUTDOWN_GRACE_FLAG.name, raw, { min: 0, max: 3600 });
 }
 
 /** Waiting for SIGTERM/SIGINT, for the long-running commands (forwarder, run). */
@@ -24,12 +45,12 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 
 /** Flags of the long-running commands that set a DRAINBRIDGE_* variable (the flag wins over the environment). */
 export function envFromFlags(
-  own: ReadonlyMap<string, string>,
+  parsed: ParsedCommandLine,
   mapping: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [flag, variable] of Object.entries(mapping)) {
-    const value = own.get(flag);
+    const value = flagValue(parsed, flag);
     if (value !== undefined) env[variable] = value;
   }
   return env;

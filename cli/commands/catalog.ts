@@ -39,6 +39,11 @@ export const COMMAND_CATALOG: readonly CommandEntry[] = [
     load: async () => (await import('./report.ts')).reportCommand,
   },
   {
+    name: 'status',
+    summary: 'what drainbridge is doing: nodes in maintenance, holds, progress, blockers, the queue; changes nothing',
+    load: async () => (await import('./status.ts')).statusCommand,
+  },
+  {
     name: 'repair',
     summary: "rewrite drainbridge's records on a node that cannot be read (shows what it writes; asks first)",
     load: async () => (await import('./repair.ts')).repairCommand,

@@ -38,7 +38,7 @@ export const checkCommand: Command = {
     for (const line of describeReport(report)) context.out(line);
     if (!cluster.config.nova.enabled) context.out('  -        Nova: not enabled (DRAINBRIDGE_NOVA=false)');
     if (report.ready) {
-      context.out('ready: drainbridge can evacuate, restore, abort and plan on this cluster');
+      context.out('ready: drainbridge can evacuate, restore, abort, plan and show status on this cluster');
       return EXIT.ok;
     }
     const fixes = [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];

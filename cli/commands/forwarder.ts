@@ -9,9 +9,24 @@ import { loadConfig } from '../../lib/config/load.ts';
 import { type ForwarderSettings, loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import type { BusSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
-import { parseArgs } from '../args.ts';
+import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import { type Command, UsageError } from '../command.ts';
-import { envFromFlags, SERVICE_LOGGING, untilSignal, valueFlags } from '../signals.ts';
+import {
+  expectPositionals,
+  type FlagSpec,
+  flagValue,
+  isOn,
+  type ParsedCommandLine,
+  parseCommandLine,
+} from '../flags.ts';
+import {
+  envFlags,
+  envFromFlags,
+  SERVICE_LOGGING,
+  SHUTDOWN_GRACE_FLAG,
+  shutdownGraceSeconds,
+  untilSignal,
+} from '../signals.ts';
 
 const FLAG_ENV = {
   'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
@@ -23,12 +38,12 @@ const FLAG_ENV = {
   provider: 'DRAINBRIDGE_AGENT_PROVIDER',
   'bus-endpoint': 'DRAINBRIDGE_BUS_ENDPOINT',
 };
-const OWN = {
-  kubeconfig: true,
-  'shutdown-grace': true,
-  'node-agent': false,
-  ...Object.fromEntries(Object.keys(FLAG_ENV).map((k) => [k, true])),
-};
+const FLAGS: readonly FlagSpec[] = [
+  KUBECONFIG_FLAG,
+  ...envFlags(FLAG_ENV),
+  SHUTDOWN_GRACE_FLAG,
+  { name: 'node-agent', kind: 'switch', help: "run this node's agent (a DaemonSet) instead" },
+];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -36,8 +51,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 const CLUSTER_ONLY = ['cordon-evacuates', 'nmo-coexistence', 'identity'];
 const AGENT_ONLY = ['node', 'provider', 'bus-endpoint'];
 
-function checkMode(own: ReadonlyMap<string, string>, agentMode: boolean): void {
-  const misplaced = (agentMode ? CLUSTER_ONLY : AGENT_ONLY).filter((flag) => own.has(flag));
+function checkMode(parsed: ParsedCommandLine, agentMode: boolean): void {
+  const misplaced = (agentMode ? CLUSTER_ONLY : AGENT_ONLY).filter((flag) => flagValue(parsed, flag) !== undefined);
   if (misplaced.length > 0) {
     throw new UsageError(
       `${misplaced.map((f) => `--${f}`).join(', ')} ${agentMode ? 'is not for --node-agent' : 'needs --node-agent'}`,
@@ -142,24 +157,17 @@ export const forwarderCommand: Command = {
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,
-  flags: valueFlags(Object.keys(OWN)),
+  flags: FLAGS,
   exits: ['ok', 'failed', 'usage'],
   async run(argv) {
-    const args = parseArgs(argv, OWN);
-    if (args.positional.length > 0 || args.drainFlags.length > 0) {
-      throw new UsageError(
-        `unexpected arguments: ${[...args.positional, ...args.drainFlags.map(([n]) => `--${n}`)].join(' ')}`,
-      );
-    }
-    const agentMode = args.own.has('node-agent');
-    checkMode(args.own, agentMode);
-    const env = { ...process.env, ...envFromFlags(args.own, FLAG_ENV) };
-    const graceText = args.own.get('shutdown-grace') ?? '10';
-    // Decimal only: Number() would read '' as 0 and '0x10' as 16.
-    if (!/^\d+(\.\d+)?$/.test(graceText)) throw new UsageError('--shutdown-grace must be a number of seconds ≥ 0');
-    const grace = Number(graceText);
+    const parsed = parseCommandLine(argv, FLAGS);
+    expectPositionals(parsed, []);
+    const agentMode = isOn(parsed, 'node-agent');
+    checkMode(parsed, agentMode);
+    const env = { ...process.env, ...envFromFlags(parsed, FLAG_ENV) };
+    const grace = shutdownGraceSeconds(parsed);
     const settings = loadForwarderSettings(env);
-    const kubeconfig = args.own.get('kubeconfig');
+    const kubeconfig = flagValue(parsed, 'kubeconfig');
     const logger = createLogger(agentMode ? 'drainbridge-node-agent' : 'drainbridge-forwarder');
     const running = agentMode
       ? await startNodeAgent(env, kubeconfig, settings, logger)

@@ -14,6 +14,7 @@ import { reportCommand } from './report.ts';
 import { restoreCommand } from './restore.ts';
 import { runCommand } from './run.ts';
 import { simCommand } from './sim.ts';
+import { statusCommand } from './status.ts';
 
 export const COMMANDS: readonly Command[] = [
   evacuateCommand,
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   abortCommand,
   planCommand,
   reportCommand,
+  statusCommand,
   repairCommand,
   checkCommand,
   forwarderCommand,

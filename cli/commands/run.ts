@@ -4,10 +4,18 @@ import { DrainbridgeRun } from '../../embedded/run/run.ts';
 import { loadBusServerSettings } from '../../lib/bus/bus-key.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { createLogger } from '../../lib/log/logger.ts';
-import { parseArgs } from '../args.ts';
-import { type Command, UsageError } from '../command.ts';
+import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
+import type { Command } from '../command.ts';
 import { configFor } from '../embedded.ts';
-import { envFromFlags, SERVICE_LOGGING, untilSignal, valueFlags } from '../signals.ts';
+import { expectPositionals, type FlagSpec, flagValue, integerFlag, parseCommandLine } from '../flags.ts';
+import {
+  envFlags,
+  envFromFlags,
+  SERVICE_LOGGING,
+  SHUTDOWN_GRACE_FLAG,
+  shutdownGraceSeconds,
+  untilSignal,
+} from '../signals.ts';
 
 const FLAG_ENV = {
   'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
@@ -16,20 +24,17 @@ const FLAG_ENV = {
   identity: 'DRAINBRIDGE_FORWARDER_IDENTITY',
   'bus-address': 'DRAINBRIDGE_BUS_ADDRESS',
 };
-const OWN = {
-  kubeconfig: true,
-  'shutdown-grace': true,
-  'retry-interval-ms': true,
-  ...Object.fromEntries(Object.keys(FLAG_ENV).map((k) => [k, true])),
-};
-
-function numberFlag(value: string | undefined, name: string, fallback: number | undefined): number | undefined {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0)
-    throw new UsageError(`--${name} must be a number ≥ 0`);
-  return parsed;
-}
+const FLAGS: readonly FlagSpec[] = [
+  KUBECONFIG_FLAG,
+  ...envFlags(FLAG_ENV),
+  SHUTDOWN_GRACE_FLAG,
+  {
+    name: 'retry-interval-ms',
+    kind: 'value',
+    value: 'MS',
+    help: 'replace every Retry interval of the state machines (demos, fast simulated clocks)',
+  },
+];
 
 export const runCommand: Command = {
   name: 'run',
@@ -49,25 +54,23 @@ export const runCommand: Command = {
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,
-  flags: valueFlags(Object.keys(OWN)),
+  flags: FLAGS,
   exits: ['ok', 'failed', 'usage'],
   async run(argv) {
-    const args = parseArgs(argv, OWN);
-    if (args.positional.length > 0 || args.drainFlags.length > 0) {
-      throw new UsageError(
-        `unexpected arguments: ${[...args.positional, ...args.drainFlags.map(([n]) => `--${n}`)].join(' ')}`,
-      );
-    }
+    const parsed = parseCommandLine(argv, FLAGS);
+    expectPositionals(parsed, []);
     const env = {
       DRAINBRIDGE_FORWARDER_LEASE: 'drainbridge-run',
       ...process.env,
-      ...envFromFlags(args.own, FLAG_ENV),
+      ...envFromFlags(parsed, FLAG_ENV),
     };
-    const config = configFor(args.own.get('kubeconfig'), env);
+    const config = configFor(flagValue(parsed, 'kubeconfig'), env);
     const settings = loadForwarderSettings(env);
     const busEndpoint = loadBusServerSettings(env);
-    const grace = numberFlag(args.own.get('shutdown-grace'), 'shutdown-grace', 10) ?? 10;
-    const retryIntervalMs = numberFlag(args.own.get('retry-interval-ms'), 'retry-interval-ms', undefined);
+    const grace = shutdownGraceSeconds(parsed);
+    const retryText = flagValue(parsed, 'retry-interval-ms');
+    const retryIntervalMs =
+      retryText === undefined ? undefined : integerFlag('retry-interval-ms', retryText, { min: 0, max: 3_600_000 });
     const logger = createLogger('drainbridge-run');
     const run = await DrainbridgeRun.create({
       config,

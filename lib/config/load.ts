@@ -127,6 +127,7 @@ function toConfig(env: Env, kube: KubeAccess, windows: readonly WindowDefinition
     slotLimits: env.DRAINBRIDGE_SLOT_LIMITS,
     infraPodSelector: env.DRAINBRIDGE_INFRA_POD_SELECTOR,
     tombstoneTtlHours: env.DRAINBRIDGE_TOMBSTONE_TTL_HOURS,
+    recordTtlHours: env.DRAINBRIDGE_RECORD_TTL_HOURS,
     compatibilityTaints: env.DRAINBRIDGE_COMPAT_TAINTS,
     nova: {
       enabled: env.DRAINBRIDGE_NOVA,

@@ -94,6 +94,8 @@ export interface Config {
   readonly infraPodSelector: string;
   /** How long a released request's tombstone is kept, so a late duplicate does not cordon again. */
   readonly tombstoneTtlHours: number;
+  /** How long an Evacuation record is kept after its request was restored; then it is deleted (lib/progress/expiry.ts). */
+  readonly recordTtlHours: number;
   /** Extra taints set while held, for tools that look for them. None by default. */
   readonly compatibilityTaints: readonly (typeof COMPATIBILITY_TAINTS)[number][];
   readonly nova: {
@@ -194,6 +196,10 @@ export const ENV_VARS = {
   },
   DRAINBRIDGE_INFRA_POD_SELECTOR: { default: '', help: 'pods evicted only after the VM branches finished' },
   DRAINBRIDGE_TOMBSTONE_TTL_HOURS: { default: '24', help: 'how long a released request is remembered' },
+  DRAINBRIDGE_RECORD_TTL_HOURS: {
+    default: '24',
+    help: 'how long an Evacuation record is kept after its request was restored, then deleted (1–2160)',
+  },
   DRAINBRIDGE_COMPAT_TAINTS: { default: '', help: `comma-separated, from ${COMPATIBILITY_TAINTS.join(', ')}` },
   DRAINBRIDGE_NOVA: { default: 'false', help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD)' },
   DRAINBRIDGE_NOVA_HOST_RULE: { default: 'node-name', help: 'node → Nova host mapping (see lib/nova/host-mapping.ts)' },
@@ -294,6 +300,7 @@ export const EnvSchema = z.object({
     .pipe(z.array(slotLimit)),
   DRAINBRIDGE_INFRA_POD_SELECTOR: selector,
   DRAINBRIDGE_TOMBSTONE_TTL_HOURS: int(24, 24 * 90),
+  DRAINBRIDGE_RECORD_TTL_HOURS: int(1, 24 * 90),
   DRAINBRIDGE_COMPAT_TAINTS: z
     .string()
     .transform((v) =>

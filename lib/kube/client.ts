@@ -388,6 +388,19 @@ export class KubeClient {
     });
   }
 
+  /**
+   * Deletes an Evacuation as it was read: the `resourceVersion` precondition makes the delete fail with
+   * ConflictError when the record changed since (someone still writes to it), and 404 when it is gone.
+   */
+  async deleteEvacuation(name: string, resourceVersion: string): Promise<void> {
+    await this.call(`delete evacuation ${name}`, (o) =>
+      this.custom.deleteClusterCustomObject(
+        { ...EVACUATION_API, name, body: { preconditions: { resourceVersion } } },
+        o,
+      ),
+    );
+  }
+
   /** A JSON merge patch of a cluster-scoped custom object (its status with `subresource: 'status'`). */
   patchClusterObject<T>(
     api: { readonly group: string; readonly version: string; readonly plural: string },

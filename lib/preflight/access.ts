@@ -17,7 +17,7 @@ export interface ApiAccess {
 }
 
 /** `check` is every other operation at once. */
-export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'report' | 'check';
+export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'status' | 'report' | 'check';
 
 export interface AccessSettings {
   /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
@@ -70,6 +70,11 @@ const RECORD_LIST = call(
   'estimate from past evacuations and find scheduled starts',
   EVACUATIONS,
 );
+// A record expires some time after its request was restored: Admit and FinishRestore sweep (lib/progress/expiry.ts).
+const RECORD_EXPIRY = [
+  call('list', 'evacuations', 'find restored records past DRAINBRIDGE_RECORD_TTL_HOURS', EVACUATIONS),
+  call('delete', 'evacuations', 'delete Evacuation records past DRAINBRIDGE_RECORD_TTL_HOURS', EVACUATIONS),
+];
 const NODE_EVENTS = call('create', 'events', 'post Events on the node (kubectl describe node)', {
   namespace: 'default',
 });
@@ -97,6 +102,7 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     call('create', 'evacuations', 'create the Evacuation record', EVACUATIONS),
     RECORD_UPDATE,
     RECORD_LIST,
+    ...RECORD_EXPIRY,
     ...KUBEVIRT_READS,
     call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
     KUBEVIRT_ABORTS,
@@ -136,8 +142,25 @@ function repairAccess(settings: AccessSettings): ApiAccess[] {
   ];
 }
 
-/** The calls `operation` makes, for the preflight's access reviews. */
+/** `drainbridge status`: reads only. */
+function statusAccess(settings: AccessSettings): ApiAccess[] {
+  return [
+    call('get', 'nodes', 'read the node asked about and its ledger'),
+    call('list', 'nodes', 'find the nodes drainbridge holds (labelled held, or cordoned)'),
+    call('list', 'evacuations', "read the requests' phase, progress and blockers", EVACUATIONS),
+    call('get', 'leases', 'read the admission queue on the Lease', {
+      group: 'coordination.k8s.io',
+      namespace: settings.namespace,
+    }),
+  ];
+}
+
+/** The calls `operation` makes, for the preflight's access reviews: each once, with its first reason. */
 export function requiredAccess(operation: Operation, settings: AccessSettings): ApiAccess[] {
+  return unique(accessOf(operation, settings));
+}
+
+function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
   switch (operation) {
     case 'evacuate':
       return evacuateAccess(settings);
@@ -148,6 +171,7 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
         NODE_EVENTS,
         RECORD_READ,
         RECORD_UPDATE,
+        ...RECORD_EXPIRY,
         // Restore stops drainbridge's live migrations of the request first.
         call('list', 'virtualmachineinstances', 'find the VMs drainbridge was moving', KUBEVIRT),
         call('list', 'virtualmachineinstancemigrations', "find drainbridge's live migrations still running", KUBEVIRT),
@@ -159,13 +183,13 @@ export function requiredAccess(operation: Operation, settings: AccessSettings): 
       return repairAccess(settings);
     case 'plan':
       return planAccess(settings);
+    case 'status':
+      return statusAccess(settings);
     case 'report':
       return [RECORD_READ];
     case 'check':
-      return unique(
-        (['evacuate', 'restore', 'abort', 'repair', 'plan', 'report'] as const).flatMap((op) =>
-          requiredAccess(op, settings),
-        ),
+      return (['evacuate', 'restore', 'abort', 'repair', 'plan', 'status', 'report'] as const).flatMap((op) =>
+        accessOf(op, settings),
       );
   }
 }

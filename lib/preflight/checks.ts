@@ -190,8 +190,9 @@ export async function runPreflight(target: PreflightTarget, needs: PreflightNeed
   }
   const needed = requiredAccess(needs.operation, { ...needs, namespace: config.namespace });
   results.push(...(await checkAccess(client, apis, needed, user ?? 'these credentials')));
-  if (config.nova.enabled && needs.operation !== 'abort' && needs.operation !== 'report')
-    results.push(await checkNova(target.env ?? process.env));
+  // abort, status and report never talk to Nova.
+  const usesNova = needs.operation !== 'abort' && needs.operation !== 'status' && needs.operation !== 'report';
+  if (config.nova.enabled && usesNova) results.push(await checkNova(target.env ?? process.env));
   return {
     server: kubeConfig.getCurrentCluster()?.server ?? '',
     ...(user ? { user } : {}),

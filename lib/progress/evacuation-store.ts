@@ -27,6 +27,7 @@ import {
 import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 import { sameJson } from '../util/same-json.ts';
+import { RESTORED_LABEL } from './expiry.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -343,8 +344,13 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
    */
   async markRestore(requestId: string, stage: 'startedAt' | 'finishedAt', at: Date): Promise<void> {
     if (!(await this.#get(requestId))) return;
-    await this.#update(requestId, (status) =>
-      status.restore?.[stage] ? status : { ...status, restore: { ...status.restore, [stage]: at.toISOString() } },
+    // A finished Restore ends the request: the label lets the expiry sweep list only such records (expiry.ts).
+    const labels: Record<string, string> = stage === 'finishedAt' ? { [RESTORED_LABEL]: 'true' } : {};
+    await this.#update(
+      requestId,
+      (status) =>
+        status.restore?.[stage] ? status : { ...status, restore: { ...status.restore, [stage]: at.toISOString() } },
+      labels,
     );
   }
 
@@ -419,14 +425,22 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
    * Read, change the status, conditional replace; re-read and re-apply on 409. `change` returns
    * undefined to write nothing.
    */
-  async #update(requestId: string, change: (status: EvacuationStatus) => EvacuationStatus | undefined): Promise<void> {
+  async #update(
+    requestId: string,
+    change: (status: EvacuationStatus) => EvacuationStatus | undefined,
+    labels: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
     await retryOnConflict(async () => {
       const record = (await this.#get(requestId)) ?? newEvacuation({ requestId, nodeName: '' });
       const changed = change(record.status ?? { branches: {} });
       if (changed === undefined) return;
-      const next = { ...record, status: summarise(changed) };
+      const labelled = Object.entries(labels).every(([key, value]) => record.metadata.labels?.[key] === value);
+      const metadata = labelled
+        ? record.metadata
+        : { ...record.metadata, labels: { ...record.metadata.labels, ...labels } };
+      const next = { ...record, metadata, status: summarise(changed) };
       // Unchanged: no write (passes run often; the record changes only when something did).
-      if (record.metadata.resourceVersion && sameJson(next.status, record.status)) return;
+      if (record.metadata.resourceVersion && labelled && sameJson(next.status, record.status)) return;
       const written = record.metadata.resourceVersion
         ? await this.#client.replaceEvacuation(next)
         : await this.#client.createEvacuation(next);

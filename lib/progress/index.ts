@@ -4,4 +4,12 @@
  * `drainbridge plan`, unit tests and suites without a cluster).
  */
 export { EvacuationProgressStore, newEvacuation, type ProgressRecorder, summarise } from './evacuation-store.ts';
+export {
+  type ExpiryDecision,
+  planExpiry,
+  RESTORED_LABEL,
+  SWEEP_LIMIT,
+  type SweepResult,
+  sweepExpiredRecords,
+} from './expiry.ts';
 export { MemoryProgressStore } from './memory-store.ts';

@@ -2,7 +2,8 @@
  * Every command checks the cluster first and changes nothing when it is not ready: it names what is
  * missing and the one command that installs it, within seconds, without a stack trace or an HTTP dump
  * (read from the simulator's request log, not from the command's claims). And the preflight's access
- * list is exactly what the commands call: each call a real run makes is on its command's list.
+ * list is exactly what the commands call, both ways: each call a real run makes is on its command's list,
+ * and each call on a command's list is made by some run of that command.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { describeAccess, type Operation, requiredAccess } from '../../lib/preflight/index.ts';
+import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/workflow/admission.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { isStateChange } from '../../sim/server/request-log.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
@@ -78,8 +81,24 @@ describe('a cluster without drainbridge’s resources', () => {
   });
 });
 
+/**
+ * Calls on a command's list that no run here can make: KubeVirt's migrations are created and deleted only
+ * where VMs live, and VirtualMachines are read only with the restart opt-in — the KubeVirt suite
+ * (test/workflow/kubevirt.test.ts) makes each of them as the ServiceAccount (test/workflow/rbac.test.ts
+ * relies on the same).
+ */
+const MADE_BY_THE_KUBEVIRT_SUITE = new Set([
+  'create virtualmachineinstancemigrations.kubevirt.io',
+  'delete virtualmachineinstancemigrations.kubevirt.io',
+  'get virtualmachines.kubevirt.io',
+]);
+
+const EVACUATIONS = { group: 'drainbridge.io', resource: 'evacuations' };
+
 describe('the preflight asks about exactly the calls each command makes', () => {
   let cluster: DrainbridgeCluster;
+  /** Every call each operation's runs made, as RBAC names them. */
+  const usedBy = new Map<Operation, Set<string>>();
   before(async () => {
     cluster = await startDrainbridgeCluster({ scenario: 'demo', speed: 50 });
   });
@@ -106,11 +125,15 @@ describe('the preflight asks about exactly the calls each command makes', () => 
     );
   }
 
-  async function covered(operation: Operation, args: string[], settings = {}): Promise<Set<string>> {
+  /** The operation's list, as the preflight asks it. */
+  const listedFor = (operation: Operation) =>
+    new Set(requiredAccess(operation, { namespace: 'drainbridge' }).map(describeAccess));
+
+  async function covered(operation: Operation, args: string[]): Promise<Set<string>> {
     const mark = cluster.sim.requestLog.mark();
     const result = await runCli([...args, '--kubeconfig', cluster.kubeconfigPath]);
     assert.ok([0, 3].includes(result.code), `${args.join(' ')}: ${result.code}\n${result.stderr}`);
-    const listed = new Set(requiredAccess(operation, { namespace: 'drainbridge', ...settings }).map(describeAccess));
+    const listed = listedFor(operation);
     const used = callsSince(mark);
     // An access asked about for every namespace (a ClusterRole's reach) covers the call in any one of them.
     const isListed = (call: string) => listed.has(call) || listed.has(call.replace(/ in [a-z0-9-]+$/, ''));
@@ -119,10 +142,24 @@ describe('the preflight asks about exactly the calls each command makes', () => 
       [],
       `${operation} calls beyond its preflight list`,
     );
+    const all = usedBy.get(operation) ?? new Set<string>();
+    for (const call of used) all.add(call);
+    usedBy.set(operation, all);
     return used;
   }
 
-  it('plan, evacuate, abort and restore, run for real as the ServiceAccount', async () => {
+  /** The record as if its Restore had finished two days ago (and its owner mark gone): due to expire. */
+  function expire(name: string): void {
+    cluster.sim.store.mutate(EVACUATIONS, { name }, (record) => {
+      const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000).toISOString();
+      const object = record as unknown as { metadata: { annotations?: Record<string, string> }; status: object };
+      object.status = { ...object.status, restore: { startedAt: twoDaysAgo, finishedAt: twoDaysAgo } };
+      delete object.metadata.annotations?.[OWNER_ANNOTATION];
+      return record;
+    });
+  }
+
+  it('plan, evacuate, abort, restore and status, run for real as the ServiceAccount', async () => {
     await covered('plan', ['plan', 'node-1', '--ignore-daemonsets']);
     const evacuate = await covered('evacuate', [
       'evacuate',
@@ -145,16 +182,57 @@ describe('the preflight asks about exactly the calls each command makes', () => 
         `evacuate made ${call}`,
       );
     }
+    // Record expiry: an admission deletes pf-1's expired record, then a Restore deletes pf-2's.
+    expire('pf-1');
+    await covered('evacuate', ['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'pf-2']);
+    await covered('restore', ['restore', 'node-2']);
+    await covered('evacuate', ['evacuate', 'node-3', '--ignore-daemonsets', '--request-id', 'pf-3']);
+    expire('pf-2');
+    await covered('restore', ['restore', 'node-3']);
+    for (const operation of ['evacuate', 'restore'] as const) {
+      assert.ok(usedBy.get(operation)?.has('delete evacuations.drainbridge.io'), `${operation} deleted a record`);
+    }
+    await covered('status', ['status']);
+    await covered('status', ['status', 'node-3', '-o', 'json']);
   });
 
-  it('repair, run for real on a damaged ledger', async () => {
-    cluster.sim.store.mutate({ group: '', resource: 'nodes' }, { name: 'node-2' }, (node) => {
+  it('repair, run for real on a damaged ledger, admission queue and owner claim', async () => {
+    cluster.sim.store.mutate({ group: '', resource: 'nodes' }, { name: 'node-3' }, (node) => {
       node.metadata.annotations = { ...node.metadata.annotations, [LEDGER_ANNOTATION]: '{"holds": 1}' };
       return node;
     });
-    const repair = await covered('repair', ['repair', 'node-2', '--yes']);
+    cluster.sim.store.mutate(
+      { group: 'coordination.k8s.io', resource: 'leases' },
+      { namespace: 'drainbridge', name: ADMISSION_LEASE },
+      (lease) => {
+        lease.metadata.annotations = { ...lease.metadata.annotations, [QUEUE_ANNOTATION]: '[1]' };
+        return lease;
+      },
+    );
+    cluster.sim.store.mutate(EVACUATIONS, { name: 'pf-3' }, (record) => {
+      record.metadata.annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: 'not json' };
+      return record;
+    });
+    const repair = await covered('repair', ['repair', 'node-3', '--yes']);
     for (const call of ['get nodes', 'patch nodes', 'list evacuations.drainbridge.io']) {
       assert.ok([...repair].includes(call), `repair made ${call}`);
     }
+  });
+
+  it("every call on a command's list is made by some run of that command (the lists ask for no more)", () => {
+    const unused: string[] = [];
+    for (const [operation, used] of usedBy) {
+      // A call made in one namespace answers a list entry for that namespace or for every namespace.
+      const made = (call: string) => used.has(call) || [...used].some((u) => u.replace(/ in [a-z0-9-]+$/, '') === call);
+      for (const call of listedFor(operation)) {
+        if (!made(call) && !MADE_BY_THE_KUBEVIRT_SUITE.has(call)) unused.push(`${operation}: ${call}`);
+      }
+    }
+    assert.deepEqual(unused, [], 'listed calls no run made');
+    assert.deepEqual(
+      [...usedBy.keys()].sort(),
+      ['abort', 'evacuate', 'plan', 'repair', 'restore', 'status'],
+      'every operation ran',
+    );
   });
 });

@@ -18,6 +18,7 @@ import { forwarderCommand } from '../../cli/commands/forwarder.ts';
 import { planCommand } from '../../cli/commands/plan.ts';
 import { restoreCommand } from '../../cli/commands/restore.ts';
 import { runCommand } from '../../cli/commands/run.ts';
+import { statusCommand } from '../../cli/commands/status.ts';
 import { commandHelp } from '../../cli/dispatch.ts';
 import { bundle } from '../../scripts/bundle.ts';
 
@@ -74,7 +75,16 @@ describe('the image bundle', () => {
 
   it('drainbridge --help lists every image command with its own summary, and no sim or demo', () => {
     const help = execFileSync(process.execPath, [join(outdir, 'drainbridge.mjs'), '--help'], { encoding: 'utf8' });
-    for (const command of [forwarderCommand, runCommand, evacuateCommand, restoreCommand, abortCommand, planCommand]) {
+    const commands = [
+      forwarderCommand,
+      runCommand,
+      evacuateCommand,
+      restoreCommand,
+      abortCommand,
+      planCommand,
+      statusCommand,
+    ];
+    for (const command of commands) {
       assert.match(
         help,
         new RegExp(`\\n  ${command.name} +${command.summary.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')}\\n`),

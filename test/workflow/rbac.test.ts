@@ -1,8 +1,8 @@
 /**
  * The ServiceAccount in deploy/ can do exactly what drainbridge calls, and nothing more. Representative
  * runs of every command (plan, evacuate — succeeding, waiting for a slot and failing at a deadline —
- * abort, restore, repair, and an evacuation with --disable-eviction) go to the simulator as drainbridge's
- * ServiceAccount; the calls are read from the simulator's request log and compared with the rules of
+ * abort, restore — one of them deleting an expired record —, repair, and an evacuation with
+ * --disable-eviction) go to the simulator as drainbridge's ServiceAccount; the calls are read from the simulator's request log and compared with the rules of
  * deploy/rbac/drainbridge.yaml (ClusterRole and the Lease Role) and deploy/rbac/disable-eviction.yaml.
  * A new call without a rule fails (it is also refused with 403 during the runs), and so does a rule no
  * run uses.
@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { drainbridge } from '../support/cli.ts';
@@ -108,7 +109,20 @@ describe('RBAC: the ServiceAccount in deploy/ can do exactly what the code calls
       'deploy/rbac/disable-eviction.yaml',
     );
     await run(['evacuate', 'node-3', '--ignore-daemonsets', '--force', '--disable-eviction', '--request-id', 'rbac-3']);
+    // rbac-1's record as two days after its Restore: the next Restore deletes it (record expiry).
+    cluster.sim.store.mutate({ group: 'drainbridge.io', resource: 'evacuations' }, { name: 'rbac-1' }, (record) => {
+      const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000).toISOString();
+      const object = record as unknown as { metadata: { annotations?: Record<string, string> }; status: object };
+      object.status = { ...object.status, restore: { startedAt: twoDaysAgo, finishedAt: twoDaysAgo } };
+      delete object.metadata.annotations?.[OWNER_ANNOTATION];
+      return record;
+    });
     await run(['restore', 'node-3', '--request-id', 'rbac-3']);
+    assert.equal(
+      cluster.sim.store.get({ group: 'drainbridge.io', resource: 'evacuations' }, undefined, 'rbac-1'),
+      undefined,
+      'the expired record was deleted',
+    );
     assert.ok(adminKubeconfig);
   });
   after(async () => {

@@ -10,7 +10,7 @@ import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
-import type { LedgerSettings } from '../../node/ledger.ts';
+import { type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { type Admitted, admitRequest, farBackInLine } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
@@ -19,6 +19,7 @@ import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
 import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
 import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
+import { sweepRecords } from '../record-expiry.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
 export function ledgerSettings(config: Config): LedgerSettings {
@@ -68,8 +69,17 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // says it has been here before, so its node and record exist.
     const farBack = await farBackInLine(deps.kube, input.request, settings, tools.now());
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
-    // once the node is known to exist (a request for no node writes nothing).
+    // once the node is known to exist (a request for no node writes nothing), and unless the request was
+    // released already: a late duplicate is dropped on the ledger's tombstone before it writes anything
+    // (its record may have expired meanwhile, lib/progress/expiry.ts; admitRequest checks the same). A
+    // request far back in line was never admitted, so never released.
     const node = farBack === undefined ? await readNodeOrFail(deps.kube, input.request.nodeName) : undefined;
+    const ledger = node ? ledgerOf(node) : undefined;
+    if (ledger?.status === 'ok' && Object.hasOwn(ledger.ledger.released, input.request.requestId)) {
+      throw new SkipEvent(
+        `request ${input.request.requestId} was already released from node ${input.request.nodeName}; not cordoning again`,
+      );
+    }
     const existing = await deps.progress.ensure(input.request);
     const abortedBy = existing.status?.abortRequested?.by;
     if (abortedBy !== undefined && !existing.status?.phase) {
@@ -98,6 +108,8 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     }
     // A continued execution picks up where its predecessor was: the phase does not walk back.
     if (!input.chain?.previousExecutionId) await advancePhase(deps, input, 'NodeCordoned', tools);
+    // A new maintenance begins: records of requests restored long enough ago go (lib/progress/expiry.ts).
+    if (admitted.acquired) await sweepRecords(deps, tools);
     return admitted;
   },
 };

@@ -12,6 +12,7 @@ import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import type { NovaRestored } from '../nova-port.ts';
 import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';
+import { sweepRecords } from '../record-expiry.ts';
 import { TaskInput } from '../state.ts';
 import { advancePhase, ledgerSettings } from './evacuate-steps.ts';
 
@@ -216,6 +217,8 @@ export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }
       leftAlone: [...(input.release.leftAlone ?? []), ...(input.nova.leftAlone ?? [])],
     });
     await deps.publisher.publish('Node Restored', event);
+    // Every Restore ends a request: records of requests restored long enough ago go (lib/progress/expiry.ts).
+    await sweepRecords(deps, tools);
     return { published: true };
   },
 };

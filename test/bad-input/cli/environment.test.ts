@@ -95,6 +95,8 @@ const CASES: BadInput[] = [
   env('DRAINBRIDGE_NAMESPACE', 'x'.repeat(64)),
   env('DRAINBRIDGE_TOMBSTONE_TTL_HOURS', 'a day'),
   env('DRAINBRIDGE_TOMBSTONE_TTL_HOURS', '1', evacuate, ['DRAINBRIDGE_TOMBSTONE_TTL_HOURS', 'must be at least 24']),
+  env('DRAINBRIDGE_RECORD_TTL_HOURS', '0', evacuate, ['DRAINBRIDGE_RECORD_TTL_HOURS', 'must be at least 1']),
+  env('DRAINBRIDGE_RECORD_TTL_HOURS', '1e3', ['status'], ['DRAINBRIDGE_RECORD_TTL_HOURS', 'must be a whole number']),
   env('DRAINBRIDGE_MAX_EVACUATION_HOURS', '721', evacuate, ['DRAINBRIDGE_MAX_EVACUATION_HOURS', 'must be at most 720']),
   env('DRAINBRIDGE_MAX_EVACUATION_HOURS', '0'),
   env('DRAINBRIDGE_NOVA', 'maybe', evacuate, ['DRAINBRIDGE_NOVA', 'must be true or false']),

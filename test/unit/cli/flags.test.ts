@@ -31,6 +31,26 @@ function refusal(argv: string[]): string {
 }
 
 describe('parseCommandLine', () => {
+  it('takes a one-letter alias as kubectl does (-o json, -ojson, -o=json, -wo json) and refuses a long flag with one dash', () => {
+    const specs: readonly FlagSpec[] = [
+      { name: 'output', kind: 'value', short: 'o', choices: ['json', 'wide'] },
+      { name: 'watch', kind: 'switch', short: 'w' },
+    ];
+    for (const argv of [['-o', 'json'], ['-ojson'], ['-o=json'], ['--output=json']]) {
+      assert.equal(flagValue(parseCommandLine(argv, specs), 'output'), 'json', argv.join(' '));
+    }
+    const grouped = parseCommandLine(['-wo', 'wide', 'node-1'], specs);
+    assert.deepEqual(
+      [isOn(grouped, 'watch'), flagValue(grouped, 'output'), grouped.positional],
+      [true, 'wide', ['node-1']],
+    );
+    assert.throws(
+      () => parseCommandLine(['-output', 'json'], specs),
+      /unknown flag -output \(did you mean --output\?\)/,
+    );
+    assert.throws(() => parseCommandLine(['-o', 'xml'], specs), /--output: must be one of json, wide, not "xml"/);
+  });
+
   it('reads switches (also =true/=false), values as one or two words, negative values, and -- ', () => {
     const parsed = parseCommandLine(
       ['node-1', '--force=false', '--grace-period', '-1', '--request-id=a=b', '--force', '--', '--grace-period'],

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseArgs } from '../../../cli/args.ts';
 import { type Command, UsageError } from '../../../cli/command.ts';
 import { COMMAND_CATALOG } from '../../../cli/commands/catalog.ts';
 import { COMMANDS } from '../../../cli/commands/index.ts';
@@ -94,34 +93,5 @@ describe('drainbridge main', () => {
         assert.match(command.usage, new RegExp(`--${flag.name}\\b`), `${command.name} --help mentions --${flag.name}`);
       }
     }
-  });
-});
-
-describe('parseArgs (cli/args.ts, kept for commands not yet declaring flags)', () => {
-  it('separates positionals, own flags and kubectl drain flags', () => {
-    const args = parseArgs(
-      ['node-1', '--reason', 'kernel', '--force', '--grace-period=30', '--timeout', '5m', '--dry-run'],
-      {
-        reason: true,
-        'dry-run': false,
-      },
-    );
-    assert.deepEqual(args.positional, ['node-1']);
-    assert.deepEqual(
-      [...args.own],
-      [
-        ['reason', 'kernel'],
-        ['dry-run', ''],
-      ],
-    );
-    assert.deepEqual(args.drainFlags, [
-      ['force', undefined],
-      ['grace-period', '30'],
-      ['timeout', '5m'],
-    ]);
-  });
-
-  it('refuses a flag that needs a value at the end', () => {
-    assert.throws(() => parseArgs(['node-1', '--reason'], { reason: true }), /--reason needs a value/);
   });
 });

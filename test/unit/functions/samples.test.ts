@@ -14,7 +14,8 @@ import { matchesPattern } from '../../../lib/bus/event-pattern.ts';
 import { InvalidInput } from '../../../lib/errors/index.ts';
 import { problemsOf } from '../../../lib/events/parse.ts';
 import { normalizeAwsNoticeTask } from '../../../lib/sources/aws/normalize.ts';
-import { ResolveInput } from '../../../lib/workflow/state.ts';
+import { checkDeadline } from '../../../lib/workflow/guard.ts';
+import { ResolveInput, type TaskInput } from '../../../lib/workflow/state.ts';
 import { admitTask, passTask, prepareNovaTask } from '../../../lib/workflow/tasks/evacuate-steps.ts';
 import {
   failEvacuationTask,
@@ -104,6 +105,22 @@ function refusal(spec: Spec, event: unknown): string | undefined {
   }
 }
 
+/**
+ * Every instant a sample's text carries (inside JSON strings too): ISO 8601 (`2099-11-21T10:00:00Z`), prose
+ * (`2099-02-11 06:00:00 UTC`) and RFC 1123 (AWS Health's `Wed, 11 Feb 2099 06:00:00 GMT`). A request id
+ * that merely contains a day (`manual-2026-11-21-node-1`) is a name, not an instant.
+ */
+function instantsIn(text: string): { readonly written: string; readonly at: number }[] {
+  const patterns = [
+    /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g,
+    /\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/g,
+    /\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT/g,
+  ];
+  return patterns.flatMap((pattern) =>
+    [...text.matchAll(pattern)].map(([written]) => ({ written, at: Date.parse(written.replace(' UTC', 'Z')) })),
+  );
+}
+
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 describe('events/ samples', () => {
@@ -181,6 +198,38 @@ describe('events/ samples', () => {
       assert.ok(message.includes(`${field}:`), `"${message}" names ${field}`);
     });
   }
+
+  it('no sample carries an instant in the past: a raw sample runs as it is, whenever it is run', () => {
+    const now = Date.now();
+    const samples = readdirSync(EVENTS).filter((f) => f.endsWith('.json'));
+    let seen = 0;
+    for (const file of samples) {
+      for (const { written, at } of instantsIn(readFileSync(new URL(file, EVENTS), 'utf8'))) {
+        seen++;
+        assert.ok(Number.isFinite(at), `${file}: ${written} does not parse`);
+        assert.ok(at > now, `${file}: ${written} is in the past`);
+      }
+    }
+    assert.ok(seen >= samples.length, `the check read the samples' instants (${seen})`);
+    assert.deepEqual(
+      instantsIn('manual-2026-11-21-node-1 at 2020-01-01T00:00:00Z, Sat, 11 Feb 2023 06:00:00 GMT').map(
+        (i) => i.written,
+      ),
+      ['2020-01-01T00:00:00Z', 'Sat, 11 Feb 2023 06:00:00 GMT'],
+      'the check sees a past instant, and no request id',
+    );
+  });
+
+  it('a task sample passes the deadline check every evacuation step makes (its deadline and start are ahead)', () => {
+    for (const file of Object.keys(FUNCTION_SAMPLES)) {
+      const sample = readSample(file) as Partial<TaskInput>;
+      if (!sample.request || !sample.startedAt) continue;
+      assert.doesNotThrow(
+        () => checkDeadline(sample.request as TaskInput['request'], sample.startedAt ?? '', 24, new Date()),
+        file,
+      );
+    }
+  });
 
   it('ResolveInput is what resolveTarget parses (the execution samples test the deployed schema)', () => {
     assert.equal(resolveTargetTask.input, ResolveInput);

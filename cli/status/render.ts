@@ -1,0 +1,156 @@
+/**
+ * How `drainbridge status` looks: tables as `kubectl get` draws them (`-o wide`: more columns), the
+ * sentences a table has no room for (blockers, the queue, damaged records) below them, or the report
+ * itself as JSON or YAML (`-o json|yaml`). Pure.
+ */
+import { stringify as toYaml } from 'yaml';
+import type { BranchStatus, RequestStatus, StatusReport } from './model.ts';
+
+export const OUTPUT_FORMATS = ['wide', 'json', 'yaml'] as const;
+export type OutputFormat = 'table' | (typeof OUTPUT_FORMATS)[number];
+
+/** `45s`, `3m12s`, `2h5m`, `3d4h`: kubectl's way of saying how long. */
+export function duration(totalSeconds: number): string {
+  const s = Math.max(0, Math.round(totalSeconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? `${s % 60}s` : ''}`;
+  if (s < 86_400)
+    return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60) ? `${Math.floor((s % 3600) / 60)}m` : ''}`;
+  return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600) ? `${Math.floor((s % 86_400) / 3600)}h` : ''}`;
+}
+
+/** Rows aligned in columns three spaces apart, as kubectl prints them. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('   ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function branchCell(branches: readonly BranchStatus[], name: string): string {
+  const branch = branches.find((b) => b.branch === name);
+  return branch ? `${branch.moved}/${branch.total}` : '-';
+}
+
+function nodeRows(report: StatusReport): string[][] {
+  return report.nodes.flatMap((node) => {
+    const common = [node.name, node.cordoned ? 'yes' : 'no', node.phase ?? '-'];
+    if (node.ledger === 'unreadable') return [[...common, '?', '(its ledger cannot be read)', '', '']];
+    if (node.holds.length === 0) return [[...common, '-', '', '', '']];
+    return node.holds.map((hold) => [...common, hold.requestId, hold.requester, hold.origin, hold.since]);
+  });
+}
+
+/** What a wide row says beyond the counts: when it starts, when its record expires, an abort asked for. */
+function note(request: RequestStatus): string {
+  const notes: string[] = [];
+  if (request.startsAt) notes.push(`starts ${request.startsAt}`);
+  if (request.abortRequestedBy) notes.push(`abort requested by ${request.abortRequestedBy}`);
+  if (request.expiresAt) notes.push(`record expires ${request.expiresAt}`);
+  return notes.join('; ');
+}
+
+function requestRow(request: RequestStatus, wide: boolean): string[] {
+  const inFlight = request.branches.reduce((sum, branch) => sum + branch.inFlight, 0);
+  const row = [
+    request.requestId,
+    request.node,
+    request.state,
+    request.phase ?? '-',
+    request.elapsedSeconds === undefined ? '-' : duration(request.elapsedSeconds),
+    branchCell(request.branches, 'pods'),
+    branchCell(request.branches, 'kubevirt'),
+    branchCell(request.branches, 'nova'),
+    String(request.blockers.length),
+  ];
+  if (!wide) return row;
+  return [
+    ...row,
+    String(inFlight),
+    request.requester ?? '-',
+    request.origin ?? '-',
+    request.since ?? '-',
+    note(request),
+  ];
+}
+
+/** Blockers, waits, failures and aborts: the sentences behind the BLOCKERS column. */
+function problemLines(report: StatusReport): string[] {
+  const lines: string[] = [];
+  for (const request of report.requests) {
+    if (request.state === 'restored') continue;
+    const said = [
+      ...request.blockers.map((blocker) => `  blocked: ${blocker}`),
+      ...request.waiting.map((waiting) => `  waiting for: ${waiting}`),
+      ...(request.lastError ? [`  failed: ${request.lastError}`] : []),
+      ...(request.abortRequestedBy ? [`  abort requested by ${request.abortRequestedBy}`] : []),
+    ];
+    if (said.length > 0) lines.push(`${request.requestId} on ${request.node}:`, ...said);
+  }
+  return lines;
+}
+
+function queueLines(report: StatusReport): string[] {
+  if (report.queue.length === 0) return [];
+  return [
+    'Waiting for a maintenance slot, oldest first:',
+    ...report.queue.map(
+      (entry) =>
+        `  ${entry.position}. ${entry.requestId} for ${entry.node}, since ${entry.since} (${duration(entry.waitingSeconds)})`,
+    ),
+  ];
+}
+
+function damageLines(report: StatusReport): string[] {
+  if (report.damaged.length === 0) return [];
+  return [
+    'Records drainbridge cannot read (what they are about stops until they are repaired; nothing was changed):',
+    ...report.damaged.flatMap((damage) => [`  ${damage.record}: ${damage.problem}`, `    to repair: ${damage.fix}`]),
+  ];
+}
+
+const REQUEST_HEADER = ['REQUEST', 'NODE', 'STATE', 'PHASE', 'ELAPSED', 'PODS', 'VMS', 'SERVERS', 'BLOCKERS'];
+const WIDE_HEADER = [...REQUEST_HEADER, 'IN-FLIGHT', 'REQUESTER', 'ORIGIN', 'SINCE', 'NOTE'];
+const NODE_HEADER = ['NODE', 'CORDONED', 'PHASE', 'HELD-BY', 'REQUESTER', 'ORIGIN', 'SINCE'];
+
+/** The human view: nodes and their holds, requests and their progress, then the sentences. */
+function tables(report: StatusReport, wide: boolean): string[] {
+  const sections: string[][] = [];
+  if (report.nodes.length > 0) sections.push(table(NODE_HEADER, nodeRows(report)));
+  if (report.requests.length > 0) {
+    sections.push(
+      table(
+        wide ? WIDE_HEADER : REQUEST_HEADER,
+        report.requests.map((r) => requestRow(r, wide)),
+      ),
+    );
+  }
+  for (const lines of [problemLines(report), queueLines(report), damageLines(report)]) {
+    if (lines.length > 0) sections.push(lines);
+  }
+  if (sections.length === 0) {
+    sections.push([
+      report.node
+        ? `node ${report.node}: not in maintenance, and no request of drainbridge's is about it`
+        : 'No node is in maintenance, and no request is waiting.',
+    ]);
+  }
+  return sections.flatMap((section, i) => (i === 0 ? section : ['', ...section]));
+}
+
+/** The report in `format`, as lines. */
+export function renderReport(report: StatusReport, format: OutputFormat): string[] {
+  switch (format) {
+    case 'json':
+      return JSON.stringify(report, null, 2).split('\n');
+    case 'yaml':
+      return toYaml(report).trimEnd().split('\n');
+    case 'wide':
+      return tables(report, true);
+    case 'table':
+      return tables(report, false);
+  }
+}

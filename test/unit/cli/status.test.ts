@@ -1,0 +1,187 @@
+/** `drainbridge status` from a snapshot (cli/status/model.ts) and how it is drawn (render.ts). Pure. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Node } from '@kubernetes/client-node';
+import { statusReport, withoutClock } from '../../../cli/status/model.ts';
+import { duration, renderReport, table } from '../../../cli/status/render.ts';
+import type { Snapshot } from '../../../cli/status/snapshot.ts';
+import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import { HELD_LABEL, LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
+import { PHASE_ANNOTATION } from '../../../lib/node/phase.ts';
+import { QUEUE_ANNOTATION } from '../../../lib/workflow/admission.ts';
+import { OWNER_ANNOTATION } from '../../../lib/workflow/ownership.ts';
+
+const NOW = new Date('2030-01-10T12:00:00.000Z');
+const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
+
+function node(name: string, ledger: string | undefined, phase?: string): V1Node {
+  return {
+    metadata: {
+      name,
+      labels: { [HELD_LABEL]: 'true' },
+      annotations: {
+        ...(ledger === undefined ? {} : { [LEDGER_ANNOTATION]: ledger }),
+        ...(phase ? { [PHASE_ANNOTATION]: phase } : {}),
+      },
+    },
+    spec: { unschedulable: true },
+  };
+}
+
+function record(requestId: string, nodeName: string, status: EvacuationObject['status'] = {}): EvacuationObject {
+  return {
+    apiVersion: 'drainbridge.io/v1alpha1',
+    kind: 'Evacuation',
+    metadata: { name: requestId },
+    spec: { requestId, nodeName, requester: 'alice', origin: 'manual', reason: 'kernel' },
+    status,
+  };
+}
+
+const ledger = JSON.stringify({
+  holds: { 'r-1': { requester: 'alice', origin: 'manual', since: ago(300) } },
+  released: {},
+  changes: { priorUnschedulable: false, cordoned: true, annotations: {}, taints: [] },
+});
+
+function snapshot(more: Partial<Snapshot> = {}): Snapshot {
+  return {
+    at: NOW,
+    nodes: [node('node-1', ledger, 'NodeDraining')],
+    records: [
+      record('r-1', 'node-1', {
+        phase: 'NodeDraining',
+        branches: {
+          pods: {
+            version: '3',
+            state: null,
+            moved: 1,
+            total: 4,
+            inFlight: 2,
+            skipped: 1,
+            blockers: ['pdb'],
+          },
+          'infra-pods': { version: '1', state: null, moved: 0, total: 1, inFlight: 0, skipped: 0 },
+          nova: { version: '2', state: null, moved: 2, total: 2, finishedAt: ago(100) },
+        },
+      }),
+      record('r-0', 'node-5', {
+        phase: 'NodeDrained',
+        restore: { startedAt: ago(7200), finishedAt: ago(3600) },
+        branches: {
+          pods: { version: '1', state: null, moved: 3, total: 3, startedAt: ago(9000), finishedAt: ago(8000) },
+        },
+      }),
+      record('r-3', 'node-3', { phase: 'MaintenanceScheduled', start: startAt(ago(-600)) }),
+    ],
+    lease: {
+      metadata: {
+        annotations: {
+          [QUEUE_ANNOTATION]: JSON.stringify({ 'r-2': { node: 'node-2', since: ago(45), seen: ago(5) } }),
+        },
+      },
+    },
+    recordTtlHours: 24,
+    ...more,
+  };
+}
+
+function startAt(at: string) {
+  return { notBefore: at, startAt: at, estimateSeconds: 60, marginSeconds: 300, late: false, basis: [] };
+}
+
+describe('statusReport', () => {
+  it('merges holds, records and the queue into one line per request, with state, progress and elapsed time', () => {
+    const report = statusReport(snapshot());
+    assert.deepEqual(
+      report.requests.map((r) => [r.requestId, r.node, r.state, r.elapsedSeconds]),
+      [
+        ['r-1', 'node-1', 'held', 300],
+        ['r-2', 'node-2', 'queued', 45],
+        ['r-3', 'node-3', 'scheduled', undefined],
+        ['r-0', 'node-5', 'restored', 9000 - 3600],
+      ],
+    );
+    const held = report.requests[0];
+    assert.deepEqual(held?.branches, [
+      { branch: 'pods', moved: 1, total: 5, inFlight: 2, skipped: 1, done: false },
+      { branch: 'nova', moved: 2, total: 2, inFlight: 0, skipped: 0, done: true },
+    ]);
+    assert.deepEqual(held?.blockers, ['pdb']);
+    assert.equal(report.requests[2]?.startsAt, ago(-600));
+    assert.equal(report.requests[3]?.expiresAt, new Date(Date.parse(ago(3600)) + 24 * 3_600_000).toISOString());
+    assert.deepEqual(report.queue, [
+      { position: 1, requestId: 'r-2', node: 'node-2', since: ago(45), waitingSeconds: 45 },
+    ]);
+    assert.deepEqual(report.nodes[0]?.holds, [
+      { requestId: 'r-1', requester: 'alice', origin: 'manual', since: ago(300) },
+    ]);
+    assert.deepEqual(report.damaged, []);
+  });
+
+  it('reports every record it cannot read, with the repair, instead of failing', () => {
+    const damagedRecord = record('r-9', 'node-1', { branches: { pods: { version: '1', state: { evictions: 7 } } } });
+    damagedRecord.metadata.annotations = { [OWNER_ANNOTATION]: '{"executionId": 1}' };
+    const report = statusReport(
+      snapshot({
+        nodes: [node('node-1', '{"holds": 1}')],
+        records: [damagedRecord],
+        lease: { metadata: { annotations: { [QUEUE_ANNOTATION]: 'not json' } } },
+      }),
+    );
+    assert.deepEqual(
+      report.damaged.map((d) => [d.record.split(' (')[0], d.fix]),
+      [
+        ['ledger of node node-1', 'drainbridge repair node-1'],
+        ['admission queue', 'drainbridge repair node-1'],
+        ['owner claim', 'drainbridge repair node-1'],
+        ['pods branch state of Evacuation r-9', 'drainbridge repair node-1'],
+      ],
+    );
+    assert.equal(report.nodes[0]?.ledger, 'unreadable');
+    assert.deepEqual(report.queue, []);
+  });
+
+  it('only the clock changed: the same for --watch', () => {
+    const later = { ...snapshot(), at: new Date(NOW.getTime() + 5_000) };
+    assert.deepEqual(withoutClock(statusReport(later)), withoutClock(statusReport(snapshot())));
+    assert.notDeepEqual(statusReport(later), statusReport(snapshot()));
+  });
+});
+
+describe('rendering', () => {
+  it('says durations as kubectl does', () => {
+    assert.deepEqual([0, 45, 60, 192, 3600, 7500, 86_400, 277_200].map(duration), [
+      '0s',
+      '45s',
+      '1m',
+      '3m12s',
+      '1h',
+      '2h5m',
+      '1d',
+      '3d5h',
+    ]);
+  });
+
+  it('aligns columns three spaces apart, without trailing blanks', () => {
+    assert.deepEqual(
+      table(
+        ['A', 'BB'],
+        [
+          ['xyz', ''],
+          ['1', '2'],
+        ],
+      ),
+      ['A     BB', 'xyz', '1     2'],
+    );
+  });
+
+  it('draws the nodes, the requests, then the sentences; an idle cluster in one sentence', () => {
+    const lines = renderReport(statusReport(snapshot()), 'table');
+    assert.match(lines[0] ?? '', /^NODE\s+CORDONED\s+PHASE\s+HELD-BY\s+REQUESTER\s+ORIGIN\s+SINCE$/);
+    assert.ok(lines.includes('r-1 on node-1:') && lines.includes('  blocked: pdb'), lines.join('\n'));
+    assert.ok(lines.some((line) => /^r-1\s+node-1\s+held\s+NodeDraining\s+5m\s+1\/5\s+-\s+2\/2\s+1$/.test(line)));
+    const idle = renderReport(statusReport(snapshot({ nodes: [], records: [], lease: undefined })), 'table');
+    assert.deepEqual(idle, ['No node is in maintenance, and no request is waiting.']);
+  });
+});
