@@ -80,6 +80,11 @@ export const ERROR_REGISTRY = {
   NoticeParseError: { handling: 'fail', expected: false, meaning: 'a cloud maintenance notice that cannot be read' },
   SelectorParseError: { handling: 'none', expected: false, meaning: 'a label selector that cannot be parsed' },
   PatternProblem: { handling: 'none', expected: false, meaning: 'an EventBridge pattern that cannot be compiled' },
+  PutEventsError: {
+    handling: 'none',
+    expected: false,
+    meaning: "drainbridge run's bus endpoint refuses a PutEvents call (answered to the caller as EventBridge would)",
+  },
   NothingToWatch: {
     handling: 'none',
     expected: false,
