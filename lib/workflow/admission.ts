@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { acquireHold, listNodesMaybeHeld, readNodeOrFail } from '../node/hold.ts';
@@ -58,6 +59,26 @@ export interface Admitted {
   readonly acquired: boolean;
 }
 
+/**
+ * The nodes admission has seen held, kept on the Lease beside the queue: a node stays counted even when
+ * nothing else would find it — its `drainbridge.io/held` label removed and the node uncordoned by a person
+ * while drainbridge still holds it. Written by the locked decision (the held nodes it found, and the node
+ * it admits), pruned there as it finds them released; it only adds nodes to read, never counts one
+ * without its ledger saying so.
+ */
+export const ADMITTED_ANNOTATION = 'drainbridge.io/admitted-nodes';
+const ADMITTED_FORMAT: RecordFormat<string[]> = {
+  what: `admitted nodes (Lease annotation ${ADMITTED_ANNOTATION})`,
+  versions: [z.array(z.string().min(1))],
+};
+
+/** The admitted nodes on the Lease; `unreadable` when the annotation is damaged (then every node is read). */
+function readAdmitted(lease: V1Lease | undefined): string[] | 'unreadable' {
+  const read = readJsonRecord(lease?.metadata?.annotations?.[ADMITTED_ANNOTATION], ADMITTED_FORMAT);
+  if (read.status === 'ok') return read.value;
+  return read.status === 'absent' ? [] : 'unreadable';
+}
+
 /** The waiting queue, requestId → entry, as admission writes it. */
 export const ADMISSION_QUEUE_FORMAT: RecordFormat<AdmissionQueue> = {
   what: `admission queue (Lease annotation ${QUEUE_ANNOTATION})`,
@@ -101,10 +122,13 @@ function withHolder(
   lease: V1Lease | undefined,
   holder: string | undefined,
   now: Date,
-  records: { queue?: AdmissionQueue; intents?: Intents } = {},
+  records: { queue?: AdmissionQueue; intents?: Intents; admittedNodes?: readonly string[] } = {},
 ): V1Lease {
   const annotations = { ...lease?.metadata?.annotations };
   if (records.queue) annotations[QUEUE_ANNOTATION] = writeJsonRecord(records.queue, ADMISSION_QUEUE_FORMAT);
+  if (records.admittedNodes) {
+    annotations[ADMITTED_ANNOTATION] = writeJsonRecord([...records.admittedNodes].sort(), ADMITTED_FORMAT);
+  }
   if (records.intents) annotations[INTENTS_ANNOTATION] = writeIntents(records.intents);
   return {
     apiVersion: 'coordination.k8s.io/v1',
@@ -161,12 +185,17 @@ interface ObservedNodes {
 /**
  * The held nodes' labels and the requested node's, the names of those drainbridge holds and who holds them
  * (from their ledgers) — never a list of every node of the cluster. `thorough` (the locked decision):
- * every node that may be held (labelled held, or cordoned: listNodesMaybeHeld). Otherwise only the
- * labelled ones: enough for telling a waiting request that it still waits, since counting fewer held
+ * every node that may be held (thoroughCandidates). Otherwise only the labelled ones: enough for telling a waiting request that it still waits, since counting fewer held
  * nodes can only send it on to the locked decision, never admit it.
  */
-async function observeNodes(client: KubeClient, requested: V1Node, thorough: boolean): Promise<ObservedNodes> {
-  const candidates = thorough ? await listNodesMaybeHeld(client) : await client.listNodes(HELD_LABEL);
+async function observeNodes(
+  client: KubeClient,
+  requested: V1Node,
+  thorough: { readonly admitted: string[] | 'unreadable' } | undefined,
+): Promise<ObservedNodes> {
+  const candidates = thorough
+    ? await thoroughCandidates(client, thorough.admitted)
+    : await client.listNodes(HELD_LABEL);
   // The requested node for its labels (slot limits), as read before the lock unless the list has it fresher.
   const listed = candidates.some((node) => node.metadata?.name === requested.metadata?.name);
   const nodes = listed ? candidates : [...candidates, requested];
@@ -190,6 +219,26 @@ async function observeNodes(client: KubeClient, requested: V1Node, thorough: boo
 }
 
 /**
+ * Every node that may be held, for the locked decision: the labelled and cordoned ones
+ * (listNodesMaybeHeld) and those the Lease remembers admitting, read one by one (normally none beyond the
+ * lists). A damaged memory is no reason to count fewer: then every node of the cluster is read.
+ */
+async function thoroughCandidates(client: KubeClient, admitted: string[] | 'unreadable'): Promise<V1Node[]> {
+  if (admitted === 'unreadable') return client.listNodes();
+  const listed = await listNodesMaybeHeld(client);
+  const known = new Set(listed.map((node) => node.metadata?.name ?? ''));
+  const extra: V1Node[] = [];
+  for (const name of admitted.filter((name) => !known.has(name))) {
+    try {
+      extra.push(await client.getNode(name));
+    } catch (error) {
+      if (!isNotFound(error)) throw error; // a node deleted since holds nothing
+    }
+  }
+  return [...listed, ...extra];
+}
+
+/**
  * Releases the mutex, leaving the queue and the intents still in flight. A conflict means the mutex was
  * lost while this request held it (its step stalled past the expiry): whoever took it carried this
  * request's intent forward and counted its node, so a hold taken here stands; a request that was not
@@ -199,7 +248,7 @@ async function unlockAdmission(
   client: KubeClient,
   namespace: string,
   lease: V1Lease,
-  next: { queue: AdmissionQueue; intents: Intents; admitted: boolean; now: Date },
+  next: { queue: AdmissionQueue; intents: Intents; admitted: boolean; admittedNodes: readonly string[]; now: Date },
 ): Promise<void> {
   try {
     await updateLease(client, namespace, withHolder(lease, undefined, next.now, next));
@@ -256,7 +305,12 @@ async function stillWaiting(
   const place = readQueue(lease, request.nodeName)[request.requestId];
   if (!place || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000) return undefined;
   const intents = readIntents(lease?.metadata?.annotations, request.nodeName);
-  const decision = decide(request, settings, { nodes: await observeNodes(client, node, false), lease, intents, now });
+  const decision = decide(request, settings, {
+    nodes: await observeNodes(client, node, undefined),
+    lease,
+    intents,
+    now,
+  });
   // The locked path would change more than this request's `seen` (admit it, or drop its place): let it.
   return decision.admit || !decision.queue[request.requestId] ? undefined : decision.why;
 }
@@ -330,7 +384,7 @@ export async function admitRequest(
   const lease = await lockAdmission(client, settings.namespace, request, now);
   let unlocked = false;
   try {
-    const nodes = await observeNodes(client, node, true);
+    const nodes = await observeNodes(client, node, { admitted: readAdmitted(lease) });
     const intents = readIntents(lease.metadata?.annotations, request.nodeName);
     const decision = decide(request, settings, { nodes, lease, intents, now });
     let hold = { acquired: false };
@@ -341,10 +395,12 @@ export async function admitRequest(
       });
     }
     const remaining = settledIntents(intents, request.requestId, now, nodes.holds);
+    const admittedNodes = [...new Set([...nodes.held, ...(decision.admit ? [request.nodeName] : [])])];
     await unlockAdmission(client, settings.namespace, lease, {
       queue: decision.queue,
       intents: remaining,
       admitted: decision.admit,
+      admittedNodes,
       now,
     });
     unlocked = true;

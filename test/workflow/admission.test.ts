@@ -93,7 +93,7 @@ describe('admission slots (one held node by default)', () => {
   });
 });
 
-describe('a held node without the held label (held by a version before the label, or the label removed)', () => {
+describe('a held node without the held label (held by a version before the label, or the label removed, even uncordoned)', () => {
   let w: WorkflowSim;
   before(async () => {
     w = await startWorkflowSim(IDLE_NODES_SCENARIO);
@@ -110,6 +110,12 @@ describe('a held node without the held label (held by a version before the label
     const second = await request(w, 'node-2');
     await waitUntil('node-2 waits for a slot', () => slotWaits(w, second) >= 2);
     assert.deepEqual(await heldNodes(w), ['node-1'], 'node-2 was not admitted beside the unlabelled held node');
+
+    // A person uncordons it too: neither the label nor the cordon finds it now, the Lease's memory does.
+    await w.admin.patchNode('node-1', { spec: { unschedulable: null } });
+    const waits = slotWaits(w, second);
+    await waitUntil('node-2 keeps waiting', () => slotWaits(w, second) >= waits + 2);
+    assert.deepEqual(await heldNodes(w), ['node-1'], 'node-2 was not admitted beside the uncordoned held node');
 
     await restore(w, 'node-1');
     await succeeds(second);
