@@ -118,7 +118,10 @@ describe('abort of a request a Restore cancelled (packaged state machines)', () 
       sim.runtime.deps.progress.requestAbort('req-node-1', 'operator@example.com', new Date(), 'node-1'),
       (error: Error) => {
         assert.equal(error.name, 'InvalidInput');
-        assert.match(`${error.message} ${JSON.stringify(error)}`, /no running or held request "req-node-1": a Restore of it ran/);
+        assert.match(
+          `${error.message} ${JSON.stringify(error)}`,
+          /no running or held request "req-node-1": a Restore of it ran/,
+        );
         return true;
       },
     );
