@@ -354,7 +354,7 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
       const restored = eventsOf(w, 'Node Restored', 'req-node-1');
       assert.equal(restored.length, 1, 'one Node Restored');
       assert.equal(restored[0]?.lastHold, true, 'as the last hold');
-    // (Its `uncordoned` says what the resumed Restore itself did: false, the killed one had uncordoned.)
+      // (Its `uncordoned` says what the resumed Restore itself did: false, the killed one had uncordoned.)
       assert.notEqual(unschedulable(w), true, 'uncordoned');
     },
   );
