@@ -10,6 +10,7 @@ import type { DrainOptions } from '../domain/request.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { ChangeSignal, WatchedList } from '../kube/watched-list.ts';
+import { isHeld, ledgerOf } from '../node/ledger.ts';
 import { daemonSetsToCheck } from './selection.ts';
 
 /** Whether a PDB event can let a held pod go: it allows a disruption now. */
@@ -33,10 +34,26 @@ export class NodeView {
     this.#client = client;
     this.#nodeName = node.metadata?.name ?? '';
     this.#options = options;
+    // An uncordon while the pass waits and the node is still held (someone else's uncordon) ends the
+    // wait: only a pass's start records and reports it, and a deadline that passed meanwhile would end
+    // the request before any pass saw it. (A release that uncordons only wakes it: the round then sees
+    // the hold gone and stops.)
+    let cordoned = node.spec?.unschedulable === true;
+    const uncordonedWhileHeld = (_type: string, seen: V1Node): boolean => {
+      const was = cordoned;
+      cordoned = seen.spec?.unschedulable === true;
+      const read = ledgerOf(seen);
+      return was && !cordoned && read.status === 'ok' && isHeld(read.ledger);
+    };
     this.#node = new WatchedList<V1Node>(
       [node],
       node.metadata?.resourceVersion ?? '',
-      { path: '/api/v1/nodes', query: { fieldSelector: `metadata.name=${this.#nodeName}` }, wakes: () => true },
+      {
+        path: '/api/v1/nodes',
+        query: { fieldSelector: `metadata.name=${this.#nodeName}` },
+        wakes: () => true,
+        ends: uncordonedWhileHeld,
+      },
       this.#signal,
     );
   }

@@ -52,6 +52,11 @@ export interface WatchedListSpec<T> {
   readonly query: Readonly<Record<string, string>>;
   /** Whether an event is one the waiter waits for (other events only update the view). */
   readonly wakes: (type: string, object: T) => boolean;
+  /**
+   * Whether an event means the waiter must not wait on (the pass returns and the next one starts from
+   * its checks): it ends the signal as a failed watch does.
+   */
+  readonly ends?: (type: string, object: T) => boolean;
 }
 
 const keyOf = (object: WatchedObject): string =>
@@ -168,7 +173,8 @@ export class WatchedList<T extends WatchedObject> {
     }
     if (type === 'DELETED') this.#items.delete(keyOf(object));
     else if (type === 'ADDED' || type === 'MODIFIED') this.#items.set(keyOf(object), object);
-    if (this.#spec.wakes(type, object)) this.#signal.notify();
+    if (this.#spec.ends?.(type, object)) this.#end();
+    else if (this.#spec.wakes(type, object)) this.#signal.notify();
   }
 
   #end(): void {

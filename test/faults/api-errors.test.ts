@@ -158,17 +158,28 @@ describe('fault injection: API errors per call kind', () => {
   );
 
   scenario(
-    'an eviction times out on the client but the server applies it: never evicted twice',
+    'an eviction times out on the client but the server applies it: only that pod is evicted again, once',
     { cluster },
     async (w) => {
       await openSpareNodes(w);
-      const fault = delayWrites(w, { verb: 'create', resource: 'pods', subresource: 'eviction' }, () =>
-        realMs(CLIENT_TIMEOUT_MS * 2),
-      );
+      // The server holds the eviction past the client's timeout, then applies it. drainbridge cannot tell
+      // an eviction that got no answer from one never sent: it asks again after the backoff, as it would
+      // for any pod it finds still there. Both name the same pod uid: it is deleted once (the later one
+      // finds it terminating, which the eviction API lets go without its budget). No other pod is asked twice.
+      let held = '';
+      const fault = delayWrites(w, { verb: 'create', resource: 'pods', subresource: 'eviction' }, async (request) => {
+        held = `${request.namespace}/${request.name}`;
+        await realMs(CLIENT_TIMEOUT_MS * 2);
+      });
       const execution = await evacuate(w, 'node-1');
       await expectSucceeded(w, execution);
       assert.equal(fault.hits(), 1);
-      evictedOnce(w);
+      const evicted = evictions(w);
+      const again = evicted.filter((pod, index) => evicted.indexOf(pod) !== index);
+      assert.ok(
+        again.every((pod) => pod === held) && again.length <= 1,
+        `evicted again: ${again.join(', ')} (held: ${held})`,
+      );
     },
   );
 
