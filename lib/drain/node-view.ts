@@ -9,6 +9,7 @@ import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-no
 import type { DrainOptions } from '../domain/request.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { ChangeSignal, WatchedList } from '../kube/watched-list.ts';
+import { isHeld, ledgerOf } from '../node/ledger.ts';
 import { daemonSetState } from './observe.ts';
 import { daemonSetsToCheck } from './selection.ts';
 
@@ -33,10 +34,26 @@ export class NodeView {
     this.#client = client;
     this.#nodeName = node.metadata?.name ?? '';
     this.#options = options;
+    // An uncordon while the pass waits and the node is still held (someone else's uncordon) ends the
+    // wait: only a pass's start records and reports it, and a deadline that passed meanwhile would end
+    // the request before any pass saw it. (A release that uncordons only wakes it: the round then sees
+    // the hold gone and stops.)
+    let cordoned = node.spec?.unschedulable === true;
+    const uncordonedWhileHeld = (_type: string, seen: V1Node): boolean => {
+      const was = cordoned;
+      cordoned = seen.spec?.unschedulable === true;
+      const read = ledgerOf(seen);
+      return was && !cordoned && read.status === 'ok' && isHeld(read.ledger);
+    };
     this.#node = new WatchedList<V1Node>(
       [node],
       node.metadata?.resourceVersion ?? '',
-      { path: '/api/v1/nodes', query: { fieldSelector: `metadata.name=${this.#nodeName}` }, wakes: () => true },
+      {
+        path: '/api/v1/nodes',
+        query: { fieldSelector: `metadata.name=${this.#nodeName}` },
+        wakes: () => true,
+        ends: uncordonedWhileHeld,
+      },
       this.#signal,
     );
   }
@@ -92,17 +109,19 @@ export class NodeView {
 
   /**
    * Waits up to `ms` for what the pass waits on (a pod left or arrived, a budget allows a disruption, the
-   * node changed); the first call opens the watches. False after `ms`, or when a watch ended (the views
-   * may be stale: the pass must return).
+   * node changed); the first call opens the watches, within the same `ms`. False after `ms`, or when a
+   * watch ended, failed or did not open (the views may be stale: the pass must return).
    */
   async changed(ms: number): Promise<boolean> {
+    const until = performance.now() + ms;
     if (!this.#watching) {
       this.#watching = true;
       this.#watchSeconds = ms / 1000 + 5;
       const lists = [this.#pods, this.#budgets, this.#node].filter((list) => list !== undefined);
+      // Each open is bounded (a hung one ends the signal); the wait's bound counts the time they took.
       await Promise.all(lists.map((list) => list.start(this.#client.kubeConfig, this.#watchSeconds)));
     }
-    return this.#signal.changed(ms);
+    return this.#signal.changed(until - performance.now());
   }
 
   /** Ends every watch. */

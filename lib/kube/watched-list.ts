@@ -7,6 +7,40 @@
  */
 import { type KubeConfig, Watch } from '@kubernetes/client-node';
 
+/**
+ * How long a watch may take to open (its response headers). An apiserver answers a watch at once and
+ * sends events later, so a watch not open by then hangs: it ends the signal and the pass returns.
+ * (@kubernetes/client-node's Watch sets up a 30 s timeout of its own and then discards it, so without
+ * this a hung open held the pass, and its Lambda, until the connection died.)
+ */
+export const WATCH_OPEN_TIMEOUT_MS = 5_000;
+
+/**
+ * The kubeconfig as the watch sees it: each request gives up when no answer arrived within `ms` (the
+ * HTTP client's own timeout for the response, which also frees the socket).
+ */
+function withOpenTimeout(kubeConfig: KubeConfig, ms: number): KubeConfig {
+  const bounded: KubeConfig = Object.create(kubeConfig);
+  bounded.applyToFetchOptions = async (options) => ({
+    ...(await kubeConfig.applyToFetchOptions(options)),
+    timeout: ms,
+  });
+  return bounded;
+}
+
+/** `promise`'s value, or undefined when it has not settled within `ms` (a rejection reads as undefined too). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface WatchedObject {
   readonly metadata?: { readonly uid?: string; readonly namespace?: string; readonly name?: string };
 }
@@ -18,6 +52,11 @@ export interface WatchedListSpec<T> {
   readonly query: Readonly<Record<string, string>>;
   /** Whether an event is one the waiter waits for (other events only update the view). */
   readonly wakes: (type: string, object: T) => boolean;
+  /**
+   * Whether an event means the waiter must not wait on (the pass returns and the next one starts from
+   * its checks): it ends the signal as a failed watch does.
+   */
+  readonly ends?: (type: string, object: T) => boolean;
 }
 
 const keyOf = (object: WatchedObject): string =>
@@ -86,25 +125,32 @@ export class WatchedList<T extends WatchedObject> {
     this.#signal = signal;
   }
 
-  /** Opens the watch (the server ends it after `seconds` at the latest). A failure to open ends the signal. */
-  async start(kubeConfig: KubeConfig, seconds: number): Promise<void> {
+  /**
+   * Opens the watch (the server ends it after `seconds` at the latest). Resolves within `openTimeoutMs`
+   * (and a little): a watch that fails or does not open by then ends the signal.
+   */
+  async start(kubeConfig: KubeConfig, seconds: number, openTimeoutMs = WATCH_OPEN_TIMEOUT_MS): Promise<void> {
     const query = {
       ...this.#spec.query,
       resourceVersion: this.#resourceVersion,
       timeoutSeconds: String(Math.max(1, Math.ceil(seconds))),
       allowWatchBookmarks: 'false',
     };
-    try {
-      this.#controller = await new Watch(kubeConfig).watch(
-        this.#spec.path,
-        query,
-        (type, object: T) => this.#apply(type, object),
-        () => this.#end(),
-      );
-      if (this.#closed) this.#controller.abort();
-    } catch {
+    const opening = new Watch(withOpenTimeout(kubeConfig, openTimeoutMs)).watch(
+      this.#spec.path,
+      query,
+      (type, object: T) => this.#apply(type, object),
+      () => this.#end(),
+    );
+    // The HTTP client's timeout ends a hung open; the race bounds the wait even if it did not.
+    const controller = await within(opening, openTimeoutMs + 100);
+    if (!controller) {
       this.#end();
+      opening.then((late) => late.abort()).catch(() => undefined);
+      return;
     }
+    this.#controller = controller;
+    if (this.#closed) controller.abort();
   }
 
   /** The objects as of the last event; meaningful only while the signal has not ended. */
@@ -127,7 +173,8 @@ export class WatchedList<T extends WatchedObject> {
     }
     if (type === 'DELETED') this.#items.delete(keyOf(object));
     else if (type === 'ADDED' || type === 'MODIFIED') this.#items.set(keyOf(object), object);
-    if (this.#spec.wakes(type, object)) this.#signal.notify();
+    if (this.#spec.ends?.(type, object)) this.#end();
+    else if (this.#spec.wakes(type, object)) this.#signal.notify();
   }
 
   #end(): void {

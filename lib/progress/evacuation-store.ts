@@ -377,19 +377,45 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     );
   }
 
-  /** Why the request's evacuation cannot be aborted (it ended and holds nothing), or undefined. */
+  /**
+   * Why the request cannot be aborted, or undefined. Whatever the phase: a Restore cancels a running
+   * Evacuate and leaves its phase as it was (NodeDraining), so the phase alone does not tell. Refused:
+   * a request whose Restore is marked; one that held its node and holds it no more (its tombstone in the
+   * ledger, or a phase past admission); one that ended. A request still waiting for a slot holds nothing
+   * yet, and may be aborted.
+   */
   async #notAbortable(record: EvacuationObject): Promise<string | undefined> {
+    const { nodeName, requestId } = record.spec;
     const phase = record.status?.phase;
-    if (phase !== 'NodeDrained' && phase !== 'Failed') return undefined;
+    const restore = record.status?.restore;
+    const holding = await this.#holding(nodeName, requestId);
+    if (restore?.startedAt && holding === 'holds') {
+      return `a Restore of it started (${restore.startedAt}) and releases node ${nodeName}`;
+    }
+    // A ledger that cannot be read may hold it: the abort is harmless there, so it is not refused.
+    if (holding === 'holds' || holding === 'unreadable') return undefined;
+    if (phase === 'NodeDrained' || phase === 'Failed') {
+      return `its evacuation ended (${phase}) and it holds node ${nodeName} no more`;
+    }
+    if (restore?.startedAt || restore?.finishedAt) {
+      return `a Restore of it ran (${restore.finishedAt ?? restore.startedAt}) and it holds node ${nodeName} no more`;
+    }
+    const admitted = phase !== undefined && phase !== 'MaintenanceScheduled';
+    if (holding === 'released' || admitted) return `it holds node ${nodeName} no more (it was released)`;
+    return undefined;
+  }
+
+  /** Whether the node's ledger holds the request, released it (a tombstone), cannot be read, or has neither. */
+  async #holding(nodeName: string, requestId: string): Promise<'holds' | 'released' | 'unreadable' | 'none'> {
     try {
-      const node = await this.#client.getNode(record.spec.nodeName);
-      const read = ledgerOf(node);
-      // A ledger that cannot be read may hold it: the abort is harmless there, so it is not refused.
-      if (read.status === 'unreadable' || Object.hasOwn(read.ledger.holds, record.spec.requestId)) return undefined;
+      const read = ledgerOf(await this.#client.getNode(nodeName));
+      if (read.status === 'unreadable') return 'unreadable';
+      if (Object.hasOwn(read.ledger.holds, requestId)) return 'holds';
+      return Object.hasOwn(read.ledger.released, requestId) ? 'released' : 'none';
     } catch (error) {
       if (!isNotFound(error)) throw error;
+      return 'none';
     }
-    return `its evacuation ended (${phase}) and it holds node ${record.spec.nodeName} no more`;
   }
 
   /** Records what blocks the request until an operator acts (an unreadable record); shown first in `kubectl get evacuations`. */

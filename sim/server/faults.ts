@@ -33,6 +33,8 @@ export interface RequestMatcher {
 interface FailureFault {
   readonly match: RequestMatcher;
   readonly status: StatusError;
+  /** Matching requests it still answers (Infinity: until removed). */
+  remaining: number;
 }
 
 interface HeldRequest {
@@ -70,11 +72,16 @@ export class FaultInjector {
 
   /**
    * Answers matching requests with `code` (500 by default, the apiserver's InternalError wording) until
-   * the returned function is called.
+   * the returned function is called, or only the next `times` of them. Faults added earlier answer first.
    */
-  failRequests(match: RequestMatcher, code = 500, message = 'the simulator was told to fail this request'): () => void {
+  failRequests(
+    match: RequestMatcher,
+    code = 500,
+    message = 'the simulator was told to fail this request',
+    times = Number.POSITIVE_INFINITY,
+  ): () => void {
     const reason = code === 503 ? 'ServiceUnavailable' : code === 429 ? 'TooManyRequests' : 'InternalError';
-    const fault: FailureFault = { match, status: new StatusError(code, reason, message) };
+    const fault: FailureFault = { match, status: new StatusError(code, reason, message), remaining: times };
     this.#failures.add(fault);
     return () => void this.#failures.delete(fault);
   }
@@ -151,7 +158,8 @@ export class FaultInjector {
   intercept(ctx: FaultRequest): boolean {
     const user = ctx.user.username;
     for (const fault of this.#failures) {
-      if (matches(fault.match, ctx.info, user)) {
+      if (fault.remaining > 0 && matches(fault.match, ctx.info, user)) {
+        fault.remaining--;
         this.injected++;
         throw fault.status;
       }

@@ -254,7 +254,7 @@ async function runDrainbridge(c: Case, options: DrainOptions): Promise<Outcome> 
     const store = new EvacuationProgressStore(env.client);
     await store.ensure(request);
     const pass = createEvictionPass(env.client, store, { branch: 'pods', infraPodSelector: '', recorder: store });
-    const { result } = await runUntilSettled(env.sim, pass, request, { quietPasses: 6 });
+    const { result } = await runUntilSettled(env.sim, pass, request);
     const onlyLaunchers = result.blockers.every((b) => b.code === 'LauncherPod');
     return {
       finished: result.done || (onlyLaunchers && result.progress.moved === result.progress.total),

@@ -11,6 +11,7 @@ import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import type { PassResult, ReconcilePass } from '../../lib/domain/pass.ts';
 import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/domain/request.ts';
+import { BACKOFF_BASE_SECONDS } from '../../lib/drain/tracking.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { type KubeObject, type Simulator, startSimulator } from '../../sim/index.ts';
 import { isSettled } from '../../sim/scenarios/index.ts';
@@ -103,27 +104,81 @@ export function requestFor(nodeName: string, drain: Partial<DrainOptions> = {}, 
   };
 }
 
+/** The objects a pods pass reads: a change to any of them can change what the next pass sees. */
+const PASS_INPUTS = [
+  { group: '', resource: 'pods' },
+  { group: 'policy', resource: 'poddisruptionbudgets' },
+  { group: '', resource: 'nodes' },
+];
+
 /**
- * Runs a pass the way the workflow does (again at once after progress, after a short pause otherwise)
- * until it is done or `quietPasses` passes in a row changed nothing. Simulated time drives backoffs.
+ * Counts changes to the pass's inputs in the simulator's store, and waits for the next one or for `ms`
+ * of simulated time, whichever comes first.
+ */
+function watchPassInputs(sim: Simulator) {
+  let changes = 0;
+  let wake: (() => void) | undefined;
+  const watches = PASS_INPUTS.map((ref) =>
+    sim.store.watch(ref, {}, () => {
+      changes++;
+      wake?.();
+    }),
+  );
+  return {
+    get changes() {
+      return changes;
+    },
+    /** Resolves at the next change, or after `ms` of simulated time. */
+    next(ms: number): Promise<void> {
+      return new Promise((resolve) => {
+        const timer = sim.clock.setTimeout(() => done(), ms);
+        const done = () => {
+          timer.cancel();
+          wake = undefined;
+          resolve();
+        };
+        wake = done;
+      });
+    },
+    stop: () => {
+      for (const watch of watches) watch.stop();
+    },
+  };
+}
+
+/**
+ * Runs a pass the way the workflow does — again at once after progress; otherwise once the cluster
+ * changed or a budget backoff (BACKOFF_BASE_SECONDS, simulated) has passed — until it is done, or stuck.
+ * Stuck is what the simulated cluster shows, not a count of quiet passes: a pass that moved nothing with
+ * nothing in flight, after a whole backoff in which none of the pods, budgets or the node changed (so
+ * every pod refused by a budget has been asked again, against the same cluster). A pod in a longer
+ * backoff (a repeated refusal other than a budget's) is not waited for. `maxPasses` bounds the loop.
  */
 export async function runUntilSettled(
   sim: Simulator,
   pass: ReconcilePass,
   request: ResolvedRequest,
-  limits: { quietPasses?: number; maxPasses?: number; pauseMs?: number } = {},
+  limits: { maxPasses?: number } = {},
 ): Promise<{ result: PassResult; passes: number }> {
   const startedAt = new Date(sim.clock.now()).toISOString();
-  let quiet = 0;
-  for (let passes = 1; ; passes++) {
-    const result = await pass.run({ request, now: new Date(sim.clock.now()), startedAt });
-    quiet = result.progressed ? 0 : quiet + 1;
-    // Pods still terminating are progress yet to come: only a quiet pass with nothing in flight is stuck.
-    const stuck = quiet >= (limits.quietPasses ?? 8) && result.progress.inFlight === 0;
-    if (result.done || stuck || passes >= (limits.maxPasses ?? 200)) {
-      return { result, passes };
+  const backoffMs = BACKOFF_BASE_SECONDS * 1000;
+  const inputs = watchPassInputs(sim);
+  // The changes counted and the simulated time when the current run of quiet passes began.
+  let quietFrom: { changes: number; at: number } | undefined;
+  try {
+    for (let passes = 1; ; passes++) {
+      const before = { changes: inputs.changes, at: sim.clock.now() };
+      const result = await pass.run({ request, now: new Date(before.at), startedAt });
+      const quiet = !result.progressed && result.progress.inFlight === 0;
+      if (!quiet) quietFrom = undefined;
+      else if (!quietFrom || inputs.changes !== quietFrom.changes) quietFrom = before;
+      // This pass began a backoff after the quiet run did: every pod a budget refused in it was due again.
+      const stuck = quietFrom !== undefined && before.at - quietFrom.at >= backoffMs;
+      if (result.done || stuck || passes >= (limits.maxPasses ?? 200)) return { result, passes };
+      if (!result.progressed) await inputs.next(backoffMs);
     }
-    if (!result.progressed) await new Promise((resolve) => setTimeout(resolve, limits.pauseMs ?? 40));
+  } finally {
+    inputs.stop();
   }
 }
 

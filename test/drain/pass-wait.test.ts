@@ -118,6 +118,38 @@ describe('a pass that waits on its watches', () => {
       await stopped.stop();
     }
   });
+
+  test('returns when someone uncordons the held node while it waits (the next pass records it)', async () => {
+    const world = await startWithSpareNode('pass-wait-uncordon', 1);
+    try {
+      const request = requestFor('node-1', {}, 'req-uncordon');
+      await acquireHold(world.client, 'node-1', request);
+      const store = new MemoryProgressStore();
+      const settings = { branch: 'pods' as const, infraPodSelector: '', waitMs: 60_000 };
+      const now = () => new Date(world.sim.clock.now());
+      const first = createEvictionPass(world.client, store, settings).run({
+        request,
+        now: now(),
+        startedAt: now().toISOString(),
+      });
+      // At speed 1 the first pod takes its 30 s grace period to go: the pass is waiting when the uncordon comes.
+      await waitFor(() => requestsOf(world, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'));
+      await world.admin.patchNode('node-1', { spec: { unschedulable: false } });
+      const result = await first;
+      assert.equal(result.done, false);
+      const next = await createEvictionPass(world.client, store, { ...settings, waitMs: 0 }).run({
+        request,
+        now: now(),
+        startedAt: now().toISOString(),
+      });
+      assert.ok(
+        next.blockers.some((b) => b.code === 'OutOfBandUncordon'),
+        `the next pass reports the uncordon: ${JSON.stringify(next.blockers)}`,
+      );
+    } finally {
+      await world.stop();
+    }
+  });
 });
 
 /** Polls `condition` every 10 ms (up to 10 s): waits for an observable request, never a fixed sleep. */

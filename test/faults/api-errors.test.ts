@@ -158,17 +158,28 @@ describe('fault injection: API errors per call kind', () => {
   );
 
   scenario(
-    'an eviction times out on the client but the server applies it: never evicted twice',
+    'an eviction times out on the client but the server applies it: only that pod is evicted again, once',
     { cluster },
     async (w) => {
       await openSpareNodes(w);
-      const fault = delayWrites(w, { verb: 'create', resource: 'pods', subresource: 'eviction' }, () =>
-        realMs(CLIENT_TIMEOUT_MS * 2),
-      );
+      // The server holds the eviction past the client's timeout, then applies it. drainbridge cannot tell
+      // an eviction that got no answer from one never sent: it asks again after the backoff, as it would
+      // for any pod it finds still there. Both name the same pod uid: it is deleted once (the later one
+      // finds it terminating, which the eviction API lets go without its budget). No other pod is asked twice.
+      let held = '';
+      const fault = delayWrites(w, { verb: 'create', resource: 'pods', subresource: 'eviction' }, async (request) => {
+        held = `${request.namespace}/${request.name}`;
+        await realMs(CLIENT_TIMEOUT_MS * 2);
+      });
       const execution = await evacuate(w, 'node-1');
       await expectSucceeded(w, execution);
       assert.equal(fault.hits(), 1);
-      evictedOnce(w);
+      const evicted = evictions(w);
+      const again = evicted.filter((pod, index) => evicted.indexOf(pod) !== index);
+      assert.ok(
+        again.every((pod) => pod === held) && again.length <= 1,
+        `evicted again: ${again.join(', ')} (held: ${held})`,
+      );
     },
   );
 
@@ -249,6 +260,91 @@ describe('fault injection: API errors per call kind', () => {
       await expectFailed(w, execution, 'DeadlineExceeded', /deadline/);
       const [failed] = w.busEvents.filter((e) => e.detailType === 'Evacuation Failed');
       assert.match(JSON.stringify(failed?.detail.blockers), /403|[Ff]orbidden/, 'the blockers name the refusal');
+    },
+  );
+});
+
+/**
+ * 429 TooManyRequests on every kind of call drainbridge makes besides evictions (where it means a budget):
+ * the apiserver's priority and fairness throttling. Retried by the client, then by the state machine; the
+ * evacuation finishes with one hold and nothing done twice.
+ */
+describe('fault injection: 429 TooManyRequests per call kind', () => {
+  const LEASES = 'leases';
+
+  scenario('get node answers 429 for a while: retried, one hold, finishes', { cluster }, async (w) => {
+    await openSpareNodes(w);
+    const heal = failReads(w, ['nodes'], 429, ['get']);
+    const execution = await evacuate(w, 'node-1');
+    await untilFelt(w, 'TransientError');
+    heal();
+    await expectSucceeded(w, execution);
+    assert.deepEqual(holdsOf(w, 'node-1'), ['req-node-1']);
+    evictedOnce(w);
+  });
+
+  scenario('patching the node answers 429 six times: one hold, finishes', { cluster }, async (w) => {
+    await openSpareNodes(w);
+    const fault = failWrites(w, { verb: 'patch', resource: 'nodes', name: 'node-1' }, 429, 6);
+    const execution = await evacuate(w, 'node-1');
+    await expectSucceeded(w, execution);
+    assert.equal(fault.hits(), 6);
+    assert.deepEqual(holdsOf(w, 'node-1'), ['req-node-1']);
+  });
+
+  scenario('get Evacuation record answers 429 for a while mid-drain: retried, finishes', { cluster }, async (w) => {
+    await openSpareNodes(w);
+    const execution = await evacuate(w, 'node-1');
+    await waitUntil('the first eviction', () => evictions(w).length > 0);
+    const heal = failReads(w, ['evacuations'], 429, ['get']);
+    await untilFelt(w, 'TransientError');
+    heal();
+    await expectSucceeded(w, execution);
+    evictedOnce(w);
+  });
+
+  scenario('updating the Evacuation record answers 429 six times: retried, finishes', { cluster }, async (w) => {
+    await openSpareNodes(w);
+    const fault = failWrites(w, { verb: 'update', resource: 'evacuations' }, 429, 6);
+    const execution = await evacuate(w, 'node-1');
+    await expectSucceeded(w, execution);
+    assert.equal(fault.hits(), 6);
+    evictedOnce(w);
+  });
+
+  scenario('get admission Lease answers 429 for a while: admission retries, one slot taken', { cluster }, async (w) => {
+    await openSpareNodes(w);
+    const heal = failReads(w, [LEASES], 429, ['get']);
+    const execution = await evacuate(w, 'node-1');
+    await untilFelt(w, 'TransientError');
+    heal();
+    await expectSucceeded(w, execution);
+    assert.deepEqual(holdsOf(w, 'node-1'), ['req-node-1']);
+  });
+
+  scenario(
+    'updating the admission Lease answers 429 three times: admission retries, one slot taken',
+    { cluster },
+    async (w) => {
+      await openSpareNodes(w);
+      const fault = failWrites(w, { verb: 'update', resource: LEASES }, 429, 3);
+      const execution = await evacuate(w, 'node-1');
+      await expectSucceeded(w, execution);
+      assert.equal(fault.hits(), 3);
+      assert.deepEqual(holdsOf(w, 'node-1'), ['req-node-1']);
+    },
+  );
+
+  scenario(
+    'creating Events always answers 429: Events are best effort, the evacuation finishes',
+    { cluster },
+    async (w) => {
+      await openSpareNodes(w);
+      const fault = failWrites(w, { verb: 'create', resource: 'events' }, 429);
+      const execution = await evacuate(w, 'node-1');
+      await expectSucceeded(w, execution);
+      assert.ok(fault.hits() > 0, 'drainbridge tried to record Events');
+      evictedOnce(w);
     },
   );
 });

@@ -118,7 +118,9 @@ describe('fault injection: the cluster changes under an evacuation', () => {
       touchedByPeople: ['node-1'],
     },
     async (w) => {
-      const execution = await evacuate(w, 'node-1', { deadline: deadlineIn(w, 300) });
+      // The deadline must leave a pass room to start after the uncordon (4 s of real time: on a loaded
+      // machine 1 s was sometimes gone before the drain was even blocked).
+      const execution = await evacuate(w, 'node-1', { deadline: deadlineIn(w, 1200) });
       await untilBlockedByPdb(w);
       await w.admin.patchNode('node-1', { spec: { unschedulable: false } });
       await waitUntil('the out-of-band uncordon is recorded', () =>

@@ -272,8 +272,3 @@ export function realMs(ms: number): Promise<void> {
 export function failReads(w: FaultWorld, resources: readonly string[], code: number, verbs = ['get', 'list']) {
   return w.sim.faults.failRequests({ user: DRAINBRIDGE_SA, resources, verbs }, code);
 }
-
-/** Every request drainbridge made since `mark`, as `verb resource` (for "no watch was opened"). */
-export function requestKinds(w: FaultWorld, mark = 0): Set<string> {
-  return new Set(w.sim.requestLog.all({ since: mark, user: DRAINBRIDGE_SA }).map((r) => `${r.verb} ${r.resource}`));
-}

@@ -2,7 +2,8 @@
  * Fault injection: the process SIGKILLed in each step, then the request resumed with the same requestId.
  * The killed process is the real `drainbridge evacuate` / `restore` command, a child process against the
  * simulator; it is killed from inside the simulator at the moment its step's write arrives (an admission
- * hook kills it, then lets the write land or not), so the kill is exactly mid-step. The resume runs the
+ * hook kills it, then lets the write land or not), so the kill is exactly mid-step; a step that writes
+ * nothing (RestoreNova with Nova off) is killed while its read waits for an answer. The resume runs the
  * same packaged state machines on the simulator's fast clock, so the dead owner's claim is old at once
  * (a person re-running the command waits up to OWNER_TTL_SECONDS for it).
  */
@@ -34,6 +35,8 @@ import {
 } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };
+/** Which requests the simulator holds (its fault injector's matcher). */
+type RequestMatcher = Parameters<FaultWorld['sim']['faults']['holdRequests']>[0];
 
 /** Where in a step the kill lands: the write that marks the step, and whether the server applies it. */
 interface KillPoint {
@@ -43,12 +46,17 @@ interface KillPoint {
 }
 
 const bodyHas = (request: AdmissionRequest, text: string) => JSON.stringify(request.body ?? '').includes(text);
+/** The Evacuation record's status as a write of it carries it. */
+const evacuationStatus = (request: AdmissionRequest) =>
+  (request.body as { status?: { branches?: Record<string, { state?: unknown }>; restore?: { finishedAt?: string } } })
+    ?.status;
 
 /** Starts `drainbridge ARGS` as drainbridge's ServiceAccount; SIGKILLs it when `point` matches one of its writes. */
 async function runUntilKilled(
   w: FaultWorld,
   args: readonly string[],
   point: KillPoint,
+  env: Record<string, string> = {},
 ): Promise<{ killed: boolean; at?: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'drainbridge-sigkill-'));
   const kubeconfig = join(dir, 'kubeconfig');
@@ -58,7 +66,7 @@ async function runUntilKilled(
   let at: string | undefined;
   const exited = new Promise<void>((resolve) => {
     child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], {
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR', ...env },
       stdio: 'ignore',
     });
     child.once('exit', () => resolve());
@@ -83,6 +91,64 @@ async function runUntilKilled(
   return { killed, ...(at ? { at } : {}) };
 }
 
+/** `drainbridge ARGS` as drainbridge's ServiceAccount, a child process; `exited` resolves when it is gone. */
+async function startCommand(
+  w: FaultWorld,
+  args: readonly string[],
+): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'drainbridge-sigkill-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')), { mode: 0o600 });
+  const child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig], {
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, exited };
+}
+
+/**
+ * Starts `drainbridge ARGS` and SIGKILLs it in a step that writes nothing: once the write `after` has
+ * arrived, the next read matching `read` is held by the simulator (no answer), and the process is killed
+ * while it waits for that answer.
+ */
+async function runUntilKilledAtRead(
+  w: FaultWorld,
+  args: readonly string[],
+  after: (request: AdmissionRequest) => boolean,
+  read: RequestMatcher,
+): Promise<{ killed: boolean }> {
+  let release: (() => void) | undefined;
+  const remove = w.sim.store.admission.add({
+    name: 'hold-the-next-read',
+    admit: (request) => {
+      if (!release && request.user.username === DRAINBRIDGE_SA && !request.dryRun && after(request))
+        release = w.sim.faults.holdRequests(read);
+      return undefined;
+    },
+  });
+  const { child, exited } = await startCommand(w, args);
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  // A command that never reaches its kill point must not outlive the scenario.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  let killed = false;
+  while (!gone && !killed) {
+    if (w.sim.faults.heldRequests(read) > 0) {
+      killed = true;
+      child.kill('SIGKILL');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await exited;
+  clearTimeout(guard);
+  remove();
+  release?.();
+  return { killed };
+}
+
 const REQUEST = ['--request-id', 'req-node-1'];
 /** Four LiveMigrate VMs on node-1 whose migrations take a simulated minute (the KubeVirt case). */
 const KUBEVIRT_CLUSTER = kubeVirtScenario({
@@ -93,6 +159,41 @@ const DRAIN = ['--ignore-daemonsets', '--delete-emptydir-data'];
 function holdsOf(w: FaultWorld): string[] {
   return Object.keys(readLedger(w.sim.store.get(NODES, undefined, 'node-1') as never).holds);
 }
+
+function unschedulable(w: FaultWorld): boolean | undefined {
+  return (w.sim.store.get(NODES, undefined, 'node-1')?.spec as { unschedulable?: boolean } | undefined)?.unschedulable;
+}
+
+/** Pods on node-1 matching `labelSelector`, as keys. */
+function podsOnNode1(w: FaultWorld, labelSelector: string): string[] {
+  return w.sim.store
+    .list({ group: '', resource: 'pods' }, { labelSelector, fieldSelector: 'spec.nodeName=node-1' })
+    .items.map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`);
+}
+
+/** WORKFLOW_SCENARIO with two infrastructure pods on node-1 (an agent a hypervisor host would run). */
+const INFRA_SCENARIO = {
+  ...WORKFLOW_SCENARIO,
+  name: 'workflow-infra',
+  workloads: [
+    ...WORKFLOW_SCENARIO.workloads,
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'infra-agent', namespace: 'monitoring', labels: { app: 'infra-agent' } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'infra-agent' } },
+        template: {
+          metadata: { labels: { app: 'infra-agent', 'drainbridge.io/infra': 'true' } },
+          spec: { containers: [{ name: 'agent', image: 'agent:1' }] },
+        },
+      },
+    },
+  ],
+};
+/** drainbridge's configuration for it: those pods go in the infra-pods pass, after the VM branches. */
+const INFRA_ENV = { DRAINBRIDGE_INFRA_POD_SELECTOR: 'drainbridge.io/infra=true' };
 
 /**
  * Each process evicted each pod at most once. A pod whose eviction the killed process sent but never
@@ -233,4 +334,94 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
     const node = w.sim.store.get(NODES, undefined, 'node-1');
     assert.notEqual((node?.spec as { unschedulable?: boolean } | undefined)?.unschedulable, true, 'uncordoned');
   });
+
+  // ---- the infra-pods pass, FinishRestore and RestoreNova --------------------------------------------
+
+  const infra = { cluster: INFRA_SCENARIO, env: INFRA_ENV };
+
+  scenario('killed in the infra-pods pass as its first eviction lands (after the pods branch)', infra, async (w) => {
+    await openSpareNodes(w);
+    const { killed, at } = await runUntilKilled(
+      w,
+      ['evacuate', 'node-1', ...REQUEST, ...DRAIN],
+      { matches: (r) => r.subresource === 'eviction' && (r.name ?? '').startsWith('infra-agent-'), applied: true },
+      INFRA_ENV,
+    );
+    assert.ok(killed, 'killed in the infra-pods pass');
+    assert.ok(evictions(w).filter((pod) => pod.startsWith('shop/web-')).length === 4, 'the pods branch had finished');
+    const mark = w.sim.requestLog.mark();
+    await expectSucceeded(w, await evacuate(w, 'node-1'));
+    assert.deepEqual(holdsOf(w), ['req-node-1'], 'one hold');
+    evictedOnce(w, { mark, ...(at ? { at } : {}) });
+    assert.deepEqual(podsOnNode1(w, 'app=infra-agent'), [], 'every infra pod left node-1');
+  });
+
+  scenario('killed in the infra-pods pass as it persists its first branch state (lost)', infra, async (w) => {
+    await openSpareNodes(w);
+    const { killed } = await runUntilKilled(
+      w,
+      ['evacuate', 'node-1', ...REQUEST, ...DRAIN],
+      {
+        matches: (r) =>
+          r.resource === 'evacuations' &&
+          r.verb === 'update' &&
+          evacuationStatus(r)?.branches?.['infra-pods']?.state !== undefined,
+        applied: false,
+      },
+      INFRA_ENV,
+    );
+    assert.ok(killed, 'killed as the infra-pods pass wrote its state');
+    const mark = w.sim.requestLog.mark();
+    await expectSucceeded(w, await evacuate(w, 'node-1'));
+    evictedOnce(w, { mark });
+    assert.deepEqual(podsOnNode1(w, 'app=infra-agent'), [], 'every infra pod left node-1');
+  });
+
+  scenario(
+    'killed in FinishRestore as it marks the Restore finished; the resumed Restore reports it once',
+    { cluster },
+    async (w) => {
+      await openSpareNodes(w);
+      await expectSucceeded(w, await evacuate(w, 'node-1'));
+      const { killed } = await runUntilKilled(w, ['restore', 'node-1', ...REQUEST], {
+        matches: (r) => r.resource === 'evacuations' && evacuationStatus(r)?.restore?.finishedAt !== undefined,
+        applied: true,
+      });
+      assert.ok(killed, 'killed in FinishRestore');
+      assert.deepEqual(holdsOf(w), [], 'the killed Restore had released the hold');
+      const resumed = await restore(w, 'node-1');
+      assert.equal((await resumed.outcome).ok, true);
+      const restored = eventsOf(w, 'Node Restored', 'req-node-1');
+      assert.equal(restored.length, 1, 'one Node Restored');
+      assert.equal(restored[0]?.lastHold, true, 'as the last hold');
+      // (Its `uncordoned` says what the resumed Restore itself did: false, the killed one had uncordoned.)
+      assert.notEqual(unschedulable(w), true, 'uncordoned');
+    },
+  );
+
+  scenario(
+    'killed in RestoreNova as it reads the ledger (Nova off); the resumed Restore runs RestoreNova again and finishes',
+    { cluster },
+    async (w) => {
+      await openSpareNodes(w);
+      await expectSucceeded(w, await evacuate(w, 'node-1'));
+      // ReleaseHold's last act is the PhaseChanged Event of NodeUncordoned; RestoreNova then reads the node.
+      const { killed } = await runUntilKilledAtRead(
+        w,
+        ['restore', 'node-1', ...REQUEST],
+        (r) => r.resource === 'events' && r.verb === 'create' && bodyHas(r, 'NodeUncordoned'),
+        { user: DRAINBRIDGE_SA, verbs: ['get'], resources: ['nodes'] },
+      );
+      assert.ok(killed, 'killed in RestoreNova, its ledger read in flight');
+      assert.deepEqual(holdsOf(w), [], 'the killed Restore had released the hold');
+      const resumed = await restore(w, 'node-1');
+      assert.equal((await resumed.outcome).ok, true);
+      const steps = w.taskCalls.filter((c) => c.executionId === resumed.id).map((c) => c.functionKey);
+      assert.ok(steps.includes('restoreNova'), `the resumed Restore ran RestoreNova: ${steps.join(', ')}`);
+      const restored = eventsOf(w, 'Node Restored', 'req-node-1');
+      assert.equal(restored.length, 1, 'one Node Restored');
+      assert.equal(restored[0]?.lastHold, true, 'as the last hold');
+      assert.notEqual(unschedulable(w), true, 'uncordoned');
+    },
+  );
 });

@@ -1,7 +1,9 @@
 /**
  * Issue 12, item 2: an abort for a request that does not exist is refused (it poisoned that request's
  * future: a later evacuation with the id failed at once as aborted). An abort of a request waiting in
- * line stops it before it touches the node; an abort of one that ended and holds nothing is refused.
+ * line stops it before it touches the node; an abort of one that ended and holds nothing is refused, and
+ * so is one of a request a Restore cancelled (its record still says NodeDraining: the phase alone does
+ * not tell).
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -14,11 +16,12 @@ import {
   failureOf,
   maintenanceEnded,
   maintenanceRequested,
+  readRecord,
   startWorkflowSim,
   type WorkflowSim,
   waitUntil,
 } from './harness.ts';
-import { IDLE_NODES_SCENARIO } from './scenario.ts';
+import { IDLE_NODES_SCENARIO, WORKFLOW_SCENARIO } from './scenario.ts';
 
 describe('issue 12 item 2: drainbridge abort (CLI, embedded)', () => {
   let cluster: DrainbridgeCluster;
@@ -83,5 +86,45 @@ describe('abort of a request waiting for a slot (packaged state machines)', () =
     assert.deepEqual(nodeWrites, [], 'node-2 was never cordoned');
     await sim.runtime.put('Maintenance Ended', maintenanceEnded('node-1'));
     await sim.runtime.settle();
+  });
+});
+
+describe('abort of a request a Restore cancelled (packaged state machines)', () => {
+  let w: WorkflowSim | undefined;
+  afterEach(async () => {
+    await w?.stop();
+    w = undefined;
+  });
+
+  it('is refused and writes nothing, although its record still says NodeDraining', async () => {
+    const sim = await startWorkflowSim(WORKFLOW_SCENARIO);
+    w = sim;
+    // The web budget blocks the drain (node-2 and node-3 are cordoned): the Evacuate waits in NodeDraining.
+    await sim.runtime.put('Maintenance Requested', maintenanceRequested('node-1'));
+    const [evacuation] = sim.runtime.executionsFor('req-node-1');
+    assert.ok(evacuation);
+    await waitUntil('the drain is blocked by the budget', () =>
+      sim.taskCalls.some((call) => call.error?.name === 'NotYetDone' && /PodDisruptionBudget/.test(call.error.message)),
+    );
+    await sim.runtime.put('Maintenance Ended', maintenanceEnded('node-1'));
+    assert.equal(failureOf(await evacuation.outcome).name, 'EvacuationCancelled');
+    await sim.runtime.settle();
+    const record = await readRecord(sim, 'req-node-1');
+    assert.equal(record.status?.phase, 'NodeDraining', 'a cancelled Evacuate keeps its phase');
+    assert.ok(record.status?.restore?.finishedAt, 'the Restore is marked on the record');
+
+    const mark = sim.sim.requestLog.mark();
+    await assert.rejects(
+      sim.runtime.deps.progress.requestAbort('req-node-1', 'operator@example.com', new Date(), 'node-1'),
+      (error: Error) => {
+        assert.equal(error.name, 'InvalidInput');
+        assert.match(
+          `${error.message} ${JSON.stringify(error)}`,
+          /no running or held request "req-node-1": a Restore of it ran/,
+        );
+        return true;
+      },
+    );
+    assertNoWrites(sim.sim, mark, 'the refused abort', DRAINBRIDGE_SA);
   });
 });

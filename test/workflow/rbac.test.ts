@@ -1,8 +1,10 @@
 /**
  * The ServiceAccount in deploy/ can do exactly what drainbridge calls, and nothing more. Representative
- * runs of every command (plan, evacuate — succeeding, waiting for a slot and failing at a deadline —
+ * runs of every command (plan, evacuate — succeeding, waiting for a slot and failing when aborted —
  * abort, restore — one of them deleting an expired record —, repair, and an evacuation with
- * --disable-eviction) go to the simulator as drainbridge's ServiceAccount; the calls are read from the simulator's request log and compared with the rules of
+ * --disable-eviction) go to the simulator as drainbridge's ServiceAccount, and so does a KubeVirt
+ * evacuation through the packaged state machines (a migration a Restore deletes, a VM the restart opt-in
+ * restarts); the calls are read from the simulators' request logs and compared with the rules of
  * deploy/rbac/drainbridge.yaml (ClusterRole and the Lease Role) and deploy/rbac/disable-eviction.yaml.
  * A new call without a rule fails (it is also refused with 403 during the runs), and so does a rule no
  * run uses.
@@ -17,8 +19,11 @@ import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drai
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { drainbridge } from '../support/cli.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { maintenanceEnded, maintenanceRequested, startWorkflowSim, waitUntil } from './harness.ts';
+import { byDrainbridge, kubeVirtScenario, launcherEvictions, migrationsDeleted } from './kubevirt-scenario.ts';
 
 const DEPLOY = new URL('../../deploy/rbac/', import.meta.url);
+const EVACUATIONS = { group: 'drainbridge.io', resource: 'evacuations' };
 
 interface Rule {
   readonly apiGroups: string[];
@@ -60,16 +65,38 @@ const ALLOWED_TO_EVERYONE = new Set([
 ]);
 
 /**
- * Rules the runs here cannot reach without KubeVirt migrations in flight and the restart opt-in: the
- * KubeVirt suite (test/workflow/kubevirt.test.ts) runs as this ServiceAccount and asserts from the request
- * log that drainbridge created its migrations, deleted exactly its own on Restore, and read the VMs'
- * VirtualMachines for the restart opt-in — so each of these is used by a call there.
+ * The KubeVirt calls (creating and deleting migrations, reading VirtualMachines for the restart opt-in):
+ * the packaged state machines, embedded, as this ServiceAccount under deploy/rbac on the simulated
+ * KubeVirt — an Evacuate whose live migration is still running when a Restore deletes it, beside a VM of
+ * evictionStrategy None that the restart opt-in restarts. Returns drainbridge's calls from its request log.
  */
-const USED_BY_THE_KUBEVIRT_SUITE = new Set([
-  'create kubevirt.io/virtualmachineinstancemigrations',
-  'delete kubevirt.io/virtualmachineinstancemigrations',
-  'get kubevirt.io/virtualmachines',
-]);
+async function kubeVirtRun(): Promise<RequestRecord[]> {
+  const w = await startWorkflowSim(
+    kubeVirtScenario({
+      vms: [
+        { name: 'app', strategy: 'LiveMigrate', migrationSeconds: 600 },
+        { name: 'legacy', strategy: 'None', runStrategy: 'Always' },
+      ],
+    }),
+    { env: { DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE: 'true' } },
+  );
+  try {
+    await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain: { ignoreDaemonSets: true } }));
+    const history = w.sim.kubevirt?.history;
+    assert.ok(history, 'the simulator runs KubeVirt');
+    await history.when(
+      (h) => h.migrations((r) => byDrainbridge(r) && r.phases.some((p) => p.phase === 'Running')).length === 1,
+      600_000,
+    );
+    await waitUntil('the restart opt-in restarted vms/legacy', () => launcherEvictions(w).length === 1, 30_000);
+    await w.runtime.put('Maintenance Ended', maintenanceEnded('node-1'));
+    await w.runtime.settle();
+    assert.equal(migrationsDeleted(w).length, 1, 'the Restore deleted the running migration');
+    return w.sim.requestLog.all({ user: DRAINBRIDGE_SA });
+  } finally {
+    await w.stop();
+  }
+}
 
 const allows = (rule: Rule, call: ReturnType<typeof callOf>) =>
   rule.apiGroups.includes(call.group) &&
@@ -80,6 +107,7 @@ const allows = (rule: Rule, call: ReturnType<typeof callOf>) =>
 describe('RBAC: the ServiceAccount in deploy/ can do exactly what the code calls', () => {
   let cluster: DrainbridgeCluster;
   let adminKubeconfig: string;
+  let kubeVirtCalls: RequestRecord[] = [];
   const run = async (args: string[], expectCode = 0) => {
     const result = await drainbridge([...args, '--kubeconfig', cluster.kubeconfigPath]);
     assert.equal(result.code, expectCode, `drainbridge ${args.join(' ')}:\n${result.stdout}\n${result.stderr}`);
@@ -87,14 +115,21 @@ describe('RBAC: the ServiceAccount in deploy/ can do exactly what the code calls
   };
 
   before(async () => {
+    kubeVirtCalls = await kubeVirtRun();
     cluster = await startDrainbridgeCluster({ scenario: 'small', speed: 100 });
     adminKubeconfig = cluster.adminKubeconfigPath;
     // The representative runs, each as a person (or Lambda) would run it.
     await run(['plan', 'node-1', '--ignore-daemonsets'], 3); // dry-run evictions; exit 3: the bare pod blocks
     await run(['evacuate', 'node-1', '--ignore-daemonsets', '--force', '--request-id', 'rbac-1']);
-    // A second node with the only slot taken: waits in line, then fails at its deadline (RecordFailure).
-    const deadline = new Date(Date.now() + 3_000).toISOString();
-    await run(['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'rbac-2', '--deadline', deadline], 1);
+    // A second node with the only slot taken: waits in line until an operator aborts it (RecordFailure).
+    const waiting = run(['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'rbac-2'], 1);
+    await waitUntil(
+      'rbac-2 waits for a slot',
+      () => cluster.sim.store.get(EVACUATIONS, undefined, 'rbac-2') !== undefined,
+      30_000,
+    );
+    await run(['abort', 'node-2', '--request-id', 'rbac-2']);
+    await waiting;
     await run(['abort', 'node-1', '--request-id', 'rbac-1']);
     await run(['restore', 'node-1', '--request-id', 'rbac-1']);
     // A damaged ledger, repaired by the ServiceAccount (lists the node's Evacuation records).
@@ -131,9 +166,9 @@ describe('RBAC: the ServiceAccount in deploy/ can do exactly what the code calls
 
   const rules = () => [...rulesOf('drainbridge.yaml'), ...rulesOf('disable-eviction.yaml')];
   const calls = () =>
-    cluster.sim.requestLog
-      .all({ user: DRAINBRIDGE_SA })
-      .filter((r) => r.resource !== '' && r.verb !== '' && !ALLOWED_TO_EVERYONE.has(`${r.group}/${r.resource}`));
+    [...cluster.sim.requestLog.all({ user: DRAINBRIDGE_SA }), ...kubeVirtCalls].filter(
+      (r) => r.resource !== '' && r.verb !== '' && !ALLOWED_TO_EVERYONE.has(`${r.group}/${r.resource}`),
+    );
 
   it('every call drainbridge made is allowed by a rule (and none was refused with 403)', () => {
     const refused = calls()
@@ -157,7 +192,6 @@ describe('RBAC: the ServiceAccount in deploy/ can do exactly what the code calls
         for (const resource of rule.resources) {
           for (const verb of rule.verbs) {
             const single = { ...rule, apiGroups: [group], resources: [resource], verbs: [verb] };
-            if (USED_BY_THE_KUBEVIRT_SUITE.has(`${verb} ${group}/${resource}`)) continue;
             if (!made.some((call) => allows(single, call)))
               unused.push(`${verb} ${group || 'core'}/${resource} (${rule.from})`);
           }

@@ -55,7 +55,7 @@ log_file = $NOVALAB/log/keystone.log
 connection = $(db_url keystone)
 [token]
 provider = fernet
-expiration = 14400
+expiration = ${KEYSTONE_TOKEN_EXPIRATION:-14400}
 [fernet_tokens]
 key_repository = $NOVALAB/etc/keystone/fernet-keys
 [fernet_receipts]

@@ -9,6 +9,8 @@
 #   lab.sh status             one line per daemon
 #   lab.sh stop NAME          stop one daemon, e.g. nova-compute-2 (the e2e suite kills a destination)
 #   lab.sh start NAME         start one daemon again
+#   lab.sh token-lifetime S   restart Keystone issuing tokens valid S seconds (`default`: 14400; `up` also
+#                             writes the default, but keeps a running Keystone as it is)
 #
 # Runs as root (package install, MariaDB/RabbitMQ as root). Environment: NOVALAB, NCOMPUTE (3),
 # SKIP_INSTALL=1, SKIP_APT_UPDATE=1.
@@ -59,5 +61,14 @@ case "${1:-}" in
   status) show_status ;;
   stop) stop_daemon "${2:?daemon name}" ;;
   start) restart_one "${2:?daemon name}" ;;
-  *) sed -n '2,14p' "$0"; exit 2 ;;
+  token-lifetime)
+    lifetime=${2:?seconds or default}
+    [ "$lifetime" = default ] && lifetime=14400
+    KEYSTONE_TOKEN_EXPIRATION=$lifetime write_keystone_config
+    stop_daemon keystone
+    start_daemon keystone
+    wait_url "$KEYSTONE_URL/v3" 60 keystone
+    say "keystone issues tokens valid ${lifetime}s"
+    ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
 esac
