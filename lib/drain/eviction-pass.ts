@@ -69,6 +69,12 @@ interface Round {
   readonly awaitable: boolean;
 }
 
+/**
+ * How often, at most, a waiting pass asks the workflow whether the request is still wanted (two reads):
+ * a handful of times in a 30 s wait, and an abort stops it within about this long.
+ */
+const STILL_WANTED_EVERY_MS = 5_000;
+
 /** Throws EvacuationCancelled when the node's ledger no longer has this request's hold (a Restore ran meanwhile). */
 function assertStillHeld(node: V1Node | undefined, request: ResolvedRequest): void {
   if (node && !readLedger(node).holds[request.requestId]) {
@@ -135,9 +141,25 @@ class EvictionPass implements ReconcilePass {
     const observe = (state: DrainState, now: Date) =>
       this.#settings.recorder?.observeRound?.(input.request.requestId, this.branch, state, now);
     observe(round.state, round.now);
+    // An abort is written on the Evacuation record, which no watch here sees: the pass asks the workflow
+    // whether the request is still wanted at most every STILL_WANTED_EVERY_MS, before a round and while
+    // nothing changes, so that it stops within seconds rather than at the end of its wait.
+    let askedMs = startedMs;
+    const askIfDue = async () => {
+      if (performance.now() - askedMs < STILL_WANTED_EVERY_MS) return;
+      askedMs = performance.now();
+      await input.stillWanted?.();
+    };
     for (;;) {
       const left = waitMs - (performance.now() - startedMs);
-      if (round.done || left <= 0 || !round.awaitable || !(await view.changed(left))) break;
+      if (round.done || left <= 0 || !round.awaitable) break;
+      const slice = Math.min(left, STILL_WANTED_EVERY_MS);
+      if (!(await view.changed(slice, left))) {
+        if (view.ended || slice >= left) break;
+        await askIfDue();
+        continue;
+      }
+      await askIfDue();
       const now = new Date(input.now.getTime() + (performance.now() - startedMs));
       assertStillHeld(view.node(), input.request);
       const before = round.state;

@@ -109,19 +109,25 @@ export class NodeView {
 
   /**
    * Waits up to `ms` for what the pass waits on (a pod left or arrived, a budget allows a disruption, the
-   * node changed); the first call opens the watches, within the same `ms`. False after `ms`, or when a
-   * watch ended, failed or did not open (the views may be stale: the pass must return).
+   * node changed); the first call opens the watches, within the same `ms`, to last `watchMs` (the whole
+   * wait of the pass; default `ms`). False after `ms`, or when a watch ended, failed or did not open
+   * (`ended` then says so: the views may be stale and the pass must return).
    */
-  async changed(ms: number): Promise<boolean> {
+  async changed(ms: number, watchMs = ms): Promise<boolean> {
     const until = performance.now() + ms;
     if (!this.#watching) {
       this.#watching = true;
-      this.#watchSeconds = ms / 1000 + 5;
+      this.#watchSeconds = watchMs / 1000 + 5;
       const lists = [this.#pods, this.#budgets, this.#node].filter((list) => list !== undefined);
       // Each open is bounded (a hung one ends the signal); the wait's bound counts the time they took.
       await Promise.all(lists.map((list) => list.start(this.#client.kubeConfig, this.#watchSeconds)));
     }
     return this.#signal.changed(until - performance.now());
+  }
+
+  /** A watch ended, failed or did not open: what the views show may be stale. */
+  get ended(): boolean {
+    return this.#signal.ended;
   }
 
   /** Ends every watch. */

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
+import { EvacuationAborted } from '../../lib/errors/index.ts';
 import { acquireHold, releaseHold } from '../../lib/node/hold.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
 import { type DrainSim, requestFor, SA_USER, startDrainSim } from './harness.ts';
@@ -116,6 +117,45 @@ describe('a pass that waits on its watches', () => {
       assert.deepEqual(evictions, [], 'no eviction after the hold went');
     } finally {
       await stopped.stop();
+    }
+  });
+
+  test('asks whether the request is still wanted while nothing changes: an abort ends the wait within seconds', async () => {
+    const world = await startWithSpareNode('pass-wait-abort', 1);
+    try {
+      const request = requestFor('node-1', {}, 'req-abort');
+      await acquireHold(world.client, 'node-1', request);
+      const pass = createEvictionPass(world.client, new MemoryProgressStore(), {
+        branch: 'pods',
+        infraPodSelector: '',
+        waitMs: 60_000,
+      });
+      let aborted = false;
+      let asked = 0;
+      const now = new Date(world.sim.clock.now());
+      const started = performance.now();
+      const run = pass.run({
+        request,
+        now,
+        startedAt: now.toISOString(),
+        stillWanted: async () => {
+          asked++;
+          if (aborted) throw new EvacuationAborted('request req-abort was aborted by a person');
+        },
+      });
+      const stopped = assert.rejects(run, { name: 'EvacuationAborted' });
+      // At speed 1 the first pod takes its 30 s grace period to go: nothing changes while the pass waits.
+      await waitFor(() => requestsOf(world, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'));
+      aborted = true;
+      const abortedAt = performance.now();
+      await stopped;
+      const seconds = (performance.now() - abortedAt) / 1000;
+      // It asks at most every 5 s: well before the end of its 60 s wait (load allowing some slack).
+      assert.ok(seconds < 12, `stopped ${seconds.toFixed(1)} s after the abort, not at the end of its 60 s wait`);
+      assert.ok(asked >= 1, 'the pass asked');
+      assert.ok((performance.now() - started) / 1000 < 40, 'long before its wait was over');
+    } finally {
+      await world.stop();
     }
   });
 
