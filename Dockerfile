@@ -24,6 +24,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /src/dist/drainbridge.mjs /app/
 COPY --from=build /src/dist/chunks /app/chunks
+# node-fetch and what it needs, as node_modules beside the bundle (scripts/bundle.ts says why).
+COPY --from=build /src/dist/node_modules /app/node_modules
 # The image's unprivileged user (uid 1000); the Deployments also set runAsNonRoot.
 USER node
 EXPOSE 8080

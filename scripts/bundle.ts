@@ -3,12 +3,36 @@
  * modules for Node 24, dependencies included — what the Dockerfile copies into the image and what CI runs
  * as the container would (`node dist/drainbridge.mjs …`). The entry (cli/bundle-entry.ts) loads each
  * command when it runs; esbuild splits there, so each command's process reads only its own chunks
- * (dist/chunks/): the forwarder's stays small. Minified (names kept, so stack traces still name
+ * (dist/chunks/): the forwarder's stays small; node-fetch and its dependencies are beside it in
+ * dist/node_modules (SHIPPED_AS_MODULES). Minified (names kept, so stack traces still name
  * functions): the source text of the loaded chunks lives in the process's heap. No source maps in the
  * image; a metafile (dist/meta.json) for what went where (test/deploy/image.test.ts reads it).
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+
+/**
+ * Packages left out of the bundle and shipped as node_modules beside it (dist/node_modules), as the Lambda
+ * bundles do (serverless.yml `external`): @kubernetes/client-node's HTTP client, node-fetch 2, reaches
+ * the deprecated built-in `punycode` (through whatwg-url and tr46). Node warns of that only when the
+ * caller is the application's own code — which a bundle makes it look like — so bundled, every command
+ * that talks to a cluster printed a DeprecationWarning (DEP0040); from node_modules it is the
+ * dependency's, and nothing is printed.
+ */
+const SHIPPED_AS_MODULES = ['node-fetch'];
+
+/** Copies `name` and the packages it depends on (hoisted node_modules) into `into`/node_modules. */
+function copyWithDependencies(name: string, into: string, copied = new Set<string>()): void {
+  if (copied.has(name)) return;
+  copied.add(name);
+  const from = join('node_modules', name);
+  cpSync(from, join(into, 'node_modules', name), { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) copyWithDependencies(dependency, into, copied);
+}
 
 export async function bundle(outdir = 'dist'): Promise<Metafile> {
   rmSync(outdir, { recursive: true, force: true });
@@ -28,12 +52,14 @@ export async function bundle(outdir = 'dist'): Promise<Metafile> {
     legalComments: 'linked',
     metafile: true,
     logLevel: 'warning',
+    external: SHIPPED_AS_MODULES,
     // Some CommonJS dependencies call require(); give every ES module chunk one.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
   });
   writeFileSync(`${outdir}/meta.json`, JSON.stringify(result.metafile));
+  for (const name of SHIPPED_AS_MODULES) copyWithDependencies(name, outdir);
   return result.metafile;
 }
 

@@ -8,7 +8,7 @@
  *  - `node <the forwarder Deployment's Node flags> drainbridge.mjs forwarder …` leads, becomes ready, stops
  *    on SIGTERM with exit 0;
  *
- * and neither wrote a file.
+ * and neither wrote a file nor printed a warning of Node's (a deprecated API reached from the bundle).
  *
  *   npm run bundle && node scripts/container-smoke.ts
  */
@@ -27,6 +27,7 @@ import {
 const image = mkdtempSync(join(tmpdir(), 'drainbridge-image-'));
 cpSync('dist/drainbridge.mjs', join(image, 'drainbridge.mjs'));
 cpSync('dist/chunks', join(image, 'chunks'), { recursive: true });
+cpSync('dist/node_modules', join(image, 'node_modules'), { recursive: true });
 const content = (): string => readdirSync(image, { recursive: true }).map(String).sort().join('\n');
 const before = content();
 const env = { PATH: '/usr/bin:/bin', HOME: image, NODE_ENV: 'production' };
@@ -43,6 +44,9 @@ async function stops(child: DrainbridgeProcess, what: string): Promise<void> {
   child.kill('SIGTERM');
   const exit = await child.exited;
   if (exit.code !== 0) throw new Error(`${what}: exit ${JSON.stringify(exit)} after SIGTERM`);
+  // A warning of Node's own (a deprecated API reached from the bundle) lands in every pod's log.
+  const warnings = child.output.filter((line) => /\bWarning\b|\(node:\d+\)/.test(line) && !line.startsWith('{'));
+  if (warnings.length > 0) throw new Error(`${what} printed Node warnings:\n${warnings.join('\n')}`);
 }
 
 async function runEvacuates(cluster: TestCluster): Promise<void> {

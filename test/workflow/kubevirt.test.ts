@@ -475,13 +475,19 @@ describe('KubeVirt: Restore while migrations run', () => {
       assert.equal(vm.sourceNode, 'node-1');
       assert.match(vm.targetNode ?? '', /^node-[23]$/, `${vm.name} goes to another node`);
     }
-    // What the progress lines print: a pass that is not done says it in its NotYetDone message.
-    const said = w.taskCalls.flatMap((call) => (call.error?.name === 'NotYetDone' ? [call.error.message] : []));
-    assert.ok(
-      said.some((text) => /vms\/app-\d Running node-1 → node-[23] \(\d+ s\)/.test(text)),
-      `a progress line names the target in flight: ${said.at(-1)}`,
+    // What the progress lines print: a pass says it in its NotYetDone message when nothing changed, in its
+    // output's detail when something did (the pass that saw the transfers start progressed).
+    // The pass that wrote the record returns a moment later: wait for its call to be recorded.
+    const said = () =>
+      w.taskCalls.flatMap((call) => {
+        if (call.error?.name === 'NotYetDone') return [call.error.message];
+        const detail = (call.output as { detail?: unknown } | undefined)?.detail;
+        return Array.isArray(detail) ? detail.map(String) : [];
+      });
+    await waitUntil('a progress line names the target in flight', () =>
+      said().some((text) => /vms\/app-\d Running node-1 → node-[23] \(\d+ s\)/.test(text)),
     );
-    assert.ok(!said.some((text) => / Running node-1 → \?/.test(text)), 'no transfer runs to an unknown node');
+    assert.ok(!said().some((text) => / Running node-1 → \?/.test(text)), 'no transfer runs to an unknown node');
 
     // Someone drains with kubectl meanwhile: evicting vms/other's launcher pod makes KubeVirt evacuate it itself.
     const [launcher] = (await w.admin.listPodsOnNode('node-1', { labelSelector: 'kubevirt.io=virt-launcher' })).filter(
