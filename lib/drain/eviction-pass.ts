@@ -69,6 +69,9 @@ interface Round {
   readonly awaitable: boolean;
 }
 
+/** Evictions a pass sends at once (then the next chunk), unless `concurrency` says otherwise. */
+export const DEFAULT_EVICTION_CONCURRENCY = 8;
+
 /**
  * How often, at most, a waiting pass asks the workflow whether the request is still wanted (two reads):
  * a handful of times in a 30 s wait, and an abort stops it within about this long.
@@ -284,7 +287,7 @@ class EvictionPass implements ReconcilePass {
         });
       }
     }
-    const concurrency = Math.max(1, this.#settings.concurrency ?? 8);
+    const concurrency = Math.max(1, this.#settings.concurrency ?? DEFAULT_EVICTION_CONCURRENCY);
     for (let start = 0; start < pods.length; start += concurrency) {
       const chunk = pods.slice(start, start + concurrency);
       const outcomes = await Promise.all(chunk.map((pod) => this.#evictOne(pod, input.request)));

@@ -217,6 +217,46 @@ export class DrainbridgeProcess {
 }
 
 /**
+ * Starts `drainbridge run` as the tests run it — metrics on a free port, every Retry interval 100 ms, the
+ * ServiceAccount drainbridge-run's kubeconfig (unless `inCluster`: the caller's `env` then says where the
+ * API server and the ServiceAccount are) — and resolves once it leads.
+ */
+export async function startRun(
+  cluster: TestCluster,
+  options: {
+    readonly identity: string;
+    readonly cordonEvacuates?: string;
+    readonly env?: Record<string, string>;
+    readonly inCluster?: boolean;
+    readonly leadWithinMs?: number;
+  },
+): Promise<DrainbridgeProcess> {
+  const access = options.inCluster ? [] : ['--kubeconfig', await cluster.kubeconfigFor('drainbridge-run')];
+  const cordons = options.cordonEvacuates ? ['--cordon-evacuates', options.cordonEvacuates] : [];
+  const run = new DrainbridgeProcess(
+    [
+      'run',
+      ...access,
+      ...cordons,
+      '--metrics-address',
+      '127.0.0.1:0',
+      '--retry-interval-ms',
+      '100',
+      '--identity',
+      options.identity,
+    ],
+    { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true', ...options.env },
+  );
+  try {
+    await run.waitForLog('leader election: this replica leads', {}, options.leadWithinMs ?? 60_000);
+  } catch (error) {
+    run.kill('SIGKILL');
+    throw error;
+  }
+  return run;
+}
+
+/**
  * The Node options a workload in deploy/ runs the image with (the container's `command` between `node`
  * and the bundle), so benchmarks and the smoke test run it as deployed: the forwarder's Deployment by
  * default, or e.g. `deploy/components/node-agent/daemonset.yaml`.

@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  DrainbridgeProcess,
+  type DrainbridgeProcess,
   RUN_USER,
   spreadScenario,
+  startRun,
   startTestCluster,
   type TestCluster,
   waitUntil,
@@ -31,23 +32,7 @@ describe(`cordon means evacuate for the nodes of a selector (${SELECTOR})`, () =
 
   before(async () => {
     cluster = await startTestCluster(SCENARIO);
-    run = new DrainbridgeProcess(
-      [
-        'run',
-        '--kubeconfig',
-        await cluster.kubeconfigFor('drainbridge-run'),
-        '--cordon-evacuates',
-        SELECTOR,
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--retry-interval-ms',
-        '100',
-        '--identity',
-        'run-selector',
-      ],
-      { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' },
-    );
-    await run.waitForLog('leader election: this replica leads', {}, 60_000);
+    run = await startRun(cluster, { identity: 'run-selector', cordonEvacuates: SELECTOR });
   });
   after(async () => {
     run?.kill('SIGKILL');

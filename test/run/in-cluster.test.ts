@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_USER } from '../../sim/auth/authenticator.ts';
 import {
-  DrainbridgeProcess,
+  type DrainbridgeProcess,
   podEnvironment,
   RUN_USER,
   serviceAccountDir,
   spreadScenario,
+  startRun,
   startTestCluster,
   type TestCluster,
   waitUntil,
@@ -36,25 +37,15 @@ describe('drainbridge run in-cluster (a ServiceAccount directory, KUBERNETES_SER
 
   it('evacuates a cordoned node, every request made as the ServiceAccount of the directory', async () => {
     const mark = cluster.sim.requestLog.mark();
-    run = new DrainbridgeProcess(
-      [
-        'run',
-        '--cordon-evacuates',
-        'all',
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--retry-interval-ms',
-        '100',
-        '--identity',
-        'run-in-pod',
-      ],
-      {
+    run = await startRun(cluster, {
+      identity: 'run-in-pod',
+      cordonEvacuates: 'all',
+      inCluster: true,
+      env: {
         ...podEnvironment(cluster, await serviceAccountDir(cluster, 'drainbridge-run')),
         DRAINBRIDGE_NAMESPACE: 'drainbridge',
-        DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true',
       },
-    );
-    await run.waitForLog('leader election: this replica leads', {}, 60_000);
+    });
     assert.equal((await cluster.kubectl.run(['cordon', 'node-2'])).code, 0);
     await waitUntil(
       'node-2 drained',

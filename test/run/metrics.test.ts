@@ -10,9 +10,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import {
-  DrainbridgeProcess,
+  type DrainbridgeProcess,
   metric,
   scrape,
+  startRun,
   startTestCluster,
   type TestCluster,
   waitUntil,
@@ -50,24 +51,8 @@ describe('drainbridge run metrics: evacuations in progress, pods evicted, VMs mi
 
   before(async () => {
     cluster = await startTestCluster(SCENARIO);
-    run = new DrainbridgeProcess(
-      [
-        'run',
-        '--kubeconfig',
-        await cluster.kubeconfigFor('drainbridge-run'),
-        '--cordon-evacuates',
-        'all',
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--retry-interval-ms',
-        '100',
-        '--identity',
-        'run-metrics',
-      ],
-      { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' },
-    );
+    run = await startRun(cluster, { identity: 'run-metrics', cordonEvacuates: 'all' });
     ops = await run.opsUrl();
-    await run.waitForLog('leader election: this replica leads', {}, 60_000);
   });
   after(async () => {
     run?.kill('SIGKILL');

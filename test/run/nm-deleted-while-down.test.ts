@@ -9,8 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import {
-  DrainbridgeProcess,
+  type DrainbridgeProcess,
   spreadScenario,
+  startRun,
   startTestCluster,
   type TestCluster,
   waitUntil,
@@ -31,22 +32,8 @@ describe('a NodeMaintenance deleted while drainbridge run is down', () => {
   const processes: DrainbridgeProcess[] = [];
 
   const start = async (identity: string): Promise<DrainbridgeProcess> => {
-    const run = new DrainbridgeProcess(
-      [
-        'run',
-        '--kubeconfig',
-        await cluster.kubeconfigFor('drainbridge-run'),
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--retry-interval-ms',
-        '100',
-        '--identity',
-        identity,
-      ],
-      { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' },
-    );
+    const run = await startRun(cluster, { identity });
     processes.push(run);
-    await run.waitForLog('leader election: this replica leads', {}, 60_000);
     return run;
   };
   const nodeMaintenance = async (): Promise<

@@ -12,9 +12,10 @@ import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { OWNER_TTL_SECONDS } from '../../lib/workflow/ownership.ts';
 import {
-  DrainbridgeProcess,
+  type DrainbridgeProcess,
   RUN_USER,
   spreadScenario,
+  startRun,
   startTestCluster,
   type TestCluster,
   waitUntil,
@@ -42,24 +43,8 @@ describe('drainbridge run SIGKILLed mid-evacuation, then mid-Restore, and starte
   let cluster: TestCluster;
   const processes: DrainbridgeProcess[] = [];
   const start = async (identity: string): Promise<DrainbridgeProcess> => {
-    const run = new DrainbridgeProcess(
-      [
-        'run',
-        '--kubeconfig',
-        await cluster.kubeconfigFor('drainbridge-run'),
-        '--cordon-evacuates',
-        'all',
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--retry-interval-ms',
-        '100',
-        '--identity',
-        identity,
-      ],
-      ENV,
-    );
+    const run = await startRun(cluster, { identity, cordonEvacuates: 'all', env: ENV, leadWithinMs: 40_000 });
     processes.push(run);
-    await run.waitForLog('leader election: this replica leads', {}, 40_000);
     return run;
   };
   const record = async (): Promise<EvacuationObject | undefined> =>

@@ -13,6 +13,7 @@ import {
   metric,
   scrape,
   spreadScenario,
+  startRun,
   startTestCluster,
   type TestCluster,
   waitUntil,
@@ -40,25 +41,8 @@ describe('drainbridge run: cordon means evacuate, NodeMaintenance', () => {
 
   before(async () => {
     cluster = await startTestCluster(spreadScenario(5));
-    const kubeconfig = await cluster.kubeconfigFor('drainbridge-run');
-    run = new DrainbridgeProcess(
-      [
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--cordon-evacuates',
-        'all',
-        '--metrics-address',
-        '127.0.0.1:0',
-        '--retry-interval-ms',
-        '100',
-        '--identity',
-        'run-a',
-      ],
-      ENV,
-    );
+    run = await startRun(cluster, { identity: 'run-a', cordonEvacuates: 'all', env: ENV, leadWithinMs: 30_000 });
     ops = await run.opsUrl();
-    await run.waitForLog('leader election: this replica leads');
   });
   after(async () => {
     run?.kill('SIGTERM');
