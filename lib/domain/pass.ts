@@ -65,6 +65,22 @@ export interface PassResult {
   readonly vms?: readonly VmMove[];
 }
 
+/**
+ * What a pass that fails on named items (every attempt of a server exhausted) knows at that moment: the
+ * workflow records it before the evacuation fails, so that Evacuation Failed — built from the record —
+ * names them even when they all failed within one pass.
+ */
+export interface PassFailure {
+  readonly progress: BranchProgress;
+  readonly blockers: readonly Blocker[];
+}
+
+/** The PassFailure an error thrown by a pass carries (`passFailure`), if any. */
+export function passFailureOf(error: unknown): PassFailure | undefined {
+  const failure = (error as { passFailure?: PassFailure } | null | undefined)?.passFailure;
+  return failure && Array.isArray(failure.blockers) ? failure : undefined;
+}
+
 export interface PassInput {
   readonly request: ResolvedRequest;
   /** The instant the pass runs at; injected so that planning stays pure and testable. */

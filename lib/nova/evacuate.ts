@@ -4,7 +4,14 @@
  * servers within the concurrency limit until a fresh listing finds the host empty. Planning is in
  * planner.ts; this module reads, persists and performs effects.
  */
-import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
+import type {
+  BranchProgress,
+  PassFailure,
+  PassInput,
+  PassResult,
+  ProgressStore,
+  ReconcilePass,
+} from '../domain/pass.ts';
 import type { Blocker } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { EvacuationFailed } from '../errors/index.ts';
@@ -28,9 +35,12 @@ import { failureBlocker, type NovaAction, type PassPlan, planPass } from './plan
 /** The evacuation failed: servers whose attempts are exhausted, each named with Nova's reason. */
 export class NovaEvacuationFailed extends EvacuationFailed {
   readonly blockers: readonly Blocker[];
-  constructor(blockers: readonly Blocker[]) {
+  /** The branch's counts and blockers as they stood (the workflow records them: lib/domain/pass.ts). */
+  readonly passFailure: PassFailure;
+  constructor(blockers: readonly Blocker[], progress: BranchProgress) {
     super(`Nova evacuation failed: ${blockers.map((b) => b.reason).join('; ')}`);
     this.blockers = blockers;
+    this.passFailure = { progress, blockers };
   }
 }
 
@@ -185,11 +195,12 @@ export class NovaEvacuationPass implements ReconcilePass {
     const failureBlockers = failed.map(([id, p]) => failureBlocker(id, p));
     const otherBlockers = plan.blockers.filter((b) => b.code !== 'MigrationFailed' && b.code !== 'NoValidHost');
     const canContinue = inFlight > 0 || plan.candidateIds.some((id) => servers[id]?.phase === 'pending');
-    if (failed.length > 0 && !canContinue) throw new NovaEvacuationFailed(failureBlockers);
+    const progress = { total: all.length, moved: all.filter((p) => p.phase === 'moved').length, inFlight, skipped: 0 };
+    if (failed.length > 0 && !canContinue) throw new NovaEvacuationFailed(failureBlockers, progress);
     return {
       done: plan.done && !refused,
       progressed: plan.progressed,
-      progress: { total: all.length, moved: all.filter((p) => p.phase === 'moved').length, inFlight, skipped: 0 },
+      progress,
       blockers: [...otherBlockers, ...failureBlockers],
     };
   }

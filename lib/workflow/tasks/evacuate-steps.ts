@@ -5,7 +5,7 @@
  */
 
 import type { Config } from '../../config/index.ts';
-import type { PassResult } from '../../domain/pass.ts';
+import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
@@ -217,16 +217,24 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const continueRequestedBy = await checkStep(input, deps, tools);
-    const result = await branchNamed(input.branch)
-      .pass(deps)
-      .run({
-        request: input.request,
-        now: tools.now(),
-        startedAt: input.startedAt,
-        stillWanted: async () => {
-          await checkStep(input, deps, tools);
-        },
-      });
+    let result: PassResult;
+    try {
+      result = await branchNamed(input.branch)
+        .pass(deps)
+        .run({
+          request: input.request,
+          now: tools.now(),
+          startedAt: input.startedAt,
+          stillWanted: async () => {
+            await checkStep(input, deps, tools);
+          },
+        });
+    } catch (error) {
+      // Items it failed on go on the record first: Evacuation Failed names them from there.
+      const failure = passFailureOf(error);
+      if (failure) await deps.progress.recordProgress(input.request.requestId, input.branch, failure);
+      throw error;
+    }
     const { requestId } = input.request;
     await deps.progress.recordProgress(requestId, input.branch, {
       ...result,
