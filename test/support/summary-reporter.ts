@@ -3,8 +3,8 @@
  * spec reporter (`--test-reporter=spec --test-reporter=./test/support/summary-reporter.ts`, each with
  * `--test-reporter-destination=stdout`):
  *
- *   fault injection: 54 scenarios, 54 held, 0 violated (0 failed otherwise)
- *   bad input: 365 cases (functions 158, notices 27, cli 180): 365 refused cleanly, 0 not
+ *   fault injection: 69 scenarios, 69 held, 0 violated (0 failed otherwise)
+ *   bad input: 367 cases (functions 158, notices 27, cli 182): 367 refused cleanly, 0 not
  *
  * A test counts as a scenario/case when it is a test (not a suite) in a file under test/faults/ or
  * test/bad-input/; a fault scenario failing with an InvariantViolation (test/support/invariants.ts) is
