@@ -208,7 +208,10 @@ export const ENV_VARS = {
     help: 'label selector of the nodes that are Nova hosts (empty: every node), e.g. openstack-compute-node=enabled',
   },
   DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: { default: '1', help: 'live migrations in flight per source host' },
-  DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: { default: '1800', help: 'seconds before a running migration is aborted' },
+  DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: {
+    default: '1800',
+    help: 'seconds before a running migration is aborted; a server still migrating at twice this is a blocker',
+  },
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: { default: '3', help: 'attempts per server' },
   DRAINBRIDGE_NOVA_SHUTOFF_POLICY: { default: 'block', help: '`block` or `cold-migrate` for SHUTOFF servers' },
   DRAINBRIDGE_EVENT_BUS: { default: 'drainbridge', help: 'EventBridge bus name' },

@@ -15,7 +15,10 @@ export const novaEvacuationOptionsSchema = z.strictObject({
   maxConcurrentMigrations: z.number().int().min(1).max(50).default(1),
   /** Attempts per server (the first included) before it is a blocker. */
   maxAttempts: z.number().int().min(1).max(10).default(3),
-  /** Abort a migration still running after this many seconds; the attempt counts as failed. */
+  /**
+   * Abort a migration still running after this many seconds; the attempt counts as failed. A server Nova
+   * still has migrating at twice this is given up on (planner.ts `giveUpAfterSeconds`).
+   */
   abortAfterSeconds: z.number().int().min(1).default(900),
   /** Force-complete (pause the guest to converge) a migration running this long; 0 never. */
   forceCompleteAfterSeconds: z.number().int().min(0).default(0),

@@ -103,6 +103,32 @@ export function advanceInFlight(
   return stuckStep(withRecord, observed, input);
 }
 
+/**
+ * A migration Nova has not ended this long after it started is given up on: twice the abort deadline,
+ * so an abort had its own deadline's worth of time to take. Nova can leave a server `migrating` for as
+ * long as a compute it waits on is down (seen in the lab: the record `completed`, the server still on
+ * the source until the destination's nova-compute returns); without a bound the evacuation would wait
+ * with it forever.
+ */
+export const giveUpAfterSeconds = (options: NovaEvacuationOptions): number => 2 * options.abortAfterSeconds;
+
+/**
+ * The server is still busy in Nova past the give-up deadline: a terminal failure whatever attempts
+ * remain, since Nova will not accept a new migration while its task lasts. The server is left to Nova,
+ * which finishes or rolls back the migration by itself; nothing here stops or deletes it.
+ */
+function givenUp(progress: ServerProgress, observed: ObservedServer, elapsed: number): ServerProgress {
+  const migration = observed.migration;
+  const record = migration
+    ? `migration ${migration.id} is ${migration.status}${migration.destCompute ? ` (to ${migration.destCompute})` : ''}`
+    : 'no migration record';
+  const reason =
+    `still ${observed.status} (task_state ${observed.taskState ?? 'none'}) on ${observed.host ?? 'no host'} ` +
+    `${Math.round(elapsed)}s after its migration started; ${record}: left to Nova to finish or roll back`;
+  const { abortRequested: _a, forceCompleteRequested: _f, confirmRequested: _c, ...rest } = progress;
+  return { ...rest, phase: 'failed', lastFailure: reason };
+}
+
 /** Still under way: force-complete or abort when it runs too long; fail when no record ever appears. */
 function stuckStep(
   progress: ServerProgress,
@@ -111,6 +137,9 @@ function stuckStep(
 ): Step {
   const elapsed = secondsSince(progress.startedAt, input.now);
   const migration = observed.migration;
+  if (elapsed > giveUpAfterSeconds(input.options) && (observed.taskState !== null || migration !== undefined)) {
+    return { progress: givenUp(progress, observed, elapsed) };
+  }
   if (!migration) {
     if (observed.taskState === null && elapsed > input.options.recordGraceSeconds) {
       return {

@@ -130,6 +130,50 @@ describe('advanceInFlight', () => {
       phase: 'live-migrating',
     },
     {
+      name: 'record completed but the server still migrating on the source, within twice the timeout: wait',
+      progress: migrating({ startedAt: secondsAgo(15), abortRequested: true }),
+      observed: server('a', {
+        status: 'MIGRATING',
+        taskState: 'migrating',
+        migration: { id: 11, status: 'completed', destCompute: 'dst' },
+      }),
+      options: { abortAfterSeconds: 10 },
+      phase: 'live-migrating',
+    },
+    {
+      name: 'record completed but the server still migrating on the source past twice the timeout: given up, named',
+      progress: migrating({ startedAt: secondsAgo(21), attempts: 1 }),
+      observed: server('a', {
+        status: 'MIGRATING',
+        taskState: 'migrating',
+        migration: { id: 11, status: 'completed', destCompute: 'dst' },
+      }),
+      options: { abortAfterSeconds: 10, maxAttempts: 3 },
+      phase: 'failed',
+      failure:
+        /still MIGRATING \(task_state migrating\) on src 21s .*migration 11 is completed \(to dst\): left to Nova/,
+    },
+    {
+      name: 'abort requested and still running past twice the timeout: given up',
+      progress: migrating({ startedAt: secondsAgo(25), abortRequested: true }),
+      observed: server('a', {
+        status: 'MIGRATING',
+        taskState: 'migrating',
+        migration: { id: 11, status: 'running', destCompute: 'dst' },
+      }),
+      options: { abortAfterSeconds: 10 },
+      phase: 'failed',
+      failure: /migration 11 is running/,
+    },
+    {
+      name: 'no record and still migrating past twice the timeout: given up',
+      progress: migrating({ startedAt: secondsAgo(130) }),
+      observed: server('a', { status: 'MIGRATING', taskState: 'migrating' }),
+      options: { abortAfterSeconds: 60 },
+      phase: 'failed',
+      failure: /no migration record: left to Nova/,
+    },
+    {
       name: 'running past force-complete: force-complete',
       progress: migrating({ startedAt: secondsAgo(3) }),
       observed: server('a', { taskState: 'migrating', migration: { id: 11, status: 'running', destCompute: 'dst' } }),
