@@ -156,7 +156,12 @@ async function latency(): Promise<{ p50: number; p95: number; max: number; rssId
     const node = `node-${i}`;
     await patchNode(setup.cluster, node, { spec: { unschedulable: true } });
     const answered = Date.now();
-    await waitUntil(`${node} on the bus`, () => setup.arrivals.has(node), 10_000);
+    await waitUntil(
+      `${node} on the bus`,
+      () => setup.arrivals.has(node),
+      10_000,
+      () => setup.forwarder.output.slice(-15).join('\n'),
+    );
     latencies.push((setup.arrivals.get(node) as number) - answered);
     await sleep(300);
   }

@@ -8,7 +8,7 @@
  * lists, and the peak RSS of `drainbridge run` and of the simulator.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderColumns } from './columns.ts';
@@ -75,7 +75,10 @@ function startRun(kubeconfig: string): Promise<ChildProcess> {
     let buffered = '';
     // Logs go to stderr (stdout is the command's output); both are read to the end, or a full pipe would
     // block the process once its buffer filled.
+    // DRAINBRIDGE_BENCH_RUN_LOG=FILE keeps every line drainbridge run printed (to see why a request stalled).
+    const keep = process.env.DRAINBRIDGE_BENCH_RUN_LOG;
     const read = (chunk: Buffer) => {
+      if (keep) appendFileSync(keep, chunk);
       buffered += chunk.toString('utf8');
       if (buffered.includes('this replica leads')) {
         resolve(child);

@@ -4,6 +4,7 @@
  * AWS credentials from the environment, which do not belong to this endpoint.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { namedExports } from '../util/named-exports.ts';
 import type { BusClientSettings } from './bus-key.ts';
 import { EVENTBRIDGE_CLIENT_DEFAULTS } from './eventbridge-publisher.ts';
 
@@ -12,7 +13,7 @@ export const BUS_ENDPOINT_REGION = 'local';
 
 /** An EventBridge client for run's endpoint, with drainbridge's timeouts and retries. */
 export async function createBusEndpointClient(settings: BusClientSettings): Promise<EventBridgeClient> {
-  const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+  const { EventBridgeClient } = namedExports(await import('@aws-sdk/client-eventbridge'), 'EventBridgeClient');
   return new EventBridgeClient({
     ...EVENTBRIDGE_CLIENT_DEFAULTS,
     endpoint: settings.endpoint,

@@ -10,6 +10,7 @@
 import type { EventBridgeClient, EventBridgeClientConfig } from '@aws-sdk/client-eventbridge';
 import { DrainbridgeError, TransientError } from '../errors/index.ts';
 import type { DetailByType, DetailType } from '../events/index.ts';
+import { namedExports } from '../util/named-exports.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
 import { fitsOnePut, MAX_ENTRIES_PER_PUT, MAX_PUT_BYTES } from './batch.ts';
 import { type PublishEntry, type PutEventsResultEntry, TRANSIENT_ENTRY_CODES, toPublishEntry } from './entry.ts';
@@ -36,8 +37,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * The SDK's EventBridge module, loaded on first use rather than at import: it is a large part of a
  * Lambda function's cold import, and a function that publishes nothing never needs it.
  */
-function eventBridgeModule(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
-  return import('@aws-sdk/client-eventbridge');
+async function eventBridgeModule(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
+  return namedExports(await import('@aws-sdk/client-eventbridge'), 'PutEventsCommand');
 }
 
 /** An EventBridge client with drainbridge's settings (EVENTBRIDGE_CLIENT_DEFAULTS), its SDK module loaded now. */

@@ -13,6 +13,7 @@ import { createHash, createHmac, type Hmac, type Hash as NodeHash } from 'node:c
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { TransientError } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
+import { namedExports } from '../util/named-exports.ts';
 import { withRetry } from '../util/retry.ts';
 
 /** The prefix aws-iam-authenticator's verifier requires. */
@@ -91,7 +92,7 @@ export interface PresignParams {
 export async function presignEksToken(params: PresignParams): Promise<EksToken> {
   const hostname = stsHostname(params.region);
   // Loaded when a token is first minted: only `eks` access needs the signer (a cold import pays for nothing else).
-  const { SignatureV4 } = await import('@smithy/signature-v4');
+  const { SignatureV4 } = namedExports(await import('@smithy/signature-v4'), 'SignatureV4');
   const signer = new SignatureV4({
     service: 'sts',
     region: params.region,
@@ -137,7 +138,7 @@ function defaultCredentials(): CredentialSource {
   let provider: CredentialSource | undefined;
   return async () => {
     if (!provider) {
-      const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
+      const { defaultProvider } = namedExports(await import('@aws-sdk/credential-provider-node'), 'defaultProvider');
       provider = defaultProvider();
     }
     return provider();

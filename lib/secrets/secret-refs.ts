@@ -15,6 +15,7 @@
  */
 import { ConfigError } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
+import { namedExports } from '../util/named-exports.ts';
 
 const SSM_PREFIX = 'ssm:';
 const SECRETS_MANAGER_PREFIX = 'secretsmanager:';
@@ -56,12 +57,15 @@ const AWS_CALL_TIMEOUT_MS = 5_000;
 export const awsSecretFetcher: SecretFetcher = async (ref) => {
   const requestHandler = { requestTimeout: AWS_CALL_TIMEOUT_MS, connectionTimeout: AWS_CALL_TIMEOUT_MS };
   if (ref.store === 'ssm') {
-    const { GetParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
+    const { GetParameterCommand, SSMClient } = namedExports(await import('@aws-sdk/client-ssm'), 'SSMClient');
     const ssm = new SSMClient({ maxAttempts: 3, requestHandler });
     const out = await ssm.send(new GetParameterCommand({ Name: ref.name, WithDecryption: true }));
     return out.Parameter?.Value ?? '';
   }
-  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+  const { GetSecretValueCommand, SecretsManagerClient } = namedExports(
+    await import('@aws-sdk/client-secrets-manager'),
+    'SecretsManagerClient',
+  );
   const sm = new SecretsManagerClient({ maxAttempts: 3, requestHandler });
   const out = await sm.send(new GetSecretValueCommand({ SecretId: ref.id }));
   return out.SecretString ?? '';

@@ -20,7 +20,16 @@ import { restoreCommand } from '../../cli/commands/restore.ts';
 import { runCommand } from '../../cli/commands/run.ts';
 import { statusCommand } from '../../cli/commands/status.ts';
 import { commandHelp } from '../../cli/dispatch.ts';
+import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { bundle } from '../../scripts/bundle.ts';
+import { startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
+import {
+  DrainbridgeProcess,
+  forwarderNodeFlags,
+  spreadScenario,
+  startTestCluster,
+  waitUntil,
+} from '../forwarder/harness.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'drainbridge-bundle-'));
 let meta: Metafile;
@@ -117,5 +126,57 @@ describe('the image bundle', () => {
     const badLog = run(['forwarder', '--log-format', 'xml']);
     assert.equal(badLog.code, 2);
     assert.match(badLog.out, /--log-format/);
+  });
+
+  // The AWS SDK is loaded on first use with import(); in this ES-module bundle a CommonJS package's
+  // exports came back under `default` only and every PutEvents failed ("PutEventsCommand is not a
+  // constructor") while the sources, run by Node, worked (lib/util/named-exports.ts).
+  it("the bundle's forwarder publishes a cordon through PutEvents (the AWS SDK loaded on first use)", async () => {
+    const cluster = await startTestCluster({ ...spreadScenario(2, { replicas: 0, speed: 1 }), workloads: [] });
+    const published: string[] = [];
+    const bus = new InProcessBus({
+      rules: [],
+      busName: 'drainbridge',
+      start: async () => undefined,
+      listener: {
+        unmatched: (event) => published.push(`${event['detail-type']} ${JSON.stringify(event.detail.target)}`),
+      },
+    });
+    const endpoint = await startEventBridgeEndpoint(bus);
+    const forwarder = new DrainbridgeProcess(
+      ['forwarder', '--kubeconfig', await cluster.kubeconfigFor('drainbridge-forwarder'), '--cordon-evacuates', 'all'],
+      {
+        AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'AKIDIMAGETEST',
+        AWS_SECRET_ACCESS_KEY: 'image-test',
+      },
+      { entry: join(outdir, 'drainbridge.mjs'), nodeFlags: forwarderNodeFlags() },
+    );
+    try {
+      await waitUntil(
+        'it leads',
+        () => forwarder.lines.some((l) => /this replica leads/.test(String(l.message))),
+        30_000,
+      );
+      await cluster.admin.patchNode('node-1', { spec: { unschedulable: true } } as never);
+      await waitUntil(
+        'Node Cordoned on the bus',
+        () => published.length > 0,
+        15_000,
+        () => forwarder.output.slice(-10).join('\n'),
+      );
+      assert.deepEqual(published, ['Node Cordoned {"nodeName":"node-1"}']);
+      assert.deepEqual(
+        forwarder.lines.filter((l) => l.level === 'ERROR').map((l) => l.message),
+        [],
+        'no error logged',
+      );
+    } finally {
+      forwarder.kill('SIGTERM');
+      await forwarder.exited;
+      await endpoint.close();
+      await cluster.stop();
+    }
   });
 });
