@@ -3,6 +3,7 @@
  * branch's counts, what blocks it), never a line per poll. Pure formatting plus a small de-duplicator.
  */
 import type { ItemTimeline, Span } from '../lib/domain/timeline.ts';
+import { isSlotWait } from '../lib/errors/registry.ts';
 import { wordsOf } from '../lib/workflow/branches/registry.ts';
 import type { TaskCall } from './executor.ts';
 
@@ -51,7 +52,7 @@ export function taskLine(call: TaskCall): string | undefined {
   if (call.error) {
     // NotYetDone carries "<branch>: x/y moved …; blocked: …" — the waiting reason is the news.
     if (call.error.name === 'NotYetDone') return `waiting — ${call.error.message}`;
-    if (call.error.name === 'SlotUnavailable') return `waiting for a maintenance slot — ${call.error.message}`;
+    if (isSlotWait(call.error.name)) return `waiting for a maintenance slot — ${call.error.message}`;
     // A duplicate or taken-over request is dropped on purpose: not a failure.
     if (call.error.name === 'SkipEvent') return `skipped — ${call.error.message}`;
     return `${call.stateName} failed: ${call.error.name}: ${call.error.message}`;

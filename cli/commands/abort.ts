@@ -1,6 +1,7 @@
 /** `drainbridge abort NODE`: stop a running evacuation; the node stays cordoned (the safe state). */
 import { InvalidInput } from '../../lib/errors/index.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
+import { abortRequest } from '../../lib/workflow/abort.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
@@ -50,7 +51,12 @@ export const abortCommand: Command = {
       requestId = pick.requestId;
     }
     try {
-      await new EvacuationProgressStore(cluster.client).requestAbort(requestId, requesterName(), new Date(), node);
+      const clients = {
+        kube: cluster.client,
+        progress: new EvacuationProgressStore(cluster.client),
+        namespace: cluster.config.namespace,
+      };
+      await abortRequest(clients, { requestId, nodeName: node, by: requesterName(), at: new Date() });
     } catch (error) {
       if (!(error instanceof InvalidInput)) throw error;
       return refuse(error.problems.map((problem) => problem.message).join('; '));

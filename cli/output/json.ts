@@ -13,6 +13,7 @@
  *   heartbeat   nothing said for `heartbeatMs`: what the run waits for (`awaiting`: phrases)
  */
 import type { ItemTimeline } from '../../lib/domain/timeline.ts';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { awaitedOf } from './awaited.ts';
 import type { ItemChange } from './items.ts';
 import { DEFAULT_HEARTBEAT_MS } from './plain.ts';
@@ -82,9 +83,10 @@ export function jsonOf(event: ProgressEvent): Record<string, unknown> | undefine
       return undefined;
     case 'task': {
       const { call } = event;
-      if (call.error?.name === 'NotYetDone' || call.error?.name === 'SlotUnavailable') {
-        const slot = call.error.name === 'SlotUnavailable';
-        return { type: 'waiting', state: call.stateName, message: call.error.message, ...(slot ? { slot } : {}) };
+      const waited = waitMessage(call);
+      if (waited !== undefined) {
+        const slot = isSlotWait(call.error?.name);
+        return { type: 'waiting', state: call.stateName, message: waited, ...(slot ? { slot } : {}) };
       }
       if (call.error) {
         return {
@@ -108,7 +110,7 @@ export function jsonOf(event: ProgressEvent): Record<string, unknown> | undefine
 }
 
 function waitMessage(call: Extract<ProgressEvent, { kind: 'task' }>['call']): string | undefined {
-  const waits = call.error?.name === 'NotYetDone' || call.error?.name === 'SlotUnavailable';
+  const waits = call.error?.name === 'NotYetDone' || isSlotWait(call.error?.name);
   return waits ? call.error?.message : undefined;
 }
 

@@ -5,6 +5,7 @@
  * runs instead (createRenderer decides).
  */
 import { createLogUpdate } from 'log-update';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { wordsOf } from '../../lib/workflow/branches/registry.ts';
 import { awaitedOf } from './awaited.ts';
 import { plainRenderer } from './plain.ts';
@@ -84,9 +85,7 @@ function realEvery(ms: number, tick: () => void): () => void {
 }
 
 function isWait(event: ProgressEvent): boolean {
-  return (
-    event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || event.call.error?.name === 'SlotUnavailable')
-  );
+  return event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || isSlotWait(event.call.error?.name));
 }
 
 function phaseOf(event: ProgressEvent): string | undefined {

@@ -5,6 +5,7 @@
  * "stuck?". Wording comes from embedded/progress.ts, which every branch's lines go through.
  */
 import { busLine, itemLine, taskLine, waitLine } from '../../embedded/progress.ts';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { awaitedOf } from './awaited.ts';
 import type { ItemChange } from './items.ts';
 import type { ProgressEvent, Renderer } from './renderer.ts';
@@ -32,9 +33,7 @@ function realEvery(ms: number, tick: () => void): () => void {
 }
 
 function isWaiting(event: ProgressEvent): boolean {
-  return (
-    event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || event.call.error?.name === 'SlotUnavailable')
-  );
+  return event.kind === 'task' && (event.call.error?.name === 'NotYetDone' || isSlotWait(event.call.error?.name));
 }
 
 function lineOf(event: ProgressEvent): string | undefined {

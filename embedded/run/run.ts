@@ -12,6 +12,7 @@ import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { connectKube } from '../../lib/forwarder/kube.ts';
 import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
@@ -105,7 +106,7 @@ export class DrainbridgeRun {
       executionName: () => `${RUN_EXECUTION_PREFIX}${settings.identity}.${randomUUID()}`,
       onTask: (call) => {
         run?.metrics.observeTask(call);
-        if (call.error && call.error.name !== 'NotYetDone' && call.error.name !== 'SlotUnavailable') {
+        if (call.error && call.error.name !== 'NotYetDone' && !isSlotWait(call.error.name)) {
           logger.warn('step failed', { executionId: call.executionId, state: call.stateName, error: call.error });
         }
       },

@@ -59,11 +59,28 @@ export class DeadlineExceeded extends DrainbridgeError {
   }
 }
 
-/** No maintenance slot is free for this node yet; the workflow retries admission, oldest request first. */
+/**
+ * No maintenance slot is free for this node yet, and the request is near the front of the line (the next
+ * round of releases admits it): the workflow retries admission every few seconds, oldest request first.
+ */
 export class SlotUnavailable extends DrainbridgeError {
   constructor(message: string) {
     super(message);
     this.name = 'SlotUnavailable';
+  }
+}
+
+/**
+ * No slot is coming soon: the request waits further back in line (at least twice as many requests wait
+ * ahead of it as there are slots), on a label-selector limit, for the admission mutex before it has a
+ * place, or for another execution of the same request. Retried with backoff (up to 20 s): polling those
+ * every few seconds would cost the API server requests that cannot admit anything. A SlotUnavailable to
+ * everything that catches one.
+ */
+export class WaitingInLine extends SlotUnavailable {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WaitingInLine';
   }
 }
 
@@ -171,4 +188,11 @@ export class ClusterUnreachable extends DrainbridgeError {
   }
 }
 
-export { ERROR_REGISTRY, type ErrorHandling, type ErrorName, errorSpec, isExpectedError } from './registry.ts';
+export {
+  ERROR_REGISTRY,
+  type ErrorHandling,
+  type ErrorName,
+  errorSpec,
+  isExpectedError,
+  isSlotWait,
+} from './registry.ts';

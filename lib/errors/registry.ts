@@ -40,7 +40,16 @@ export interface ErrorSpec {
 
 export const ERROR_REGISTRY = {
   NotYetDone: { handling: 'poll', expected: true, meaning: 'a branch pass made no progress yet (polling)' },
-  SlotUnavailable: { handling: 'wait', expected: true, meaning: 'no maintenance slot is free yet; waiting in line' },
+  SlotUnavailable: {
+    handling: 'wait',
+    expected: true,
+    meaning: 'no maintenance slot is free yet; near the front of the line, admission is tried again within seconds',
+  },
+  WaitingInLine: {
+    handling: 'wait',
+    expected: true,
+    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again with backoff',
+  },
   SkipEvent: {
     handling: 'skip',
     expected: true,
@@ -102,4 +111,9 @@ export function errorSpec(name: string): ErrorSpec | undefined {
 /** Whether an error of this name is part of normal operation (no metric, INFO log). */
 export function isExpectedError(name: string): boolean {
   return errorSpec(name)?.expected === true;
+}
+
+/** Whether an error of this name means "waiting for a maintenance slot" (next in line or further back). */
+export function isSlotWait(name: string | undefined): boolean {
+  return name !== undefined && errorSpec(name)?.handling === 'wait';
 }

@@ -128,6 +128,12 @@ function planAccess(settings: AccessSettings): ApiAccess[] {
   ];
 }
 
+/** Where the admission Lease lives. */
+const ADMISSION_LEASES = (settings: AccessSettings) => ({
+  group: 'coordination.k8s.io',
+  namespace: settings.namespace,
+});
+
 /** `drainbridge repair`: finds the node's damaged records, then rewrites each (conditionally). */
 function repairAccess(settings: AccessSettings): ApiAccess[] {
   const leases = { group: 'coordination.k8s.io', namespace: settings.namespace };
@@ -169,6 +175,9 @@ function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
         READ_NODE,
         call('patch', 'nodes', 'uncordon and update the ledger'),
         NODE_EVENTS,
+        // The released node leaves the admission Lease's admitted nodes: the next request sees the free slot.
+        call('get', 'leases', 'read the admission Lease', ADMISSION_LEASES(settings)),
+        call('update', 'leases', 'note the free slot on the admission Lease', ADMISSION_LEASES(settings)),
         RECORD_READ,
         RECORD_UPDATE,
         ...RECORD_EXPIRY,
@@ -178,7 +187,14 @@ function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
         KUBEVIRT_ABORTS,
       ];
     case 'abort':
-      return [READ_NODE, RECORD_READ, RECORD_UPDATE];
+      // A request waiting for a slot is also taken off the admission queue (lib/workflow/abort.ts): a
+      // best-effort write, made only when the request waits, that the abort does not need to succeed.
+      return [
+        READ_NODE,
+        RECORD_READ,
+        RECORD_UPDATE,
+        call('get', 'leases', 'find a waiting request in the admission queue', ADMISSION_LEASES(settings)),
+      ];
     case 'repair':
       return repairAccess(settings);
     case 'plan':

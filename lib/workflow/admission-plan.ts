@@ -90,7 +90,27 @@ export function describeHolders(nodes: readonly string[], holdersOf?: AdmissionF
 
 export type AdmissionDecision =
   | { readonly admit: true; readonly why: string; readonly queue: AdmissionQueue }
-  | { readonly admit: false; readonly why: string; readonly queue: AdmissionQueue };
+  | {
+      readonly admit: false;
+      readonly why: string;
+      readonly queue: AdmissionQueue;
+      /** It waits on a label-selector limit, not for the cluster-wide slots. */
+      readonly limited?: true;
+    };
+
+/**
+ * The queue without the places of requests that already hold their node: admitted, they never ask again,
+ * so a place left behind (its admitter's unlock lost to a mutex that expired under a slow API server)
+ * would stand ahead of every waiting request — and hold back a slot — until it expired.
+ */
+function withoutAdmitted(queue: Record<string, QueueEntry>, holdersOf: AdmissionFacts['holdersOf']) {
+  if (!holdersOf) return queue;
+  const kept: Record<string, QueueEntry> = {};
+  for (const [id, entry] of Object.entries(queue)) {
+    if (!holdersOf(entry.node).some((holder) => holder.requestId === id)) kept[id] = entry;
+  }
+  return kept;
+}
 
 function freshEntries(queue: AdmissionQueue, now: Date, ttlSeconds: number): Record<string, QueueEntry> {
   const fresh: Record<string, QueueEntry> = {};
@@ -149,7 +169,7 @@ export function requestsAhead(
  */
 export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   const nowIso = facts.now.toISOString();
-  const queue = freshEntries(facts.queue, facts.now, facts.queueTtlSeconds);
+  const queue = withoutAdmitted(freshEntries(facts.queue, facts.now, facts.queueTtlSeconds), facts.holdersOf);
   if (facts.heldNodes.includes(facts.node)) {
     return {
       admit: true,
@@ -164,7 +184,7 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
   const limited = brokenSlotLimit(facts);
-  if (limited) return { admit: false, why: limited, queue };
+  if (limited) return { admit: false, why: limited, queue, limited: true };
   const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
   const ordered = Object.entries(queue).sort(compareEntries);
   const position = ordered.findIndex(([id]) => id === facts.requestId);

@@ -7,7 +7,7 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable } from '../errors/index.ts';
+import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable, WaitingInLine } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
@@ -33,6 +33,7 @@ import {
 } from './admission-intents.ts';
 import {
   type AdmissionQueue,
+  describeHolders,
   planAdmission,
   requestsAhead,
   type SlotHolder,
@@ -146,13 +147,13 @@ function withHolder(
  */
 async function lockAdmission(
   client: KubeClient,
-  namespace: string,
   request: ResolvedRequest,
-  now: Date,
+  at: { readonly namespace: string; readonly now: Date; readonly busy: (message: string) => SlotUnavailable },
 ): Promise<V1Lease> {
+  const { namespace, now, busy } = at;
   const lease = await readLease(client, namespace, ADMISSION_LEASE);
   if (!isMutexFree(lease, now)) {
-    throw new SlotUnavailable(`admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`);
+    throw busy(`admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`);
   }
   const intents = withIntent(
     readIntents(lease?.metadata?.annotations, request.nodeName),
@@ -164,8 +165,7 @@ async function lockAdmission(
   try {
     return lease ? await updateLease(client, namespace, locked) : await createLease(client, namespace, locked);
   } catch (error) {
-    if (error instanceof ConflictError)
-      throw new SlotUnavailable('admission is busy (another request took the lock); retrying');
+    if (error instanceof ConflictError) throw busy('admission is busy (another request took the lock); retrying');
     throw error;
   }
 }
@@ -288,53 +288,206 @@ function decide(
 const QUEUE_REFRESH_SECONDS = 60;
 
 /**
- * A request already waiting in the queue, whose place there is fresh, and for which no slot is free yet:
- * why it still waits — decided on an unlocked read, so that a hundred waiting requests retrying do not
- * each take the mutex and write the Lease (two writes an attempt). Undefined when it may be admitted, has
- * no place yet, or its place needs refreshing: then the locked path decides (and writes) as always. A
- * stale read can only make it wait one retry longer, never admit it.
+ * A request for which no slot is free yet: why it waits — decided on an unlocked read (the labelled held
+ * nodes, the Lease as read), so that waiting requests never take the mutex: it is held only to admit.
+ * Waiting needs no lock: a new place in the queue, a refresh of an old one or a place dropped (a window
+ * whose own slots are full) is written with one conditional write of the Lease as read, and only while
+ * nobody holds the mutex — so it never meets a holder's unlock; a write that loses a race is simply
+ * tried again at the next attempt. Undefined when it may be admitted, or no Lease exists yet: then the
+ * locked path decides on every node that may be held, and takes the hold. A stale read can only make a
+ * request wait one retry longer, never admit it.
  */
-async function stillWaiting(
+async function waitWithoutLock(
   client: KubeClient,
   request: ResolvedRequest,
   settings: AdmissionSettings,
-  read: { node: V1Node; now: Date },
-): Promise<string | undefined> {
-  const { node, now } = read;
-  const lease = await readLease(client, settings.namespace, ADMISSION_LEASE);
+  read: { node: V1Node; now: Date; lease: V1Lease | undefined },
+): Promise<SlotUnavailable | undefined> {
+  const { node, now, lease } = read;
+  if (!lease) return undefined;
   const place = readQueue(lease, request.nodeName)[request.requestId];
-  if (!place || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000) return undefined;
-  const intents = readIntents(lease?.metadata?.annotations, request.nodeName);
+  const intents = readIntents(lease.metadata?.annotations, request.nodeName);
   const decision = decide(request, settings, {
     nodes: await observeNodes(client, node, undefined),
     lease,
     intents,
     now,
   });
-  // The locked path would change more than this request's `seen` (admit it, or drop its place): let it.
-  return decision.admit || !decision.queue[request.requestId] ? undefined : decision.why;
+  if (decision.admit) return undefined;
+  const error = waitError(`node ${request.nodeName}: ${decision.why}`, decision, {
+    requestId: request.requestId,
+    maxHeldNodes: settings.maxHeldNodes,
+    now,
+  });
+  const mine = decision.queue[request.requestId];
+  const due = place === undefined || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000;
+  const write = mine ? due : place !== undefined;
+  if (write && isMutexFree(lease, now)) {
+    const value = writeJsonRecord(decision.queue, ADMISSION_QUEUE_FORMAT);
+    await writeAnnotation(client, settings.namespace, lease, { key: QUEUE_ANNOTATION, value });
+  }
+  return error;
 }
 
 /**
- * A request far back in line: its place in the queue is fresh and at least twice as many older requests
- * wait ahead of it as there are slots, so no release can admit it before several more rounds of them.
- * Returns why it waits, decided from the Lease alone — one read, where an attempt that decides on the
- * nodes costs four — or undefined (then the caller decides as usual). With a hundred requests for ten
- * slots most attempts are these: the API requests of a queue grew with its length squared before.
+ * The error a waiting request throws, which picks its retry schedule (workflow/evacuate.asl.yml, Admit):
+ * SlotUnavailable (every 0–4 s) when fewer than twice as many requests wait ahead of it for the
+ * cluster-wide slots as there are slots — the next round of releases admits it, or brings it to the
+ * front; WaitingInLine (backoff up to 20 s) when it waits further back, on a label-selector limit or a
+ * window, or has no place yet.
  */
-export async function farBackInLine(
+function waitError(
+  message: string,
+  decision: { readonly queue: AdmissionQueue; readonly limited?: boolean },
+  at: { readonly requestId: string; readonly maxHeldNodes: number; readonly now: Date },
+): SlotUnavailable {
+  const ahead = requestsAhead(decision.queue, at.requestId, { now: at.now, ttlSeconds: QUEUE_TTL_SECONDS });
+  const next = !decision.limited && ahead !== undefined && ahead < 2 * at.maxHeldNodes;
+  return next ? new SlotUnavailable(message) : new WaitingInLine(message);
+}
+
+/** Where a place older than this is written again through the locked path (the unlocked refresh failed). */
+const QUEUE_REFRESH_LOCKED_SECONDS = 120;
+
+/**
+ * Why a request waits, decided from the admission Lease alone — one read, where deciding on the nodes
+ * costs four and the record one more. With a hundred requests for ten slots most attempts end here:
+ * - a request with a fresh place in line, when at least twice as many older requests wait ahead of it as
+ *   there are slots, or fewer slots are free than requests ahead of it — counting as held the nodes the
+ *   Lease records admitting (pruned by every locked decision and by each release, so they can only
+ *   over-count) and those being admitted now; its place is refreshed here too (an unlocked write);
+ * - any request that would have to decide while another holds the mutex (it could only be told "busy").
+ * Never admits: undefined sends the request on to the usual path, which decides on the nodes. The error
+ * picks the retry schedule (waitError).
+ */
+export async function waitFromLease(
   client: KubeClient,
   request: ResolvedRequest,
   settings: AdmissionSettings,
-  now: Date,
-): Promise<string | undefined> {
-  const lease = await readLease(client, settings.namespace, ADMISSION_LEASE);
+  read: { readonly lease: V1Lease | undefined; readonly now: Date },
+): Promise<SlotUnavailable | undefined> {
+  const { lease, now } = read;
   const queue = readQueue(lease, request.nodeName);
   const place = queue[request.requestId];
-  if (!place || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000) return undefined;
+  const max = settings.maxHeldNodes;
+  const at = { requestId: request.requestId, maxHeldNodes: max, now };
+  const busy = isMutexFree(lease, now)
+    ? undefined
+    : waitError(
+        `node ${request.nodeName}: admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`,
+        { queue },
+        at,
+      );
+  const age = place ? now.getTime() - Date.parse(place.seen) : Number.POSITIVE_INFINITY;
+  if (!place || age > QUEUE_REFRESH_LOCKED_SECONDS * 1000) return busy;
   const ahead = requestsAhead(queue, request.requestId, { now, ttlSeconds: QUEUE_TTL_SECONDS }) ?? 0;
-  if (ahead < 2 * settings.maxHeldNodes) return undefined;
-  return `node ${request.nodeName}: waiting in line since ${place.since} behind ${ahead} older request(s) for ${settings.maxHeldNodes} maintenance slot(s) (\`drainbridge status\` shows who holds them)`;
+  const why =
+    ahead >= 2 * max
+      ? `waiting in line since ${place.since} behind ${ahead} older request(s) for ${max} maintenance slot(s) (\`drainbridge status\` shows who holds them)`
+      : noSlotYet(lease, request, { ahead, max, now });
+  if (why === undefined) return busy;
+  const refresh = { namespace: settings.namespace, now };
+  if (age > QUEUE_REFRESH_SECONDS * 1000 && !(await refreshPlace(client, lease, request, refresh))) return busy;
+  return waitError(`node ${request.nodeName}: ${why}`, { queue }, at);
+}
+
+/**
+ * Why no slot can be this request's yet, counting from the Lease (the nodes it records admitting and those
+ * being admitted now); undefined when one may be, or the Lease cannot tell.
+ */
+function noSlotYet(
+  lease: V1Lease | undefined,
+  request: ResolvedRequest,
+  at: { readonly ahead: number; readonly max: number; readonly now: Date },
+): string | undefined {
+  const admitted = readAdmitted(lease);
+  if (admitted === 'unreadable') return undefined;
+  const intents = readIntents(lease?.metadata?.annotations, request.nodeName);
+  const held = new Set([...admitted, ...nodesInFlight(intents, request.requestId, at.now)]);
+  // Its node held already (a second request for it) is admitted at once by the usual path.
+  if (held.has(request.nodeName)) return undefined;
+  const free = at.max - held.size;
+  if (at.ahead < free) return undefined;
+  return free > 0
+    ? `waiting behind ${at.ahead} older request(s) for ${free} free slot(s)`
+    : `all ${at.max} maintenance slot(s) are in use (${describeHolders([...held])}); ${at.ahead} request(s) ahead`;
+}
+
+/**
+ * Writes this request's `seen` again, without the mutex: only while nobody holds it (a holder's unlock
+ * must not meet a changed Lease) and only on the Lease as read (a conflict: someone wrote meanwhile).
+ * Returns whether it wrote; when not, the usual path refreshes the place under the mutex.
+ */
+async function refreshPlace(
+  client: KubeClient,
+  lease: V1Lease | undefined,
+  request: ResolvedRequest,
+  at: { readonly namespace: string; readonly now: Date },
+): Promise<boolean> {
+  const { namespace, now } = at;
+  if (!lease || !isMutexFree(lease, now)) return false;
+  const queue = readQueue(lease, request.nodeName);
+  const place = queue[request.requestId];
+  if (!place) return false;
+  const refreshed = { ...queue, [request.requestId]: { ...place, seen: now.toISOString() } };
+  const value = writeJsonRecord(refreshed, ADMISSION_QUEUE_FORMAT);
+  return writeAnnotation(client, namespace, lease, { key: QUEUE_ANNOTATION, value });
+}
+
+/** One annotation of the Lease written as read (optimistic concurrency); false on a conflict. */
+async function writeAnnotation(
+  client: KubeClient,
+  namespace: string,
+  lease: V1Lease,
+  annotation: { readonly key: string; readonly value: string },
+): Promise<boolean> {
+  const annotations = { ...lease.metadata?.annotations, [annotation.key]: annotation.value };
+  try {
+    await updateLease(client, namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+/**
+ * A node's last hold was released: the Lease stops counting it among the admitted nodes, so that the
+ * requests next in line see the free slot from the Lease alone (waitFromLease). Only while nobody holds
+ * the mutex; otherwise, or on a conflict, the next locked decision prunes it. Returns whether it wrote.
+ */
+export async function noteReleased(
+  client: KubeClient,
+  namespace: string,
+  nodeName: string,
+  now: Date,
+): Promise<boolean> {
+  const lease = await readLease(client, namespace, ADMISSION_LEASE);
+  const admitted = readAdmitted(lease);
+  if (!lease || admitted === 'unreadable' || !admitted.includes(nodeName) || !isMutexFree(lease, now)) return false;
+  const rest = admitted.filter((name) => name !== nodeName);
+  return writeAnnotation(client, namespace, lease, {
+    key: ADMITTED_ANNOTATION,
+    value: writeJsonRecord(rest, ADMITTED_FORMAT),
+  });
+}
+
+/**
+ * SkipEvent when the request is moot before it holds the node: released already (a late duplicate), its
+ * cordon lifted (a cordon asked for it), or its maintenance window closed.
+ */
+function assertStillWanted(request: ResolvedRequest, node: V1Node, now: Date): void {
+  if (readLedger(node).released[request.requestId]) {
+    throw new SkipEvent(
+      `request ${request.requestId} was already released from node ${request.nodeName}; not cordoning again`,
+    );
+  }
+  if (request.origin === 'cordon' && node.spec?.unschedulable !== true) {
+    throw new SkipEvent(
+      `node ${request.nodeName} is no longer cordoned: the cordon behind request ${request.requestId} was lifted before admission`,
+    );
+  }
+  assertWindowOpen(request, now);
 }
 
 /** A window's request is not started once its window has closed (one already holding its node goes on). */
@@ -361,63 +514,74 @@ export async function admitRequest(
   client: KubeClient,
   request: ResolvedRequest,
   settings: AdmissionSettings,
-  read: { readonly now: Date; readonly node?: V1Node },
+  read: {
+    readonly now: Date;
+    readonly node?: V1Node;
+    readonly lease?: V1Lease | undefined;
+    /** The time again, read when the mutex is taken: the calls before it may have taken seconds. */
+    readonly clock?: () => Date;
+  },
 ): Promise<Admitted> {
   const { now } = read;
   const node = read.node ?? (await readNodeOrFail(client, request.nodeName));
-  const ledger = readLedger(node);
-  if (ledger.holds[request.requestId]) return { why: 'this request already holds the node', acquired: false };
-  if (ledger.released[request.requestId]) {
-    throw new SkipEvent(
-      `request ${request.requestId} was already released from node ${request.nodeName}; not cordoning again`,
-    );
-  }
-  // A cordon asked for this evacuation; uncordoned before it was admitted, the request is moot.
-  if (request.origin === 'cordon' && node.spec?.unschedulable !== true) {
-    throw new SkipEvent(
-      `node ${request.nodeName} is no longer cordoned: the cordon behind request ${request.requestId} was lifted before admission`,
-    );
-  }
-  assertWindowOpen(request, now);
-  const waiting = await stillWaiting(client, request, settings, { node, now });
-  if (waiting !== undefined) throw new SlotUnavailable(`node ${request.nodeName}: ${waiting}`);
-  const lease = await lockAdmission(client, settings.namespace, request, now);
+  if (readLedger(node).holds[request.requestId]) return { why: 'this request already holds the node', acquired: false };
+  assertStillWanted(request, node, now);
+  const lease0 = 'lease' in read ? read.lease : await readLease(client, settings.namespace, ADMISSION_LEASE);
+  const waiting = await waitWithoutLock(client, request, settings, { node, now, lease: lease0 });
+  if (waiting !== undefined) throw waiting;
+  // Busy, a request next in line tries again within seconds; one without a place yet, with backoff.
+  const place = { requestId: request.requestId, maxHeldNodes: settings.maxHeldNodes, now };
+  // The mutex's expiry counts from when it is taken, not from when this attempt began.
+  const lockedAt = read.clock?.() ?? now;
+  const busy = (message: string) => waitError(message, { queue: readQueue(lease0) }, place);
+  const lease = await lockAdmission(client, request, { namespace: settings.namespace, now: lockedAt, busy });
   let unlocked = false;
+  let holdWritten = false;
   try {
     const nodes = await observeNodes(client, node, { admitted: readAdmitted(lease) });
     const intents = readIntents(lease.metadata?.annotations, request.nodeName);
-    const decision = decide(request, settings, { nodes, lease, intents, now });
+    const decision = decide(request, settings, { nodes, lease, intents, now: lockedAt });
     let hold = { acquired: false };
     if (decision.admit) {
+      holdWritten = true;
       hold = await acquireHold(client, request.nodeName, holdRequestOf(request), {
-        now,
+        now: lockedAt,
         ...(settings.ledger ? { ledger: settings.ledger } : {}),
       });
     }
-    const remaining = settledIntents(intents, request.requestId, now, nodes.holds);
+    const remaining = settledIntents(intents, request.requestId, lockedAt, nodes.holds);
     const admittedNodes = [...new Set([...nodes.held, ...(decision.admit ? [request.nodeName] : [])])];
     await unlockAdmission(client, settings.namespace, lease, {
       queue: decision.queue,
       intents: remaining,
       admitted: decision.admit,
       admittedNodes,
-      now,
+      now: lockedAt,
     });
     unlocked = true;
-    if (!decision.admit) throw new SlotUnavailable(`node ${request.nodeName}: ${decision.why}`);
+    if (!decision.admit) throw waitError(`node ${request.nodeName}: ${decision.why}`, decision, place);
     return { why: decision.why, acquired: hold.acquired };
   } catch (error) {
-    // The intent stays (a hold write that failed on the client may still land); it expires on its own.
-    if (!unlocked) await unlockQuietly(client, settings.namespace, lease, now);
+    // After a hold write was sent the intent stays (a write that failed on the client may still land; it
+    // expires on its own); before, it goes — else it would count as a held node for INTENT_TTL_SECONDS.
+    const dropIntentOf = holdWritten ? undefined : request.requestId;
+    if (!unlocked) await unlockQuietly(client, settings.namespace, lease, { now: lockedAt, dropIntentOf });
     throw error;
   }
 }
 
 /** Releases the mutex after a failure; if even that fails the lease expires on its own. */
-async function unlockQuietly(client: KubeClient, namespace: string, lease: V1Lease, now: Date): Promise<void> {
+async function unlockQuietly(
+  client: KubeClient,
+  namespace: string,
+  lease: V1Lease,
+  at: { readonly now: Date; readonly dropIntentOf: string | undefined },
+): Promise<void> {
+  const { now, dropIntentOf } = at;
   if (!lease.spec?.holderIdentity) return;
   try {
-    await updateLease(client, namespace, withHolder(lease, undefined, now));
+    const { [dropIntentOf ?? '']: _dropped, ...kept } = readIntents(lease.metadata?.annotations);
+    await updateLease(client, namespace, withHolder(lease, undefined, now, dropIntentOf ? { intents: kept } : {}));
   } catch {
     // expires after MUTEX_SECONDS
   }
@@ -438,15 +602,6 @@ export async function leaveQueue(
   const queue = readQueue(lease);
   if (!lease || !queue[requestId] || !isMutexFree(lease, now)) return false;
   const { [requestId]: _leaving, ...rest } = queue;
-  const annotations = {
-    ...lease.metadata?.annotations,
-    [QUEUE_ANNOTATION]: writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT),
-  };
-  try {
-    await updateLease(client, namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
-    return true;
-  } catch (error) {
-    if (error instanceof ConflictError) return false;
-    throw error;
-  }
+  const value = writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT);
+  return writeAnnotation(client, namespace, lease, { key: QUEUE_ANNOTATION, value });
 }

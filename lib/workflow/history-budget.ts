@@ -32,6 +32,13 @@ export const ITERATION_EVENTS =
   EVENTS_PER_STATE + EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES) + 3 * EVENTS_PER_STATE;
 
 /**
+ * The most one round of the Admit loop writes: like ITERATION_EVENTS, with its two waiting retriers
+ * (SlotUnavailable next in line, WaitingInLine further back) of POLL_RETRIES each.
+ */
+export const ADMIT_ITERATION_EVENTS =
+  EVENTS_PER_STATE + EVENTS_PER_LAMBDA_CALL * (1 + 2 * POLL_RETRIES + TRANSIENT_RETRIES) + 3 * EVENTS_PER_STATE;
+
+/**
  * The count an execution starts with: ExecutionStarted, ResolveTarget with its retries, the notBefore
  * Choice — everything before the Admit loop counts for itself (the planning rounds count their own).
  */

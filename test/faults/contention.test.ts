@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import {
@@ -51,7 +52,7 @@ describe('fault injection: contention on the Lease and the node', () => {
           second = await evacuate(w, 'node-2');
           await waitUntil('node-2 took the lost mutex and decided', () => {
             const calls = admitCalls(w, 'req-node-2');
-            return calls.some((c) => !c.error) || calls.filter((c) => c.error?.name === 'SlotUnavailable').length >= 5;
+            return calls.some((c) => !c.error) || calls.filter((c) => isSlotWait(c.error?.name)).length >= 5;
           });
         },
       );
@@ -86,7 +87,7 @@ describe('fault injection: contention on the Lease and the node', () => {
       await expectSucceeded(w, execution);
       assert.ok(
         admitCalls(w, 'req-node-1').some(
-          (c) => c.error?.name === 'SlotUnavailable' && /crashed-request/.test(c.error.message),
+          (c) => c.error !== undefined && isSlotWait(c.error.name) && /crashed-request/.test(c.error.message),
         ),
         'it waited, naming the holder',
       );

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import {
@@ -65,7 +66,7 @@ describe('fault injection: damaged records (issue 12 item 1)', () => {
       );
       const second = await evacuate(w, 'node-3');
       await waitUntil('node-3 waits behind node-1', () =>
-        w.taskCalls.some((c) => c.functionKey === 'admit' && c.error?.name === 'SlotUnavailable'),
+        w.taskCalls.some((c) => c.functionKey === 'admit' && isSlotWait(c.error?.name)),
       );
       assert.deepEqual(nodeWritesSince(w, mark), [], 'no node was written after the damage');
       assert.equal(unschedulable(w, 'node-1'), true);
@@ -121,7 +122,7 @@ describe('fault injection: damaged records (issue 12 item 1)', () => {
       await expectSucceeded(w, await evacuate(w, 'node-1'));
       const waiting = await evacuate(w, 'node-2');
       await waitUntil('node-2 waits', () =>
-        w.taskCalls.some((c) => c.functionKey === 'admit' && c.error?.name === 'SlotUnavailable'),
+        w.taskCalls.some((c) => c.functionKey === 'admit' && isSlotWait(c.error?.name)),
       );
       annotate(
         w,

@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { isSlotWait } from '../../lib/errors/registry.ts';
+import { abortRequest } from '../../lib/workflow/abort.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { assertCleanError } from '../support/clean-error.ts';
 import { drainbridge } from '../support/cli.ts';
@@ -73,10 +75,14 @@ describe('abort of a request waiting for a slot (packaged state machines)', () =
     const [waiting] = sim.runtime.executionsFor('req-node-2');
     assert.ok(waiting);
     await waitUntil('node-2 waits for a slot', () =>
-      sim.taskCalls.some((call) => call.functionKey === 'admit' && call.error?.name === 'SlotUnavailable'),
+      sim.taskCalls.some((call) => call.functionKey === 'admit' && isSlotWait(call.error?.name)),
     );
     const mark = sim.sim.requestLog.mark();
-    await sim.runtime.deps.progress.requestAbort('req-node-2', 'operator@example.com', new Date());
+    const { kube, progress, config } = sim.runtime.deps;
+    await abortRequest(
+      { kube, progress, namespace: config.namespace },
+      { requestId: 'req-node-2', by: 'operator@example.com', at: new Date() },
+    );
     assert.equal(failureOf(await waiting.outcome).name, 'EvacuationFailed');
     const [failed] = eventsOf(sim, 'Evacuation Failed', 'req-node-2');
     const error = failed?.error as { name?: string; message?: string } | undefined;

@@ -1,12 +1,14 @@
 /**
  * Admission slots (DRAINBRIDGE_MAX_HELD_NODES, default 1): a request for a second node waits
- * (SlotUnavailable retries) until the first node is restored; waiting requests are admitted oldest
+ * (SlotUnavailable retries next in line, WaitingInLine further back) until the first node is restored; waiting requests are admitted oldest
  * first; a re-run of an admitted request takes no second slot.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
+import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/workflow/admission.ts';
 import {
   DRAINBRIDGE_USER,
   failureOf,
@@ -25,8 +27,7 @@ async function heldNodes(w: WorkflowSim): Promise<string[]> {
 }
 
 function slotWaits(w: WorkflowSim, execution: TrackedExecution): number {
-  return w.taskCalls.filter((call) => call.executionId === execution.id && call.error?.name === 'SlotUnavailable')
-    .length;
+  return w.taskCalls.filter((call) => call.executionId === execution.id && isSlotWait(call.error?.name)).length;
 }
 
 async function request(w: WorkflowSim, node: string): Promise<TrackedExecution> {
@@ -93,6 +94,48 @@ describe('admission slots (one held node by default)', () => {
   });
 });
 
+describe('a released slot, seen from the admission Lease', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(IDLE_NODES_SCENARIO);
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('next in line waits on the Lease and its record only; the release takes the node off the Lease', async () => {
+    await succeeds(await request(w, 'node-1'));
+    const admitted = async () =>
+      JSON.parse(
+        (await w.admin.getLease('drainbridge', ADMISSION_LEASE)).metadata?.annotations?.[ADMITTED_ANNOTATION] ?? '[]',
+      ) as string[];
+    assert.deepEqual(await admitted(), ['node-1'], 'the Lease records the admitted node');
+    const second = await request(w, 'node-2');
+    await waitUntil('node-2 has its place in line', () => slotWaits(w, second) >= 1);
+    const mark = w.sim.requestLog.mark();
+    const before = slotWaits(w, second);
+    await waitUntil('node-2 asked twice more', () => slotWaits(w, second) >= before + 2);
+    const reads = w.sim.requestLog.reads({ since: mark, user: DRAINBRIDGE_USER });
+    assert.deepEqual(
+      [...new Set(reads.map((r) => r.resource))].sort(),
+      ['leases'],
+      'while no slot is free it reads the admission Lease alone: no node, not its record',
+    );
+    assert.match(
+      w.taskCalls.filter((c) => c.executionId === second.id && isSlotWait(c.error?.name)).at(-1)?.error?.message ?? '',
+      /node node-2: all 1 maintenance slot\(s\) are in use \(held: node-1; a slot frees when that maintenance ends: drainbridge restore node-1\); 0 request\(s\) ahead/,
+    );
+
+    await restore(w, 'node-1');
+    await succeeds(second);
+    assert.deepEqual(await admitted(), ['node-2'], 'released, node-1 left the Lease; admitted, node-2 joined it');
+    await restore(w, 'node-2');
+    // The release's last step writes the Lease, after the node's hold is gone.
+    await waitUntil('the last release leaves no node on the Lease', async () => (await admitted()).length === 0);
+    await w.runtime.settle();
+  });
+});
+
 describe('a held node without the held label (held by a version before the label, or the label removed, even uncordoned)', () => {
   let w: WorkflowSim;
   before(async () => {
@@ -140,7 +183,7 @@ describe('a request far back in line (two or more older requests per slot ahead 
     await w?.stop();
   });
 
-  it('waits reading only the Lease and its record, says why, and is admitted in its turn', async () => {
+  it('waits reading only the admission Lease, says why, and is admitted in its turn', async () => {
     await succeeds(await request(w, 'node-1'));
     const second = await request(w, 'node-2');
     await waitUntil('node-2 waits for a slot', () => slotWaits(w, second) >= 1);
@@ -152,17 +195,29 @@ describe('a request far back in line (two or more older requests per slot ahead 
     const mark = w.sim.requestLog.mark();
     const before = slotWaits(w, fourth);
     await waitUntil('node-4 asked twice more', () => slotWaits(w, fourth) >= before + 2);
-    const later = w.taskCalls.filter((c) => c.executionId === fourth.id && c.error?.name === 'SlotUnavailable');
+    const later = w.taskCalls.filter((c) => c.executionId === fourth.id && isSlotWait(c.error?.name));
+    assert.equal(later.at(-1)?.error?.name, 'WaitingInLine', 'far back, it waits with backoff');
     assert.match(later.at(-1)?.error?.message ?? '', /behind 2 older request\(s\) for 1 maintenance slot\(s\)/);
-    const node4Reads = w.sim.requestLog
-      .reads({ since: mark, user: DRAINBRIDGE_USER, resource: 'nodes' })
-      .filter((r) => r.name === 'node-4');
-    assert.deepEqual(node4Reads, [], 'no read of node-4 while it waits far back');
+    const reads = w.sim.requestLog.reads({ since: mark, user: DRAINBRIDGE_USER });
+    assert.deepEqual(
+      reads.filter((r) => r.resource === 'nodes' && r.name === 'node-4'),
+      [],
+      'no read of node-4 while it waits far back',
+    );
+    assert.deepEqual(
+      reads.filter((r) => r.resource === 'evacuations' && r.name === 'req-node-4'),
+      [],
+      'no read of its record either (drainbridge abort takes it off the line)',
+    );
+    // The log does record this user's reads by resource and name (the check can fail).
     assert.ok(
-      w.sim.requestLog
-        .reads({ since: mark, user: DRAINBRIDGE_USER, resource: 'nodes' })
-        .some((r) => r.name === 'node-2'),
-      'the request at the front still reads its node (the check can see node reads)',
+      reads.some((r) => r.resource === 'leases' && r.name === ADMISSION_LEASE),
+      'the waiting requests read the admission Lease',
+    );
+    assert.equal(
+      w.taskCalls.filter((c) => c.executionId === second.id && isSlotWait(c.error?.name)).at(-1)?.error?.name,
+      'SlotUnavailable',
+      'next in line, it is tried again within seconds',
     );
 
     await restore(w, 'node-1');

@@ -37,7 +37,7 @@ const definitions = JSON.parse(readFileSync(new URL('../../workflow/definitions.
   stateMachines: { evacuate: { States: Record<string, State> } };
 };
 const STATES = definitions.stateMachines.evacuate.States;
-const POLLING_ERRORS = ['NotYetDone', 'SlotUnavailable'];
+const POLLING_ERRORS = ['NotYetDone', 'SlotUnavailable', 'WaitingInLine'];
 const STATE = 2;
 const LAMBDA = 3;
 /** A service integration attempt (startExecution): TaskScheduled, TaskStarted, TaskSubmitted/Succeeded/Failed… */

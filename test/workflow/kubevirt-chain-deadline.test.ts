@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import {
   eventsOf,
   failureOf,
@@ -56,7 +57,7 @@ describe('the maximum evacuation time runs out in a continued execution', () => 
     const [first] = w.runtime.executionsFor('req-node-1');
     assert.ok(first);
     const admitsWaited = () =>
-      w.taskCalls.filter((c) => c.executionId === first.id && c.error?.name === 'SlotUnavailable').length;
+      w.taskCalls.filter((c) => c.executionId === first.id && isSlotWait(c.error?.name)).length;
     // Eleven caught rounds of 21 attempts each count more than PARALLEL_ENTRY_LIMIT (1,000 events).
     await waitUntil('node-1 waited long enough in the Admit loop', () => admitsWaited() >= 12 * 21, 120_000);
     await w.runtime.put('Maintenance Ended', maintenanceEnded('node-2'));

@@ -10,6 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import { isSlotWait } from '../../lib/errors/registry.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { drainbridge } from '../support/cli.ts';
 import { watchInvariants } from '../support/invariants.ts';
@@ -100,7 +101,8 @@ describe('issue 12 item 1: an unreadable ledger is a blocker (packaged state mac
       sim.taskCalls.some(
         (call) =>
           call.functionKey === 'admit' &&
-          call.error?.name === 'SlotUnavailable' &&
+          call.error !== undefined &&
+          isSlotWait(call.error.name) &&
           /held: node-1/.test(call.error.message),
       ),
     );

@@ -7,12 +7,13 @@
 import type { Config } from '../../config/index.ts';
 import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
-import { EvacuationAborted, NotYetDone, SkipEvent, SlotUnavailable } from '../../errors/index.ts';
+import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
+import { readLease } from '../../kube/lease.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
-import { type Admitted, admitRequest, farBackInLine } from '../admission.ts';
+import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
@@ -65,17 +66,19 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       slotLimits: config.slotLimits,
       ledger: ledgerSettings(config),
     };
-    // Far back in line, an attempt reads only the Lease and the record (for an abort); its place there
-    // says it has been here before, so its node and record exist.
-    const farBack = await farBackInLine(deps.kube, input.request, settings, tools.now());
+    // A request waiting in line, or one that would find admission busy, is told so from the admission
+    // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
+    // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
+    const lease = await readLease(deps.kube, config.namespace, ADMISSION_LEASE);
+    const waiting = await waitFromLease(deps.kube, input.request, settings, { lease, now: tools.now() });
+    if (waiting !== undefined) throw waiting;
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
     // once the node is known to exist (a request for no node writes nothing), and unless the request was
     // released already: a late duplicate is dropped on the ledger's tombstone before it writes anything
-    // (its record may have expired meanwhile, lib/progress/expiry.ts; admitRequest checks the same). A
-    // request far back in line was never admitted, so never released.
-    const node = farBack === undefined ? await readNodeOrFail(deps.kube, input.request.nodeName) : undefined;
-    const ledger = node ? ledgerOf(node) : undefined;
-    if (ledger?.status === 'ok' && Object.hasOwn(ledger.ledger.released, input.request.requestId)) {
+    // (its record may have expired meanwhile, lib/progress/expiry.ts; admitRequest checks the same).
+    const node = await readNodeOrFail(deps.kube, input.request.nodeName);
+    const ledger = ledgerOf(node);
+    if (ledger.status === 'ok' && Object.hasOwn(ledger.ledger.released, input.request.requestId)) {
       throw new SkipEvent(
         `request ${input.request.requestId} was already released from node ${input.request.nodeName}; not cordoning again`,
       );
@@ -87,10 +90,11 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
         `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
       );
     }
-    if (farBack !== undefined) throw new SlotUnavailable(farBack);
     const admitted = await admitRequest(deps.kube, input.request, settings, {
       now: tools.now(),
-      ...(node ? { node } : {}),
+      lease,
+      node,
+      clock: () => tools.now(),
     });
     const record = await deps.progress.ensure(input.request);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
@@ -104,7 +108,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     const execution = { executionId: input.executionId, predecessor: input.chain?.previousExecutionId };
     const ownership = await reconcileOwnership(deps.kube, input.request.requestId, execution, tools.now());
     if (ownership.action === 'yield') {
-      throw new SlotUnavailable(ownerWaitMessage(input.request.requestId, ownership.owner));
+      throw new WaitingInLine(ownerWaitMessage(input.request.requestId, ownership.owner));
     }
     // A continued execution picks up where its predecessor was: the phase does not walk back.
     if (!input.chain?.previousExecutionId) await advancePhase(deps, input, 'NodeCordoned', tools);

@@ -6,7 +6,7 @@ import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf, readLedger } from '../../node/ledger.ts';
-import { leaveQueue } from '../admission.ts';
+import { leaveQueue, noteReleased } from '../admission.ts';
 import { reportBlocked } from '../blocked.ts';
 import { cancelBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
@@ -147,6 +147,12 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
       }),
     );
     if (result.last && !result.nodeGone) await setPhase(deps.kube, request.nodeName, 'NodeUncordoned', tools.now());
+    // The slot is free: the requests next in line see it from the admission Lease at their next attempt.
+    if (result.last) {
+      await noteReleased(deps.kube, deps.config.namespace, request.nodeName, tools.now()).catch((caught: unknown) => {
+        tools.logger.warn('could not note the free slot on the admission Lease', { reason: (caught as Error).message });
+      });
+    }
     const summary = result.last ? JSON.stringify(result.restored) : 'other holds remain';
     tools.logger.info('hold released', { lastHold: result.last, restored: summary });
     const kept = result.restored.cordonKeptFor;

@@ -153,6 +153,7 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
       'NotYetDone',
       'SkipEvent',
       'SlotUnavailable',
+      'WaitingInLine',
     ]);
   });
 });

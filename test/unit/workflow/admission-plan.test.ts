@@ -64,6 +64,22 @@ describe('planAdmission', () => {
     assert.equal(planAdmission(facts({ requestId: 'r0', node: 'b1', queue })).admit, true);
   });
 
+  it('forgets the place of a request that already holds its node: it stands ahead of nobody', () => {
+    const old = new Date(NOW.getTime() - 60_000).toISOString();
+    // r0 was admitted to b1 (its hold is on the ledger) but its place stayed: its admitter's unlock was lost.
+    const queue = { r0: { node: 'b1', since: old, seen: old } };
+    const holdersOf = (node: string) => (node === 'b1' ? [{ requestId: 'r0', requester: 'x', since: old }] : []);
+    const decision = planAdmission(facts({ node: 'a1', maxHeldNodes: 2, heldNodes: ['b1'], queue, holdersOf }));
+    assert.equal(decision.admit, true, 'r1 gets the second slot: nothing waits ahead of it');
+    assert.deepEqual(decision.queue, {}, 'and the left-behind place is gone from the queue written back');
+    // The same place without the hold on the ledger is a waiting request: it goes first.
+    const waiting = planAdmission(
+      facts({ node: 'a1', maxHeldNodes: 2, heldNodes: ['a2'], queue, holdersOf: () => [] }),
+    );
+    assert.equal(waiting.admit, false);
+    assert.ok(waiting.queue.r0);
+  });
+
   it('applies label-selector limits on top of the total: one node per zone', () => {
     const limits = [
       { selector: 'zone=a', max: 1 },
