@@ -60,8 +60,21 @@ describe('SIGINT during an evacuation, then the same command again', () => {
     const record = await admin.getEvacuation(evacuationName('ctrl-c'));
     assert.equal(record.metadata.annotations?.[OWNER_ANNOTATION], undefined, 'the owner mark was handed back');
 
-    // The operator clears the blocker, then runs the very same command.
+    // The operator clears the blocker — `kubectl delete pod` returns once the pod is gone (its grace period
+    // over) — then runs the very same command.
     await admin.core.deleteNamespacedPod({ name: 'debug', namespace: 'default' });
+    for (const give = Date.now() + 10_000; ; ) {
+      const left = await admin.core.readNamespacedPod({ name: 'debug', namespace: 'default' }).then(
+        () => true,
+        (error: { code?: number }) => {
+          if (error.code === 404) return false;
+          throw error;
+        },
+      );
+      if (!left) break;
+      assert.ok(Date.now() < give, 'the debug pod is gone within 10 s of its deletion');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const second = startCli(command);
     const started = Date.now();
     await second.waitFor(/pods: \d+\/\d+ pods evicted/, 5_000);

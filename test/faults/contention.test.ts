@@ -7,12 +7,14 @@ import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
+import { INTENTS_ANNOTATION } from '../../lib/workflow/admission-intents.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import {
   delayWrites,
   evacuate,
   expectSucceeded,
   type FaultWorld,
+  failReads,
   failWrites,
   IDLE_NODES_SCENARIO,
   openSpareNodes,
@@ -66,6 +68,28 @@ describe('fault injection: contention on the Lease and the node', () => {
       assert.equal(held.length, 1, `held now: ${held.join(', ')}`);
       first.abort();
       second?.abort();
+    },
+  );
+
+  scenario(
+    'admission fails after it took the mutex and before its hold write (node lists answer 500): no slot kept for it',
+    { cluster: IDLE_NODES_SCENARIO },
+    async (w) => {
+      // No Lease yet: the first request takes the mutex at once, then cannot list the nodes that may be held.
+      const stop = failReads(w, ['nodes'], 500, ['list']);
+      const execution = await evacuate(w, 'node-1');
+      await waitUntil('an admission attempt failed under the mutex', () =>
+        admitCalls(w, 'req-node-1').some((c) => c.error?.name === 'TransientError'),
+      );
+      const lease = w.sim.store.get(LEASES, 'drainbridge', 'drainbridge-admission') as {
+        metadata?: { annotations?: Record<string, string> };
+      };
+      const intents = JSON.parse(lease?.metadata?.annotations?.[INTENTS_ANNOTATION] ?? '{}') as Record<string, unknown>;
+      // An intent left behind would count node-1 as held for two minutes: a slot lost to a failed attempt.
+      assert.deepEqual(Object.keys(intents), [], 'the failed attempt left no admission in flight');
+      stop();
+      await expectSucceeded(w, execution);
+      assert.deepEqual(holdsOf(w, 'node-1'), ['req-node-1']);
     },
   );
 
