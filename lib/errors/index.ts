@@ -73,7 +73,7 @@ export class SlotUnavailable extends DrainbridgeError {
 /**
  * No slot is coming soon: the request waits further back in line (at least twice as many requests wait
  * ahead of it as there are slots), on a label-selector limit, for the admission mutex before it has a
- * place, or for another execution of the same request. Retried with backoff (up to 20 s): polling those
+ * place, or for another execution of the same request. Retried with backoff (up to 30 s): polling those
  * every few seconds would cost the API server requests that cannot admit anything. A SlotUnavailable to
  * everything that catches one.
  */

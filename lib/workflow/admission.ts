@@ -331,9 +331,9 @@ async function waitWithoutLock(
 
 /**
  * The error a waiting request throws, which picks its retry schedule (workflow/evacuate.asl.yml, Admit):
- * SlotUnavailable (every 0–4 s) when fewer than twice as many requests wait ahead of it for the
+ * SlotUnavailable (every 0–3 s) when fewer than twice as many requests wait ahead of it for the
  * cluster-wide slots as there are slots — the next round of releases admits it, or brings it to the
- * front; WaitingInLine (backoff up to 20 s) when it waits further back, on a label-selector limit or a
+ * front; WaitingInLine (backoff up to 30 s) when it waits further back, on a label-selector limit or a
  * window, or has no place yet.
  */
 function waitError(
