@@ -17,6 +17,7 @@ import { readLedger } from '../../lib/node/ledger.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
+import type { KubeObject } from '../../sim/store/types.ts';
 import { countKinds, type RequestKinds } from './requests.ts';
 import { scaleScenario } from './scale-scenario.ts';
 
@@ -101,9 +102,34 @@ async function start(nodes: number, speed: number): Promise<void> {
   send({ type: 'ready', runKubeconfig, adminKubeconfig });
 }
 
+function isHeld(node: KubeObject): boolean {
+  return Object.keys(readLedger(node as never).holds).length > 0;
+}
+
 function heldNow(current: Simulator): number {
-  return current.store.list(NODES).items.filter((node) => Object.keys(readLedger(node as never).holds).length > 0)
-    .length;
+  return current.store.scan(NODES).filter(isHeld).length;
+}
+
+/**
+ * The nodes held now, kept from the node watch's events (one node each): counting every node of the
+ * cluster at every node change would cost the simulator more than the API requests it serves.
+ */
+function watchHeld(current: Simulator): { readonly most: () => number; readonly stop: () => void } {
+  const held = new Set(
+    current.store
+      .scan(NODES)
+      .filter(isHeld)
+      .map((node) => node.metadata.name ?? ''),
+  );
+  let most = held.size;
+  const watch = current.store.watch(NODES, {}, (event) => {
+    if (event.type === 'BOOKMARK' || event.type === 'ERROR') return;
+    const name = event.object.metadata?.name ?? '';
+    if (event.type !== 'DELETED' && isHeld(event.object)) held.add(name);
+    else held.delete(name);
+    most = Math.max(most, held.size);
+  });
+  return { most: () => most, stop: () => watch.stop() };
 }
 
 /** The wanted nodes whose evacuation reached NodeDrained now (not counted before: they are in `seen`). */
@@ -132,10 +158,7 @@ function endMaintenance(current: Simulator, node: string): void {
 async function request(nodes: readonly string[], timeoutMs: number): Promise<void> {
   const current = sim as Simulator;
   const wanted = new Set(nodes);
-  let maxHeld = 0;
-  const watch = current.store.watch(NODES, {}, () => {
-    maxHeld = Math.max(maxHeld, heldNow(current));
-  });
+  const held = watchHeld(current);
   const mark = current.requestLog.mark();
   const started = performance.now();
   for (const node of nodes) {
@@ -162,7 +185,7 @@ async function request(nodes: readonly string[], timeoutMs: number): Promise<voi
     }
   }
   const elapsedMs = performance.now() - started;
-  watch.stop();
+  held.stop();
   const ok = drained === nodes.length;
   const done: ScaleDone = {
     type: 'done',
@@ -170,7 +193,7 @@ async function request(nodes: readonly string[], timeoutMs: number): Promise<voi
     failure: ok ? '' : `${drained} of ${nodes.length} nodes drained within ${timeoutMs / 1000} s`,
     elapsedMs,
     drained,
-    maxHeld,
+    maxHeld: held.most(),
     requests: summarizeRequests(current.requestLog.all({ since: mark })),
     simulatorPeakRss: process.resourceUsage().maxRSS * 1024,
   };

@@ -118,7 +118,7 @@ function podsByNode(context: Context, set: Workload): Map<string, Pod[]> {
 }
 
 function syncDaemonSet(context: Context, set: Workload): ReconcileResult {
-  const nodes = context.store.list(REFS.nodes).items.map((n) => view<Node>(n));
+  const nodes = context.store.scan(REFS.nodes).map((n) => view<Node>(n));
   const byNode = podsByNode(context, set);
   const counts = { desired: 0, scheduled: 0, misscheduled: 0, ready: 0 };
   for (const node of nodes) {

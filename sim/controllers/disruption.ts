@@ -58,7 +58,8 @@ function syncBudget(context: Context, budget: Budget): ReconcileResult {
   const namespace = budget.metadata.namespace ?? 'default';
   const selector = budget.spec?.selector;
   // A missing selector matches nothing (policy/v1); an empty one matches every pod in the namespace.
-  const items = selector ? store.list(REFS.pods, { namespace, labelSelector: selectorString(selector) }).items : [];
+  // Read, not copied (scan): a budget over thousands of pods is re-synced at every change of one.
+  const items = selector ? store.scan(REFS.pods, { namespace, labelSelector: selectorString(selector) }) : [];
   const pods = items
     .filter((pod) => selectorMatches(selector, pod.metadata.labels))
     .map((pod) => view<Pod>(pod))

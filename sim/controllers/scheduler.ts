@@ -67,8 +67,9 @@ function markUnschedulable(context: Context, pod: Pod, message: string): boolean
 /** One pass: every pending pod, oldest first, against the nodes as the earlier bindings left them. */
 function schedulePending(context: Context): void {
   const recorder = context.recorder({ component: SCHEDULER_NAME });
-  const nodes = context.store.list(REFS.nodes).items.map((n) => view<Node>(n));
-  const pods = context.store.list(REFS.pods).items.map((p) => view<Pod>(p));
+  // Read, not copied (scan): a pass reads every pod and node, and changes them only through writes.
+  const nodes = context.store.scan(REFS.nodes).map((n) => view<Node>(n));
+  const pods = context.store.scan(REFS.pods).map((p) => view<Pod>(p));
   const podsByNode = new Map<string, SchedulingPod[]>();
   for (const pod of pods) {
     if (!pod.spec.nodeName) continue;

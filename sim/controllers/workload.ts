@@ -17,7 +17,8 @@ export function selectorString(selector: LabelSelector): string {
 
 /**
  * Pods in the owner's namespace whose controller reference points at it. `selector` narrows the list
- * first (the store copies every listed object, and most pods belong to someone else).
+ * first (most pods belong to someone else). The store's own objects, not copies (scan): read them, change
+ * them only through the store's writes.
  */
 export function ownedPods(store: ObjectStore, owner: KubeObject, selector?: LabelSelector): Pod[] {
   const namespace = owner.metadata.namespace;
@@ -26,8 +27,8 @@ export function ownedPods(store: ObjectStore, owner: KubeObject, selector?: Labe
     ...(selector ? { labelSelector: selectorString(selector) } : {}),
   };
   return store
-    .list(REFS.pods, options)
-    .items.filter((pod) => isControlledBy(pod, owner))
+    .scan(REFS.pods, options)
+    .filter((pod) => isControlledBy(pod, owner))
     .map((pod) => view<Pod>(pod));
 }
 

@@ -160,15 +160,8 @@ class MemoryStore implements ClosableStore {
   }
 
   list(ref: ResourceRef, options: ListOptions = {}): ListResult {
-    const type = this.#typeOf(ref);
-    const filter = compileFilter({ ...options, namespace: type.namespaced ? options.namespace : undefined });
     const from = options.continue ? decodeContinue(options.continue) : undefined;
-    const keys = [...this.#bucket(ref).keys()].sort();
-    const matching: [string, KubeObject][] = [];
-    for (const key of keys) {
-      const object = this.#bucket(ref).get(key);
-      if (object && (!from || key > from.start) && passes(filter, object)) matching.push([key, object]);
-    }
+    const matching = this.#matching(ref, options, from?.start);
     const limit = options.limit && options.limit > 0 ? options.limit : matching.length;
     const page = matching.slice(0, limit);
     const rv = from?.rv ?? this.#rv;
@@ -179,6 +172,26 @@ class MemoryStore implements ClosableStore {
       result.remainingItemCount = matching.length - limit;
     }
     return result;
+  }
+
+  scan(
+    ref: ResourceRef,
+    options: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> = {},
+  ): readonly KubeObject[] {
+    return this.#matching(ref, options, undefined).map(([, object]) => object);
+  }
+
+  /** The stored objects `options` select, by key; after `start` when given (a continued list). */
+  #matching(ref: ResourceRef, options: ListOptions, start: string | undefined): [string, KubeObject][] {
+    const type = this.#typeOf(ref);
+    const filter = compileFilter({ ...options, namespace: type.namespaced ? options.namespace : undefined });
+    const bucket = this.#bucket(ref);
+    const matching: [string, KubeObject][] = [];
+    for (const key of [...bucket.keys()].sort()) {
+      const object = bucket.get(key);
+      if (object && (start === undefined || key > start) && passes(filter, object)) matching.push([key, object]);
+    }
+    return matching;
   }
 
   #checkNamespaceOpen(type: ResourceType, object: KubeObject): void {

@@ -286,6 +286,16 @@ export interface ObjectStore {
   /** Like `get` but throws a 404 StatusError. */
   mustGet(ref: ResourceRef, namespace: string | undefined, name: string): KubeObject;
   list(ref: ResourceRef, options?: ListOptions): ListResult;
+  /**
+   * The matching objects themselves, in list order — not copies. For the simulator's own controllers,
+   * which read thousands of objects per pass and change them only through writes: copying every listed
+   * object was two thirds of the simulator's time at 1,000 nodes. The store replaces an object on every
+   * write and never changes a stored one, so what this returns stays as it was read; never modify it.
+   */
+  scan(
+    ref: ResourceRef,
+    options?: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
+  ): readonly KubeObject[];
   /** Creates (uid, resourceVersion, creationTimestamp, generation 1; `generateName` honoured). 409 AlreadyExists, 404 for a missing namespace, 403 for a terminating one. */
   create(ref: ResourceRef, object: KubeObject, options?: WriteOptions): KubeObject;
   /** Replaces; a set `metadata.resourceVersion` that is not current → 409 Conflict. 404 when missing. */
