@@ -73,9 +73,10 @@ export class SlotUnavailable extends DrainbridgeError {
 /**
  * No slot is coming soon: the request waits further back in line (at least twice as many requests wait
  * ahead of it as there are slots), on a label-selector limit, for the admission mutex before it has a
- * place, or for another execution of the same request. Retried with backoff (up to 30 s): polling those
- * every few seconds would cost the API server requests that cannot admit anything. A SlotUnavailable to
- * everything that catches one.
+ * place, or for another execution of the same request. Retried every 0–10 s, not every few seconds
+ * (that would cost the API server requests that cannot admit anything), and without a growing backoff:
+ * the line moves while the request sleeps, and one asleep at the front keeps free slots from the
+ * requests behind it. A SlotUnavailable to everything that catches one.
  */
 export class WaitingInLine extends SlotUnavailable {
   constructor(message: string) {

@@ -48,7 +48,7 @@ export const ERROR_REGISTRY = {
   WaitingInLine: {
     handling: 'wait',
     expected: true,
-    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again with backoff',
+    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again every 0-10 s',
   },
   SkipEvent: {
     handling: 'skip',

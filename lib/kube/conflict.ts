@@ -24,6 +24,20 @@ export function isConflict(error: unknown): boolean {
 }
 
 /**
+ * Runs one conditional `write`: true when it landed, false when it met a conflict (someone wrote
+ * first) — for a write that may simply be left to the next attempt, or to whoever wrote first.
+ */
+export async function unlessConflict(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConflict(error)) return false;
+    throw error;
+  }
+}
+
+/**
  * Runs `attempt` (read → decide → conditional write) until it ends without a ConflictError, at most
  * `attempts` times; any other error, and the last conflict, are thrown as they are.
  */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ResolvedRequest } from '../domain/request.ts';
 import { ConflictError, RecordUnreadable, SkipEvent, SlotUnavailable, WaitingInLine } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { isConflict, retryOnConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { createLease, readLease, updateLease } from '../kube/lease.ts';
 import type { Labels } from '../kube/selectors.ts';
@@ -35,6 +36,7 @@ import {
   type AdmissionQueue,
   describeHolders,
   planAdmission,
+  type QueueEntry,
   requestsAhead,
   type SlotHolder,
   type SlotLimit,
@@ -321,10 +323,8 @@ async function waitWithoutLock(
   });
   const mine = decision.queue[request.requestId];
   const due = place === undefined || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000;
-  const write = mine ? due : place !== undefined;
-  if (write && isMutexFree(lease, now)) {
-    const value = writeJsonRecord(decision.queue, ADMISSION_QUEUE_FORMAT);
-    await writeAnnotation(client, settings.namespace, lease, { key: QUEUE_ANNOTATION, value });
+  if (mine ? due : place !== undefined) {
+    await writePlace(client, { namespace: settings.namespace, lease, now }, request.requestId, mine);
   }
   return error;
 }
@@ -333,7 +333,7 @@ async function waitWithoutLock(
  * The error a waiting request throws, which picks its retry schedule (workflow/evacuate.asl.yml, Admit):
  * SlotUnavailable (every 0–3 s) when fewer than twice as many requests wait ahead of it for the
  * cluster-wide slots as there are slots — the next round of releases admits it, or brings it to the
- * front; WaitingInLine (backoff up to 30 s) when it waits further back, on a label-selector limit or a
+ * front; WaitingInLine (every 0–10 s) when it waits further back, on a label-selector limit or a
  * window, or has no place yet.
  */
 function waitError(
@@ -346,8 +346,11 @@ function waitError(
   return next ? new SlotUnavailable(message) : new WaitingInLine(message);
 }
 
-/** Where a place older than this is written again through the locked path (the unlocked refresh failed). */
-const QUEUE_REFRESH_LOCKED_SECONDS = 120;
+/**
+ * A place older than this is not waited on from the Lease alone (its refreshes there kept failing): the
+ * request decides on the nodes again (waitWithoutLock), which writes its place anew.
+ */
+const LEASE_ONLY_WAIT_SECONDS = 120;
 
 /**
  * Why a request waits, decided from the admission Lease alone — one read, where deciding on the nodes
@@ -379,15 +382,19 @@ export async function waitFromLease(
         at,
       );
   const age = place ? now.getTime() - Date.parse(place.seen) : Number.POSITIVE_INFINITY;
-  if (!place || age > QUEUE_REFRESH_LOCKED_SECONDS * 1000) return busy;
+  if (!lease || !place || age > LEASE_ONLY_WAIT_SECONDS * 1000) return busy;
   const ahead = requestsAhead(queue, request.requestId, { now, ttlSeconds: QUEUE_TTL_SECONDS }) ?? 0;
   const why =
     ahead >= 2 * max
       ? `waiting in line since ${place.since} behind ${ahead} older request(s) for ${max} maintenance slot(s) (\`drainbridge status\` shows who holds them)`
       : noSlotYet(lease, request, { ahead, max, now });
   if (why === undefined) return busy;
-  const refresh = { namespace: settings.namespace, now };
-  if (age > QUEUE_REFRESH_SECONDS * 1000 && !(await refreshPlace(client, lease, request, refresh))) return busy;
+  if (age > QUEUE_REFRESH_SECONDS * 1000) {
+    const refreshed = { ...place, seen: now.toISOString() };
+    if (!(await writePlace(client, { namespace: settings.namespace, lease, now }, request.requestId, refreshed))) {
+      return busy;
+    }
+  }
   return waitError(`node ${request.nodeName}: ${why}`, { queue }, at);
 }
 
@@ -413,42 +420,58 @@ function noSlotYet(
     : `all ${at.max} maintenance slot(s) are in use (${describeHolders([...held])}); ${at.ahead} request(s) ahead`;
 }
 
-/**
- * Writes this request's `seen` again, without the mutex: only while nobody holds it (a holder's unlock
- * must not meet a changed Lease) and only on the Lease as read (a conflict: someone wrote meanwhile).
- * Returns whether it wrote; when not, the usual path refreshes the place under the mutex.
- */
-async function refreshPlace(
-  client: KubeClient,
-  lease: V1Lease | undefined,
-  request: ResolvedRequest,
-  at: { readonly namespace: string; readonly now: Date },
-): Promise<boolean> {
-  const { namespace, now } = at;
-  if (!lease || !isMutexFree(lease, now)) return false;
-  const queue = readQueue(lease, request.nodeName);
-  const place = queue[request.requestId];
-  if (!place) return false;
-  const refreshed = { ...queue, [request.requestId]: { ...place, seen: now.toISOString() } };
-  const value = writeJsonRecord(refreshed, ADMISSION_QUEUE_FORMAT);
-  return writeAnnotation(client, namespace, lease, { key: QUEUE_ANNOTATION, value });
-}
+/** The annotations an edit of the Lease sets, from the Lease as read; undefined: nothing to change. */
+type LeaseEdit = (lease: V1Lease) => Record<string, string> | undefined;
 
-/** One annotation of the Lease written as read (optimistic concurrency); false on a conflict. */
-async function writeAnnotation(
+/**
+ * Edits the Lease's records without the mutex (a place in line written or dropped, a released node taken
+ * off the admitted ones): only while nobody holds the mutex — a holder's unlock must not meet a changed
+ * Lease — and conditional on the Lease as read. A conflict (another waiter wrote first, as a hundred
+ * requests entering the line at once do) reads the Lease again and edits that, a few times within
+ * milliseconds (retryOnConflict), so that the line forms within one attempt each instead of one Step
+ * Functions retry per conflict. `first`: the Lease as the caller just read it, for the first try.
+ * Returns whether it wrote.
+ */
+async function editWithoutMutex(
   client: KubeClient,
-  namespace: string,
-  lease: V1Lease,
-  annotation: { readonly key: string; readonly value: string },
+  at: { readonly namespace: string; readonly now: Date; readonly first?: V1Lease | undefined },
+  edit: LeaseEdit,
 ): Promise<boolean> {
-  const annotations = { ...lease.metadata?.annotations, [annotation.key]: annotation.value };
-  try {
-    await updateLease(client, namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
+  let first = at.first;
+  const attempt = async (): Promise<boolean> => {
+    const lease = first ?? (await readLease(client, at.namespace, ADMISSION_LEASE));
+    first = undefined;
+    if (!lease || !isMutexFree(lease, at.now)) return false;
+    const changed = edit(lease);
+    if (changed === undefined) return false;
+    const annotations = { ...lease.metadata?.annotations, ...changed };
+    await updateLease(client, at.namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
     return true;
+  };
+  try {
+    return await retryOnConflict(attempt);
   } catch (error) {
-    if (error instanceof ConflictError) return false;
+    if (isConflict(error)) return false; // still contended: the next attempt writes it
     throw error;
   }
+}
+
+/**
+ * Writes `requestId`'s place in line (`place`), or drops it (undefined), without the mutex
+ * (editWithoutMutex); the other places stay as whoever wrote last left them. Returns whether it wrote.
+ */
+function writePlace(
+  client: KubeClient,
+  at: { readonly namespace: string; readonly now: Date; readonly lease?: V1Lease | undefined },
+  requestId: string,
+  place: QueueEntry | undefined,
+): Promise<boolean> {
+  return editWithoutMutex(client, { namespace: at.namespace, now: at.now, first: at.lease }, (lease) => {
+    const { [requestId]: current, ...others } = readQueue(lease);
+    if (place === undefined && current === undefined) return undefined;
+    const queue = place === undefined ? others : { ...others, [requestId]: place };
+    return { [QUEUE_ANNOTATION]: writeJsonRecord(queue, ADMISSION_QUEUE_FORMAT) };
+  });
 }
 
 /**
@@ -462,13 +485,11 @@ export async function noteReleased(
   nodeName: string,
   now: Date,
 ): Promise<boolean> {
-  const lease = await readLease(client, namespace, ADMISSION_LEASE);
-  const admitted = readAdmitted(lease);
-  if (!lease || admitted === 'unreadable' || !admitted.includes(nodeName) || !isMutexFree(lease, now)) return false;
-  const rest = admitted.filter((name) => name !== nodeName);
-  return writeAnnotation(client, namespace, lease, {
-    key: ADMITTED_ANNOTATION,
-    value: writeJsonRecord(rest, ADMITTED_FORMAT),
+  return editWithoutMutex(client, { namespace, now }, (lease) => {
+    const admitted = readAdmitted(lease);
+    if (admitted === 'unreadable' || !admitted.includes(nodeName)) return undefined;
+    const rest = admitted.filter((name) => name !== nodeName);
+    return { [ADMITTED_ANNOTATION]: writeJsonRecord(rest, ADMITTED_FORMAT) };
   });
 }
 
@@ -598,10 +619,5 @@ export async function leaveQueue(
   requestId: string,
   now: Date,
 ): Promise<boolean> {
-  const lease = await readLease(client, namespace, ADMISSION_LEASE);
-  const queue = readQueue(lease);
-  if (!lease || !queue[requestId] || !isMutexFree(lease, now)) return false;
-  const { [requestId]: _leaving, ...rest } = queue;
-  const value = writeJsonRecord(rest, ADMISSION_QUEUE_FORMAT);
-  return writeAnnotation(client, namespace, lease, { key: QUEUE_ANNOTATION, value });
+  return writePlace(client, { namespace, now }, requestId, undefined);
 }

@@ -7,9 +7,9 @@
  * case of a process killed mid-step and re-run with the same input.
  */
 import { z } from 'zod';
-import { ConflictError, RecordUnreadable } from '../errors/index.ts';
+import { RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { retryOnConflict } from '../kube/conflict.ts';
+import { retryOnConflict, unlessConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
@@ -89,13 +89,7 @@ export async function releaseOwnership(client: KubeClient, requestId: string, ex
   }
   if (readOwner(record)?.executionId !== executionId) return false;
   const { [OWNER_ANNOTATION]: _mine, ...annotations } = record.metadata.annotations ?? {};
-  try {
-    await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
-    return true;
-  } catch (error) {
-    if (error instanceof ConflictError) return false;
-    throw error;
-  }
+  return unlessConflict(() => client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } }));
 }
 
 /**
@@ -148,11 +142,5 @@ export async function clearDeadOwner(
   if (!owner || !isGone(owner)) return false;
   const annotations = { ...record.metadata.annotations };
   delete annotations[OWNER_ANNOTATION];
-  try {
-    await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
-    return true;
-  } catch (error) {
-    if (error instanceof ConflictError) return false;
-    throw error;
-  }
+  return unlessConflict(() => client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } }));
 }
