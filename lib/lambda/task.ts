@@ -33,7 +33,7 @@ export interface TaskSpec<I, O, D> {
 
 export type TaskHandler<O> = (event: unknown, context: Context) => Promise<O>;
 
-/** A task's handler; `withDeps` gives the same middleware stack over injected dependencies (embedded mode, tests). */
+/** A task's handler; `withDeps` gives the same middleware stack over injected dependencies (embedded mode, tests), built for each invocation. */
 export interface DefinedTask<O, D> extends TaskHandler<O> {
   readonly taskName: string;
   withDeps(deps: D, now?: () => Date): TaskHandler<O>;
@@ -65,6 +65,13 @@ export function defineTask<I, O, D>(spec: TaskSpec<I, O, D>): DefinedTask<O, D> 
   const handler = buildHandler(spec, fromEnvironment, () => new Date());
   return Object.assign(handler, {
     taskName: spec.name,
-    withDeps: (given: D, now: () => Date = () => new Date()) => buildHandler(spec, async () => given, now),
+    withDeps: (given: D, now: () => Date = () => new Date()): TaskHandler<O> => {
+      const deps = async () => given;
+      // Embedded, one process runs many invocations of a task at once, and the logger carries the
+      // invocation's correlation ids: each gets its own logger and middleware stack, or a line could name
+      // an invocation that began while this one awaited. On Lambda a container runs one invocation at a
+      // time, so the handler above is built once.
+      return (event, context) => buildHandler(spec, deps, now)(event, context);
+    },
   });
 }
