@@ -13,7 +13,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLedger } from '../../lib/node/ledger.ts';
+import { isHeld, readLedger } from '../../lib/node/ledger.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
@@ -102,12 +102,12 @@ async function start(nodes: number, speed: number): Promise<void> {
   send({ type: 'ready', runKubeconfig, adminKubeconfig });
 }
 
-function isHeld(node: KubeObject): boolean {
-  return Object.keys(readLedger(node as never).holds).length > 0;
+function nodeHeld(node: KubeObject): boolean {
+  return isHeld(readLedger(node as never));
 }
 
 function heldNow(current: Simulator): number {
-  return current.store.scan(NODES).filter(isHeld).length;
+  return current.store.scan(NODES).filter(nodeHeld).length;
 }
 
 /**
@@ -118,14 +118,14 @@ function watchHeld(current: Simulator): { readonly most: () => number; readonly 
   const held = new Set(
     current.store
       .scan(NODES)
-      .filter(isHeld)
+      .filter(nodeHeld)
       .map((node) => node.metadata.name ?? ''),
   );
   let most = held.size;
   const watch = current.store.watch(NODES, {}, (event) => {
     if (event.type === 'BOOKMARK' || event.type === 'ERROR') return;
     const name = event.object.metadata?.name ?? '';
-    if (event.type !== 'DELETED' && isHeld(event.object)) held.add(name);
+    if (event.type !== 'DELETED' && nodeHeld(event.object)) held.add(name);
     else held.delete(name);
     most = Math.max(most, held.size);
   });
