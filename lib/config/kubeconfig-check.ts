@@ -9,6 +9,7 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
+import { yamlErrorLine } from '../util/yaml-error-line.ts';
 
 type Named<T> = { name?: unknown } & T;
 interface Kubeconfig {
@@ -43,10 +44,7 @@ function parseKubeconfig(path: string, text: string): Kubeconfig {
   try {
     doc = parse(text);
   } catch (error) {
-    const line = (error as { linePos?: { line: number }[] }).linePos?.[0]?.line;
-    throw new ConfigError([
-      { path: 'KUBECONFIG', message: `${path} is not valid YAML${line ? ` (line ${line})` : ''}` },
-    ]);
+    throw new ConfigError([{ path: 'KUBECONFIG', message: `${path} is not valid YAML${yamlErrorLine(error)}` }]);
   }
   const shape = doc as Kubeconfig | null;
   const isObject = typeof doc === 'object' && doc !== null && !Array.isArray(doc);

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { registerSecret } from '../log/redact.ts';
 import { resolveSecretRef as resolveAwsSecretRef } from '../secrets/secret-refs.ts';
+import { yamlErrorLine } from '../util/yaml-error-line.ts';
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -204,6 +205,15 @@ export function cloudsYamlCandidates(sources: CredentialSources): string[] {
   ];
 }
 
+/** A clouds.yaml's document; a syntax error names the file and line only (the line may be the password). */
+function parseCloudsYaml(file: string, text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch (error) {
+    throw new ConfigError([{ path: 'OS_CLOUD', message: `${file} is not valid YAML${yamlErrorLine(error)}` }]);
+  }
+}
+
 async function loadCloud(cloud: string, sources: CredentialSources): Promise<{ raw: RawCredentials; file: string }> {
   const read = sources.readText ?? ((path: string) => readFile(path, 'utf8'));
   const tried: string[] = [];
@@ -215,7 +225,7 @@ async function loadCloud(cloud: string, sources: CredentialSources): Promise<{ r
       tried.push(file);
       continue;
     }
-    const doc: unknown = parseYaml(text);
+    const doc = parseCloudsYaml(file, text);
     const clouds = pick((doc ?? {}) as Record<string, unknown>, 'clouds') as Record<string, unknown> | undefined;
     const cloudEntry = clouds?.[cloud];
     if (cloudEntry && typeof cloudEntry === 'object') {

@@ -43,10 +43,18 @@ export async function checkNova(env: Readonly<Record<string, string | undefined>
     const count = await Promise.race([listServices(env), timeout(NOVA_TIMEOUT_MS)]);
     return { check: 'nova', ok: true, what: `Nova answers (${count} nova-compute services)` };
   } catch (error) {
-    const fix =
-      error instanceof ConfigError
-        ? 'set the OS_* variables (or OS_CLOUD) as for the openstack CLI'
-        : 'check OS_AUTH_URL and that Keystone and Nova are up (openstack compute service list)';
+    // A credentials problem is ours to fix before Nova is even asked: blaming Nova would send the
+    // operator to the wrong place.
+    if (error instanceof ConfigError) {
+      const what = `the OpenStack credentials cannot be loaded: ${error.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+      return {
+        check: 'nova',
+        ok: false,
+        what,
+        fix: 'correct the OS_* variables or the clouds.yaml entry named by OS_CLOUD',
+      };
+    }
+    const fix = 'check OS_AUTH_URL and that Keystone and Nova are up (openstack compute service list)';
     return { check: 'nova', ok: false, what: `Nova does not answer: ${reasonOf(error)}`, fix };
   }
 }

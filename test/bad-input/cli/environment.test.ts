@@ -3,7 +3,18 @@
  * cannot work. Refused before anything is contacted (exit 2), naming the variable, never echoing a secret;
  * Nova enabled without credentials is a cluster not ready (exit 4). No write in the request log.
  */
-import { type BadInput, corpusSuite } from './support.ts';
+import { type BadInput, corpusSuite, scratch } from './support.ts';
+
+const BROKEN_CLOUDS_PASSWORD = 'SuperSecret123';
+const BROKEN_CLOUDS_YAML = [
+  'clouds:',
+  '  lab:',
+  '    auth:',
+  '      auth_url: http://127.0.0.1:9/v3',
+  '      username: admin',
+  `      password: ${BROKEN_CLOUDS_PASSWORD}: oops`,
+  '',
+].join('\n');
 
 const plan = ['plan', 'node-1'];
 const evacuate = ['evacuate', 'node-1', '--ignore-daemonsets'];
@@ -149,7 +160,7 @@ const CASES: BadInput[] = [
     argv: evacuate,
     env: { DRAINBRIDGE_NOVA: 'true' },
     exit: 4,
-    names: ['Nova does not answer', 'OS_AUTH_URL', 'OS_* variables'],
+    names: ['OpenStack credentials cannot be loaded', 'OS_AUTH_URL', 'OS_* variables'],
   },
   {
     name: 'Nova enabled with an unreachable Keystone',
@@ -171,8 +182,21 @@ const CASES: BadInput[] = [
     argv: plan,
     env: { DRAINBRIDGE_NOVA: 'true', OS_CLOUD: 'nosuch', OS_CLIENT_CONFIG_FILE: '{dir}/clouds.yaml' },
     exit: 4,
-    names: ['Nova does not answer', 'nosuch'],
+    names: ['OpenStack credentials cannot be loaded', 'nosuch'],
+  },
+  {
+    // The YAML parser's own message quotes the offending line: here, the password.
+    name: 'Nova enabled with a clouds.yaml whose password line is not valid YAML',
+    argv: plan,
+    env: { DRAINBRIDGE_NOVA: 'true', OS_CLOUD: 'lab', OS_CLIENT_CONFIG_FILE: '{dir}/broken-clouds.yaml' },
+    exit: 4,
+    names: ['OpenStack credentials cannot be loaded', 'broken-clouds.yaml is not valid YAML (line 6)', 'clouds.yaml'],
+    secrets: [BROKEN_CLOUDS_PASSWORD],
   },
 ];
 
-corpusSuite('bad environments (drainbridge CLI)', CASES);
+corpusSuite('bad environments (drainbridge CLI)', CASES, {
+  prepare: (corpus) => {
+    scratch(corpus, 'broken-clouds.yaml', BROKEN_CLOUDS_YAML);
+  },
+});

@@ -30,6 +30,8 @@ export interface BadInput {
   readonly exit?: number;
   /** What the error must name: the flag, variable, file or value at fault. */
   readonly names: readonly (string | RegExp)[];
+  /** Credentials the case's own files hold, which must not reach the output. */
+  readonly secrets?: readonly string[];
 }
 
 export interface Outcome {
@@ -61,7 +63,9 @@ export function assertClean(outcome: Outcome, testCase: BadInput, secrets: reado
     const found = typeof name === 'string' ? text.includes(name) : name.test(text);
     assert.ok(found, `the error does not name ${String(name)}:\n${text}`);
   }
-  for (const secret of secrets) assert.ok(!text.includes(secret), 'a credential reached the output');
+  for (const secret of [...secrets, ...(testCase.secrets ?? [])]) {
+    assert.ok(!text.includes(secret), 'a credential reached the output');
+  }
 }
 
 /** A simulated cluster with drainbridge installed, a scratch directory, and the ServiceAccount's kubeconfig. */

@@ -197,3 +197,20 @@ describe('clouds.yaml', () => {
     );
   });
 });
+
+describe('a clouds.yaml that is not valid YAML', () => {
+  test('is named with its line, never with the parser excerpt that quotes the password', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'drainbridge-clouds-'));
+    const file = join(dir, 'clouds.yaml');
+    await writeFile(file, 'clouds:\n  lab:\n    auth:\n      username: admin\n      password: SuperSecret123: oops\n');
+    const error = await loadOpenStackCredentials({
+      env: { OS_CLOUD: 'lab', OS_CLIENT_CONFIG_FILE: file },
+      home: dir,
+      cwd: dir,
+    }).catch((e: unknown) => e);
+    assert.ok(error instanceof ConfigError, String(error));
+    assert.deepEqual(problemsOf(error), ['OS_CLOUD']);
+    assert.equal(error.problems[0]?.message, `${file} is not valid YAML (line 5)`);
+    assert.ok(!error.message.includes('SuperSecret123'), error.message);
+  });
+});
