@@ -44,3 +44,20 @@ export function isCordonedBySomeoneElse(node: V1Node): (CordonOwner & { known: t
   const owner = cordonOwner(node);
   return owner.known && owner.manager !== FIELD_MANAGER ? owner : undefined;
 }
+
+/**
+ * The field manager that owns annotation `key` (`f:metadata.f:annotations.f:<key>`). Annotations are a
+ * map, so the apiserver records each key's owner on its own: unlike the atomic taints list, the answer
+ * survives other managers writing other keys.
+ */
+export function annotationOwner(node: V1Node, key: string): string | undefined {
+  const entry = (node.metadata?.managedFields ?? []).find((e) => {
+    if (e.subresource) return false;
+    const metadata = (e.fieldsV1 as Record<string, unknown> | undefined)?.['f:metadata'] as
+      | Record<string, unknown>
+      | undefined;
+    const annotations = metadata?.['f:annotations'] as Record<string, unknown> | undefined;
+    return annotations !== undefined && Object.hasOwn(annotations, `f:${key}`);
+  });
+  return entry?.manager;
+}

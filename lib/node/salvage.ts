@@ -7,13 +7,16 @@
  *   counting against the maintenance limit until someone ends it with `drainbridge restore`;
  * - the cordon is recorded as drainbridge's only when managedFields say drainbridge wrote it; otherwise
  *   Restore leaves it (a person uncordons by hand);
- * - autoscaler annotations and compatibility taints are not claimed: Restore leaves them, because removing
- *   someone else's `scale-down-disabled` could let an autoscaler take a node away.
+ * - an autoscaler annotation is claimed only when managedFields say drainbridge wrote that key with the
+ *   value drainbridge sets; otherwise Restore leaves it, because removing someone else's
+ *   `scale-down-disabled` could let an autoscaler take a node away;
+ * - compatibility taints are not claimed: the taints list is atomic, so its owner is whoever wrote any
+ *   taint last (the node lifecycle controller, for one), which says nothing about who added this one.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../kube/field-manager.ts';
-import { cordonOwner } from './field-owner.ts';
-import { CHANGES_SCHEMA, HOLD_SCHEMA, type Hold, type Ledger, type LedgerChanges } from './ledger.ts';
+import { annotationOwner, cordonOwner } from './field-owner.ts';
+import { CHANGES_SCHEMA, HOLD_ANNOTATIONS, HOLD_SCHEMA, type Hold, type Ledger, type LedgerChanges } from './ledger.ts';
 
 export interface SalvagedLedger {
   readonly ledger: Ledger;
@@ -71,8 +74,27 @@ function derivedChanges(node: V1Node, notes: string[]): LedgerChanges {
     const who = owner.known ? `it was set by ${owner.manager}` : 'the API cannot say who set it';
     notes.push(`the cordon is not known to be drainbridge's (${who}): restore will leave it; uncordon by hand`);
   }
-  notes.push('autoscaler annotations and taints on the node are not claimed: restore will leave them');
-  return { priorUnschedulable: cordoned && !ours, cordoned: ours, annotations: {}, taints: [] };
+  const annotations = claimedAnnotations(node, notes);
+  notes.push('taints on the node are not claimed: restore will leave them');
+  return { priorUnschedulable: cordoned && !ours, cordoned: ours, annotations, taints: [] };
+}
+
+/** The hold annotations on the node that managedFields say drainbridge set, with drainbridge's value. */
+function claimedAnnotations(node: V1Node, notes: string[]): Record<string, string> {
+  const present = node.metadata?.annotations ?? {};
+  const claimed: Record<string, string> = {};
+  for (const [key, value] of Object.entries(HOLD_ANNOTATIONS)) {
+    if (present[key] === undefined) continue;
+    const owner = annotationOwner(node, key);
+    if (owner === FIELD_MANAGER && present[key] === value) {
+      claimed[key] = value;
+      notes.push(`annotation ${key} is drainbridge's (managedFields): restore will remove it`);
+    } else {
+      const who = owner ? `it was set by ${owner}` : 'the API cannot say who set it';
+      notes.push(`annotation ${key} is not known to be drainbridge's (${who}): restore will leave it`);
+    }
+  }
+  return claimed;
 }
 
 /** The ledger to write in place of `text` on `node` (`operator` names whoever runs the repair). */

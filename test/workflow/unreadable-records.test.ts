@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { isSlotWait } from '../../lib/errors/registry.ts';
-import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
+import { HOLD_ANNOTATIONS, LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { drainbridge } from '../support/cli.ts';
 import { watchInvariants } from '../support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
@@ -129,6 +129,9 @@ describe('issue 12 item 1: an unreadable ledger is a blocker (packaged state mac
     assert.match(repair.stdout, /holds: not a map|cannot be read: ledger/);
     assert.match(repair.stdout, /hold repaired-node-1 keeps it held/);
     assert.match(repair.stdout, /the cordon is drainbridge's \(managedFields\)/);
+    for (const key of Object.keys(HOLD_ANNOTATIONS)) {
+      assert.ok(repair.stdout.includes(`annotation ${key} is drainbridge's (managedFields)`), repair.stdout);
+    }
     const repaired = JSON.parse(ledgerText(sim, 'node-1') ?? '{}');
     assert.deepEqual(Object.keys(repaired.holds), ['repaired-node-1']);
     assert.equal(nodeEvents(sim, 'node-1', 'RecordRepaired').length, 1);
@@ -138,7 +141,11 @@ describe('issue 12 item 1: an unreadable ledger is a blocker (packaged state mac
     const ended = sim.runtime.executions.filter((e) => e.machine === 'restore').at(-1);
     assert.ok(ended);
     assert.equal((await ended.outcome).ok, true);
-    assert.notEqual((await readNodeAsAdmin(sim, 'node-1')).spec?.unschedulable, true, 'node-1 uncordoned');
+    const restored = await readNodeAsAdmin(sim, 'node-1');
+    assert.notEqual(restored.spec?.unschedulable, true, 'node-1 uncordoned');
+    for (const key of Object.keys(HOLD_ANNOTATIONS)) {
+      assert.equal(restored.metadata?.annotations?.[key], undefined, `${key} removed with the repaired hold`);
+    }
     await waitUntil('node-2 is admitted', () => Boolean(ledgerText(sim, 'node-2')));
     invariants.assertHeld({ touchedByPeople: ['node-2', 'node-3'] });
     invariants.stop();
