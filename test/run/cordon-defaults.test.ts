@@ -11,13 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import {
-  type DrainbridgeProcess,
-  startRun,
-  startTestCluster,
-  type TestCluster,
-  waitUntil,
-} from '../forwarder/harness.ts';
+import { DrainbridgeProcess, startRun, startTestCluster, type TestCluster, waitUntil } from '../forwarder/harness.ts';
 
 const DEMO = parse(readFileSync(new URL('../../sim/scenarios/demo.yaml', import.meta.url), 'utf8')) as Record<
   string,
@@ -110,5 +104,47 @@ describe('drainbridge run with shipped defaults: a cordon evacuates a node runni
       async () => !!(await recordOf(cluster, 'node-1'))?.status?.restore?.finishedAt,
       30_000,
     );
+  });
+
+  it('drainbridge run --force: the next cordon of node-1 evicts the bare pod, never deletes it', async () => {
+    const first = (await recordOf(cluster, 'node-1'))?.spec.requestId;
+    run.kill('SIGTERM');
+    await run.exited;
+    run = new DrainbridgeProcess(
+      [
+        'run',
+        '--kubeconfig',
+        await cluster.kubeconfigFor('drainbridge-run'),
+        '--cordon-evacuates',
+        'all',
+        '--metrics-address',
+        '127.0.0.1:0',
+        '--retry-interval-ms',
+        '100',
+        '--identity',
+        'run-force',
+        '--force',
+      ],
+      {},
+    );
+    await run.waitForLog('leader election: this replica leads', {}, 60_000);
+    const mark = cluster.sim.requestLog.mark();
+    assert.equal((await cluster.kubectl.run(['cordon', 'node-1'])).code, 0);
+    const second = async () =>
+      (await cluster.admin.listEvacuations()).find((r) => r.spec.nodeName === 'node-1' && r.spec.requestId !== first);
+    await waitUntil('node-1 drained', async () => (await second())?.status?.phase === 'NodeDrained', 90_000);
+    assert.equal((await second())?.spec.drain?.force, true, "the flag won over the origin's default");
+    assert.deepEqual((await livePodsOn(cluster, 'node-1')).map(appOf), ['node-agent']);
+    const debug = cluster.sim.requestLog.writes({ since: mark, resource: 'pods' }).filter((r) => r.name === 'debug');
+    assert.ok(
+      debug.some((r) => r.subresource === 'eviction'),
+      'the bare pod was evicted',
+    );
+    assert.deepEqual(
+      debug.filter((r) => r.verb === 'delete' && r.subresource === ''),
+      [],
+      'and never deleted',
+    );
+    assert.equal((await cluster.kubectl.run(['uncordon', 'node-1'])).code, 0);
   });
 });
