@@ -60,7 +60,7 @@ async function runEvacuates(cluster: TestCluster): Promise<void> {
       '--metrics-address',
       '127.0.0.1:0',
     ],
-    { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' },
+    {},
   );
   try {
     await run.waitForLog('leader election: this replica leads', {}, 60_000);

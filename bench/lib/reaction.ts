@@ -38,12 +38,6 @@ const RUN_MANIFESTS = [
   'deploy/components/run/serviceaccount.yaml',
   'deploy/components/run/rbac.yaml',
 ];
-const DRAIN_ENV = {
-  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true',
-  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: 'true',
-  DRAINBRIDGE_DRAIN_FORCE: 'true',
-};
-
 type Trigger = 'Maintenance Requested' | 'cordon (drainbridge run)';
 
 /** When the first eviction request of a drainbridge account arrived after `since` (ms epoch), or undefined. */
@@ -111,10 +105,11 @@ async function cordonOnce(): Promise<number | undefined> {
     DRAINBRIDGE_CORDON_EVACUATES: 'all',
     DRAINBRIDGE_METRICS_ADDRESS: '127.0.0.1:0',
     DRAINBRIDGE_FORWARDER_IDENTITY: `bench-${randomUUID().slice(0, 8)}`,
-    ...DRAIN_ENV,
   };
+  // The cordon evacuates with the case's drain options, as the put request does (`drainbridge run`'s drain
+  // flags): both triggers then plan the same evictions.
   const run = await DrainbridgeRun.create({
-    config: loadConfig(env),
+    config: { ...loadConfig(env), drainDefaults: benchCase.drainOptions },
     settings: loadForwarderSettings(env),
     logger: createLogger('bench-reaction', 'ERROR'),
   });

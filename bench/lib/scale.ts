@@ -64,7 +64,6 @@ function startRun(kubeconfig: string): Promise<ChildProcess> {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         DRAINBRIDGE_LOG_LEVEL: 'info',
         DRAINBRIDGE_MAX_HELD_NODES: String(MAX_HELD),
-        DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true',
         DRAINBRIDGE_CORDON_EVACUATES: 'off',
         DRAINBRIDGE_FORWARDER_IDENTITY: 'bench-scale',
       },

@@ -6,11 +6,13 @@
  */
 import type { BusClientSettings } from '../../lib/bus/bus-key.ts';
 import { loadConfig } from '../../lib/config/load.ts';
+import type { DrainOptions } from '../../lib/domain/request.ts';
 import { type ForwarderSettings, loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import type { BusSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import { type Command, UsageError } from '../command.ts';
+import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';
 import {
   expectPositionals,
   type FlagSpec,
@@ -43,6 +45,7 @@ const FLAGS: readonly FlagSpec[] = [
   ...envFlags(FLAG_ENV),
   SHUTDOWN_GRACE_FLAG,
   { name: 'node-agent', kind: 'switch', help: "run this node's agent (a DaemonSet) instead" },
+  ...DRAIN_FLAGS,
 ];
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -69,11 +72,11 @@ interface Running {
 async function startClusterForwarder(
   env: Env,
   kubeconfig: string | undefined,
-  settings: ForwarderSettings,
+  settings: ForwarderSettings & { readonly drain: Partial<DrainOptions> },
   logger: Logger,
 ): Promise<Running> {
   const { createForwarder } = await import('../../lib/forwarder/index.ts');
-  const forwarder = await createForwarder(configOf(env, kubeconfig), settings, logger);
+  const forwarder = await createForwarder(configOf(env, kubeconfig), settings, logger, { drain: settings.drain });
   await forwarder.start();
   return forwarder;
 }
@@ -82,16 +85,20 @@ async function startClusterForwarder(
 async function startNodeAgent(
   env: Env,
   kubeconfig: string | undefined,
-  settings: ForwarderSettings,
+  settings: ForwarderSettings & { readonly drain: Partial<DrainOptions> },
   logger: Logger,
 ): Promise<Running> {
-  const [{ loadAgentConfig }, { NodeAgentProcess }, { connectKube }, { loadBusClientSettings }] = await Promise.all([
-    import('../../lib/sources/config.ts'),
-    import('../../lib/forwarder/node-agent.ts'),
-    import('../../lib/forwarder/index.ts'),
-    import('../../lib/bus/bus-key.ts'),
-  ]);
-  const agentConfig = loadAgentConfig(env);
+  const [{ loadAgentConfig }, { policyWithDrain }, { NodeAgentProcess }, { connectKube }, { loadBusClientSettings }] =
+    await Promise.all([
+      import('../../lib/sources/config.ts'),
+      import('../../lib/sources/policy.ts'),
+      import('../../lib/forwarder/node-agent.ts'),
+      import('../../lib/forwarder/index.ts'),
+      import('../../lib/bus/bus-key.ts'),
+    ]);
+  const loaded = loadAgentConfig(env);
+  // The drain flags travel in each Maintenance Requested (the evacuation runs elsewhere).
+  const agentConfig = { ...loaded, policy: policyWithDrain(loaded.policy, settings.drain) };
   const config = configOf(env, kubeconfig);
   const bus = loadBusClientSettings(env);
   const agent = new NodeAgentProcess({
@@ -136,10 +143,10 @@ export const forwarderCommand: Command = {
   usage: [
     'Usage: drainbridge forwarder [--kubeconfig FILE] [--cordon-evacuates off|all|SELECTOR] [--event-bus NAME]',
     '                             [--metrics-address HOST:PORT] [--nmo-coexistence refuse|act] [--identity ID]',
-    '                             [--shutdown-grace SECONDS]',
+    '                             [--shutdown-grace SECONDS] [kubectl drain flags]',
     '       drainbridge forwarder --node-agent [--node NAME] [--provider azure|aws|gcp] [--kubeconfig FILE]',
     '                             [--event-bus NAME] [--bus-endpoint URL] [--metrics-address HOST:PORT]',
-    '                             [--shutdown-grace SECONDS]',
+    '                             [--shutdown-grace SECONDS] [kubectl drain flags]',
     '',
     'Watches nodes and NodeMaintenances and puts Node Cordoned / Node Uncordoned / Maintenance Requested /',
     'Maintenance Ended on the bus (PutEvents; AWS credentials from the SDK chain: IRSA, Pod Identity, env).',
@@ -153,6 +160,9 @@ export const forwarderCommand: Command = {
     '                      DRAINBRIDGE_NODE_NAME and DRAINBRIDGE_AGENT_PROVIDER (lib/sources/README.md).',
     "  --bus-endpoint      with --node-agent: publish to `drainbridge run`'s bus endpoint instead of EventBridge,",
     '                      signing with DRAINBRIDGE_BUS_KEY (DRAINBRIDGE_BUS_ENDPOINT; lib/bus/README.md).',
+    SERVICE_DRAIN_FLAGS_HELP,
+    '  The forwarder and the node agent put these options on the events they publish (Node Cordoned,',
+    "  Maintenance Requested), where they win over the evacuating process's DRAINBRIDGE_DRAIN_*.",
     'Environment: DRAINBRIDGE_* (lib/forwarder/README.md), DRAINBRIDGE_KUBE_ACCESS=in-cluster in a pod.',
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
@@ -166,7 +176,7 @@ export const forwarderCommand: Command = {
     checkMode(parsed, agentMode);
     const env = { ...process.env, ...envFromFlags(parsed, FLAG_ENV) };
     const grace = shutdownGraceSeconds(parsed);
-    const settings = loadForwarderSettings(env);
+    const settings = { ...loadForwarderSettings(env), drain: drainOptionsSetBy(parsed) };
     const kubeconfig = flagValue(parsed, 'kubeconfig');
     const logger = createLogger(agentMode ? 'drainbridge-node-agent' : 'drainbridge-forwarder');
     const running = agentMode

@@ -6,6 +6,7 @@ import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import type { Command } from '../command.ts';
+import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';
 import { configFor } from '../embedded.ts';
 import { expectPositionals, type FlagSpec, flagValue, integerFlag, parseCommandLine } from '../flags.ts';
 import {
@@ -34,6 +35,7 @@ const FLAGS: readonly FlagSpec[] = [
     value: 'MS',
     help: 'replace every Retry interval of the state machines (demos, fast simulated clocks)',
   },
+  ...DRAIN_FLAGS,
 ];
 
 export const runCommand: Command = {
@@ -42,7 +44,7 @@ export const runCommand: Command = {
   usage: [
     'Usage: drainbridge run [--kubeconfig FILE] [--cordon-evacuates off|all|SELECTOR] [--metrics-address HOST:PORT]',
     '                       [--nmo-coexistence refuse|act] [--identity ID] [--shutdown-grace SECONDS]',
-    '                       [--bus-address HOST:PORT]',
+    '                       [--bus-address HOST:PORT] [kubectl drain flags]',
     '',
     'Watches the cluster like `drainbridge forwarder`, but routes the events by the packaged rules to the',
     'state machines in this process (no AWS account). Holds the Lease drainbridge-run (DRAINBRIDGE_NAMESPACE)',
@@ -51,6 +53,7 @@ export const runCommand: Command = {
     '  --retry-interval-ms  replace every Retry interval of the state machines (demos, fast simulated clocks)',
     '  --bus-address        serve the bus endpoint for node agents (`forwarder --node-agent --bus-endpoint`):',
     '                       PutEvents signed with DRAINBRIDGE_BUS_KEY; cloud notices only (lib/bus/README.md)',
+    SERVICE_DRAIN_FLAGS_HELP,
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,
@@ -64,7 +67,9 @@ export const runCommand: Command = {
       ...process.env,
       ...envFromFlags(parsed, FLAG_ENV),
     };
-    const config = configFor(flagValue(parsed, 'kubeconfig'), env);
+    const fromEnv = configFor(flagValue(parsed, 'kubeconfig'), env);
+    // The drain flags win over DRAINBRIDGE_DRAIN_*; a request's own `drain` over both.
+    const config = { ...fromEnv, drainDefaults: { ...fromEnv.drainDefaults, ...drainOptionsSetBy(parsed) } };
     const settings = loadForwarderSettings(env);
     const busEndpoint = loadBusServerSettings(env);
     const grace = shutdownGraceSeconds(parsed);

@@ -2,6 +2,7 @@
  * Builds the Config from the environment. Fails at start with every problem listed at once;
  * values of secret variables are never echoed back.
  */
+import type { DrainOptions } from '../domain/request.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
 import { problemsOf, safeParseReporting } from '../events/parse.ts';
 import { parseWindows, type WindowDefinition } from '../windows/definition.ts';
@@ -108,21 +109,27 @@ function windowsOf(env: Env, problems: FieldProblem[]): WindowDefinition[] {
   }
 }
 
+/** The DRAINBRIDGE_DRAIN_* variables the operator set (an unset one is left out: the origin decides). */
+function drainSetBy(env: Env): Partial<DrainOptions> {
+  const given: Partial<DrainOptions> = {
+    force: env.DRAINBRIDGE_DRAIN_FORCE,
+    ignoreDaemonSets: env.DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS,
+    deleteEmptyDirData: env.DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA,
+    gracePeriodSeconds: env.DRAINBRIDGE_DRAIN_GRACE_PERIOD,
+    timeoutSeconds: env.DRAINBRIDGE_DRAIN_TIMEOUT,
+    podSelector: env.DRAINBRIDGE_DRAIN_POD_SELECTOR,
+    disableEviction: env.DRAINBRIDGE_DRAIN_DISABLE_EVICTION,
+    skipWaitForDeleteTimeoutSeconds: env.DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT,
+    chunkSize: env.DRAINBRIDGE_DRAIN_CHUNK_SIZE,
+  };
+  return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+}
+
 function toConfig(env: Env, kube: KubeAccess, windows: readonly WindowDefinition[]): Config {
   return {
     mode: env.DRAINBRIDGE_MODE,
     kube,
-    drainDefaults: {
-      force: env.DRAINBRIDGE_DRAIN_FORCE,
-      ignoreDaemonSets: env.DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS,
-      deleteEmptyDirData: env.DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA,
-      gracePeriodSeconds: env.DRAINBRIDGE_DRAIN_GRACE_PERIOD,
-      timeoutSeconds: env.DRAINBRIDGE_DRAIN_TIMEOUT,
-      podSelector: env.DRAINBRIDGE_DRAIN_POD_SELECTOR,
-      disableEviction: env.DRAINBRIDGE_DRAIN_DISABLE_EVICTION,
-      skipWaitForDeleteTimeoutSeconds: env.DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT,
-      chunkSize: env.DRAINBRIDGE_DRAIN_CHUNK_SIZE,
-    },
+    drainDefaults: drainSetBy(env),
     maxHeldNodes: env.DRAINBRIDGE_MAX_HELD_NODES,
     slotLimits: env.DRAINBRIDGE_SLOT_LIMITS,
     infraPodSelector: env.DRAINBRIDGE_INFRA_POD_SELECTOR,

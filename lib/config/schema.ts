@@ -4,7 +4,7 @@
  * Every variable, its default and its meaning is listed in ENV_VARS, which the README renders.
  */
 import { z } from 'zod';
-import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../domain/request.ts';
+import type { DrainOptions } from '../domain/request.ts';
 import { parseSelector } from '../kube/selectors.ts';
 import { novaHostRuleTextSchema } from '../nova/host-mapping.ts';
 import type { WindowDefinition } from '../windows/definition.ts';
@@ -84,8 +84,12 @@ export interface Config {
   /** `aws`: Lambda functions on AWS; `embedded`: the in-process bus and executor. */
   readonly mode: 'aws' | 'embedded';
   readonly kube: KubeAccess;
-  /** Defaults for every request's drain options (kubectl's by default). */
-  readonly drainDefaults: DrainOptions;
+  /**
+   * The drain options the operator set for every request (`drainbridge run`'s drain flags over the
+   * DRAINBRIDGE_DRAIN_* variables that are set). An option left out follows the request's origin
+   * (lib/domain/drain-defaults.ts); a request's own `drain` wins over these.
+   */
+  readonly drainDefaults: Partial<DrainOptions>;
   /** At most this many nodes held by drainbridge at once, cluster-wide. */
   readonly maxHeldNodes: number;
   /** Optional further limits: at most `max` held nodes among those matching `selector`. */
@@ -171,24 +175,35 @@ export const ENV_VARS = {
   DRAINBRIDGE_KUBE_TOKEN: { default: undefined, help: '`token` access: bearer token or a secret reference to it' },
   DRAINBRIDGE_EKS_CLUSTER: { default: undefined, help: '`eks` access: the EKS cluster name (signed into each token)' },
   DRAINBRIDGE_EKS_REGION: { default: undefined, help: "`eks` access: the cluster's region (default: AWS_REGION)" },
-  DRAINBRIDGE_DRAIN_FORCE: { default: 'false', help: 'kubectl drain --force' },
-  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: { default: 'false', help: 'kubectl drain --ignore-daemonsets' },
-  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: { default: 'false', help: 'kubectl drain --delete-emptydir-data' },
-  DRAINBRIDGE_DRAIN_GRACE_PERIOD: { default: '-1', help: "kubectl drain --grace-period (-1: each pod's own)" },
-  DRAINBRIDGE_DRAIN_TIMEOUT: {
-    default: '0',
-    help: 'kubectl drain --timeout in seconds (0: no limit but the request deadline)',
+  // Unset: each request's origin decides (docs/drain-defaults.md); set: every request takes it, unless the
+  // request itself says otherwise. `drainbridge run`'s drain flags win over these.
+  DRAINBRIDGE_DRAIN_FORCE: { default: undefined, help: 'kubectl drain --force (unset: per origin)' },
+  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: {
+    default: undefined,
+    help: 'kubectl drain --ignore-daemonsets (unset: per origin, true for every origin)',
   },
-  DRAINBRIDGE_DRAIN_POD_SELECTOR: { default: '', help: 'kubectl drain --pod-selector' },
+  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: {
+    default: undefined,
+    help: 'kubectl drain --delete-emptydir-data (unset: per origin)',
+  },
+  DRAINBRIDGE_DRAIN_GRACE_PERIOD: {
+    default: undefined,
+    help: "kubectl drain --grace-period (unset: -1, each pod's own)",
+  },
+  DRAINBRIDGE_DRAIN_TIMEOUT: {
+    default: undefined,
+    help: 'kubectl drain --timeout in seconds (unset: 0, no limit but the request deadline)',
+  },
+  DRAINBRIDGE_DRAIN_POD_SELECTOR: { default: undefined, help: 'kubectl drain --pod-selector (unset: every pod)' },
   DRAINBRIDGE_DRAIN_DISABLE_EVICTION: {
-    default: 'false',
-    help: 'kubectl drain --disable-eviction (deletes; bypasses PDBs)',
+    default: undefined,
+    help: 'kubectl drain --disable-eviction (deletes; bypasses PDBs; unset: false)',
   },
   DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT: {
-    default: '0',
-    help: 'kubectl drain --skip-wait-for-delete-timeout in seconds',
+    default: undefined,
+    help: 'kubectl drain --skip-wait-for-delete-timeout in seconds (unset: 0)',
   },
-  DRAINBRIDGE_DRAIN_CHUNK_SIZE: { default: '500', help: 'kubectl drain --chunk-size' },
+  DRAINBRIDGE_DRAIN_CHUNK_SIZE: { default: undefined, help: 'kubectl drain --chunk-size (unset: 500)' },
   DRAINBRIDGE_MAX_HELD_NODES: { default: '1', help: 'nodes drainbridge may hold (cordon/drain) at once' },
   DRAINBRIDGE_SLOT_LIMITS: {
     default: '',
@@ -282,15 +297,15 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1')
     .optional(),
-  DRAINBRIDGE_DRAIN_FORCE: bool,
-  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: bool,
-  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: bool,
-  DRAINBRIDGE_DRAIN_GRACE_PERIOD: int(-1, 86_400),
-  DRAINBRIDGE_DRAIN_TIMEOUT: int(0, 7 * 86_400),
-  DRAINBRIDGE_DRAIN_POD_SELECTOR: selector,
-  DRAINBRIDGE_DRAIN_DISABLE_EVICTION: bool,
-  DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT: int(0, 86_400),
-  DRAINBRIDGE_DRAIN_CHUNK_SIZE: int(1, 10_000),
+  DRAINBRIDGE_DRAIN_FORCE: bool.optional(),
+  DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: bool.optional(),
+  DRAINBRIDGE_DRAIN_DELETE_EMPTYDIR_DATA: bool.optional(),
+  DRAINBRIDGE_DRAIN_GRACE_PERIOD: int(-1, 86_400).optional(),
+  DRAINBRIDGE_DRAIN_TIMEOUT: int(0, 7 * 86_400).optional(),
+  DRAINBRIDGE_DRAIN_POD_SELECTOR: selector.optional(),
+  DRAINBRIDGE_DRAIN_DISABLE_EVICTION: bool.optional(),
+  DRAINBRIDGE_DRAIN_SKIP_WAIT_FOR_DELETE_TIMEOUT: int(0, 86_400).optional(),
+  DRAINBRIDGE_DRAIN_CHUNK_SIZE: int(1, 10_000).optional(),
   DRAINBRIDGE_MAX_HELD_NODES: int(1, 10_000),
   DRAINBRIDGE_SLOT_LIMITS: z
     .string()
@@ -344,5 +359,3 @@ export const EnvSchema = z.object({
   DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE: bool,
 });
 export type Env = z.infer<typeof EnvSchema>;
-
-export const DEFAULT_DRAIN: DrainOptions = KUBECTL_DRAIN_DEFAULTS;

@@ -81,7 +81,12 @@ function parsePodSelector(value: string | undefined, problems: FieldProblem[]): 
   return value ?? '';
 }
 
-function applyFlag(options: MutableOptions, flag: string, value: string | undefined, problems: FieldProblem[]): void {
+function applyFlag(
+  options: Partial<MutableOptions>,
+  flag: string,
+  value: string | undefined,
+  problems: FieldProblem[],
+): void {
   const booleanOption = BOOLEAN_FLAGS[flag];
   const numberOption = NUMBER_FLAGS[flag];
   if (booleanOption) options[booleanOption] = parseBoolean(flag, value, problems);
@@ -90,18 +95,28 @@ function applyFlag(options: MutableOptions, flag: string, value: string | undefi
   else options.podSelector = parsePodSelector(value, problems);
 }
 
-/** Builds DrainOptions from `[name, value]` pairs of kubectl drain flags (names without dashes). */
-export function drainOptionsFromFlags(flags: readonly (readonly [string, string | undefined])[]): DrainOptions {
+/**
+ * Only the options the `[name, value]` pairs of kubectl drain flags set (names without dashes): what a
+ * long-running command's flags lay over the origin's defaults (lib/domain/drain-defaults.ts).
+ */
+export function drainOptionsSetByFlags(
+  flags: readonly (readonly [string, string | undefined])[],
+): Partial<DrainOptions> {
   const problems: FieldProblem[] = [];
-  const options: MutableOptions = { ...KUBECTL_DRAIN_DEFAULTS };
+  const options: Partial<MutableOptions> = {};
   for (const [flag, value] of flags) {
     if (!isDrainFlag(flag)) problems.push({ path: `--${flag}`, message: 'is not a kubectl drain flag' });
     else applyFlag(options, flag, value, problems);
   }
-  if (options.chunkSize < 0) problems.push({ path: '--chunk-size', message: 'must not be negative' });
-  if (options.skipWaitForDeleteTimeoutSeconds < 0) {
+  if ((options.chunkSize ?? 0) < 0) problems.push({ path: '--chunk-size', message: 'must not be negative' });
+  if ((options.skipWaitForDeleteTimeoutSeconds ?? 0) < 0) {
     problems.push({ path: '--skip-wait-for-delete-timeout', message: 'must not be negative' });
   }
   if (problems.length > 0) throw new InvalidInput('drain flags', problems);
   return options;
+}
+
+/** Builds DrainOptions from `[name, value]` pairs of kubectl drain flags: kubectl's defaults where unset. */
+export function drainOptionsFromFlags(flags: readonly (readonly [string, string | undefined])[]): DrainOptions {
+  return { ...KUBECTL_DRAIN_DEFAULTS, ...drainOptionsSetByFlags(flags) };
 }

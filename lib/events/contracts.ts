@@ -89,14 +89,20 @@ export const MaintenanceEnded = z.strictObject({
  * Published by the forwarder when it sees `spec.unschedulable` turn true (not by drainbridge itself).
  * Example: { "version": "1", "requestId": "cordon:node-1:6f1c…:42", "requester": "kubectl", "target": { "nodeName": "node-1" }, "observedAt": "2026-11-21T10:00:00Z" }
  */
+const nodeSeen = { ...base, target: Target, observedAt: Instant };
+
 export const NodeCordoned = z.strictObject({
-  ...base,
-  target: Target,
-  observedAt: Instant,
+  ...nodeSeen,
+  /**
+   * Optional (added in 1 without a version change): drain options the forwarder was started with
+   * (`drainbridge forwarder --ignore-daemonsets …`); unset ones follow the origin `cordon`
+   * (lib/domain/drain-defaults.ts).
+   */
+  drain: DrainOptionsInput.optional(),
 });
 
 /** Example: { "version": "1", "requestId": "cordon:node-1:6f1c…:42", "requester": "kubectl", "target": { "nodeName": "node-1" }, "observedAt": "2026-11-21T11:00:00Z" } */
-export const NodeUncordoned = NodeCordoned;
+export const NodeUncordoned = z.strictObject(nodeSeen);
 
 const BranchProgress = z.strictObject({
   total: z.number().int().min(0),

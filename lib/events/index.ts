@@ -2,4 +2,4 @@
 export * from './contracts.ts';
 export { CloudNotice, DrainOptionsInput, NodeName, RequestId, Target } from './fields.ts';
 export * from './parse.ts';
-export { mergeDrainOptions, toMaintenanceRequest } from './to-request.ts';
+export { toMaintenanceRequest } from './to-request.ts';

@@ -1,15 +1,7 @@
 /** Turns a validated `Maintenance Requested` detail into the domain's MaintenanceRequest. */
+import { resolveDrainOptions } from '../domain/drain-defaults.ts';
 import type { DrainOptions, MaintenanceRequest, Target } from '../domain/request.ts';
 import type { MaintenanceRequestedEvent } from './contracts.ts';
-
-/** Options given in the request win over the configured defaults, field by field. */
-export function mergeDrainOptions(defaults: DrainOptions, given: Partial<DrainOptions> | undefined): DrainOptions {
-  const merged: Record<string, unknown> = { ...defaults };
-  for (const [key, value] of Object.entries(given ?? {})) {
-    if (value !== undefined) merged[key] = value;
-  }
-  return merged as unknown as DrainOptions;
-}
 
 function toTarget(target: MaintenanceRequestedEvent['target']): Target {
   if (target.nodeName !== undefined) return { nodeName: target.nodeName };
@@ -18,9 +10,13 @@ function toTarget(target: MaintenanceRequestedEvent['target']): Target {
   return { instance: target.instance as { provider: 'aws' | 'azure' | 'gcp' | 'openstack'; id: string } };
 }
 
+/**
+ * `operatorDrain`: the drain options the operator set for every request (lib/config `drainDefaults`); the
+ * event's own `drain` wins over them, and they over the origin's defaults (lib/domain/drain-defaults.ts).
+ */
 export function toMaintenanceRequest(
   event: MaintenanceRequestedEvent,
-  drainDefaults: DrainOptions,
+  operatorDrain: Partial<DrainOptions>,
 ): MaintenanceRequest {
   return {
     requestId: event.requestId,
@@ -30,7 +26,7 @@ export function toMaintenanceRequest(
     reason: event.reason,
     ...(event.notBefore ? { notBefore: event.notBefore } : {}),
     ...(event.deadline ? { deadline: event.deadline } : {}),
-    drain: mergeDrainOptions(drainDefaults, event.drain),
+    drain: resolveDrainOptions(event.origin, operatorDrain, event.drain),
     ...(event.window ? { window: { ...event.window } } : {}),
   };
 }

@@ -5,11 +5,13 @@
  * cloud notices) plugs in through `extraSources`.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import type { DrainOptions } from '../domain/request.ts';
 import type { KubeHttpClient } from '../kube/http/client.ts';
 import type { Logger } from '../log/logger.ts';
 import { LEDGER_ANNOTATION } from '../node/ledger.ts';
 import { trimManagedFields } from './cordon/request-id.ts';
 import { CordonSource } from './cordon/source.ts';
+import { drainOptionsOutlet } from './drain-outlet.ts';
 import { ResilientInformer } from './informer.ts';
 import { electionTimings, LeaderElector } from './leader.ts';
 import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
@@ -39,6 +41,8 @@ export interface ForwarderParts {
   /** Informer tuning (tests, benchmarks). */
   readonly watchTimeoutSeconds?: number;
   readonly informerBackoff?: { readonly baseMs: number; readonly maxMs: number };
+  /** `drainbridge forwarder`'s drain flags, laid on every event that starts an evacuation (drain-outlet.ts). */
+  readonly drain?: Partial<DrainOptions>;
 }
 
 /** What the forwarder keeps of a node: enough for the ledger, the cordon and the selector; no status. */
@@ -139,7 +143,8 @@ export class Forwarder {
   async start(): Promise<void> {
     const { settings, logger } = this.#parts;
     this.metrics.leader.set(0);
-    for (const source of this.sources) await source.start(this.publisher);
+    const outlet = drainOptionsOutlet(this.publisher, this.#parts.drain ?? {});
+    for (const source of this.sources) await source.start(outlet);
     this.nodes.start();
     this.publisher.start();
     if (this.#parts.serveOps !== false) {

@@ -45,7 +45,10 @@ export interface NoticeRule {
   readonly timing: NoticeTiming;
   /** Azure only: POST StartRequests once every resource the event lists is on a node drainbridge drained for it. */
   readonly approveWhenDrained: boolean;
-  /** Drain options the request carries (they win over the configured defaults, field by field). */
+  /**
+   * Drain options the request carries, set by the operator (DRAINBRIDGE_NOTICE_POLICY, the node agent's drain
+   * flags): they win over the evacuating process's settings and the origin's defaults, field by field.
+   */
   readonly drain: Partial<DrainOptions>;
   /** Why the default is what it is (shown by `plan`). */
   readonly why: string;
@@ -54,15 +57,15 @@ export interface NoticeRule {
 export type NoticePolicy = { readonly [P in NoticeProvider]: Readonly<Record<NoticeType<P>, NoticeRule>> };
 
 /**
- * DaemonSet pods are skipped, as AWS NTH does: every node runs some, and kubectl's default (refuse)
- * would block every automatic evacuation. Emptydir data is only given up where the provider says the
- * VM's local disks are lost anyway; a reboot keeps them, so there kubectl's default (refuse) stays.
+ * The built-in rules carry no drain options: the request's origin (aws, azure, gcp) decides them as AWS
+ * NTH does (lib/domain/drain-defaults.ts; docs/drain-defaults.md), below the operator's settings. An
+ * operator who wants kubectl's refusal back for a notice type whose node comes back (a reboot, a live
+ * migration) sets it here, e.g. `{"aws":{"instance-reboot":{"drain":{"deleteEmptyDirData":false}}}}`.
  */
-const KEEP_DISKS: Partial<DrainOptions> = Object.freeze({ ignoreDaemonSets: true });
-const DISKS_LOST: Partial<DrainOptions> = Object.freeze({ ignoreDaemonSets: true, deleteEmptyDirData: true });
+const ORIGIN_DEFAULTS: Partial<DrainOptions> = Object.freeze({});
 
-function evacuate(timing: NoticeTiming, drain: Partial<DrainOptions>, why: string): NoticeRule {
-  return Object.freeze({ action: 'evacuate', timing, approveWhenDrained: false, drain, why });
+function evacuate(timing: NoticeTiming, why: string): NoticeRule {
+  return Object.freeze({ action: 'evacuate', timing, approveWhenDrained: false, drain: ORIGIN_DEFAULTS, why });
 }
 
 /** Azure: the event is approved once drainbridge drained every node it lists. */
@@ -71,35 +74,40 @@ function approved(rule: NoticeRule): NoticeRule {
 }
 
 function ignore(why: string): NoticeRule {
-  return Object.freeze({ action: 'ignore', timing: 'not-before', approveWhenDrained: false, drain: KEEP_DISKS, why });
+  return Object.freeze({
+    action: 'ignore',
+    timing: 'not-before',
+    approveWhenDrained: false,
+    drain: ORIGIN_DEFAULTS,
+    why,
+  });
 }
 
 const AZURE: NoticePolicy['azure'] = Object.freeze({
   Freeze: ignore('a pause of seconds (memory-preserving); draining would cost more than it saves'),
-  Reboot: approved(evacuate('not-before', KEEP_DISKS, 'the VM reboots; local disks are kept')),
-  Redeploy: approved(evacuate('not-before', DISKS_LOST, 'the VM moves to another host; ephemeral disks are lost')),
-  Preempt: approved(evacuate('deadline', DISKS_LOST, 'the Spot VM is deleted in about 30 s')),
-  Terminate: approved(evacuate('not-before', DISKS_LOST, 'the VM is deleted')),
+  Reboot: approved(evacuate('not-before', 'the VM reboots; local disks are kept')),
+  Redeploy: approved(evacuate('not-before', 'the VM moves to another host; ephemeral disks are lost')),
+  Preempt: approved(evacuate('deadline', 'the Spot VM is deleted in about 30 s')),
+  Terminate: approved(evacuate('not-before', 'the VM is deleted')),
 });
 
 const AWS: NoticePolicy['aws'] = Object.freeze({
-  'system-reboot': evacuate('not-before', KEEP_DISKS, 'the host reboots'),
-  'system-maintenance': evacuate('not-before', KEEP_DISKS, 'power or network maintenance of the host'),
-  'instance-reboot': evacuate('not-before', KEEP_DISKS, 'the instance reboots'),
-  'instance-retirement': evacuate('not-before', DISKS_LOST, 'the instance is stopped or terminated for good'),
-  'instance-stop': evacuate('not-before', DISKS_LOST, 'the instance stops; instance-store data is lost'),
-  'spot-interruption': evacuate('deadline', DISKS_LOST, 'two minutes before the spot instance goes'),
+  'system-reboot': evacuate('not-before', 'the host reboots'),
+  'system-maintenance': evacuate('not-before', 'power or network maintenance of the host'),
+  'instance-reboot': evacuate('not-before', 'the instance reboots'),
+  'instance-retirement': evacuate('not-before', 'the instance is stopped or terminated for good'),
+  'instance-stop': evacuate('not-before', 'the instance stops; instance-store data is lost'),
+  'spot-interruption': evacuate('deadline', 'two minutes before the spot instance goes'),
   'rebalance-recommendation': evacuate(
     'deadline',
-    DISKS_LOST,
     'an interruption is likely soon (only read when the rebalance source is enabled)',
   ),
 });
 
 const GCP: NoticePolicy['gcp'] = Object.freeze({
-  MIGRATE_ON_HOST_MAINTENANCE: evacuate('deadline', KEEP_DISKS, 'live migration in about 60 s'),
-  TERMINATE_ON_HOST_MAINTENANCE: evacuate('deadline', DISKS_LOST, 'the VM stops in about 60 s'),
-  'upcoming-maintenance': evacuate('not-before', KEEP_DISKS, 'a host maintenance window is scheduled'),
+  MIGRATE_ON_HOST_MAINTENANCE: evacuate('deadline', 'live migration in about 60 s'),
+  TERMINATE_ON_HOST_MAINTENANCE: evacuate('deadline', 'the VM stops in about 60 s'),
+  'upcoming-maintenance': evacuate('not-before', 'a host maintenance window is scheduled'),
 });
 
 export const DEFAULT_NOTICE_POLICY: NoticePolicy = Object.freeze({ azure: AZURE, aws: AWS, gcp: GCP });
@@ -124,4 +132,21 @@ export function describePolicy(policy: NoticePolicy = DEFAULT_NOTICE_POLICY): Po
       ...(ruleFor(policy, provider, type) as NoticeRule),
     })),
   );
+}
+
+/**
+ * The policy with the node agent's drain flags (`drainbridge forwarder --node-agent --force …`) under each
+ * rule's own drain options: a rule's (DRAINBRIDGE_NOTICE_POLICY, per notice type) is the more specific.
+ */
+export function policyWithDrain(policy: NoticePolicy, drain: Partial<DrainOptions>): NoticePolicy {
+  if (Object.keys(drain).length === 0) return policy;
+  const withFlags = (rules: Readonly<Record<string, NoticeRule>>) =>
+    Object.fromEntries(
+      Object.entries(rules).map(([type, rule]) => [type, { ...rule, drain: { ...drain, ...rule.drain } }]),
+    );
+  return {
+    azure: withFlags(policy.azure),
+    aws: withFlags(policy.aws),
+    gcp: withFlags(policy.gcp),
+  } as NoticePolicy;
 }

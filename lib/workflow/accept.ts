@@ -37,6 +37,8 @@ function asRequested(detailType: DetailType, detail: unknown): MaintenanceReques
     origin,
     target: parsed.target,
     reason,
+    // A forwarder's drain flags ride on its Node Cordoned (contracts.ts).
+    ...(parsed.drain ? { drain: parsed.drain } : {}),
   };
 }
 
@@ -44,7 +46,7 @@ function asRequested(detailType: DetailType, detail: unknown): MaintenanceReques
 export function acceptRequest(
   machine: 'evacuate' | 'restore',
   input: unknown,
-  drainDefaults: DrainOptions,
+  operatorDrain: Partial<DrainOptions>,
 ): MaintenanceRequest {
   const allowed = STARTS[machine];
   const event = input as { source?: unknown; 'detail-type'?: unknown; detail?: unknown };
@@ -59,5 +61,5 @@ export function acceptRequest(
   }
   // A bus event carries its source; a hand-made input may leave it out.
   if (event.source !== undefined) parseBusEvent(input);
-  return toMaintenanceRequest(asRequested(detailType as DetailType, event.detail), drainDefaults);
+  return toMaintenanceRequest(asRequested(detailType as DetailType, event.detail), operatorDrain);
 }

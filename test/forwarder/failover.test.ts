@@ -41,7 +41,6 @@ describe('two forwarder replicas, the leader SIGKILLed during 20 cordons', () =>
     const config = loadConfig({
       KUBECONFIG: await cluster.kubeconfigFor('drainbridge'),
       DRAINBRIDGE_MAX_HELD_NODES: '20',
-      DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true',
     });
     runtime = await EmbeddedRuntime.create({ config, retryIntervalMs: 50, waitMs: 0 });
     endpoint = await startEventBridgeEndpoint(runtime.bus);

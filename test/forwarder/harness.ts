@@ -245,7 +245,7 @@ export async function startRun(
       '--identity',
       options.identity,
     ],
-    { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true', ...options.env },
+    { ...options.env },
   );
   try {
     await run.waitForLog('leader election: this replica leads', {}, options.leadWithinMs ?? 60_000);

@@ -64,7 +64,12 @@ describe('drainbridge forwarder --node-agent: notices on the bus through the rea
     await cluster?.stop();
   });
 
-  function startAgent(node: string, provider: string, env: Record<string, string>): DrainbridgeProcess {
+  function startAgent(
+    node: string,
+    provider: string,
+    env: Record<string, string>,
+    flags: readonly string[] = [],
+  ): DrainbridgeProcess {
     return new DrainbridgeProcess(
       [
         'forwarder',
@@ -77,6 +82,7 @@ describe('drainbridge forwarder --node-agent: notices on the bus through the rea
         kubeconfig,
         '--metrics-address',
         '127.0.0.1:0',
+        ...flags,
       ],
       {
         AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
@@ -123,6 +129,7 @@ describe('drainbridge forwarder --node-agent: notices on the bus through the rea
       assert.equal(requested?.source, 'drainbridge.requests');
       assert.deepEqual(requested?.detail.target, { nodeName: 'node-aws' });
       assert.equal(requested?.detail.origin, 'aws');
+      assert.equal(requested?.detail.drain, undefined, 'no drain flag, no policy override: the origin decides');
       assert.equal(requested?.detail.notBefore, new Date(Date.parse(event.NotBefore)).toISOString());
       const ops = await agent.opsUrl();
       assert.equal((await fetch(`${ops}/readyz`)).status, 200);
@@ -135,6 +142,34 @@ describe('drainbridge forwarder --node-agent: notices on the bus through the rea
       imds.setScheduledEvents([{ ...event, State: 'completed' }]);
       await waitUntil('Maintenance Ended on the bus', () => onBus('Maintenance Ended', requestId).length > 0, 30_000);
       assert.equal(imds.refused, 0, 'every read carried an IMDSv2 session token');
+      await stopsCleanly(agent);
+    } finally {
+      await imds.server.stop();
+    }
+  });
+
+  it('kubectl drain flags: they ride on the request (the evacuation runs elsewhere); none given: no drain', async () => {
+    const imds = await FakeEc2Metadata.start({ instanceId: 'i-0abc1111' });
+    try {
+      const start = new Date(Date.now() + 3_600_000);
+      const event = {
+        Code: 'instance-reboot',
+        Description: 'scheduled reboot',
+        EventId: 'instance-event-0aaaa00000000flags',
+        NotBefore: formatEc2ImdsDate(start),
+        NotAfter: formatEc2ImdsDate(new Date(start.getTime() + 3_600_000)),
+        State: 'active',
+      };
+      imds.setScheduledEvents([event]);
+      agent = startAgent('node-aws', 'aws', { DRAINBRIDGE_AGENT_AWS_URL: imds.url }, [
+        '--delete-emptydir-data=false',
+        '--grace-period',
+        '45',
+      ]);
+      const requestId = `aws:node-aws:scheduled:${event.EventId}`;
+      await waitUntil('Maintenance Requested on the bus', () => onBus('Maintenance Requested', requestId).length > 0);
+      const [requested] = onBus('Maintenance Requested', requestId);
+      assert.deepEqual(requested?.detail.drain, { deleteEmptyDirData: false, gracePeriodSeconds: 45 });
       await stopsCleanly(agent);
     } finally {
       await imds.server.stop();

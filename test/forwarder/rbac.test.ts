@@ -140,7 +140,6 @@ describe('RBAC: the forwarder ServiceAccount in deploy/ can do exactly what the 
     const config = loadConfig({
       KUBECONFIG: await cluster.kubeconfigFor('drainbridge'),
       DRAINBRIDGE_MAX_HELD_NODES: '3',
-      DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true',
     });
     runtime = await EmbeddedRuntime.create({ config, retryIntervalMs: 50, waitMs: 0 });
     endpoint = await startEventBridgeEndpoint(runtime.bus);

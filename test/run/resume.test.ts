@@ -37,13 +37,11 @@ const SCENARIO = {
   ],
 };
 
-const ENV = { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true' };
-
 describe('drainbridge run SIGKILLed mid-evacuation, then mid-Restore, and started again each time', () => {
   let cluster: TestCluster;
   const processes: DrainbridgeProcess[] = [];
   const start = async (identity: string): Promise<DrainbridgeProcess> => {
-    const run = await startRun(cluster, { identity, cordonEvacuates: 'all', env: ENV, leadWithinMs: 40_000 });
+    const run = await startRun(cluster, { identity, cordonEvacuates: 'all', leadWithinMs: 40_000 });
     processes.push(run);
     return run;
   };

@@ -122,7 +122,7 @@ describe('node agent: Azure Scheduled Events', () => {
       assert.equal(requested?.origin, 'azure');
       assert.deepEqual(requested?.target, { nodeName: 'node-1' });
       assert.equal(requested?.notBefore, new Date(formatRfc1123(new Date(Date.parse(event.NotBefore)))).toISOString());
-      assert.deepEqual(requested?.drain, { ignoreDaemonSets: true });
+      assert.equal(requested?.drain, undefined, 'no drain options set: the origin azure decides');
       assert.deepEqual(requested?.notice, {
         provider: 'azure',
         source: 'azure-scheduled-events',

@@ -75,7 +75,7 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
         '--bus-address',
         '127.0.0.1:0',
       ],
-      { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true', DRAINBRIDGE_BUS_KEY: KEY },
+      { DRAINBRIDGE_BUS_KEY: KEY },
     );
     busUrl = String((await run.waitForLog('bus endpoint listening')).url);
     await run.waitForLog('leader election: this replica leads');

@@ -98,11 +98,7 @@ describe('AWS notice normaliser (Health scheduled changes, Spot warnings)', () =
     assert.deepEqual(detail?.target, { nodeName: 'node-1' });
     assert.equal(detail?.notBefore, '2023-02-11T06:00:00.000Z');
     assert.equal(detail?.deadline, '2023-02-11T10:00:00.000Z');
-    assert.deepEqual(
-      detail?.drain,
-      { ignoreDaemonSets: true, deleteEmptyDirData: true },
-      'instance-stop loses instance store',
-    );
+    assert.equal(detail?.drain, undefined, 'no drain options set: the origin aws decides');
     assert.deepEqual(detail?.notice, {
       provider: 'aws',
       source: 'aws-health',

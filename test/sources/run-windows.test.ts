@@ -50,7 +50,7 @@ describe('drainbridge run arms DRAINBRIDGE_MAINTENANCE_WINDOWS', () => {
         '--identity',
         'run-windows',
       ],
-      { DRAINBRIDGE_DRAIN_IGNORE_DAEMONSETS: 'true', DRAINBRIDGE_MAINTENANCE_WINDOWS: JSON.stringify([WINDOW]) },
+      { DRAINBRIDGE_MAINTENANCE_WINDOWS: JSON.stringify([WINDOW]) },
     );
     await run.waitForLog('leader election: this replica leads');
   });

@@ -76,7 +76,7 @@ describe('drainbridge plan: start time, estimate, notice policy', () => {
     assert.match(result.stdout, /azure Freeze: evacuate \(starts in time for the notice's start\)/);
     assert.match(
       result.stdout,
-      /azure Reboot: evacuate .*; approves the event once drained; drain ignoreDaemonSets=true/,
+      /azure Reboot: evacuate .*; approves the event once drained; drain ignoreDaemonSets=true, deleteEmptyDirData=true, force=true/,
     );
     assert.match(result.stdout, /aws spot-interruption: evacuate \(starts at once\)/);
     assert.match(result.stdout, /gcp MIGRATE_ON_HOST_MAINTENANCE: evacuate \(starts at once\)/);

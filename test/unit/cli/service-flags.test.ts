@@ -42,9 +42,19 @@ describe('run and forwarder flags', () => {
       assert.match(await refusal([command, '--shutdown-grace']), /--shutdown-grace needs a value \(SECONDS\)/);
     });
 
-    it(`${command}: takes no arguments and no kubectl drain flags`, async () => {
+    it(`${command}: takes no arguments`, async () => {
       assert.match(await refusal([command, 'node-1']), /unexpected argument "node-1"/);
-      assert.match(await refusal([command, '--force']), /unknown flag --force/);
+    });
+
+    it(`${command}: takes kubectl drain's flags, a bad value refused naming the flag before anything starts`, async () => {
+      assert.match(await refusal([command, '--grace-period=abc']), /--grace-period: must be an integer, not "abc"/);
+      assert.match(await refusal([command, '--timeout', '5x']), /--timeout: must be a duration such as 90s or 5m/);
+      assert.match(await refusal([command, '--pod-selector', 'app in (web']), /--pod-selector/);
+      assert.match(await refusal([command, '--force=yes']), /--force: must be true or false, not "yes"/);
+      assert.match(
+        await refusal([command, '--ignore-deamonsets']),
+        /unknown flag --ignore-deamonsets \(did you mean --ignore-daemonsets\?\)/,
+      );
     });
   }
 

@@ -18,12 +18,11 @@ function configError(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
-  it('gives kubectl drain defaults and embedded mode with an empty environment', () => {
+  it('sets no drain option and embedded mode with an empty environment (each origin decides)', () => {
     const config = loadConfig({});
     assert.equal(config.mode, 'embedded');
     assert.deepEqual(config.kube, { source: 'kubeconfig' });
-    assert.equal(config.drainDefaults.gracePeriodSeconds, -1);
-    assert.equal(config.drainDefaults.chunkSize, 500);
+    assert.deepEqual(config.drainDefaults, {}, 'no DRAINBRIDGE_DRAIN_* set: nothing overrides the origin');
     assert.equal(config.maxHeldNodes, 1);
     assert.equal(config.nova.maxConcurrentMigrations, 1);
     assert.equal(config.nova.shutoffPolicy, 'block');
@@ -38,8 +37,7 @@ describe('loadConfig', () => {
       DRAINBRIDGE_INFRA_POD_SELECTOR: 'app in (nova-compute,libvirt)',
       DRAINBRIDGE_COMPAT_TAINTS: 'kubevirt.io/drain',
     });
-    assert.equal(config.drainDefaults.ignoreDaemonSets, true);
-    assert.equal(config.drainDefaults.gracePeriodSeconds, 30);
+    assert.deepEqual(config.drainDefaults, { ignoreDaemonSets: true, gracePeriodSeconds: 30 }, 'only what was set');
     assert.equal(config.maxHeldNodes, 3);
     assert.equal(config.infraPodSelector, 'app in (nova-compute,libvirt)');
     assert.deepEqual(config.compatibilityTaints, ['kubevirt.io/drain']);

@@ -87,11 +87,8 @@ describe('notice policy', () => {
     assert.equal(ruleFor(DEFAULT_NOTICE_POLICY, 'aws', 'no-such-type'), undefined);
   });
 
-  it('emptydir data is only given up where the provider says the disks are lost', () => {
-    assert.equal(ruleFor(DEFAULT_NOTICE_POLICY, 'azure', 'Reboot')?.drain.deleteEmptyDirData, undefined);
-    assert.equal(ruleFor(DEFAULT_NOTICE_POLICY, 'azure', 'Redeploy')?.drain.deleteEmptyDirData, true);
-    assert.equal(ruleFor(DEFAULT_NOTICE_POLICY, 'aws', 'system-reboot')?.drain.deleteEmptyDirData, undefined);
-    assert.equal(ruleFor(DEFAULT_NOTICE_POLICY, 'aws', 'instance-stop')?.drain.deleteEmptyDirData, true);
+  it('carries no drain option of its own: the origin decides, below the operator (docs/drain-defaults.md)', () => {
+    for (const row of describePolicy()) assert.deepEqual(row.drain, {}, `${row.provider} ${row.type}`);
   });
 
   it('is data for `plan`: one row per provider and type', () => {
@@ -113,7 +110,7 @@ describe('notice policy', () => {
     assert.ok(!Array.isArray(policy));
     assert.equal(policy.azure.Freeze.action, 'evacuate');
     assert.equal(policy.azure.Reboot.action, 'evacuate');
-    assert.deepEqual(policy.aws['instance-reboot'].drain, { ignoreDaemonSets: true, gracePeriodSeconds: 60 });
+    assert.deepEqual(policy.aws['instance-reboot'].drain, { gracePeriodSeconds: 60 });
   });
 
   it('refuses overrides naming the JSON path', () => {
