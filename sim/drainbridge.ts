@@ -11,7 +11,7 @@ import { type Simulator, type SimulatorOptions, startSimulator } from './simulat
 
 const DEPLOY = new URL('../deploy/', import.meta.url);
 /** The manifests drainbridge needs in a cluster (cluster admin applies them once). */
-export const DRAINBRIDGE_MANIFESTS = ['crds/evacuations.yaml', 'rbac/drainbridge.yaml'] as const;
+export const DRAINBRIDGE_MANIFESTS = ['base/crds/evacuations.yaml', 'base/rbac/drainbridge.yaml'] as const;
 
 export interface DrainbridgeCluster {
   readonly sim: Simulator;

@@ -86,7 +86,7 @@ async function runDemo(output: RunOutput, { speed, started }: { speed: number; s
   try {
     const client = kubeClientFor(cluster.kubeconfigPath);
     const admin = kubeClientFor(cluster.adminKubeconfigPath);
-    say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`);
+    say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/base/rbac)`);
     say(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
 
     heading(`drainbridge plan ${NODE} --ignore-daemonsets`);

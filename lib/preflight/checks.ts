@@ -20,7 +20,7 @@ import { type AccessSettings, type ApiAccess, describeAccess, type Operation, re
 import { checkNova } from './nova.ts';
 import { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND } from './result.ts';
 
-export { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND, INSTALL_MANIFESTS } from './result.ts';
+export { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND, INSTALL_COMMAND_NMO } from './result.ts';
 
 export interface PreflightReport {
   /** The API server's URL. */

@@ -19,7 +19,7 @@ import { isStateChange } from '../../sim/server/request-log.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
 import { assertNoNoise, runCli } from './run-cli.ts';
 
-const INSTALL = 'kubectl apply -f deploy/crds/evacuations.yaml -f deploy/rbac/drainbridge.yaml';
+const INSTALL = 'kubectl apply -k deploy/base';
 const dir = mkdtempSync(join(tmpdir(), 'drainbridge-preflight-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
