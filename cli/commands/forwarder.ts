@@ -19,6 +19,7 @@ import {
   type ParsedCommandLine,
   parseCommandLine,
 } from '../flags.ts';
+import { preflightService } from '../service-preflight.ts';
 import {
   envFlags,
   envFromFlags,
@@ -73,7 +74,12 @@ async function startClusterForwarder(
   logger: Logger,
 ): Promise<Running> {
   const { createForwarder } = await import('../../lib/forwarder/index.ts');
-  const forwarder = await createForwarder(configOf(env, kubeconfig), settings, logger);
+  const config = configOf(env, kubeconfig);
+  // Before leader election: a denied call refuses the start (exit 4) or leaves its optional source out.
+  const decision = await preflightService('forwarder', config, settings, logger);
+  const forwarder = await createForwarder(config, { ...settings, nodeMaintenance: decision.nodeMaintenance }, logger, {
+    notReady: decision.notReady,
+  });
   await forwarder.start();
   return forwarder;
 }
@@ -93,6 +99,7 @@ async function startNodeAgent(
   ]);
   const agentConfig = loadAgentConfig(env);
   const config = configOf(env, kubeconfig);
+  await preflightService('node-agent', config, { nodeMaintenance: false }, logger);
   const bus = loadBusClientSettings(env);
   const agent = new NodeAgentProcess({
     client: await connectKube(config),
@@ -158,7 +165,7 @@ export const forwarderCommand: Command = {
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,
   flags: FLAGS,
-  exits: ['ok', 'failed', 'usage'],
+  exits: ['ok', 'failed', 'usage', 'notReady'],
   async run(argv) {
     const parsed = parseCommandLine(argv, FLAGS);
     expectPositionals(parsed, []);

@@ -127,6 +127,7 @@ async function allowed(client: KubeClient, apis: Apis, access: ApiAccess): Promi
               group: access.group,
               resource: access.resource,
               ...(access.subresource ? { subresource: access.subresource } : {}),
+              ...(access.name ? { name: access.name } : {}),
               ...(access.namespace ? { namespace: access.namespace } : {}),
             },
           },
