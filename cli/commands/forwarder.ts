@@ -152,7 +152,7 @@ export const forwarderCommand: Command = {
     'Maintenance Ended on the bus (PutEvents; AWS credentials from the SDK chain: IRSA, Pod Identity, env).',
     'Replicas elect a leader on a Lease in DRAINBRIDGE_NAMESPACE; only the leader publishes.',
     '  --cordon-evacuates  which nodes a cordon by someone else evacuates (default off)',
-    '  --metrics-address   /healthz, /readyz, /metrics (default 0.0.0.0:8080)',
+    '  --metrics-address   /healthz, /readyz, /metrics (default 127.0.0.1:8080; 0.0.0.0:8080 in a pod)',
     '  --shutdown-grace    seconds to flush queued events on SIGTERM (default 10)',
     "  --node-agent        instead: this node's agent (a DaemonSet): reads the node's instance metadata service",
     '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
