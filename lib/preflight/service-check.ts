@@ -8,8 +8,9 @@
  */
 import { apiCodeOf } from '../kube/errors.ts';
 import type { KubeHttpClient } from '../kube/http/client.ts';
+import { EVACUATION_API } from '../kube/paths.ts';
 import { type ApiAccess, describeAccess } from './access.ts';
-import type { CheckResult } from './result.ts';
+import { type CheckResult, INSTALL_COMMAND } from './result.ts';
 import { grantCommand, type Service, type ServicePart, type ServiceSettings, serviceParts } from './service-access.ts';
 
 export interface ServiceReadiness {
@@ -95,6 +96,22 @@ async function reviewPart(asker: Asker, part: ServicePart, who: string | undefin
   return denied.map((access) => ({ check: 'rbac', ok: false, what: denial(part, access, who), fix }));
 }
 
+/** Whether the API serves Evacuation records (discovery: every authenticated user may ask). */
+async function checkRecordsServed(client: KubeHttpClient): Promise<CheckResult> {
+  const { group, version, plural } = EVACUATION_API;
+  const crd = `CRD ${plural}.${group}`;
+  try {
+    const found = await client.request<{ resources?: { name?: string }[] }>(`discover ${group}/${version}`, {
+      method: 'GET',
+      path: `/apis/${group}/${version}`,
+    });
+    if (found.resources?.some((r) => r.name === plural)) return { check: 'crd', ok: true, what: crd };
+  } catch (error) {
+    if (apiCodeOf(error) !== 404) throw error;
+  }
+  return { check: 'crd', ok: false, what: `${crd} is not installed`, fix: INSTALL_COMMAND };
+}
+
 /** Reviews every call `service` would make with `settings`; connection errors throw (the caller presents them). */
 export async function checkService(
   client: KubeHttpClient,
@@ -105,7 +122,13 @@ export async function checkService(
   const user = await asker.whoAmI();
   const results: CheckResult[] = [];
   const withoutSources = new Map<string, string[]>();
+  // run keeps its requests in Evacuation records and the node agent reads them: both need the CRD.
   let refuse = false;
+  if (service !== 'forwarder') {
+    const crd = await checkRecordsServed(client);
+    results.push(crd);
+    refuse = !crd.ok;
+  }
   for (const part of serviceParts(service, settings)) {
     const found = await reviewPart(asker, part, user);
     results.push(...found);

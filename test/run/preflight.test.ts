@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { startSimulator } from '../../sim/simulator.ts';
 import { runCli, startCli } from '../cli/run-cli.ts';
 
 const SA = 'system:serviceaccount:drainbridge:drainbridge';
@@ -98,5 +99,28 @@ describe('drainbridge run checks its RBAC before leading', () => {
     const forwarder = await runCli(['check', '--for', 'forwarder', '--kubeconfig', path]);
     assert.equal(forwarder.code, 4);
     assert.match(forwarder.stdout, /jane may not list nodes/);
+  });
+});
+
+describe('drainbridge run on a cluster without drainbridge installed', () => {
+  it('refuses to start, exit 4, naming the CRD and the one install command', async () => {
+    const sim = await startSimulator({ scenario: 'small' });
+    const dir = mkdtempSync(join(tmpdir(), 'drainbridge-run-preflight-'));
+    try {
+      const admin = join(dir, 'admin');
+      writeFileSync(admin, sim.kubeconfig(), { mode: 0o600 });
+      const mark = sim.requestLog.mark();
+      const result = await runCli(['run', '--kubeconfig', admin, '--metrics-address', '127.0.0.1:0']);
+      assert.equal(result.code, 4, result.stderr);
+      assert.match(result.stderr, /CRD evacuations\.drainbridge\.io is not installed/);
+      assert.match(result.stderr, /kubectl apply -k deploy\/base/);
+      assert.deepEqual(sim.requestLog.writes({ since: mark }).filter((r) => r.resource === 'leases'), []);
+      const check = await runCli(['check', '--for', 'node-agent', '--kubeconfig', admin]);
+      assert.equal(check.code, 4);
+      assert.match(check.stdout, /MISSING\s+CRD evacuations\.drainbridge\.io is not installed/);
+    } finally {
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
