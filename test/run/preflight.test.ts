@@ -114,7 +114,10 @@ describe('drainbridge run on a cluster without drainbridge installed', () => {
       assert.equal(result.code, 4, result.stderr);
       assert.match(result.stderr, /CRD evacuations\.drainbridge\.io is not installed/);
       assert.match(result.stderr, /kubectl apply -k deploy\/base/);
-      assert.deepEqual(sim.requestLog.writes({ since: mark }).filter((r) => r.resource === 'leases'), []);
+      assert.deepEqual(
+        sim.requestLog.writes({ since: mark }).filter((r) => r.resource === 'leases'),
+        [],
+      );
       const check = await runCli(['check', '--for', 'node-agent', '--kubeconfig', admin]);
       assert.equal(check.code, 4);
       assert.match(check.stdout, /MISSING\s+CRD evacuations\.drainbridge\.io is not installed/);
