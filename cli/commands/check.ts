@@ -47,8 +47,8 @@ export const checkCommand: Command = {
   async run(argv, context: CommandContext = processContext()) {
     const parsed = parseCommandLine(argv, FLAGS);
     expectPositionals(parsed, []);
-    const cluster = await connect(parsed, context);
     const service = serviceOf(flagValue(parsed, 'for'));
+    const cluster = await connect(parsed, context);
     if (service) return checkServiceCommand(cluster, service, context);
     const needs = { operation: 'check' as const, disableEviction: isOn(parsed, 'disable-eviction') };
     const report = await runPreflight({ ...cluster, env: context.env }, needs);

@@ -73,6 +73,14 @@ describe('drainbridge run checks its RBAC before leading', () => {
     assert.match(result.stdout, /ok\s+the embedded workflow: all \d+ calls allowed/);
   });
 
+  it('check --for with an unknown service: exit 2 naming the choices, before any call', async () => {
+    const mark = cluster.sim.requestLog.mark();
+    const result = await runCli(['check', '--for', 'runner', '--kubeconfig', cluster.kubeconfigPath]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--for: must be one of run, forwarder, node-agent \(got 'runner'\)/);
+    assert.deepEqual(cluster.sim.requestLog.all({ since: mark }), []);
+  });
+
   it('check --for run with DRAINBRIDGE_NODE_MAINTENANCE=false: ready, exit 0', async () => {
     const result = await runCli(['check', '--for', 'run', '--kubeconfig', cluster.kubeconfigPath], {
       DRAINBRIDGE_NODE_MAINTENANCE: 'false',
