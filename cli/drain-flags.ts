@@ -26,7 +26,7 @@ export const DRAIN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'disable-eviction',
     kind: 'switch',
-    help: 'delete instead of evict, bypassing PDBs (needs deploy/rbac/disable-eviction.yaml)',
+    help: 'delete instead of evict, bypassing PDBs (needs deploy/base/rbac/disable-eviction.yaml)',
   },
   {
     name: 'skip-wait-for-delete-timeout',

@@ -13,6 +13,7 @@ import { findKubectl } from '../sim/kubectl.ts';
 
 export const TARGETS = [
   'deploy/base',
+  'deploy/overlays/nmo-installed',
   'deploy/overlays/forwarder',
   'deploy/overlays/forwarder-irsa',
   'deploy/overlays/forwarder-secret',

@@ -1,6 +1,6 @@
 /**
  * Applies YAML manifests (one or more documents) to a store, in order: create, or replace what exists.
- * For test setup such as `deploy/rbac/*.yaml`; CRDs earlier in the text serve their kinds to later
+ * For test setup such as `deploy/base/rbac/*.yaml`; CRDs earlier in the text serve their kinds to later
  * documents. Every document is checked before the first write.
  */
 import { parseAllDocuments } from 'yaml';

@@ -80,7 +80,7 @@ export interface Simulator {
   /** A bearer token for an arbitrary user (tests of RBAC by user or group). */
   tokenForUser(user: UserInfo): string;
   /**
-   * Creates or replaces the objects of YAML manifests (e.g. `deploy/rbac/*.yaml`) directly in the
+   * Creates or replaces the objects of YAML manifests (e.g. `deploy/base/rbac/*.yaml`) directly in the
    * store, as the admin would with `kubectl apply`; returns them as stored.
    */
   apply(yaml: string, source?: string): KubeObject[];

@@ -1,16 +1,26 @@
 /** `drainbridge check`: is this cluster (and Nova) ready for drainbridge? Reads only. */
-import { INSTALL_COMMAND, runPreflight } from '../../lib/preflight/index.ts';
-import { connect, describeReport, fixLines } from '../cluster.ts';
-import { type Command, type CommandContext, processContext } from '../command.ts';
+import { connectKube } from '../../lib/forwarder/kube.ts';
+import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
+import { INSTALL_COMMAND, type PreflightReport, runPreflight } from '../../lib/preflight/index.ts';
+import { SERVICES, type Service } from '../../lib/preflight/service-access.ts';
+import { checkService } from '../../lib/preflight/service-check.ts';
+import { type Cluster, connect, describeReport, fixLines } from '../cluster.ts';
+import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
-import { expectPositionals, type FlagSpec, isOn, parseCommandLine } from '../flags.ts';
+import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
 
 const FLAGS: readonly FlagSpec[] = [
   {
     name: 'disable-eviction',
     kind: 'switch',
     help: 'also check what --disable-eviction needs (deleting pods)',
+  },
+  {
+    name: 'for',
+    kind: 'value',
+    value: 'SERVICE',
+    help: 'check what a service needs instead, as these credentials: run, forwarder or node-agent',
   },
   ...CLUSTER_FLAGS,
 ];
@@ -19,20 +29,27 @@ export const checkCommand: Command = {
   name: 'check',
   summary: 'check the cluster is ready for drainbridge (CRD, namespace, RBAC, Nova); changes nothing',
   usage: [
-    'Usage: drainbridge check [--disable-eviction] [--kubeconfig FILE] [--context NAME]',
+    'Usage: drainbridge check [--disable-eviction] [--for run|forwarder|node-agent] [--kubeconfig FILE] [--context NAME]',
     '',
     'What every other command checks before it changes anything, for all of them at once: the API server',
     'answers (and as whom), the Evacuation CRD is installed, the namespace of the admission Lease exists',
     '(DRAINBRIDGE_NAMESPACE), RBAC allows each call drainbridge makes (one SelfSubjectAccessReview per',
     'call), and, with DRAINBRIDGE_NOVA=true, that Keystone and Nova answer. For whatever is missing it',
     `prints the command that installs it, usually: ${INSTALL_COMMAND}`,
+    '',
+    '--for SERVICE checks what `drainbridge run`, `drainbridge forwarder` or the node agent (`forwarder',
+    '--node-agent`) checks before it starts leading, with the same words its /readyz uses: each call of each',
+    'part it would run (DRAINBRIDGE_NODE_MAINTENANCE=false leaves the NodeMaintenance source out), and the',
+    'command that grants a missing one. Run it with the credentials the service uses (docs/preflight.md).',
   ].join('\n'),
   flags: FLAGS,
   exits: ['ok', 'usage', 'notReady'],
   async run(argv, context: CommandContext = processContext()) {
     const parsed = parseCommandLine(argv, FLAGS);
     expectPositionals(parsed, []);
+    const service = serviceOf(flagValue(parsed, 'for'));
     const cluster = await connect(parsed, context);
+    if (service) return checkServiceCommand(cluster, service, context);
     const needs = { operation: 'check' as const, disableEviction: isOn(parsed, 'disable-eviction') };
     const report = await runPreflight({ ...cluster, env: context.env }, needs);
     for (const line of describeReport(report)) context.out(line);
@@ -47,3 +64,42 @@ export const checkCommand: Command = {
     return EXIT.notReady;
   },
 };
+
+function serviceOf(text: string | undefined): Service | undefined {
+  if (text === undefined) return undefined;
+  const service = SERVICES.find((name) => name === text);
+  if (!service) throw new UsageError(`--for: must be one of ${SERVICES.join(', ')} (got '${text}')`);
+  return service;
+}
+
+/** `check --for SERVICE`: the service's startup preflight, as these credentials. */
+async function checkServiceCommand(cluster: Cluster, service: Service, context: CommandContext): Promise<number> {
+  const settings = loadForwarderSettings(context.env);
+  const client = await connectKube(cluster.config);
+  let report: PreflightReport;
+  try {
+    const readiness = await checkService(client, service, {
+      namespace: cluster.config.namespace,
+      nodeMaintenance: service !== 'node-agent' && settings.nodeMaintenance,
+    });
+    report = {
+      server: client.server.origin,
+      ...(readiness.user ? { user: readiness.user } : {}),
+      results: readiness.results,
+      ready: readiness.results.every((r) => r.ok),
+    };
+  } finally {
+    client.close();
+  }
+  for (const line of describeReport(report)) context.out(line);
+  if (report.ready) {
+    context.out(`ready: drainbridge ${service} can start with these credentials`);
+    return EXIT.ok;
+  }
+  const fixes = [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];
+  context.out(
+    `not ready for drainbridge ${service}. To fix it (as a cluster admin; the roles come with ${INSTALL_COMMAND}):`,
+  );
+  for (const line of fixLines(fixes)) context.out(line);
+  return EXIT.notReady;
+}

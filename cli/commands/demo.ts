@@ -13,7 +13,7 @@ import { renderPlanText } from '../../lib/workflow/branches/render.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
 import { configFor } from '../embedded.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT, exitForSignal } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, numberFlag, parseCommandLine } from '../flags.ts';
 import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, outputModeOf, type RunOutput } from '../output/index.ts';
 import type { EventSource } from '../output/renderer.ts';
@@ -65,9 +65,16 @@ export const demoCommand: Command = {
       start: started,
       title: `drainbridge demo: evacuate ${NODE}`,
     });
+    // Ctrl-C ends the demo at once, as before; exiting (not dying of the signal) lets the simulated
+    // cluster's kubeconfig directory be removed on the way out (sim/drainbridge.ts).
+    const onSignal = (signal: NodeJS.Signals): void => process.exit(exitForSignal(signal));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     try {
       return await runDemo(output, { speed, started });
     } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
       output.close();
     }
   },
@@ -86,7 +93,7 @@ async function runDemo(output: RunOutput, { speed, started }: { speed: number; s
   try {
     const client = kubeClientFor(cluster.kubeconfigPath);
     const admin = kubeClientFor(cluster.adminKubeconfigPath);
-    say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/rbac)`);
+    say(`API server ${cluster.sim.url}; drainbridge runs as ServiceAccount drainbridge/drainbridge (deploy/base/rbac)`);
     say(`pods on ${NODE}: ${(await podsOn(client, NODE)).join(', ')}`);
 
     heading(`drainbridge plan ${NODE} --ignore-daemonsets`);

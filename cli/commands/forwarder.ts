@@ -21,6 +21,7 @@ import {
   type ParsedCommandLine,
   parseCommandLine,
 } from '../flags.ts';
+import { preflightService } from '../service-preflight.ts';
 import {
   envFlags,
   envFromFlags,
@@ -76,7 +77,13 @@ async function startClusterForwarder(
   logger: Logger,
 ): Promise<Running> {
   const { createForwarder } = await import('../../lib/forwarder/index.ts');
-  const forwarder = await createForwarder(configOf(env, kubeconfig), settings, logger, { drain: settings.drain });
+  const config = configOf(env, kubeconfig);
+  // Before leader election: a denied call refuses the start (exit 4) or leaves its optional source out.
+  const decision = await preflightService('forwarder', config, settings, logger);
+  const forwarder = await createForwarder(config, { ...settings, nodeMaintenance: decision.nodeMaintenance }, logger, {
+    drain: settings.drain,
+    notReady: decision.notReady,
+  });
   await forwarder.start();
   return forwarder;
 }
@@ -100,6 +107,7 @@ async function startNodeAgent(
   // The drain flags travel in each Maintenance Requested (the evacuation runs elsewhere).
   const agentConfig = { ...loaded, policy: policyWithDrain(loaded.policy, settings.drain) };
   const config = configOf(env, kubeconfig);
+  await preflightService('node-agent', config, { nodeMaintenance: false }, logger);
   const bus = loadBusClientSettings(env);
   const agent = new NodeAgentProcess({
     client: await connectKube(config),
@@ -152,7 +160,7 @@ export const forwarderCommand: Command = {
     'Maintenance Ended on the bus (PutEvents; AWS credentials from the SDK chain: IRSA, Pod Identity, env).',
     'Replicas elect a leader on a Lease in DRAINBRIDGE_NAMESPACE; only the leader publishes.',
     '  --cordon-evacuates  which nodes a cordon by someone else evacuates (default off)',
-    '  --metrics-address   /healthz, /readyz, /metrics (default 0.0.0.0:8080)',
+    '  --metrics-address   /healthz, /readyz, /metrics (default 127.0.0.1:8080; 0.0.0.0:8080 in a pod)',
     '  --shutdown-grace    seconds to flush queued events on SIGTERM (default 10)',
     "  --node-agent        instead: this node's agent (a DaemonSet): reads the node's instance metadata service",
     '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
@@ -168,7 +176,7 @@ export const forwarderCommand: Command = {
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,
   flags: FLAGS,
-  exits: ['ok', 'failed', 'usage'],
+  exits: ['ok', 'failed', 'usage', 'notReady'],
   async run(argv) {
     const parsed = parseCommandLine(argv, FLAGS);
     expectPositionals(parsed, []);

@@ -9,6 +9,7 @@ import type { Command } from '../command.ts';
 import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';
 import { configFor } from '../embedded.ts';
 import { expectPositionals, type FlagSpec, flagValue, integerFlag, parseCommandLine } from '../flags.ts';
+import { preflightService } from '../service-preflight.ts';
 import {
   envFlags,
   envFromFlags,
@@ -58,7 +59,7 @@ export const runCommand: Command = {
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,
   flags: FLAGS,
-  exits: ['ok', 'failed', 'usage'],
+  exits: ['ok', 'failed', 'usage', 'notReady'],
   async run(argv) {
     const parsed = parseCommandLine(argv, FLAGS);
     expectPositionals(parsed, []);
@@ -77,9 +78,12 @@ export const runCommand: Command = {
     const retryIntervalMs =
       retryText === undefined ? undefined : integerFlag('retry-interval-ms', retryText, { min: 0, max: 3_600_000 });
     const logger = createLogger('drainbridge-run');
+    // Before leader election: a denied call refuses the start (exit 4) or leaves its optional source out.
+    const decision = await preflightService('run', config, settings, logger);
     const run = await DrainbridgeRun.create({
       config,
-      settings,
+      settings: { ...settings, nodeMaintenance: decision.nodeMaintenance },
+      notReady: decision.notReady,
       logger,
       ...(retryIntervalMs !== undefined ? { retryIntervalMs } : {}),
       ...(busEndpoint ? { busEndpoint } : {}),

@@ -2,7 +2,7 @@
  * `drainbridge sim --scenario NAME|FILE [--port N] [--kubeconfig-out FILE] [--speed X] [--no-tls]`:
  * runs the Kubernetes API simulator until SIGINT/SIGTERM.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidInput } from '../../lib/errors/index.ts';
@@ -124,6 +124,8 @@ export const simCommand: Command = {
     const received = await signal;
     context.out(`drainbridge sim: ${received}, stopping`);
     await sim.stop();
+    // The admin token's file in the temporary directory goes with the server; one the user named stays.
+    if (!args.kubeconfigOut) rmSync(path, { force: true });
     // Stopping is what a signal asks of a server: not a failure.
     return EXIT.ok;
   },

@@ -40,6 +40,8 @@ export interface RunOptions {
   readonly nova?: NovaFactory;
   /** Serve the bus endpoint for node agents (DRAINBRIDGE_BUS_ADDRESS, lib/bus/bus-endpoint.ts). */
   readonly busEndpoint?: BusServerSettings;
+  /** Why this process is not ready besides its caches (the startup preflight's sources left out), for /readyz. */
+  readonly notReady?: () => string[];
 }
 
 /** The execution name prefix that marks `drainbridge run`'s executions, with the process identity. */
@@ -92,6 +94,7 @@ export class DrainbridgeRun {
       logger: options.logger,
       metrics: forwarderMetrics,
       extraSources: [new RebootSource({ client: kube.forwarderClient, logger: options.logger })],
+      ...(options.notReady ? { notReady: options.notReady } : {}),
       onLeadership: (leading) => (leading ? this.#lead() : this.#follow()),
     });
   }

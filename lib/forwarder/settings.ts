@@ -29,12 +29,18 @@ export const FORWARDER_ENV_VARS = {
     help: 'lease duration: a dead leader is replaced within it plus a retry period (≈ 1/7 of it, at least 0.5 s: 15 → ≈ 17 s)',
   },
   DRAINBRIDGE_FORWARDER_QUEUE: { default: '10000', help: 'events kept while the bus is unreachable (one per subject)' },
-  DRAINBRIDGE_METRICS_ADDRESS: { default: '0.0.0.0:8080', help: 'host:port of /healthz, /readyz, /metrics' },
+  DRAINBRIDGE_METRICS_ADDRESS: {
+    default: '127.0.0.1:8080',
+    help: 'host:port of /healthz, /readyz, /metrics (in a pod, KUBERNETES_SERVICE_HOST set: 0.0.0.0:8080)',
+  },
   DRAINBRIDGE_FORWARDER_IDENTITY: {
     default: undefined,
     help: 'leader-election identity (default: POD_NAME or hostname, plus the pid)',
   },
 } as const;
+
+/** Where the operations endpoint listens in a pod unless DRAINBRIDGE_METRICS_ADDRESS says otherwise. */
+export const IN_POD_METRICS_ADDRESS = '0.0.0.0:8080';
 
 const wholeNumber = (min: number, max: number) =>
   z
@@ -94,6 +100,10 @@ export interface ForwarderSettings {
 export function loadForwarderSettings(env: Readonly<Record<string, string | undefined>>): ForwarderSettings {
   const input: Record<string, string | undefined> = {};
   for (const [name, spec] of Object.entries(FORWARDER_ENV_VARS)) input[name] = env[name] ?? spec.default;
+  // A workstation's process answers on loopback only; in a pod the kubelet's probes and Prometheus reach it.
+  if (env.DRAINBRIDGE_METRICS_ADDRESS === undefined && env.KUBERNETES_SERVICE_HOST) {
+    input.DRAINBRIDGE_METRICS_ADDRESS = IN_POD_METRICS_ADDRESS;
+  }
   const parsed = Schema.safeParse(input);
   if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
   const v = parsed.data;

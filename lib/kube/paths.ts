@@ -8,7 +8,7 @@ import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
 export type MergePatch = { readonly [key: string]: MergePatchValue };
 export type MergePatchValue = string | number | boolean | null | readonly unknown[] | MergePatch;
 
-/** The Evacuation custom resource's coordinates (see deploy/crds/evacuations.yaml). Cluster-scoped. */
+/** The Evacuation custom resource's coordinates (see deploy/base/crds/evacuations.yaml). Cluster-scoped. */
 export const EVACUATION_API = Object.freeze({
   group: 'drainbridge.io',
   version: 'v1alpha1',

@@ -1,6 +1,6 @@
 /**
  * Every KubeVirt API call drainbridge makes, through the one Kubernetes client (lib/kube: timeouts,
- * retries of transient errors, named errors). deploy/rbac/drainbridge.yaml grants exactly these:
+ * retries of transient errors, named errors). deploy/base/rbac/drainbridge.yaml grants exactly these:
  * list kubevirts, list virtualmachineinstances, get virtualmachines, list/create/delete
  * virtualmachineinstancemigrations (plus pods list and pods/eviction, which the drain has already).
  *

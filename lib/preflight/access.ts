@@ -10,6 +10,8 @@ export interface ApiAccess {
   readonly group: string;
   readonly resource: string;
   readonly subresource?: string;
+  /** One object only, for a rule restricted by resourceNames (e.g. one CRD). */
+  readonly name?: string;
   /** Empty: cluster-scoped, or every namespace. */
   readonly namespace: string;
   /** What the call is for, in a phrase. */
@@ -30,7 +32,8 @@ export interface AccessSettings {
   readonly kubevirtRestart?: boolean;
 }
 
-const call = (verb: string, resource: string, why: string, more: Partial<ApiAccess> = {}): ApiAccess => ({
+/** One call as RBAC sees it: `more` adds the group, subresource or namespace. */
+export const call = (verb: string, resource: string, why: string, more: Partial<ApiAccess> = {}): ApiAccess => ({
   verb,
   group: '',
   resource,
@@ -220,5 +223,6 @@ function unique(accesses: readonly ApiAccess[]): ApiAccess[] {
 export function describeAccess(access: ApiAccess): string {
   const resource = `${access.resource}${access.subresource ? `/${access.subresource}` : ''}`;
   const group = access.group ? `.${access.group}` : '';
-  return `${access.verb} ${resource}${group}${access.namespace ? ` in ${access.namespace}` : ''}`;
+  const name = access.name ? ` ${access.name}` : '';
+  return `${access.verb} ${resource}${group}${name}${access.namespace ? ` in ${access.namespace}` : ''}`;
 }

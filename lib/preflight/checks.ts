@@ -20,7 +20,7 @@ import { type AccessSettings, type ApiAccess, describeAccess, type Operation, re
 import { checkNova } from './nova.ts';
 import { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND } from './result.ts';
 
-export { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND, INSTALL_MANIFESTS } from './result.ts';
+export { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND, INSTALL_COMMAND_NMO } from './result.ts';
 
 export interface PreflightReport {
   /** The API server's URL. */
@@ -127,6 +127,7 @@ async function allowed(client: KubeClient, apis: Apis, access: ApiAccess): Promi
               group: access.group,
               resource: access.resource,
               ...(access.subresource ? { subresource: access.subresource } : {}),
+              ...(access.name ? { name: access.name } : {}),
               ...(access.namespace ? { namespace: access.namespace } : {}),
             },
           },
@@ -183,12 +184,17 @@ export async function runPreflight(target: PreflightTarget, needs: PreflightNeed
   const apis = apisOf(kubeConfig);
   const user = await whoAmI(client, apis);
   const results: CheckResult[] = [{ check: 'api', ok: true, what: 'the API server answers' }];
-  // plan reads only pods and nodes: it needs no Evacuation record.
-  if (needs.operation !== 'plan') results.push(await checkCrd(client, apis));
+  const crd = await checkCrd(client, apis);
+  // plan works before drainbridge is installed: without the CRD it shows no scheduled starts (and says so),
+  // so neither the CRD nor access to the records it would serve is required.
+  const withoutRecords = needs.operation === 'plan' && !crd.ok;
+  results.push(withoutRecords ? { ...crd, ok: true, what: `${crd.what} (plan shows no scheduled starts)` } : crd);
   if (needs.operation === 'evacuate' || needs.operation === 'check') {
     results.push(await checkNamespace(client, apis, config.namespace));
   }
-  const needed = requiredAccess(needs.operation, { ...needs, namespace: config.namespace });
+  const needed = requiredAccess(needs.operation, { ...needs, namespace: config.namespace }).filter(
+    (access) => !(withoutRecords && access.group === EVACUATION_API.group),
+  );
   results.push(...(await checkAccess(client, apis, needed, user ?? 'these credentials')));
   // abort, status and report never talk to Nova.
   const usesNova = needs.operation !== 'abort' && needs.operation !== 'status' && needs.operation !== 'report';

@@ -4,7 +4,7 @@ export {
   type CheckResult,
   DISABLE_EVICTION_COMMAND,
   INSTALL_COMMAND,
-  INSTALL_MANIFESTS,
+  INSTALL_COMMAND_NMO,
   type PreflightNeeds,
   type PreflightReport,
   type PreflightTarget,

@@ -1,11 +1,15 @@
 /** What one preflight check found, and the install commands its fixes name. */
 
-/** The manifests drainbridge needs in a cluster, relative to the repository. */
-export const INSTALL_MANIFESTS = ['deploy/crds/evacuations.yaml', 'deploy/rbac/drainbridge.yaml'] as const;
-/** The one command (as a cluster admin, from a checkout) that installs them. */
-export const INSTALL_COMMAND = `kubectl apply ${INSTALL_MANIFESTS.map((m) => `-f ${m}`).join(' ')}`;
+/**
+ * The one command (as a cluster admin, from a checkout) that installs what drainbridge needs in a cluster:
+ * deploy/base — the Evacuation and NodeMaintenance CRDs, the namespace, every RBAC role drainbridge's
+ * commands and services use.
+ */
+export const INSTALL_COMMAND = 'kubectl apply -k deploy/base';
+/** The same where medik8s node-maintenance-operator already owns the NodeMaintenance CRD (it is left alone). */
+export const INSTALL_COMMAND_NMO = 'kubectl apply -k deploy/overlays/nmo-installed';
 /** What --disable-eviction needs on top. */
-export const DISABLE_EVICTION_COMMAND = 'kubectl apply -f deploy/rbac/disable-eviction.yaml';
+export const DISABLE_EVICTION_COMMAND = 'kubectl apply -f deploy/base/rbac/disable-eviction.yaml';
 
 export interface CheckResult {
   /** `api`, `crd`, `namespace`, `rbac`, `nova`. */

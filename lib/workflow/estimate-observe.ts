@@ -80,7 +80,13 @@ function vmBranch(plan: BranchPlan, records: readonly EvacuationObject[], config
 export async function estimateNode(
   config: Config,
   kube: KubeClient,
-  node: { readonly name: string; readonly options: DrainOptions; readonly planned?: NodePlan },
+  node: {
+    readonly name: string;
+    readonly options: DrainOptions;
+    readonly planned?: NodePlan;
+    /** The Evacuation records, when the caller listed them already (plan: none when the CRD is missing). */
+    readonly records?: readonly EvacuationObject[];
+  },
 ): Promise<Estimate> {
   const { name: nodeName, options, planned } = node;
   const [plan, pods, budgets, records] = await Promise.all([
@@ -92,7 +98,7 @@ export async function estimateNode(
       }),
     kube.listPodsOnNode(nodeName, { chunkSize: options.chunkSize }),
     kube.listPodDisruptionBudgets(),
-    kube.listEvacuations(),
+    node.records ?? kube.listEvacuations(),
   ]);
   const byUid = new Map(pods.map((pod) => [pod.metadata?.uid ?? '', pod]));
   const podBranches: PodBranchFacts[] = [];

@@ -8,7 +8,9 @@ import type { Config } from '../config/index.ts';
 import type { DrainOptions } from '../domain/request.ts';
 import type { NodePlan } from '../drain/plan-node.ts';
 import type { KubeClient } from '../kube/client.ts';
-import type { EvacuationStart } from '../kube/paths.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { EvacuationObject, EvacuationStart } from '../kube/paths.ts';
+import { INSTALL_COMMAND } from '../preflight/result.ts';
 import type { Estimate } from './estimate.ts';
 import { estimateNode } from './estimate-observe.ts';
 import { lateWarning, planStart } from './start-time.ts';
@@ -27,6 +29,24 @@ export interface PlanTiming {
   readonly start?: PlannedStartOf;
   /** Requests for this node waiting for their start (Evacuation records in MaintenanceScheduled). */
   readonly scheduled: readonly (EvacuationStart & { readonly requestId: string })[];
+  /**
+   * Set when the Evacuation CRD is not installed (drainbridge not installed yet): no scheduled starts can be
+   * known and the estimate has no past evacuations to learn from; says so and how to install it.
+   */
+  readonly recordsUnavailable?: string;
+}
+
+/** Why the records part is missing, in the words plan prints (text and JSON). */
+export const NO_RECORDS = `scheduled starts need the Evacuation CRD, which is not installed (${INSTALL_COMMAND} installs it); the estimate uses no past evacuations`;
+
+/** The Evacuation records, or undefined when the API does not serve them (the CRD is not installed). */
+async function listRecordsIfServed(kube: KubeClient): Promise<EvacuationObject[] | undefined> {
+  try {
+    return await kube.listEvacuations();
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
 }
 
 export async function planTiming(
@@ -40,19 +60,20 @@ export async function planTiming(
     readonly planned?: NodePlan;
   },
 ): Promise<PlanTiming> {
-  const [estimate, records] = await Promise.all([
-    estimateNode(config, kube, {
-      name: nodeName,
-      options: settings.options,
-      ...(settings.planned ? { planned: settings.planned } : {}),
-    }),
-    kube.listEvacuations(),
-  ]);
+  const listed = await listRecordsIfServed(kube);
+  const records = listed ?? [];
+  const estimate = await estimateNode(config, kube, {
+    name: nodeName,
+    options: settings.options,
+    records,
+    ...(settings.planned ? { planned: settings.planned } : {}),
+  });
   const { marginSeconds } = config.startTiming;
   const scheduled = records
     .filter((r) => r.spec.nodeName === nodeName && r.status?.phase === 'MaintenanceScheduled' && r.status.start)
     .map((r) => ({ requestId: r.spec.requestId, ...(r.status?.start as EvacuationStart) }));
-  if (!settings.notBefore) return { estimate, marginSeconds, scheduled };
+  const base = { estimate, marginSeconds, scheduled, ...(listed ? {} : { recordsUnavailable: NO_RECORDS }) };
+  if (!settings.notBefore) return base;
   const decision = planStart({
     notBefore: settings.notBefore,
     now: settings.now,
@@ -65,7 +86,7 @@ export async function planTiming(
     late: decision.late,
     ...(decision.late ? { warning: lateWarning(nodeName, decision, estimate.seconds) } : {}),
   };
-  return { estimate, marginSeconds, start, scheduled };
+  return { ...base, start };
 }
 
 /** The lines `drainbridge plan` prints for the timing. Pure. */
@@ -80,6 +101,7 @@ export function renderTimingText(timing: PlanTiming): string {
     );
     if (start.warning) out.push(`  WARNING: ${start.warning}`);
   }
+  if (timing.recordsUnavailable) out.push(`Note: ${timing.recordsUnavailable}`);
   for (const waiting of timing.scheduled) {
     out.push(
       `Scheduled: request ${waiting.requestId} starts at ${waiting.startAt} for a maintenance at ${waiting.notBefore} (estimate ${waiting.estimateSeconds} s)`,

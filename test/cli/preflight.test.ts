@@ -19,7 +19,7 @@ import { isStateChange } from '../../sim/server/request-log.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
 import { assertNoNoise, runCli } from './run-cli.ts';
 
-const INSTALL = 'kubectl apply -f deploy/crds/evacuations.yaml -f deploy/rbac/drainbridge.yaml';
+const INSTALL = 'kubectl apply -k deploy/base';
 const dir = mkdtempSync(join(tmpdir(), 'drainbridge-preflight-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,6 +78,32 @@ describe('a cluster without drainbridge’s resources', () => {
     assert.match(result.stderr, /jane may not patch nodes \(to cordon and keep the ledger annotation\)/);
     assert.match(result.stderr, /jane may not create pods\/eviction \(to evict pods/);
     assert.deepEqual(sim.requestLog.writes({ since: mark }), []);
+  });
+
+  it('plan works before drainbridge is installed: it plans and says scheduled starts need the CRD', async () => {
+    const mark = sim.requestLog.mark();
+    const result = await runCli(['plan', 'node-2', '--ignore-daemonsets', '--kubeconfig', admin]);
+    assert.ok([0, 3].includes(result.code), `exit ${result.code}: ${result.stderr}`);
+    assert.match(result.stdout, /Estimated evacuation time: \d+ s/);
+    assert.match(result.stdout, /scheduled starts need the Evacuation CRD, which is not installed/);
+    assert.ok(result.stdout.includes(INSTALL), result.stdout);
+    assert.doesNotMatch(result.stdout + result.stderr, /404|NotFound|could not find the requested resource/);
+    assert.deepEqual(sim.requestLog.writes({ since: mark }), [], 'no write reached the API server');
+    const json = await runCli(['plan', 'node-2', '--ignore-daemonsets', '--json', '--kubeconfig', admin]);
+    const timing = (JSON.parse(json.stdout) as { timing: { recordsUnavailable?: string } }).timing;
+    assert.match(timing.recordsUnavailable ?? '', /needs? the Evacuation CRD/);
+  });
+
+  it('plan with credentials that may not read pods: exit 4, the call named, the one install command', async () => {
+    const jane = kubeconfigFile(
+      'jane-plan',
+      sim.kubeconfig(sim.tokenForUser({ username: 'jane', groups: ['system:authenticated'] })),
+    );
+    const result = await runCli(['plan', 'node-2', '--kubeconfig', jane]);
+    assert.equal(result.code, 4, result.stderr);
+    assert.match(result.stderr, /jane may not list pods/);
+    assert.ok(result.stderr.includes(INSTALL), result.stderr);
+    assert.doesNotMatch(result.stderr, /evacuations/, 'the records are not required before the CRD exists');
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Differential suite: the real `kubectl drain` and drainbridge's eviction passes on identical
  * simulator scenarios must evict the same pods and refuse the same pods for the same reasons.
- * drainbridge runs as its ServiceAccount under deploy/rbac; kubectl runs as the admin.
+ * drainbridge runs as its ServiceAccount under deploy/base/rbac; kubectl runs as the admin.
  *
  * Pod names made by controllers carry random suffixes, so pods are compared by stable names
  * (`namespace/generateName*`). kubectl 1.32 prints the "declare no controller" error with a doubled

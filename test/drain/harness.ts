@@ -19,8 +19,11 @@ import { isSettled } from '../../sim/scenarios/index.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 export const KUBECTL = '/usr/bin/kubectl';
 export const SA_USER = 'system:serviceaccount:drainbridge:drainbridge';
-export const RBAC_FILES = [join(ROOT, 'deploy/crds/evacuations.yaml'), join(ROOT, 'deploy/rbac/drainbridge.yaml')];
-export const DISABLE_EVICTION_RBAC = join(ROOT, 'deploy/rbac/disable-eviction.yaml');
+export const RBAC_FILES = [
+  join(ROOT, 'deploy/base/crds/evacuations.yaml'),
+  join(ROOT, 'deploy/base/rbac/drainbridge.yaml'),
+];
+export const DISABLE_EVICTION_RBAC = join(ROOT, 'deploy/base/rbac/disable-eviction.yaml');
 
 /** Creates the objects of multi-document YAML files in the simulator's store (as the cluster admin would). */
 export function installManifests(sim: Simulator, files: readonly string[]): void {
@@ -45,7 +48,7 @@ export function kubeConfigFor(sim: Simulator, token: string): KubeConfig {
 
 export interface DrainSim {
   readonly sim: Simulator;
-  /** drainbridge's client, authenticated as its ServiceAccount under deploy/rbac. */
+  /** drainbridge's client, authenticated as its ServiceAccount under deploy/base/rbac. */
   readonly client: KubeClient;
   /** An admin client for arranging scenarios. */
   readonly admin: KubeClient;

@@ -1,7 +1,7 @@
 /**
  * The fault-injection suite's world: the packaged state machines run embedded (the very definitions and
  * Lambda handlers that deploy) against the Kubernetes API simulator, as drainbridge's ServiceAccount under
- * deploy/rbac, with the simulator's clock fast, Step Functions' retry waits shortened and the Kubernetes
+ * deploy/base/rbac, with the simulator's clock fast, Step Functions' retry waits shortened and the Kubernetes
  * client's timeout short — so a scenario with faults takes a second or two. Faults come from the
  * simulator itself: admission hooks for writes (errors, delays, conflicts), `sim.faults` for reads and
  * watches. Every scenario ends by asserting the safety invariants (test/support/invariants.ts).

@@ -81,12 +81,18 @@ const allows = (rule: Rule, call: Call): boolean =>
   (rule.namespace === undefined || rule.namespace === call.namespace) &&
   (rule.resourceNames === undefined || rule.resourceNames.includes(call.name));
 
+const isSelfReview = (record: RequestRecord): boolean =>
+  (record.group === 'authorization.k8s.io' || record.group === 'authentication.k8s.io') &&
+  record.resource.startsWith('self');
+
 const describeCall = (call: Call): string =>
   `${call.verb} ${call.group || 'core'}/${call.resource}${call.name ? ` ${call.name}` : ''} in ${call.namespace || '(cluster)'}`;
 
 /** The two checks: every call the forwarder made has a rule (none refused), and every rule had a call. */
 function checkBothWays(rules: () => Rule[], log: () => RequestRecord[]): void {
-  const calls = () => log().filter((r) => r.resource !== '' && r.verb !== '');
+  // The startup preflight's questions (who am I, may I) need no rule: Kubernetes grants them to every
+  // authenticated user (ClusterRole system:basic-user).
+  const calls = () => log().filter((r) => r.resource !== '' && r.verb !== '' && !isSelfReview(r));
 
   it('every call the forwarder made is allowed by a rule (and none was refused with 403)', () => {
     assert.ok(calls().length > 0, 'the forwarder made calls');

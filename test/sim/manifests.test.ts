@@ -83,7 +83,7 @@ describe('sim.apply', () => {
   });
 
   it("applies the project's own deploy/ manifests (CRDs and RBAC), when present", (t) => {
-    const dirs = ['deploy/crds', 'deploy/rbac'].filter((dir) => existsSync(dir));
+    const dirs = ['deploy/base/crds', 'deploy/base/rbac'].filter((dir) => existsSync(dir));
     if (dirs.length === 0) {
       t.skip('no deploy/ manifests in this checkout');
       return;

@@ -132,7 +132,10 @@ const EVACUATIONS = { group: 'drainbridge.io', resource: 'evacuations' };
 export async function startAgentCluster(nodes: readonly { name: string; providerID: string }[]): Promise<AgentCluster> {
   const sim = await startSimulator({ scenario: { name: 'notices', nodes: [...nodes] } });
   try {
-    sim.apply(readFileSync(new URL('deploy/crds/evacuations.yaml', ROOT), 'utf8'), 'deploy/crds/evacuations.yaml');
+    sim.apply(
+      readFileSync(new URL('deploy/base/crds/evacuations.yaml', ROOT), 'utf8'),
+      'deploy/base/crds/evacuations.yaml',
+    );
     sim.apply('apiVersion: v1\nkind: Namespace\nmetadata: { name: drainbridge }\n');
     sim.apply(AGENT_RBAC, 'node agent RBAC');
     const kubeConfig = new KubeConfig();

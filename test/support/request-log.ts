@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Simulator } from '../../sim/index.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 
-/** drainbridge's ServiceAccount as the request log names it (deploy/rbac/drainbridge.yaml). */
+/** drainbridge's ServiceAccount as the request log names it (deploy/base/rbac/drainbridge.yaml). */
 export const DRAINBRIDGE_SA = 'system:serviceaccount:drainbridge:drainbridge';
 
 /** One write as a short line: `patch nodes/node-1`, `create pods/eviction shop/web-1`. */

@@ -1,6 +1,6 @@
 /**
  * Runs the packaged state machines (workflow/definitions.json) in the embedded executor against the
- * Kubernetes API simulator, as drainbridge's ServiceAccount under deploy/rbac.
+ * Kubernetes API simulator, as drainbridge's ServiceAccount under deploy/base/rbac.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * The KubeVirt branch through the packaged Evacuate machine, on the simulated KubeVirt, as drainbridge's
- * ServiceAccount under deploy/rbac (issue 11's acceptance): VMs of every strategy beside ordinary pods,
+ * ServiceAccount under deploy/base/rbac (issue 11's acceptance): VMs of every strategy beside ordinary pods,
  * drainbridge's own migrations and the limits counted from the simulator's logs, failed migrations
  * retried, and the safety invariants — no launcher pod evicted, no VM shut down.
  */

@@ -5,7 +5,7 @@
  * --disable-eviction) go to the simulator as drainbridge's ServiceAccount, and so does a KubeVirt
  * evacuation through the packaged state machines (a migration a Restore deletes, a VM the restart opt-in
  * restarts); the calls are read from the simulators' request logs and compared with the rules of
- * deploy/rbac/drainbridge.yaml (ClusterRole and the Lease Role) and deploy/rbac/disable-eviction.yaml.
+ * deploy/base/rbac/drainbridge.yaml (ClusterRole and the Lease Role) and deploy/base/rbac/disable-eviction.yaml.
  * A new call without a rule fails (it is also refused with 403 during the runs), and so does a rule no
  * run uses.
  */
@@ -22,7 +22,7 @@ import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import { maintenanceEnded, maintenanceRequested, startWorkflowSim, waitUntil } from './harness.ts';
 import { byDrainbridge, kubeVirtScenario, launcherEvictions, migrationsDeleted } from './kubevirt-scenario.ts';
 
-const DEPLOY = new URL('../../deploy/rbac/', import.meta.url);
+const DEPLOY = new URL('../../deploy/base/rbac/', import.meta.url);
 const EVACUATIONS = { group: 'drainbridge.io', resource: 'evacuations' };
 
 interface Rule {
@@ -66,7 +66,7 @@ const ALLOWED_TO_EVERYONE = new Set([
 
 /**
  * The KubeVirt calls (creating and deleting migrations, reading VirtualMachines for the restart opt-in):
- * the packaged state machines, embedded, as this ServiceAccount under deploy/rbac on the simulated
+ * the packaged state machines, embedded, as this ServiceAccount under deploy/base/rbac on the simulated
  * KubeVirt — an Evacuate whose live migration is still running when a Restore deletes it, beside a VM of
  * evictionStrategy None that the restart opt-in restarts. Returns drainbridge's calls from its request log.
  */
@@ -141,7 +141,7 @@ describe('RBAC: the ServiceAccount in deploy/ can do exactly what the code calls
     // --disable-eviction with its optional role bound.
     cluster.sim.apply(
       readFileSync(new URL('disable-eviction.yaml', DEPLOY), 'utf8'),
-      'deploy/rbac/disable-eviction.yaml',
+      'deploy/base/rbac/disable-eviction.yaml',
     );
     await run(['evacuate', 'node-3', '--ignore-daemonsets', '--force', '--disable-eviction', '--request-id', 'rbac-3']);
     // rbac-1's record as two days after its Restore: the next Restore deletes it (record expiry).

@@ -2,7 +2,7 @@
  * Is medik8s node-maintenance-operator installed? Read from the NodeMaintenance CRD, which whoever
  * installed last owns: NMO's manifests label it `node-maintenance-operator`, and OLM (NMO's usual
  * installer) marks what it manages with `olm.managed` / `operators.coreos.com/<package>.<namespace>`
- * labels. drainbridge's own CRD (deploy/crds/nodemaintenances.yaml) carries none of them. Per CR, NMO's
+ * labels. drainbridge's own CRD (deploy/base/crds/nodemaintenances.yaml) carries none of them. Per CR, NMO's
  * finalizer says the same (plan.ts). Pure.
  */
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';

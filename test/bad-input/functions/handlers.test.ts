@@ -1,7 +1,7 @@
 /**
  * Bad input to every Lambda function through the entry Lambda calls — the exported `handler` (the whole
  * middy stack) with a Lambda context — configured from the environment exactly as on AWS, except that the
- * cluster is the simulator (drainbridge's ServiceAccount under deploy/rbac). Each case must end in an
+ * cluster is the simulator (drainbridge's ServiceAccount under deploy/base/rbac). Each case must end in an
  * error of the expected name whose message names the problem, with no stack trace in the message or in
  * any log line printed, and the simulator's request log must show no write: the check reads what the API
  * server saw, not what the code says it did.

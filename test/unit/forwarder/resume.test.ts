@@ -92,7 +92,19 @@ describe('loadForwarderSettings', () => {
     assert.deepEqual(settings.cordon, { enabled: false });
     assert.equal(settings.nodeMaintenance, true);
     assert.equal(settings.coexistence, 'refuse');
-    assert.deepEqual(settings.metricsAddress, { host: '0.0.0.0', port: 8080 });
+    assert.deepEqual(settings.metricsAddress, { host: '127.0.0.1', port: 8080 });
+  });
+
+  it('the operations endpoint: loopback on a workstation, every interface in a pod, or where asked', () => {
+    assert.deepEqual(loadForwarderSettings({}).metricsAddress, { host: '127.0.0.1', port: 8080 });
+    const inPod = { KUBERNETES_SERVICE_HOST: '10.96.0.1' };
+    assert.deepEqual(loadForwarderSettings(inPod).metricsAddress, { host: '0.0.0.0', port: 8080 });
+    const asked = { ...inPod, DRAINBRIDGE_METRICS_ADDRESS: '127.0.0.1:9090' };
+    assert.deepEqual(loadForwarderSettings(asked).metricsAddress, { host: '127.0.0.1', port: 9090 });
+    assert.deepEqual(loadForwarderSettings({ DRAINBRIDGE_METRICS_ADDRESS: ':9090' }).metricsAddress, {
+      host: '0.0.0.0',
+      port: 9090,
+    });
   });
 
   it('names every bad value', () => {
