@@ -20,9 +20,11 @@ import { EVACUATION_API, type EvacuationObject, evacuationName } from '../../kub
 import type { Logger } from '../../log/logger.ts';
 import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
-import { emitObjectEvent } from './events.ts';
+import { emitObjectEvent, maintenanceSubject, nodeSubject } from './events.ts';
+import { NMO_EVENT_MESSAGES } from './messages.ts';
 import { nmoMarker } from './nmo.ts';
 import { type NodeMaintenanceAction, planNodeMaintenance } from './plan.ts';
+import { nodeNamedBy, servedNodeOf } from './served-node.ts';
 import {
   DRAINBRIDGE_FINALIZER,
   NMO_FINALIZER,
@@ -30,6 +32,7 @@ import {
   NODE_MAINTENANCE_CRD,
   type NodeMaintenance,
   nodeMaintenanceRequestId,
+  SERVED_NODE_ANNOTATION,
 } from './types.ts';
 
 export interface NodeMaintenanceSourceOptions {
@@ -91,7 +94,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
     this.#records.subscribe({
       onChange: (_type, record) => this.#mark(this.#byRequest(record.spec?.requestId)),
     });
-    this.#o.nodes.subscribe({ onChange: (_type, node) => this.#markNode(node.metadata?.name) });
+    // Admission decisions read the nodes: the first full list of them decides every CR waiting for it.
+    this.#o.nodes.subscribe({
+      onChange: (_type, node) => this.#markNode(node.metadata?.name),
+      onList: () => this.#markAll(),
+    });
     this.#maintenances.start();
     this.#records.start();
   }
@@ -171,13 +178,19 @@ export class NodeMaintenanceSource implements ForwarderSource {
     );
   }
 
+  #listsComplete(): boolean {
+    return this.#o.nodes.synced && this.#maintenances.synced;
+  }
+
   #byRequest(requestId: string | undefined): string | undefined {
     if (!requestId?.startsWith('nm.')) return undefined;
     return this.#maintenances.list().find((nm) => nodeMaintenanceRequestId(nm) === requestId)?.metadata.name;
   }
 
   #markNode(nodeName: string | undefined): void {
-    for (const nm of this.#maintenances.list()) if (nm.spec?.nodeName === nodeName) this.#mark(nm.metadata.name);
+    for (const nm of this.#maintenances.list()) {
+      if (nodeNamedBy(nm) === nodeName || nm.spec?.nodeName === nodeName) this.#mark(nm.metadata.name);
+    }
   }
 
   #markAll(): void {
@@ -202,7 +215,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
       const nm = this.#maintenances.get(name);
       if (!nm) continue;
       try {
-        if (!nmoChecked && this.#undecided(nm)) {
+        const undecided = this.#undecided(nm);
+        // "No such node" and "another one asks for it" are final: decided only on complete lists (the
+        // first list of each marks every CR again).
+        if (undecided && !this.#listsComplete()) continue;
+        if (undecided && !nmoChecked) {
           nmoChecked = true;
           await this.#detectNmo();
         }
@@ -218,25 +235,31 @@ export class NodeMaintenanceSource implements ForwarderSource {
 
   async #reconcile(nm: NodeMaintenance): Promise<void> {
     const requestId = nodeMaintenanceRequestId(nm);
+    const servedNode = servedNodeOf(nm, () => this.#o.nodes.list());
     const actions = planNodeMaintenance({
       nm,
-      node: this.#o.nodes.get(nm.spec?.nodeName ?? ''),
+      node: this.#o.nodes.get(servedNode),
+      servedNode,
       record: this.#records.get(evacuationName(requestId)),
+      others: this.#maintenances.list().filter((other) => other.metadata.uid !== nm.metadata.uid),
       nmoInstalled: this.#nmoInstalled,
       coexistence: this.#o.coexistence,
       now: this.#o.now?.() ?? new Date(),
     });
-    for (const action of actions) await this.#act(nm, requestId, action);
+    for (const action of actions) await this.#act(nm, servedNode, action);
   }
 
-  async #act(nm: NodeMaintenance, requestId: string, action: NodeMaintenanceAction): Promise<void> {
+  async #act(nm: NodeMaintenance, servedNode: string, action: NodeMaintenanceAction): Promise<void> {
     const name = nm.metadata.name ?? '';
     switch (action.kind) {
       case 'refuse':
         return this.#refuse(nm, action.reason);
       case 'add-finalizer':
+        return this.#adopt(nm, action.node);
       case 'remove-finalizer':
-        return this.#setFinalizer(nm, action.kind === 'add-finalizer');
+        return this.#release(nm);
+      case 'event':
+        return this.#event(nm, servedNode, action);
       case 'status':
         await this.#o.client.patchClusterObject(
           NODE_MAINTENANCE_API,
@@ -246,8 +269,15 @@ export class NodeMaintenanceSource implements ForwarderSource {
         );
         return;
       case 'publish':
-        return this.#publish(nm, requestId, action.detailType);
+        return this.#publish(nm, servedNode, action.detailType);
     }
+  }
+
+  async #event(nm: NodeMaintenance, servedNode: string, action: Extract<NodeMaintenanceAction, { kind: 'event' }>) {
+    const node = action.on === 'node' ? this.#o.nodes.get(servedNode) : undefined;
+    if (action.on === 'node' && !node) return;
+    const subject = node ? nodeSubject(node) : maintenanceSubject(nm);
+    await emitObjectEvent(this.#o.client, subject, action);
   }
 
   async #refuse(nm: NodeMaintenance, reason: string): Promise<void> {
@@ -259,30 +289,49 @@ export class NodeMaintenanceSource implements ForwarderSource {
       nodeMaintenance: nm.metadata.name,
       reason,
     });
-    await emitObjectEvent(this.#o.client, nm, { reason: 'NodeMaintenanceOperatorPresent', message, type: 'Warning' });
+    await emitObjectEvent(this.#o.client, maintenanceSubject(nm), {
+      reason: 'NodeMaintenanceOperatorPresent',
+      message,
+      type: 'Warning',
+    });
   }
 
-  async #setFinalizer(nm: NodeMaintenance, present: boolean): Promise<void> {
-    const others = (nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER);
-    const finalizers = present ? [...others, DRAINBRIDGE_FINALIZER] : others;
-    // Conditional on the version read: a concurrent change to the list is never overwritten.
+  /**
+   * The finalizer and the node taken, in one patch conditional on the version read: a concurrent change
+   * to the list is never overwritten, and the node recorded is the nodeName the decision read.
+   */
+  async #adopt(nm: NodeMaintenance, node: string): Promise<void> {
+    const finalizers = [
+      ...(nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER),
+      DRAINBRIDGE_FINALIZER,
+    ];
+    await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
+      metadata: {
+        resourceVersion: nm.metadata.resourceVersion ?? '',
+        finalizers,
+        annotations: { [SERVED_NODE_ANNOTATION]: node },
+      },
+    });
+  }
+
+  async #release(nm: NodeMaintenance): Promise<void> {
+    const finalizers = (nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER);
     await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
       metadata: { resourceVersion: nm.metadata.resourceVersion ?? '', finalizers },
     });
-    if (!present) {
-      this.#o.logger.info('maintenance ended; NodeMaintenance released', { nodeMaintenance: nm.metadata.name });
-      await emitObjectEvent(this.#o.client, nm, {
-        reason: 'RemovedMaintenance',
-        message: 'Removed a node maintenance',
-      });
-    }
+    this.#o.logger.info('maintenance ended; NodeMaintenance released', { nodeMaintenance: nm.metadata.name });
+    await emitObjectEvent(this.#o.client, maintenanceSubject(nm), {
+      reason: 'RemovedMaintenance',
+      message: NMO_EVENT_MESSAGES.RemovedMaintenance,
+    });
   }
 
   async #publish(
     nm: NodeMaintenance,
-    requestId: string,
+    servedNode: string,
     detailType: 'Maintenance Requested' | 'Maintenance Ended',
   ): Promise<void> {
+    const requestId = nodeMaintenanceRequestId(nm);
     const mark = `${detailType} ${requestId}`;
     if (this.#offered.has(mark)) return;
     this.#offered.add(mark);
@@ -292,7 +341,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       requestId,
       requester: `NodeMaintenance/${name}`,
       origin: 'node-maintenance' as const,
-      target: { nodeName: nm.spec.nodeName },
+      target: { nodeName: servedNode },
     };
     const key = `node-maintenance/${nm.metadata.uid ?? name}`;
     this.#o.logger.info(
@@ -301,14 +350,13 @@ export class NodeMaintenanceSource implements ForwarderSource {
         : 'NodeMaintenance deleted: maintenance ends',
       {
         nodeMaintenance: name,
-        node: nm.spec.nodeName,
+        node: servedNode,
         requestId,
       },
     );
     if (detailType === 'Maintenance Requested') {
       const reason = nm.spec.reason || `NodeMaintenance ${name}`;
       this.#outlet?.offer({ detailType, key, detail: { ...base, reason, drain: NMO_DRAIN } });
-      await emitObjectEvent(this.#o.client, nm, { reason: 'BeginMaintenance', message: 'Begin a node maintenance' });
     } else {
       this.#outlet?.offer({ detailType, key, detail: { ...base, reason: `NodeMaintenance ${name} deleted` } });
     }

@@ -16,6 +16,11 @@ export const NODE_MAINTENANCE_CRD = 'nodemaintenances.nodemaintenance.medik8s.io
 export const DRAINBRIDGE_FINALIZER = 'drainbridge.io/node-maintenance';
 /** node-maintenance-operator's own finalizer (`v1beta1.NodeMaintenanceFinalizer`): NMO handles this CR. */
 export const NMO_FINALIZER = 'foregroundDeleteNodeMaintenance';
+/**
+ * The node drainbridge took this NodeMaintenance for, written with its finalizer (one conditional patch,
+ * so it is the nodeName drainbridge read). Served and restored whatever `spec.nodeName` says later.
+ */
+export const SERVED_NODE_ANNOTATION = 'drainbridge.io/node-maintenance-node';
 
 export type MaintenancePhase = 'Running' | 'Succeeded' | 'Failed';
 
@@ -50,10 +55,12 @@ export interface NodeMaintenance extends KubernetesObject {
     finalizers?: string[];
     /** Present once deletion started (a string on the wire; only its presence is read). */
     deletionTimestamp?: Date;
+    /** Orders two NodeMaintenances for one node: the older one is served (a string on the wire). */
+    creationTimestamp?: Date;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
-  spec: { nodeName: string; reason?: string; evictionTimeout?: string };
+  spec: { nodeName: string; reason?: string };
   status?: NodeMaintenanceStatus;
 }
 
