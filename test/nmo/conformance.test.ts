@@ -110,17 +110,39 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
 
     const nm = await get('test-maintenance');
     assert.equal(nm?.status?.drainProgress, 100);
-    assert.equal((await node('node-1')).spec?.unschedulable, true, 'node should have been unschedulable');
+    const maintained = await node('node-1');
+    assert.equal(maintained.spec?.unschedulable, true, 'node should have been unschedulable');
+    assert.ok(
+      maintained.spec?.taints?.some((t) => t.key === 'medik8s.io/drain' && t.effect === 'NoSchedule'),
+      'node should have had the medik8s taint',
+    );
     assert.equal((await webPodsOn('node-1')).length, 0, 'workload moved to another node');
     assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'BeginMaintenance'), true);
     assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'SucceedMaintenance'), true);
 
+    // drainbridge's one default slot is taken: a NodeMaintenance for another node says it waits.
+    await apply('test-waiting', 'node-3');
+    await waitUntil(
+      'test-waiting says it waits for a slot',
+      async () => /^waiting for a free maintenance slot/.test((await get('test-waiting'))?.status?.lastError ?? ''),
+      30_000,
+    );
+    assert.equal((await get('test-waiting'))?.status?.phase, 'Running');
+    assert.notEqual((await node('node-3')).spec?.unschedulable, true, 'node-3 not touched while it waits');
+
     // "node status should be resetted after CR deletion"
     await deleteAndWait('test-maintenance');
-    assert.notEqual((await node('node-1')).spec?.unschedulable, true, 'node-1 schedulable again');
-    assert.deepEqual(readLedger(await node('node-1')).holds, {});
+    const reset = await node('node-1');
+    assert.notEqual(reset.spec?.unschedulable, true, 'node-1 schedulable again');
+    assert.equal(reset.spec?.taints?.some((t) => t.key === 'medik8s.io/drain') ?? false, false, 'taint removed');
+    assert.deepEqual(readLedger(reset).holds, {});
     assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'RemovedMaintenance'), true);
     assert.equal(await hasEvent('Node', 'node-1', 'UncordonNode'), true);
+
+    // The slot freed, the waiting one goes ahead.
+    await waitUntil('test-waiting Succeeded', phaseIs('test-waiting', 'Succeeded'), 60_000);
+    assert.equal((await get('test-waiting'))?.status?.lastError, undefined);
+    await deleteAndWait('test-waiting');
   });
 
   it('e2e "Preventing the update of node name": refused, and the node taken is the node restored (issue 25)', async () => {
