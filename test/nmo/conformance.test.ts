@@ -178,6 +178,25 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     await deleteAndWait('test-after-rename');
   });
 
+  it('api/v1beta1 NodeMaintenanceFinalizer: a NodeMaintenance an NMO no longer installed left is released on deletion, its cordon kept and named', async () => {
+    // What an uninstalled NMO leaves: its finalizer on the CR, the node cordoned and tainted.
+    assert.equal((await kubectl('cordon', 'node-2')).code, 0);
+    assert.equal((await kubectl('taint', 'node', 'node-2', 'medik8s.io/drain:NoSchedule')).code, 0);
+    const left = `${manifest('test-left-by-nmo', 'node-2')}\n`.replace(
+      'metadata:\n',
+      'metadata:\n  finalizers: [foregroundDeleteNodeMaintenance]\n',
+    );
+    const applied = await cluster.kubectl.run(['apply', '-f', '-'], { input: left });
+    assert.equal(applied.code, 0, applied.stderr);
+    await deleteAndWait('test-left-by-nmo');
+    assert.equal(await get('test-left-by-nmo'), undefined, 'released');
+    const kept = await node('node-2');
+    assert.equal(kept.spec?.unschedulable, true, "NMO's cordon is not drainbridge's to undo");
+    assert.equal(await hasEvent('NodeMaintenance', 'test-left-by-nmo', 'NodeMaintenanceOperatorGone'), true);
+    assert.equal((await kubectl('uncordon', 'node-2')).code, 0);
+    assert.equal((await kubectl('taint', 'node', 'node-2', 'medik8s.io/drain:NoSchedule-')).code, 0);
+  });
+
   it('controller test "should fail on non existing node" for a node deleted in maintenance: Failed, no hold left, the slot freed', async () => {
     await apply('test-node-gone', 'node-4');
     await waitUntil('test-node-gone Succeeded', phaseIs('test-node-gone', 'Succeeded'), 60_000);

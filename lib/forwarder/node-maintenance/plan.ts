@@ -21,6 +21,8 @@ import { NMO_ERRORS, NMO_EVENT_MESSAGES, type NmoEventReason } from './messages.
 import { isHeldBy, statusFromRecord, statusPatch } from './status.ts';
 import {
   DRAINBRIDGE_FINALIZER,
+  NMO_DRAIN_TAINT,
+  NMO_EXCLUDE_LABEL,
   NMO_FINALIZER,
   type NodeMaintenance,
   type NodeMaintenanceStatus,
@@ -31,7 +33,10 @@ import {
 export type NodeMaintenanceAction =
   | { readonly kind: 'refuse'; readonly reason: string }
   | { readonly kind: 'add-finalizer'; readonly node: string }
-  | { readonly kind: 'remove-finalizer' }
+  /** `nmo`: node-maintenance-operator's finalizer goes too (NMO is gone and cannot remove it). */
+  | { readonly kind: 'remove-finalizer'; readonly nmo?: true }
+  /** A CR an earlier NMO left, whose node still shows NMO's marks: say how to undo them (Warning Event). */
+  | { readonly kind: 'nmo-marks-left'; readonly message: string }
   | { readonly kind: 'publish'; readonly detailType: 'Maintenance Requested' | 'Maintenance Ended' }
   | { readonly kind: 'status'; readonly patch: Record<string, unknown> }
   | {
@@ -59,8 +64,16 @@ export interface NodeMaintenanceFacts {
   readonly now: Date;
 }
 
+/** NMO's finalizer on a CR while NMO is not installed: an earlier NMO left it, and nobody else will remove it. */
+function leftByNmo(facts: NodeMaintenanceFacts): boolean {
+  return (facts.nm.metadata.finalizers?.includes(NMO_FINALIZER) ?? false) && !facts.nmoInstalled;
+}
+
 function refusal(facts: NodeMaintenanceFacts): string | undefined {
   if (facts.coexistence === 'act') return undefined;
+  if (leftByNmo(facts)) {
+    return `NodeMaintenance ${facts.nm.metadata.name} carries the finalizer ${NMO_FINALIZER} of a node-maintenance-operator that is no longer installed: node ${facts.nm.spec?.nodeName} stays as NMO left it; drainbridge releases the NodeMaintenance when it is deleted and never uncordons what NMO cordoned`;
+  }
   if (facts.nm.metadata.finalizers?.includes(NMO_FINALIZER)) {
     return `node-maintenance-operator handles NodeMaintenance ${facts.nm.metadata.name} (it carries NMO's finalizer ${NMO_FINALIZER})`;
   }
@@ -125,6 +138,46 @@ function planAdoption(facts: NodeMaintenanceFacts): NodeMaintenanceAction[] {
   return [{ kind: 'add-finalizer', node: facts.nm.spec.nodeName }, event('BeginMaintenance')];
 }
 
+/** What NMO left on a node (it removes them when its CR goes; drainbridge only names them). */
+function nmoMarksOn(node: V1Node | undefined): string[] {
+  if (!node) return [];
+  const marks: string[] = [];
+  const name = node.metadata?.name ?? '';
+  if (node.spec?.unschedulable === true) marks.push(`kubectl uncordon ${name}`);
+  if (node.spec?.taints?.some((t) => t.key === NMO_DRAIN_TAINT)) {
+    marks.push(`kubectl taint node ${name} ${NMO_DRAIN_TAINT}:NoSchedule-`);
+  }
+  if (node.metadata?.labels?.[NMO_EXCLUDE_LABEL] === 'true')
+    marks.push(`kubectl label node ${name} ${NMO_EXCLUDE_LABEL}-`);
+  return marks;
+}
+
+/**
+ * A CR an earlier NMO left, being deleted: its finalizer is released (NMO cannot), and what NMO left on
+ * the node is named, not undone — drainbridge re-enables only what it disabled. Once drainbridge's own
+ * part is done when it adopted the CR too (coexistence `act`).
+ */
+function releaseLeftByNmo(
+  facts: NodeMaintenanceFacts,
+  adopted: boolean,
+  own: NodeMaintenanceAction[],
+): NodeMaintenanceAction[] {
+  const done = !adopted || own.some((action) => action.kind === 'remove-finalizer');
+  if (!done) return own;
+  const events = own.filter((action) => action.kind === 'event');
+  const marks = nmoMarksOn(facts.node);
+  const warning: NodeMaintenanceAction[] =
+    marks.length === 0
+      ? []
+      : [
+          {
+            kind: 'nmo-marks-left',
+            message: `node-maintenance-operator is gone and left node ${facts.node?.metadata?.name} as it maintained it; if nothing else needs it so: ${marks.join('; ')}`,
+          },
+        ];
+  return [{ kind: 'remove-finalizer', nmo: true }, ...events, ...warning];
+}
+
 function planDeletion(facts: NodeMaintenanceFacts, requestId: string): NodeMaintenanceAction[] {
   if (!facts.node) return [{ kind: 'remove-finalizer' }];
   // A ledger that cannot be read may still hold the request: the finalizer stays (the node stays in the
@@ -144,7 +197,10 @@ export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanc
   const { nm, node } = facts;
   const requestId = nodeMaintenanceRequestId(nm);
   const adopted = nm.metadata.finalizers?.includes(DRAINBRIDGE_FINALIZER) ?? false;
-  if (nm.metadata.deletionTimestamp) return adopted ? planDeletion(facts, requestId) : [];
+  if (nm.metadata.deletionTimestamp) {
+    const own = adopted ? planDeletion(facts, requestId) : [];
+    return leftByNmo(facts) ? releaseLeftByNmo(facts, adopted, own) : own;
+  }
   if (!adopted) return planAdoption(facts);
   // The node went while in maintenance: its holds went with it; NMO's status for it.
   if (!node) return statusAction(facts, { phase: 'Failed', lastError: NMO_ERRORS.nodeGone(facts.servedNode) });

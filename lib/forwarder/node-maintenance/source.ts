@@ -178,6 +178,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
     );
   }
 
+  /** NMO's presence decides about a CR not decided yet, and whether NMO's finalizer is released. */
+  #dependsOnNmo(nm: NodeMaintenance, undecided: boolean): boolean {
+    return undecided || (nm.metadata.finalizers?.includes(NMO_FINALIZER) ?? false);
+  }
+
   #listsComplete(): boolean {
     return this.#o.nodes.synced && this.#maintenances.synced;
   }
@@ -219,7 +224,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
         // "No such node" and "another one asks for it" are final: decided only on complete lists (the
         // first list of each marks every CR again).
         if (undecided && !this.#listsComplete()) continue;
-        if (undecided && !nmoChecked) {
+        if (!nmoChecked && this.#dependsOnNmo(nm, undecided)) {
           nmoChecked = true;
           await this.#detectNmo();
         }
@@ -257,7 +262,19 @@ export class NodeMaintenanceSource implements ForwarderSource {
       case 'add-finalizer':
         return this.#adopt(nm, action.node);
       case 'remove-finalizer':
-        return this.#release(nm);
+        return this.#release(nm, action.nmo === true);
+      case 'nmo-marks-left':
+        this.#o.logger.warn('NodeMaintenance left by node-maintenance-operator released', {
+          nodeMaintenance: name,
+          node: servedNode,
+          repair: action.message,
+        });
+        await emitObjectEvent(this.#o.client, maintenanceSubject(nm), {
+          reason: 'NodeMaintenanceOperatorGone',
+          message: action.message,
+          type: 'Warning',
+        });
+        return;
       case 'event':
         return this.#event(nm, servedNode, action);
       case 'status':
@@ -314,8 +331,10 @@ export class NodeMaintenanceSource implements ForwarderSource {
     });
   }
 
-  async #release(nm: NodeMaintenance): Promise<void> {
-    const finalizers = (nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER);
+  /** Removes drainbridge's finalizer (and, `nmo`, the one a node-maintenance-operator no longer there left). */
+  async #release(nm: NodeMaintenance, nmo: boolean): Promise<void> {
+    const ours = (f: string) => f === DRAINBRIDGE_FINALIZER || (nmo && f === NMO_FINALIZER);
+    const finalizers = (nm.metadata.finalizers ?? []).filter((f) => !ours(f));
     await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
       metadata: { resourceVersion: nm.metadata.resourceVersion ?? '', finalizers },
     });

@@ -16,6 +16,10 @@ export const NODE_MAINTENANCE_CRD = 'nodemaintenances.nodemaintenance.medik8s.io
 export const DRAINBRIDGE_FINALIZER = 'drainbridge.io/node-maintenance';
 /** node-maintenance-operator's own finalizer (`v1beta1.NodeMaintenanceFinalizer`): NMO handles this CR. */
 export const NMO_FINALIZER = 'foregroundDeleteNodeMaintenance';
+/** The taint NMO puts on the nodes it maintains (internal/controller/taint.go). */
+export const NMO_DRAIN_TAINT = 'medik8s.io/drain';
+/** The label NMO puts on them, so medik8s remediators leave them alone (medik8s/common labels). */
+export const NMO_EXCLUDE_LABEL = 'remediation.medik8s.io/exclude-from-remediation';
 /**
  * The node drainbridge took this NodeMaintenance for, written with its finalizer (one conditional patch,
  * so it is the nodeName drainbridge read). Served and restored whatever `spec.nodeName` says later.

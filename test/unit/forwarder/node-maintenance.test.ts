@@ -178,6 +178,33 @@ describe('planNodeMaintenance', () => {
     );
   });
 
+  it("a NodeMaintenance an earlier NMO left: released when deleted, NMO's marks named and never undone", () => {
+    const left = nm({ finalizers: [NMO_FINALIZER] });
+    const refused = planNodeMaintenance(facts({ nm: left }));
+    assert.equal(refused[0]?.kind, 'refuse', 'not deleted: left as NMO left it');
+    assert.match(refused[0]?.kind === 'refuse' ? refused[0].reason : '', /no longer installed/);
+    const deleting = nm({ finalizers: [NMO_FINALIZER], deletionTimestamp: new Date() });
+    const marked: V1Node = {
+      metadata: { name: 'node-1', labels: { 'remediation.medik8s.io/exclude-from-remediation': 'true' } },
+      spec: { unschedulable: true, taints: [{ key: 'medik8s.io/drain', effect: 'NoSchedule' }] },
+    };
+    const actions = planNodeMaintenance(facts({ nm: deleting, node: marked }));
+    assert.deepEqual(actions[0], { kind: 'remove-finalizer', nmo: true });
+    assert.equal(actions.length, 2);
+    const message = actions[1]?.kind === 'nmo-marks-left' ? actions[1].message : '';
+    assert.match(message, /kubectl uncordon node-1/);
+    assert.match(message, /kubectl taint node node-1 medik8s.io\/drain:NoSchedule-/);
+    assert.match(message, /kubectl label node node-1 remediation.medik8s.io\/exclude-from-remediation-/);
+    assert.deepEqual(kinds(facts({ nm: deleting })), ['remove-finalizer'], 'nothing left on the node: nothing named');
+    assert.deepEqual(kinds(facts({ nm: deleting, nmoInstalled: 'label' })), [], 'NMO there: its own to remove');
+    const both = nm({ finalizers: [NMO_FINALIZER, DRAINBRIDGE_FINALIZER], deletionTimestamp: new Date() });
+    const held = nodeWith({
+      holds: { [ID]: { requester: 'x', origin: 'node-maintenance', since: NOW.toISOString() } },
+      released: {},
+    });
+    assert.deepEqual(kinds(facts({ nm: both, node: held })), ['Maintenance Ended'], "drainbridge's restore first");
+  });
+
   it("detects NMO from its CRD's labels", () => {
     assert.match(
       nmoMarker({ metadata: { labels: { 'node-maintenance-operator': '' } } }) ?? '',
