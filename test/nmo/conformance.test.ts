@@ -116,6 +116,8 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
       maintained.spec?.taints?.some((t) => t.key === 'medik8s.io/drain' && t.effect === 'NoSchedule'),
       'node should have had the medik8s taint',
     );
+    // controller test "Testing exclude remediation label"
+    assert.equal(maintained.metadata?.labels?.['remediation.medik8s.io/exclude-from-remediation'], 'true');
     assert.equal((await webPodsOn('node-1')).length, 0, 'workload moved to another node');
     assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'BeginMaintenance'), true);
     assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'SucceedMaintenance'), true);
@@ -135,6 +137,11 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     const reset = await node('node-1');
     assert.notEqual(reset.spec?.unschedulable, true, 'node-1 schedulable again');
     assert.equal(reset.spec?.taints?.some((t) => t.key === 'medik8s.io/drain') ?? false, false, 'taint removed');
+    assert.equal(
+      reset.metadata?.labels?.['remediation.medik8s.io/exclude-from-remediation'],
+      undefined,
+      'label removed',
+    );
     assert.deepEqual(readLedger(reset).holds, {});
     assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'RemovedMaintenance'), true);
     assert.equal(await hasEvent('Node', 'node-1', 'UncordonNode'), true);

@@ -24,19 +24,26 @@ import { sweepRecords } from '../record-expiry.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
 /**
- * Taints a request of this origin adds on top of the configured ones: a NodeMaintenance's node carries
- * `medik8s.io/drain` as node-maintenance-operator's does, for the tools that coordinate with NMO by it.
- * Like every compatibility taint, added only when absent and removed at restore only if drainbridge added it.
+ * What a request of this origin marks its node with besides the configured taints: a NodeMaintenance's
+ * node carries `medik8s.io/drain` and `remediation.medik8s.io/exclude-from-remediation` as
+ * node-maintenance-operator's does, for the tools that coordinate with NMO by them (medik8s remediators
+ * leave such a node alone). Each added only when absent, removed at restore only if drainbridge added it.
  */
-const ORIGIN_TAINTS: Readonly<Partial<Record<string, readonly CompatibilityTaint[]>>> = Object.freeze({
-  'node-maintenance': ['medik8s.io/drain'],
+const ORIGIN_MARKS: Readonly<
+  Partial<Record<string, { taints: readonly CompatibilityTaint[]; labels: Readonly<Record<string, string>> }>>
+> = Object.freeze({
+  'node-maintenance': {
+    taints: ['medik8s.io/drain'],
+    labels: { 'remediation.medik8s.io/exclude-from-remediation': 'true' },
+  },
 });
 
 export function ledgerSettings(config: Config, origin?: string): LedgerSettings {
-  const extra = ORIGIN_TAINTS[origin ?? ''] ?? [];
+  const marks = ORIGIN_MARKS[origin ?? ''];
   return {
     tombstoneSeconds: config.tombstoneTtlHours * 3600,
-    compatibilityTaints: [...new Set([...config.compatibilityTaints, ...extra])],
+    compatibilityTaints: [...new Set([...config.compatibilityTaints, ...(marks?.taints ?? [])])],
+    ...(marks ? { holdLabels: marks.labels } : {}),
   };
 }
 
