@@ -4,7 +4,7 @@
  * the controller, so the error is logged by the caller's logger, not thrown.
  */
 import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
-import { NODE_MAINTENANCE_API, type NodeMaintenance } from './types.ts';
+import type { NodeMaintenance, NodeMaintenanceFlavor } from './types.ts';
 
 export interface ObjectEventInput {
   readonly reason: string;
@@ -15,9 +15,9 @@ export interface ObjectEventInput {
 type InvolvedObject = NonNullable<CoreV1Event['involvedObject']>;
 
 /** The NodeMaintenance as an Event's subject. */
-export function maintenanceSubject(nm: NodeMaintenance): InvolvedObject {
+export function maintenanceSubject(flavor: NodeMaintenanceFlavor, nm: NodeMaintenance): InvolvedObject {
   return {
-    apiVersion: `${NODE_MAINTENANCE_API.group}/${NODE_MAINTENANCE_API.version}`,
+    apiVersion: `${flavor.api.group}/${flavor.api.version}`,
     kind: 'NodeMaintenance',
     name: nm.metadata.name ?? '',
     uid: nm.metadata.uid,

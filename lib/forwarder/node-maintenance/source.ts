@@ -27,12 +27,14 @@ import { type NodeMaintenanceAction, planNodeMaintenance } from './plan.ts';
 import { nodeNamedBy, servedNodeOf } from './served-node.ts';
 import {
   DRAINBRIDGE_FINALIZER,
+  MEDIK8S_FLAVOR,
   NMO_FINALIZER,
-  NODE_MAINTENANCE_API,
-  NODE_MAINTENANCE_CRD,
   type NodeMaintenance,
+  type NodeMaintenanceFlavor,
   nodeMaintenanceRequestId,
+  patchToWire,
   SERVED_NODE_ANNOTATION,
+  statusFromWire,
 } from './types.ts';
 
 export interface NodeMaintenanceSourceOptions {
@@ -43,14 +45,17 @@ export interface NodeMaintenanceSourceOptions {
   readonly logger: Logger;
   readonly onRestart?: (resource: string, reason: string) => void;
   readonly now?: () => Date;
+  /** Which NodeMaintenance API (default: medik8s's). */
+  readonly flavor?: NodeMaintenanceFlavor;
 }
 
 /** NMO's drainer settings (Force, DeleteEmptyDirData, IgnoreAllDaemonSets, GracePeriodSeconds -1). */
 const NMO_DRAIN = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: -1 };
 
 export class NodeMaintenanceSource implements ForwarderSource {
-  readonly name = 'node-maintenance';
+  readonly name: string;
   readonly #o: NodeMaintenanceSourceOptions;
+  readonly #flavor: NodeMaintenanceFlavor;
   readonly #maintenances: ResilientInformer<NodeMaintenance>;
   readonly #records: ResilientInformer<EvacuationObject>;
   #outlet: EventOutlet | undefined;
@@ -65,13 +70,16 @@ export class NodeMaintenanceSource implements ForwarderSource {
 
   constructor(options: NodeMaintenanceSourceOptions) {
     this.#o = options;
+    this.#flavor = options.flavor ?? MEDIK8S_FLAVOR;
+    this.name = this.#flavor.source;
     const common = { ...options.informer, logger: options.logger };
+    const resource = this.#flavor.resource;
     this.#maintenances = new ResilientInformer<NodeMaintenance>({
       ...common,
-      resource: NODE_MAINTENANCE_API.plural,
-      path: clusterObjectsPath(NODE_MAINTENANCE_API),
+      resource,
+      path: clusterObjectsPath(this.#flavor.api),
       list: (paged) => this.#listMaintenances(paged),
-      onRestart: (reason) => options.onRestart?.(NODE_MAINTENANCE_API.plural, reason),
+      onRestart: (reason) => options.onRestart?.(resource, reason),
     });
     this.#records = new ResilientInformer<EvacuationObject>({
       ...common,
@@ -141,7 +149,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       if (!isNotFound(error)) throw error;
       if (!this.#crdMissingReported) {
         this.#o.logger.warn('the NodeMaintenance CRD is not installed: NodeMaintenances are ignored until it is', {
-          crd: NODE_MAINTENANCE_CRD,
+          crd: this.#flavor.crd,
         });
         this.#crdMissingReported = true;
       }
@@ -153,7 +161,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
   async #detectNmo(): Promise<void> {
     let marker: string | undefined;
     try {
-      marker = nmoMarker(await this.#o.client.getCustomResourceDefinition(NODE_MAINTENANCE_CRD));
+      marker = nmoMarker(await this.#o.client.getCustomResourceDefinition(this.#flavor.crd));
     } catch (error) {
       if (!isNotFound(error)) {
         this.#o.logger.warn('could not read the NodeMaintenance CRD', { error: String(error) });
@@ -164,7 +172,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
     this.#nmoInstalled = marker;
     if (marker)
       this.#o.logger.warn('node-maintenance-operator detected', { why: marker, coexistence: this.#o.coexistence });
-    else this.#o.logger.info('node-maintenance-operator no longer detected', { crd: NODE_MAINTENANCE_CRD });
+    else this.#o.logger.info('node-maintenance-operator no longer detected', { crd: this.#flavor.crd });
   }
 
   /** A CR drainbridge has not decided about yet: neither adopted, nor NMO's, nor being deleted. */
@@ -242,7 +250,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
     const requestId = nodeMaintenanceRequestId(nm);
     const servedNode = servedNodeOf(nm, () => this.#o.nodes.list());
     const actions = planNodeMaintenance({
-      nm,
+      nm: statusFromWire(this.#flavor, nm),
       node: this.#o.nodes.get(servedNode),
       servedNode,
       record: this.#records.get(evacuationName(requestId)),
@@ -269,7 +277,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
           node: servedNode,
           repair: action.message,
         });
-        await emitObjectEvent(this.#o.client, maintenanceSubject(nm), {
+        await emitObjectEvent(this.#o.client, maintenanceSubject(this.#flavor, nm), {
           reason: 'NodeMaintenanceOperatorGone',
           message: action.message,
           type: 'Warning',
@@ -279,9 +287,9 @@ export class NodeMaintenanceSource implements ForwarderSource {
         return this.#event(nm, servedNode, action);
       case 'status':
         await this.#o.client.patchClusterObject(
-          NODE_MAINTENANCE_API,
+          this.#flavor.api,
           name,
-          { status: action.patch as never },
+          { status: patchToWire(this.#flavor, action.patch) as never },
           'status',
         );
         return;
@@ -293,7 +301,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
   async #event(nm: NodeMaintenance, servedNode: string, action: Extract<NodeMaintenanceAction, { kind: 'event' }>) {
     const node = action.on === 'node' ? this.#o.nodes.get(servedNode) : undefined;
     if (action.on === 'node' && !node) return;
-    const subject = node ? nodeSubject(node) : maintenanceSubject(nm);
+    const subject = node ? nodeSubject(node) : maintenanceSubject(this.#flavor, nm);
     await emitObjectEvent(this.#o.client, subject, action);
   }
 
@@ -306,7 +314,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       nodeMaintenance: nm.metadata.name,
       reason,
     });
-    await emitObjectEvent(this.#o.client, maintenanceSubject(nm), {
+    await emitObjectEvent(this.#o.client, maintenanceSubject(this.#flavor, nm), {
       reason: 'NodeMaintenanceOperatorPresent',
       message,
       type: 'Warning',
@@ -322,7 +330,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       ...(nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER),
       DRAINBRIDGE_FINALIZER,
     ];
-    await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
+    await this.#o.client.patchClusterObject(this.#flavor.api, nm.metadata.name ?? '', {
       metadata: {
         resourceVersion: nm.metadata.resourceVersion ?? '',
         finalizers,
@@ -335,11 +343,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
   async #release(nm: NodeMaintenance, nmo: boolean): Promise<void> {
     const ours = (f: string) => f === DRAINBRIDGE_FINALIZER || (nmo && f === NMO_FINALIZER);
     const finalizers = (nm.metadata.finalizers ?? []).filter((f) => !ours(f));
-    await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
+    await this.#o.client.patchClusterObject(this.#flavor.api, nm.metadata.name ?? '', {
       metadata: { resourceVersion: nm.metadata.resourceVersion ?? '', finalizers },
     });
     this.#o.logger.info('maintenance ended; NodeMaintenance released', { nodeMaintenance: nm.metadata.name });
-    await emitObjectEvent(this.#o.client, maintenanceSubject(nm), {
+    await emitObjectEvent(this.#o.client, maintenanceSubject(this.#flavor, nm), {
       reason: 'RemovedMaintenance',
       message: NMO_EVENT_MESSAGES.RemovedMaintenance,
     });
