@@ -9,7 +9,8 @@
  *  - pendingPods / pendingPodsRefs: pods drainbridge has asked to evict, or was refused, that are
  *    still on the node (from the pod branches' state);
  *  - drainProgress: moved × 100 / evictionPods (NMO's formula), 100 once Succeeded;
- *  - lastError: the failure, else the first blocker (NMO: the latest reconcile error); for a request
+ *  - lastError: the failure, else NMO's quorum refusal while drainbridge's quorum guard holds the drain
+ *    back, else the first blocker (NMO: the latest reconcile error); for a request
  *    still waiting for a maintenance slot (its record written, its node not held yet), that it waits.
  */
 import type { V1Node } from '@kubernetes/client-node';
@@ -17,6 +18,7 @@ import type { DrainState } from '../../drain/tracking.ts';
 import type { EvacuationObject } from '../../kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
 import { sameJson } from '../../util/same-json.ts';
+import { NMO_ERRORS } from './messages.ts';
 import type { MaintenancePhase, NodeMaintenanceStatus, PodReference } from './types.ts';
 
 const POD_BRANCHES = ['pods', 'infra-pods'] as const;
@@ -37,6 +39,18 @@ function pendingOf(record: EvacuationObject): PodReference[] {
     }
   }
   return refs.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
+/**
+ * NMO's refusal for a control-plane node whose drain would cost etcd quorum, with drainbridge's reason,
+ * while the drain's quorum guard holds the evacuation back (an open ControlPlaneQuorum blocker span).
+ */
+function quorumRefusal(record: EvacuationObject): string | undefined {
+  for (const branch of Object.values(record.status?.branches ?? {})) {
+    const open = branch.blockerSpans?.find((span) => span.code === 'ControlPlaneQuorum' && !span.to);
+    if (open) return `${NMO_ERRORS.controlPlaneQuorum(record.spec.nodeName)}: ${open.reason ?? ''}`.replace(/: $/, '');
+  }
+  return undefined;
 }
 
 /** Said while a request waits in line for a maintenance slot (drainbridge's admission). */
@@ -75,7 +89,7 @@ export function statusFromRecord(record: EvacuationObject | undefined, held = tr
     status.pendingPods = pending.map((ref) => ref.name);
     status.pendingPodsRefs = pending;
   }
-  const lastError = (record.status as { lastError?: string } | undefined)?.lastError ?? record.status?.firstBlocker;
+  const lastError = record.status?.lastError ?? quorumRefusal(record) ?? record.status?.firstBlocker;
   if (lastError) status.lastError = lastError;
   return status;
 }

@@ -265,6 +265,21 @@ describe('the NMO status from an Evacuation record', () => {
     assert.equal(statusFromRecord(failed).lastError, 'DeadlineExceeded: too slow');
   });
 
+  it("a control-plane node the quorum guard holds back: NMO's refusal with drainbridge's reason in lastError", () => {
+    const guarded = record('NodeDraining', 0);
+    const pods = guarded.status?.branches?.pods;
+    assert.ok(pods);
+    pods.blockerSpans = [
+      { code: 'ControlPlaneQuorum', from: NOW.toISOString(), reason: 'etcd would keep 1 of 3 members healthy' },
+    ];
+    assert.equal(
+      statusFromRecord(guarded).lastError,
+      'can not put master/control-plane node into maintenance at this moment, disrupting node node-1 will violate etcd quorum: etcd would keep 1 of 3 members healthy',
+    );
+    pods.blockerSpans = [{ code: 'ControlPlaneQuorum', from: NOW.toISOString(), to: NOW.toISOString() }];
+    assert.equal(statusFromRecord(guarded).lastError, 'pod shop/web-1 is blocked by PodDisruptionBudget web', 'over');
+  });
+
   it('a request in line for a slot (record without phase, node not held) says so in lastError', () => {
     const waiting: EvacuationObject = { ...record('NodeDraining', 0), status: {} };
     assert.deepEqual(statusFromRecord(waiting, false), {
