@@ -4,12 +4,14 @@ import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { nmoMarker } from '../../../lib/forwarder/node-maintenance/nmo.ts';
 import { type NodeMaintenanceFacts, planNodeMaintenance } from '../../../lib/forwarder/node-maintenance/plan.ts';
+import { servedNodeOf } from '../../../lib/forwarder/node-maintenance/served-node.ts';
 import { statusFromRecord, statusPatch, WAITING_FOR_SLOT } from '../../../lib/forwarder/node-maintenance/status.ts';
 import {
   DRAINBRIDGE_FINALIZER,
   NMO_FINALIZER,
   type NodeMaintenance,
   nodeMaintenanceRequestId,
+  SERVED_NODE_ANNOTATION,
 } from '../../../lib/forwarder/node-maintenance/types.ts';
 import type { EvacuationObject } from '../../../lib/kube/paths.ts';
 import { LEDGER_ANNOTATION, type Ledger } from '../../../lib/node/ledger.ts';
@@ -218,6 +220,49 @@ describe('planNodeMaintenance', () => {
     );
     assert.equal(nmoMarker({ metadata: { labels: { 'app.kubernetes.io/part-of': 'drainbridge' } } }), undefined);
     assert.equal(nmoMarker(undefined), undefined);
+  });
+});
+
+describe('the node a NodeMaintenance serves', () => {
+  const held = (name: string): V1Node => {
+    const node = nodeWith({
+      holds: { [ID]: { requester: 'x', origin: 'node-maintenance', since: NOW.toISOString() } },
+      released: {},
+    });
+    return { ...node, metadata: { ...node.metadata, name } };
+  };
+  const renamed = (extra: Partial<NodeMaintenance['metadata']>): NodeMaintenance => ({
+    ...nm(extra),
+    spec: { nodeName: 'node-9' },
+  });
+
+  it('the node recorded when taken, whatever spec.nodeName says since', () => {
+    const recorded = renamed({
+      finalizers: [DRAINBRIDGE_FINALIZER],
+      annotations: { [SERVED_NODE_ANNOTATION]: 'node-1' },
+    });
+    assert.equal(
+      servedNodeOf(recorded, () => []),
+      'node-1',
+    );
+  });
+
+  it('taken before the record existed: the node whose ledger names the request', () => {
+    const legacy = renamed({ finalizers: [DRAINBRIDGE_FINALIZER] });
+    assert.equal(
+      servedNodeOf(legacy, () => [nodeWith(), held('node-3')]),
+      'node-3',
+    );
+    assert.equal(
+      servedNodeOf(legacy, () => [nodeWith()]),
+      'node-9',
+      'held nowhere yet: spec.nodeName',
+    );
+    assert.equal(
+      servedNodeOf(renamed({}), () => [held('node-3')]),
+      'node-9',
+      'not taken: spec.nodeName',
+    );
   });
 });
 
