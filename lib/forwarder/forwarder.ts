@@ -16,6 +16,7 @@ import { ResilientInformer } from './informer.ts';
 import { electionTimings, LeaderElector } from './leader.ts';
 import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 import { NodeMaintenanceSource } from './node-maintenance/source.ts';
+import { KUBEVIRT_FLAVOR, MEDIK8S_FLAVOR } from './node-maintenance/types.ts';
 import { type OpsServer, startOpsServer } from './ops-server.ts';
 import { Publisher } from './publisher.ts';
 import type { ForwarderSettings } from './settings.ts';
@@ -92,7 +93,11 @@ export class Forwarder {
       onRestart: (reason) => restart('nodes', reason),
     });
     this.sources = [new CordonSource(this.nodes, settings.cordon, logger)];
-    if (settings.nodeMaintenance) {
+    const flavors = [
+      ...(settings.nodeMaintenance ? [MEDIK8S_FLAVOR] : []),
+      ...(settings.nodeMaintenanceKubevirt ? [KUBEVIRT_FLAVOR] : []),
+    ];
+    for (const flavor of flavors) {
       this.sources.push(
         new NodeMaintenanceSource({
           client,
@@ -101,6 +106,7 @@ export class Forwarder {
           coexistence: settings.coexistence,
           logger,
           onRestart: restart,
+          flavor,
         }),
       );
     }

@@ -16,6 +16,10 @@ export const FORWARDER_ENV_VARS = {
     help: '`off`, `all`, or a node label selector: which nodes a cordon by someone else evacuates',
   },
   DRAINBRIDGE_NODE_MAINTENANCE: { default: 'true', help: 'handle medik8s NodeMaintenance resources' },
+  DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: {
+    default: 'false',
+    help: 'also handle the older KubeVirt NodeMaintenance (nodemaintenance.kubevirt.io/v1beta1; its CRD from deploy/components/nodemaintenance-kubevirt)',
+  },
   DRAINBRIDGE_NMO_COEXISTENCE: {
     default: 'refuse',
     help: '`refuse`: leave NodeMaintenances to node-maintenance-operator when it is installed; `act`: handle them anyway',
@@ -74,6 +78,9 @@ const Schema = z.object({
   DRAINBRIDGE_NODE_MAINTENANCE: z
     .enum(['true', 'false'], { error: 'must be true or false' })
     .transform((v) => v === 'true'),
+  DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true'),
   DRAINBRIDGE_NMO_COEXISTENCE: z.enum(['refuse', 'act'], { error: 'must be refuse or act' }),
   DRAINBRIDGE_FORWARDER_LEASE: z
     .string()
@@ -88,6 +95,8 @@ const Schema = z.object({
 export interface ForwarderSettings {
   readonly cordon: CordonSelection;
   readonly nodeMaintenance: boolean;
+  /** Also the older KubeVirt group's NodeMaintenances. */
+  readonly nodeMaintenanceKubevirt: boolean;
   readonly coexistence: 'refuse' | 'act';
   readonly leaseName: string;
   readonly leaseDurationMs: number;
@@ -111,6 +120,7 @@ export function loadForwarderSettings(env: Readonly<Record<string, string | unde
   return {
     cordon: v.DRAINBRIDGE_CORDON_EVACUATES,
     nodeMaintenance: v.DRAINBRIDGE_NODE_MAINTENANCE,
+    nodeMaintenanceKubevirt: v.DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT,
     coexistence: v.DRAINBRIDGE_NMO_COEXISTENCE,
     leaseName: v.DRAINBRIDGE_FORWARDER_LEASE,
     leaseDurationMs,

@@ -113,6 +113,7 @@ function describeRestored(restored: Restored): string {
     restored.uncordoned ? 'uncordoned' : cordon,
     ...restored.annotationsRemoved.map((key) => `removed ${key}`),
     ...restored.taintsRemoved.map((key) => `removed taint ${key}`),
+    ...(restored.labelsRemoved ?? []).map((key) => `removed label ${key}`),
   ];
   return parts.join(', ');
 }

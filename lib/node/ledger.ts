@@ -52,6 +52,8 @@ export interface LedgerSettings {
   readonly tombstoneSeconds: number;
   /** Compatibility taints to add while held; none by default. */
   readonly compatibilityTaints: readonly CompatibilityTaint[];
+  /** Labels to add while held (each only where the node has no such key); none by default. */
+  readonly holdLabels?: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_LEDGER_SETTINGS: LedgerSettings = Object.freeze({
@@ -80,6 +82,8 @@ export interface LedgerChanges {
   readonly annotations: Readonly<Record<string, string>>;
   /** Taints drainbridge added. */
   readonly taints: readonly { readonly key: string; readonly effect: string }[];
+  /** Labels drainbridge added, with the values it set (absent in ledgers written before labels were kept). */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface Ledger {
@@ -106,6 +110,7 @@ export const CHANGES_SCHEMA = z.looseObject({
   cordoned: z.boolean(),
   annotations: z.record(z.string(), z.string()),
   taints: z.array(z.looseObject({ key: z.string(), effect: z.string() })),
+  labels: z.record(z.string(), z.string()).optional(),
 });
 
 /**
@@ -195,16 +200,17 @@ export function fitLedger(ledger: Ledger): Ledger | undefined {
 function ledgerPatch(
   node: V1Node,
   ledger: Ledger,
-  extra: { spec?: MergePatch; annotations?: MergePatch } = {},
+  extra: { spec?: MergePatch; annotations?: MergePatch; labels?: Record<string, string | null> } = {},
 ): MergePatch {
   const held = isHeld(ledger);
   const labelled = node.metadata?.labels?.[HELD_LABEL] !== undefined;
+  // The held label only when it changes (null removes it in a merge patch).
+  const labels = { ...extra.labels, ...(held !== labelled ? { [HELD_LABEL]: held ? 'true' : null } : {}) };
   const patch: Record<string, MergePatch> = {
     metadata: {
       resourceVersion: node.metadata?.resourceVersion ?? '',
       annotations: { ...extra.annotations, [LEDGER_ANNOTATION]: writeJsonRecord(ledger, LEDGER_FORMAT) },
-      // Only when it changes (null removes it in a merge patch).
-      ...(held !== labelled ? { labels: { [HELD_LABEL]: held ? 'true' : null } } : {}),
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
     },
   };
   if (extra.spec) patch.spec = extra.spec;
@@ -237,8 +243,20 @@ function firstHoldChanges(node: V1Node, settings: LedgerSettings): LedgerChanges
   for (const [key, value] of Object.entries(HOLD_ANNOTATIONS)) {
     if (!Object.hasOwn(present, key)) annotations[key] = value;
   }
+  const presentLabels = node.metadata?.labels ?? {};
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(settings.holdLabels ?? {})) {
+    if (!Object.hasOwn(presentLabels, key)) labels[key] = value;
+  }
   const priorUnschedulable = node.spec?.unschedulable === true;
-  return { priorUnschedulable, cordoned: !priorUnschedulable, annotations, taints: taintsToAdd(node, settings) };
+  const taints = taintsToAdd(node, settings);
+  return {
+    priorUnschedulable,
+    cordoned: !priorUnschedulable,
+    annotations,
+    taints,
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+  };
 }
 
 /**
@@ -272,7 +290,7 @@ export function planHold(
   const spec: Record<string, MergePatchable> = {};
   if (changes.cordoned) spec.unschedulable = true;
   if (changes.taints.length > 0) spec.taints = [...(node.spec?.taints ?? []).map(plainTaint), ...changes.taints];
-  const patch = ledgerPatch(node, next, { annotations: changes.annotations, spec });
+  const patch = ledgerPatch(node, next, { annotations: changes.annotations, spec, labels: { ...changes.labels } });
   return { action: 'patch', patch, first: true, ledger: next };
 }
 
@@ -302,6 +320,8 @@ export interface Restored {
   readonly cordonKeptFor?: string;
   readonly annotationsRemoved: readonly string[];
   readonly taintsRemoved: readonly string[];
+  /** Labels drainbridge added that still had its value, removed (absent: none). */
+  readonly labelsRemoved?: readonly string[];
 }
 
 export const NOTHING_RESTORED: Restored = Object.freeze({
@@ -342,8 +362,13 @@ function restoreSpec(
   const annotationsRemoved = Object.entries(changes.annotations)
     .filter(([key, value]) => annotations[key] === value)
     .map(([key]) => key);
+  const labels = node.metadata?.labels ?? {};
+  const labelsRemoved = Object.entries(changes.labels ?? {})
+    .filter(([key, value]) => labels[key] === value)
+    .map(([key]) => key);
   const kept = changes.cordoned && someoneElse ? { cordonKeptFor: someoneElse.manager } : {};
-  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved, ...kept } };
+  const removedLabels = labelsRemoved.length > 0 ? { labelsRemoved } : {};
+  return { spec, restored: { uncordoned, annotationsRemoved, taintsRemoved, ...removedLabels, ...kept } };
 }
 
 /**
@@ -383,8 +408,10 @@ export function planRelease(
   const { spec, restored } = restoreSpec(node, ledger, changes);
   const annotations: Record<string, null> = {};
   for (const key of restored.annotationsRemoved) annotations[key] = null;
+  const labels: Record<string, null> = {};
+  for (const key of restored.labelsRemoved ?? []) labels[key] = null;
   const next = fitLedger({ holds: {}, released }) ?? { holds: {}, released: {} };
-  const patch = ledgerPatch(node, next, { annotations, spec });
+  const patch = ledgerPatch(node, next, { annotations, spec, labels });
   return { action: 'patch', patch, last: true, restored };
 }
 

@@ -20,16 +20,21 @@ import { EVACUATION_API, type EvacuationObject, evacuationName } from '../../kub
 import type { Logger } from '../../log/logger.ts';
 import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
-import { emitObjectEvent } from './events.ts';
+import { emitObjectEvent, maintenanceSubject, nodeSubject } from './events.ts';
+import { NMO_EVENT_MESSAGES } from './messages.ts';
 import { nmoMarker } from './nmo.ts';
 import { type NodeMaintenanceAction, planNodeMaintenance } from './plan.ts';
+import { nodeNamedBy, servedNodeOf } from './served-node.ts';
 import {
   DRAINBRIDGE_FINALIZER,
+  MEDIK8S_FLAVOR,
   NMO_FINALIZER,
-  NODE_MAINTENANCE_API,
-  NODE_MAINTENANCE_CRD,
   type NodeMaintenance,
+  type NodeMaintenanceFlavor,
   nodeMaintenanceRequestId,
+  patchToWire,
+  SERVED_NODE_ANNOTATION,
+  statusFromWire,
 } from './types.ts';
 
 export interface NodeMaintenanceSourceOptions {
@@ -40,14 +45,17 @@ export interface NodeMaintenanceSourceOptions {
   readonly logger: Logger;
   readonly onRestart?: (resource: string, reason: string) => void;
   readonly now?: () => Date;
+  /** Which NodeMaintenance API (default: medik8s's). */
+  readonly flavor?: NodeMaintenanceFlavor;
 }
 
 /** NMO's drainer settings (Force, DeleteEmptyDirData, IgnoreAllDaemonSets, GracePeriodSeconds -1). */
 const NMO_DRAIN = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: -1 };
 
 export class NodeMaintenanceSource implements ForwarderSource {
-  readonly name = 'node-maintenance';
+  readonly name: string;
   readonly #o: NodeMaintenanceSourceOptions;
+  readonly #flavor: NodeMaintenanceFlavor;
   readonly #maintenances: ResilientInformer<NodeMaintenance>;
   readonly #records: ResilientInformer<EvacuationObject>;
   #outlet: EventOutlet | undefined;
@@ -62,13 +70,16 @@ export class NodeMaintenanceSource implements ForwarderSource {
 
   constructor(options: NodeMaintenanceSourceOptions) {
     this.#o = options;
+    this.#flavor = options.flavor ?? MEDIK8S_FLAVOR;
+    this.name = this.#flavor.source;
     const common = { ...options.informer, logger: options.logger };
+    const resource = this.#flavor.resource;
     this.#maintenances = new ResilientInformer<NodeMaintenance>({
       ...common,
-      resource: NODE_MAINTENANCE_API.plural,
-      path: clusterObjectsPath(NODE_MAINTENANCE_API),
+      resource,
+      path: clusterObjectsPath(this.#flavor.api),
       list: (paged) => this.#listMaintenances(paged),
-      onRestart: (reason) => options.onRestart?.(NODE_MAINTENANCE_API.plural, reason),
+      onRestart: (reason) => options.onRestart?.(resource, reason),
     });
     this.#records = new ResilientInformer<EvacuationObject>({
       ...common,
@@ -91,7 +102,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
     this.#records.subscribe({
       onChange: (_type, record) => this.#mark(this.#byRequest(record.spec?.requestId)),
     });
-    this.#o.nodes.subscribe({ onChange: (_type, node) => this.#markNode(node.metadata?.name) });
+    // Admission decisions read the nodes: the first full list of them decides every CR waiting for it.
+    this.#o.nodes.subscribe({
+      onChange: (_type, node) => this.#markNode(node.metadata?.name),
+      onList: () => this.#markAll(),
+    });
     this.#maintenances.start();
     this.#records.start();
   }
@@ -134,7 +149,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       if (!isNotFound(error)) throw error;
       if (!this.#crdMissingReported) {
         this.#o.logger.warn('the NodeMaintenance CRD is not installed: NodeMaintenances are ignored until it is', {
-          crd: NODE_MAINTENANCE_CRD,
+          crd: this.#flavor.crd,
         });
         this.#crdMissingReported = true;
       }
@@ -146,7 +161,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
   async #detectNmo(): Promise<void> {
     let marker: string | undefined;
     try {
-      marker = nmoMarker(await this.#o.client.getCustomResourceDefinition(NODE_MAINTENANCE_CRD));
+      marker = nmoMarker(await this.#o.client.getCustomResourceDefinition(this.#flavor.crd));
     } catch (error) {
       if (!isNotFound(error)) {
         this.#o.logger.warn('could not read the NodeMaintenance CRD', { error: String(error) });
@@ -157,7 +172,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
     this.#nmoInstalled = marker;
     if (marker)
       this.#o.logger.warn('node-maintenance-operator detected', { why: marker, coexistence: this.#o.coexistence });
-    else this.#o.logger.info('node-maintenance-operator no longer detected', { crd: NODE_MAINTENANCE_CRD });
+    else this.#o.logger.info('node-maintenance-operator no longer detected', { crd: this.#flavor.crd });
   }
 
   /** A CR drainbridge has not decided about yet: neither adopted, nor NMO's, nor being deleted. */
@@ -171,13 +186,24 @@ export class NodeMaintenanceSource implements ForwarderSource {
     );
   }
 
+  /** NMO's presence decides about a CR not decided yet, and whether NMO's finalizer is released. */
+  #dependsOnNmo(nm: NodeMaintenance, undecided: boolean): boolean {
+    return undecided || (nm.metadata.finalizers?.includes(NMO_FINALIZER) ?? false);
+  }
+
+  #listsComplete(): boolean {
+    return this.#o.nodes.synced && this.#maintenances.synced;
+  }
+
   #byRequest(requestId: string | undefined): string | undefined {
     if (!requestId?.startsWith('nm.')) return undefined;
     return this.#maintenances.list().find((nm) => nodeMaintenanceRequestId(nm) === requestId)?.metadata.name;
   }
 
   #markNode(nodeName: string | undefined): void {
-    for (const nm of this.#maintenances.list()) if (nm.spec?.nodeName === nodeName) this.#mark(nm.metadata.name);
+    for (const nm of this.#maintenances.list()) {
+      if (nodeNamedBy(nm) === nodeName || nm.spec?.nodeName === nodeName) this.#mark(nm.metadata.name);
+    }
   }
 
   #markAll(): void {
@@ -202,7 +228,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
       const nm = this.#maintenances.get(name);
       if (!nm) continue;
       try {
-        if (!nmoChecked && this.#undecided(nm)) {
+        const undecided = this.#undecided(nm);
+        // "No such node" and "another one asks for it" are final: decided only on complete lists (the
+        // first list of each marks every CR again).
+        if (undecided && !this.#listsComplete()) continue;
+        if (!nmoChecked && this.#dependsOnNmo(nm, undecided)) {
           nmoChecked = true;
           await this.#detectNmo();
         }
@@ -218,36 +248,61 @@ export class NodeMaintenanceSource implements ForwarderSource {
 
   async #reconcile(nm: NodeMaintenance): Promise<void> {
     const requestId = nodeMaintenanceRequestId(nm);
+    const servedNode = servedNodeOf(nm, () => this.#o.nodes.list());
     const actions = planNodeMaintenance({
-      nm,
-      node: this.#o.nodes.get(nm.spec?.nodeName ?? ''),
+      nm: statusFromWire(this.#flavor, nm),
+      node: this.#o.nodes.get(servedNode),
+      servedNode,
       record: this.#records.get(evacuationName(requestId)),
+      others: this.#maintenances.list().filter((other) => other.metadata.uid !== nm.metadata.uid),
       nmoInstalled: this.#nmoInstalled,
       coexistence: this.#o.coexistence,
       now: this.#o.now?.() ?? new Date(),
     });
-    for (const action of actions) await this.#act(nm, requestId, action);
+    for (const action of actions) await this.#act(nm, servedNode, action);
   }
 
-  async #act(nm: NodeMaintenance, requestId: string, action: NodeMaintenanceAction): Promise<void> {
+  async #act(nm: NodeMaintenance, servedNode: string, action: NodeMaintenanceAction): Promise<void> {
     const name = nm.metadata.name ?? '';
     switch (action.kind) {
       case 'refuse':
         return this.#refuse(nm, action.reason);
       case 'add-finalizer':
+        return this.#adopt(nm, action.node);
       case 'remove-finalizer':
-        return this.#setFinalizer(nm, action.kind === 'add-finalizer');
+        return this.#release(nm, action.nmo === true);
+      case 'nmo-marks-left':
+        this.#o.logger.warn('NodeMaintenance left by node-maintenance-operator released', {
+          nodeMaintenance: name,
+          node: servedNode,
+          repair: action.message,
+        });
+        await emitObjectEvent(this.#o.client, maintenanceSubject(this.#flavor, nm), {
+          reason: 'NodeMaintenanceOperatorGone',
+          message: action.message,
+          type: 'Warning',
+        });
+        return;
+      case 'event':
+        return this.#event(nm, servedNode, action);
       case 'status':
         await this.#o.client.patchClusterObject(
-          NODE_MAINTENANCE_API,
+          this.#flavor.api,
           name,
-          { status: action.patch as never },
+          { status: patchToWire(this.#flavor, action.patch) as never },
           'status',
         );
         return;
       case 'publish':
-        return this.#publish(nm, requestId, action.detailType);
+        return this.#publish(nm, servedNode, action.detailType);
     }
+  }
+
+  async #event(nm: NodeMaintenance, servedNode: string, action: Extract<NodeMaintenanceAction, { kind: 'event' }>) {
+    const node = action.on === 'node' ? this.#o.nodes.get(servedNode) : undefined;
+    if (action.on === 'node' && !node) return;
+    const subject = node ? nodeSubject(node) : maintenanceSubject(this.#flavor, nm);
+    await emitObjectEvent(this.#o.client, subject, action);
   }
 
   async #refuse(nm: NodeMaintenance, reason: string): Promise<void> {
@@ -259,30 +314,51 @@ export class NodeMaintenanceSource implements ForwarderSource {
       nodeMaintenance: nm.metadata.name,
       reason,
     });
-    await emitObjectEvent(this.#o.client, nm, { reason: 'NodeMaintenanceOperatorPresent', message, type: 'Warning' });
+    await emitObjectEvent(this.#o.client, maintenanceSubject(this.#flavor, nm), {
+      reason: 'NodeMaintenanceOperatorPresent',
+      message,
+      type: 'Warning',
+    });
   }
 
-  async #setFinalizer(nm: NodeMaintenance, present: boolean): Promise<void> {
-    const others = (nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER);
-    const finalizers = present ? [...others, DRAINBRIDGE_FINALIZER] : others;
-    // Conditional on the version read: a concurrent change to the list is never overwritten.
-    await this.#o.client.patchClusterObject(NODE_MAINTENANCE_API, nm.metadata.name ?? '', {
+  /**
+   * The finalizer and the node taken, in one patch conditional on the version read: a concurrent change
+   * to the list is never overwritten, and the node recorded is the nodeName the decision read.
+   */
+  async #adopt(nm: NodeMaintenance, node: string): Promise<void> {
+    const finalizers = [
+      ...(nm.metadata.finalizers ?? []).filter((f) => f !== DRAINBRIDGE_FINALIZER),
+      DRAINBRIDGE_FINALIZER,
+    ];
+    await this.#o.client.patchClusterObject(this.#flavor.api, nm.metadata.name ?? '', {
+      metadata: {
+        resourceVersion: nm.metadata.resourceVersion ?? '',
+        finalizers,
+        annotations: { [SERVED_NODE_ANNOTATION]: node },
+      },
+    });
+  }
+
+  /** Removes drainbridge's finalizer (and, `nmo`, the one a node-maintenance-operator no longer there left). */
+  async #release(nm: NodeMaintenance, nmo: boolean): Promise<void> {
+    const ours = (f: string) => f === DRAINBRIDGE_FINALIZER || (nmo && f === NMO_FINALIZER);
+    const finalizers = (nm.metadata.finalizers ?? []).filter((f) => !ours(f));
+    await this.#o.client.patchClusterObject(this.#flavor.api, nm.metadata.name ?? '', {
       metadata: { resourceVersion: nm.metadata.resourceVersion ?? '', finalizers },
     });
-    if (!present) {
-      this.#o.logger.info('maintenance ended; NodeMaintenance released', { nodeMaintenance: nm.metadata.name });
-      await emitObjectEvent(this.#o.client, nm, {
-        reason: 'RemovedMaintenance',
-        message: 'Removed a node maintenance',
-      });
-    }
+    this.#o.logger.info('maintenance ended; NodeMaintenance released', { nodeMaintenance: nm.metadata.name });
+    await emitObjectEvent(this.#o.client, maintenanceSubject(this.#flavor, nm), {
+      reason: 'RemovedMaintenance',
+      message: NMO_EVENT_MESSAGES.RemovedMaintenance,
+    });
   }
 
   async #publish(
     nm: NodeMaintenance,
-    requestId: string,
+    servedNode: string,
     detailType: 'Maintenance Requested' | 'Maintenance Ended',
   ): Promise<void> {
+    const requestId = nodeMaintenanceRequestId(nm);
     const mark = `${detailType} ${requestId}`;
     if (this.#offered.has(mark)) return;
     this.#offered.add(mark);
@@ -292,7 +368,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       requestId,
       requester: `NodeMaintenance/${name}`,
       origin: 'node-maintenance' as const,
-      target: { nodeName: nm.spec.nodeName },
+      target: { nodeName: servedNode },
     };
     const key = `node-maintenance/${nm.metadata.uid ?? name}`;
     this.#o.logger.info(
@@ -301,14 +377,13 @@ export class NodeMaintenanceSource implements ForwarderSource {
         : 'NodeMaintenance deleted: maintenance ends',
       {
         nodeMaintenance: name,
-        node: nm.spec.nodeName,
+        node: servedNode,
         requestId,
       },
     );
     if (detailType === 'Maintenance Requested') {
       const reason = nm.spec.reason || `NodeMaintenance ${name}`;
       this.#outlet?.offer({ detailType, key, detail: { ...base, reason, drain: NMO_DRAIN } });
-      await emitObjectEvent(this.#o.client, nm, { reason: 'BeginMaintenance', message: 'Begin a node maintenance' });
     } else {
       this.#outlet?.offer({ detailType, key, detail: { ...base, reason: `NodeMaintenance ${name} deleted` } });
     }

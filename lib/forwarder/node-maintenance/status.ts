@@ -9,11 +9,16 @@
  *  - pendingPods / pendingPodsRefs: pods drainbridge has asked to evict, or was refused, that are
  *    still on the node (from the pod branches' state);
  *  - drainProgress: moved × 100 / evictionPods (NMO's formula), 100 once Succeeded;
- *  - lastError: the failure, else the first blocker (NMO: the latest reconcile error).
+ *  - lastError: the failure, else NMO's quorum refusal while drainbridge's quorum guard holds the drain
+ *    back, else the first blocker (NMO: the latest reconcile error); for a request
+ *    still waiting for a maintenance slot (its record written, its node not held yet), that it waits.
  */
+import type { V1Node } from '@kubernetes/client-node';
 import type { DrainState } from '../../drain/tracking.ts';
 import type { EvacuationObject } from '../../kube/paths.ts';
+import { ledgerOf } from '../../node/ledger.ts';
 import { sameJson } from '../../util/same-json.ts';
+import { NMO_ERRORS } from './messages.ts';
 import type { MaintenancePhase, NodeMaintenanceStatus, PodReference } from './types.ts';
 
 const POD_BRANCHES = ['pods', 'infra-pods'] as const;
@@ -36,9 +41,35 @@ function pendingOf(record: EvacuationObject): PodReference[] {
   return refs.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
 }
 
-/** The status for a maintenance whose node exists, from its record (undefined: not admitted yet). */
-export function statusFromRecord(record: EvacuationObject | undefined): NodeMaintenanceStatus {
+/**
+ * NMO's refusal for a control-plane node whose drain would cost etcd quorum, with drainbridge's reason,
+ * while the drain's quorum guard holds the evacuation back (an open ControlPlaneQuorum blocker span).
+ */
+function quorumRefusal(record: EvacuationObject): string | undefined {
+  for (const branch of Object.values(record.status?.branches ?? {})) {
+    const open = branch.blockerSpans?.find((span) => span.code === 'ControlPlaneQuorum' && !span.to);
+    if (open) return `${NMO_ERRORS.controlPlaneQuorum(record.spec.nodeName)}: ${open.reason ?? ''}`.replace(/: $/, '');
+  }
+  return undefined;
+}
+
+/** Said while a request waits in line for a maintenance slot (drainbridge's admission). */
+export const WAITING_FOR_SLOT =
+  'waiting for a free maintenance slot: as many nodes as drainbridge may hold at once are in maintenance (DRAINBRIDGE_MAX_HELD_NODES, DRAINBRIDGE_SLOT_LIMITS); `drainbridge status` shows the line';
+
+/** Does the node's ledger hold the request (unreadable: taken as held, nothing is claimed about waiting)? */
+export function isHeldBy(node: V1Node, requestId: string): boolean {
+  const read = ledgerOf(node);
+  return read.status === 'unreadable' || Object.hasOwn(read.ledger.holds, requestId);
+}
+
+/**
+ * The status for a maintenance whose node exists, from its record (undefined: not admitted yet) and
+ * whether the request holds the node. A record with no phase whose request holds nothing waits for a slot.
+ */
+export function statusFromRecord(record: EvacuationObject | undefined, held = true): NodeMaintenanceStatus {
   if (!record) return { phase: 'Running' };
+  if (!record.status?.phase && !held) return { phase: 'Running', drainProgress: 0, lastError: WAITING_FOR_SLOT };
   const branches = record.status?.branches ?? {};
   let evictionPods = 0;
   let moved = 0;
@@ -58,14 +89,9 @@ export function statusFromRecord(record: EvacuationObject | undefined): NodeMain
     status.pendingPods = pending.map((ref) => ref.name);
     status.pendingPodsRefs = pending;
   }
-  const lastError = (record.status as { lastError?: string } | undefined)?.lastError ?? record.status?.firstBlocker;
+  const lastError = record.status?.lastError ?? quorumRefusal(record) ?? record.status?.firstBlocker;
   if (lastError) status.lastError = lastError;
   return status;
-}
-
-/** NMO's status for a NodeMaintenance naming a node that does not exist. */
-export function nodeNotFoundStatus(nodeName: string): NodeMaintenanceStatus {
-  return { phase: 'Failed', lastError: `nodes "${nodeName}" not found` };
 }
 
 const MIRRORED = [

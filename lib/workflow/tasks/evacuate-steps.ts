@@ -11,7 +11,7 @@ import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../e
 import { readLease } from '../../kube/lease.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
-import { type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
+import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
@@ -23,8 +23,28 @@ import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from
 import { sweepRecords } from '../record-expiry.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
-export function ledgerSettings(config: Config): LedgerSettings {
-  return { tombstoneSeconds: config.tombstoneTtlHours * 3600, compatibilityTaints: config.compatibilityTaints };
+/**
+ * What a request of this origin marks its node with besides the configured taints: a NodeMaintenance's
+ * node carries `medik8s.io/drain` and `remediation.medik8s.io/exclude-from-remediation` as
+ * node-maintenance-operator's does, for the tools that coordinate with NMO by them (medik8s remediators
+ * leave such a node alone). Each added only when absent, removed at restore only if drainbridge added it.
+ */
+const ORIGIN_MARKS: Readonly<
+  Partial<Record<string, { taints: readonly CompatibilityTaint[]; labels: Readonly<Record<string, string>> }>>
+> = Object.freeze({
+  'node-maintenance': {
+    taints: ['medik8s.io/drain'],
+    labels: { 'remediation.medik8s.io/exclude-from-remediation': 'true' },
+  },
+});
+
+export function ledgerSettings(config: Config, origin?: string): LedgerSettings {
+  const marks = ORIGIN_MARKS[origin ?? ''];
+  return {
+    tombstoneSeconds: config.tombstoneTtlHours * 3600,
+    compatibilityTaints: [...new Set([...config.compatibilityTaints, ...(marks?.taints ?? [])])],
+    ...(marks ? { holdLabels: marks.labels } : {}),
+  };
 }
 
 /** Moves the node's phase annotation and the Evacuation record; publishes Evacuation Progress when it changed. */
@@ -64,7 +84,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       namespace: config.namespace,
       maxHeldNodes: config.maxHeldNodes,
       slotLimits: config.slotLimits,
-      ledger: ledgerSettings(config),
+      ledger: ledgerSettings(config, input.request.origin),
     };
     // A request waiting in line, or one that would find admission busy, is told so from the admission
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting

@@ -135,6 +135,26 @@ describe('planHold / planRelease', () => {
     assert.deepEqual(after.spec?.taints, [{ key: 'gpu', effect: 'NoSchedule', value: 'true' }]);
   });
 
+  test("hold labels: added only where the key is absent, removed on release only if still drainbridge's value", () => {
+    const EXCLUDE = 'remediation.medik8s.io/exclude-from-remediation';
+    const settings = { ...DEFAULT_LEDGER_SETTINGS, holdLabels: { [EXCLUDE]: 'true' } };
+    const held = hold(node(), alice, NOW, settings);
+    assert.equal(held.metadata?.labels?.[EXCLUDE], 'true');
+    const { node: after, decision } = release(held, 'req-1');
+    assert.deepEqual(decision.restored.labelsRemoved, [EXCLUDE]);
+    assert.equal(after.metadata?.labels?.[EXCLUDE], undefined);
+
+    const theirs = apply(node(), { metadata: { labels: { [EXCLUDE]: 'false' } } });
+    const heldTheirs = hold(theirs, alice, NOW, settings);
+    assert.equal(heldTheirs.metadata?.labels?.[EXCLUDE], 'false', 'a label someone else set is left as it is');
+    const { node: afterTheirs } = release(heldTheirs, 'req-1');
+    assert.equal(afterTheirs.metadata?.labels?.[EXCLUDE], 'false', '...and kept at release');
+
+    const changed = apply(held, { metadata: { labels: { [EXCLUDE]: 'by-someone' } } });
+    const { node: afterChanged } = release(changed, 'req-1');
+    assert.equal(afterChanged.metadata?.labels?.[EXCLUDE], 'by-someone', "changed since: not drainbridge's to remove");
+  });
+
   test('out-of-band uncordon is detected, marked once, and not undone or fought', () => {
     const held = hold(node(), alice);
     assert.equal(isUncordonedOutOfBand(held), false);

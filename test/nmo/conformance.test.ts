@@ -1,0 +1,223 @@
+/**
+ * NodeMaintenance conformance: node-maintenance-operator's documented behaviour, checked against
+ * `drainbridge run` (a real child process, default settings: one maintenance slot) and the simulator,
+ * objects applied with the real kubectl as NMO's tests write them. Each case names the NMO test it
+ * follows (medik8s/node-maintenance-operator: test/e2e/node_maintenance_test.go, internal/controller/
+ * nodemaintenance_controller_test.go, internal/webhook/v1beta1/nodemaintenance_webhook.go). Where NMO's
+ * webhook rejects a request outright, drainbridge (no webhook) leaves the object Failed with NMO's message
+ * and touches nothing; where the API server can refuse (the CRD's CEL rule), either answer is checked.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
+import { readLedger } from '../../lib/node/ledger.ts';
+import {
+  type DrainbridgeProcess,
+  spreadScenario,
+  startRun,
+  startTestCluster,
+  type TestCluster,
+  waitUntil,
+} from '../forwarder/harness.ts';
+
+interface NodeMaintenanceJson {
+  metadata: { name: string; finalizers?: string[]; annotations?: Record<string, string> };
+  spec: { nodeName: string };
+  status?: { phase?: string; lastError?: string; drainProgress?: number; totalpods?: number; evictionPods?: number };
+}
+
+/** A NodeMaintenance as NMO's e2e test builds one (getNodeMaintenance: name, nodeName, reason). */
+function manifest(name: string, nodeName: string): string {
+  return [
+    'apiVersion: nodemaintenance.medik8s.io/v1beta1',
+    'kind: NodeMaintenance',
+    'metadata:',
+    `  name: ${name}`,
+    'spec:',
+    `  nodeName: ${nodeName}`,
+    '  reason: Set maintenance on node for e2e testing',
+  ].join('\n');
+}
+
+describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge run)', () => {
+  let cluster: TestCluster;
+  let run: DrainbridgeProcess;
+
+  const kubectl = async (...args: string[]) => cluster.kubectl.run(args);
+  const apply = async (name: string, nodeName: string) => {
+    const applied = await cluster.kubectl.run(['apply', '-f', '-'], { input: manifest(name, nodeName) });
+    assert.equal(applied.code, 0, applied.stderr);
+  };
+  const get = async (name: string): Promise<NodeMaintenanceJson | undefined> => {
+    const got = await kubectl('get', 'nodemaintenance', name, '-o', 'json');
+    return got.code === 0 ? (JSON.parse(got.stdout) as NodeMaintenanceJson) : undefined;
+  };
+  const phaseIs = (name: string, phase: string) => async () => (await get(name))?.status?.phase === phase;
+  const node = async (name: string): Promise<V1Node> => cluster.admin.getNode(name);
+  const events = async (): Promise<CoreV1Event[]> => {
+    const got = await kubectl('get', 'events', '-n', 'default', '-o', 'json');
+    assert.equal(got.code, 0, got.stderr);
+    return (JSON.parse(got.stdout) as { items: CoreV1Event[] }).items;
+  };
+  /** NMO's waitForEvent: an Event of `reason` on a `kind` whose name contains `name`. */
+  const hasEvent = async (kind: string, name: string, reason: string) =>
+    (await events()).some(
+      (e) => e.involvedObject?.kind === kind && e.involvedObject.name === name && e.reason === reason,
+    );
+  const deleteAndWait = async (name: string) => {
+    const deleted = await kubectl('delete', 'nodemaintenance', name, '--timeout=60s');
+    assert.equal(deleted.code, 0, deleted.stderr);
+  };
+  const webPodsOn = async (nodeName: string) =>
+    (await cluster.admin.listPods(`spec.nodeName=${nodeName}`)).filter(
+      (pod) => !pod.metadata?.deletionTimestamp && pod.metadata?.labels?.app === 'web',
+    );
+
+  before(async () => {
+    cluster = await startTestCluster(spreadScenario(5));
+    run = await startRun(cluster, { identity: 'nmo-conformance' });
+  });
+  after(async () => {
+    run?.kill('SIGTERM');
+    await run?.exited;
+    await cluster?.stop();
+  });
+
+  it('e2e "for a not existing node should fail": Failed, NMO\'s message, no BeginMaintenance, nothing taken', async () => {
+    await apply('test-unexisting', 'doesNotExist');
+    await waitUntil('test-unexisting Failed', phaseIs('test-unexisting', 'Failed'), 30_000);
+    const nm = await get('test-unexisting');
+    assert.match(nm?.status?.lastError ?? '', /no node with name doesNotExist found/);
+    assert.deepEqual(nm?.metadata.finalizers ?? [], [], 'not taken: deleting it needs nobody');
+    assert.equal(await hasEvent('NodeMaintenance', 'test-unexisting', 'BeginMaintenance'), false);
+    assert.equal(await hasEvent('NodeMaintenance', 'test-unexisting', 'FailedMaintenance'), true);
+    assert.equal((await cluster.admin.listEvacuations()).length, 0, 'no request was made');
+    await deleteAndWait('test-unexisting');
+  });
+
+  it('e2e "for a worker node should put the node under maintenance": duplicate refused, cordon, drain, Events, reset on deletion', async () => {
+    assert.ok((await webPodsOn('node-1')).length > 0, 'node-1 runs web pods to begin with');
+    await apply('test-maintenance', 'node-1');
+    await waitUntil('test-maintenance Succeeded', phaseIs('test-maintenance', 'Succeeded'), 60_000);
+
+    // "Preventing the creation of another maintenance CR for the same node"
+    await apply('test-duplicate', 'node-1');
+    await waitUntil('test-duplicate Failed', phaseIs('test-duplicate', 'Failed'), 30_000);
+    const duplicate = await get('test-duplicate');
+    assert.match(duplicate?.status?.lastError ?? '', /a NodeMaintenance for node node-1 already exists/);
+    assert.deepEqual(duplicate?.metadata.finalizers ?? [], []);
+    await deleteAndWait('test-duplicate');
+
+    const nm = await get('test-maintenance');
+    assert.equal(nm?.status?.drainProgress, 100);
+    const maintained = await node('node-1');
+    assert.equal(maintained.spec?.unschedulable, true, 'node should have been unschedulable');
+    assert.ok(
+      maintained.spec?.taints?.some((t) => t.key === 'medik8s.io/drain' && t.effect === 'NoSchedule'),
+      'node should have had the medik8s taint',
+    );
+    // controller test "Testing exclude remediation label"
+    assert.equal(maintained.metadata?.labels?.['remediation.medik8s.io/exclude-from-remediation'], 'true');
+    assert.equal((await webPodsOn('node-1')).length, 0, 'workload moved to another node');
+    assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'BeginMaintenance'), true);
+    assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'SucceedMaintenance'), true);
+
+    // drainbridge's one default slot is taken: a NodeMaintenance for another node says it waits.
+    await apply('test-waiting', 'node-3');
+    await waitUntil(
+      'test-waiting says it waits for a slot',
+      async () => /^waiting for a free maintenance slot/.test((await get('test-waiting'))?.status?.lastError ?? ''),
+      30_000,
+    );
+    assert.equal((await get('test-waiting'))?.status?.phase, 'Running');
+    assert.notEqual((await node('node-3')).spec?.unschedulable, true, 'node-3 not touched while it waits');
+
+    // "node status should be resetted after CR deletion"
+    await deleteAndWait('test-maintenance');
+    const reset = await node('node-1');
+    assert.notEqual(reset.spec?.unschedulable, true, 'node-1 schedulable again');
+    assert.equal(reset.spec?.taints?.some((t) => t.key === 'medik8s.io/drain') ?? false, false, 'taint removed');
+    assert.equal(
+      reset.metadata?.labels?.['remediation.medik8s.io/exclude-from-remediation'],
+      undefined,
+      'label removed',
+    );
+    assert.deepEqual(readLedger(reset).holds, {});
+    assert.equal(await hasEvent('NodeMaintenance', 'test-maintenance', 'RemovedMaintenance'), true);
+    assert.equal(await hasEvent('Node', 'node-1', 'UncordonNode'), true);
+
+    // The slot freed, the waiting one goes ahead.
+    await waitUntil('test-waiting Succeeded', phaseIs('test-waiting', 'Succeeded'), 60_000);
+    assert.equal((await get('test-waiting'))?.status?.lastError, undefined);
+    await deleteAndWait('test-waiting');
+  });
+
+  it('e2e "Preventing the update of node name": refused, and the node taken is the node restored (issue 25)', async () => {
+    await apply('test-rename', 'node-2');
+    await waitUntil('test-rename Succeeded', phaseIs('test-rename', 'Succeeded'), 60_000);
+    const patched = await kubectl(
+      'patch',
+      'nodemaintenance',
+      'test-rename',
+      '--type=merge',
+      '-p',
+      '{"spec":{"nodeName":"node-3"}}',
+    );
+    if (patched.code !== 0) {
+      // The API server evaluated the CRD's rule: NMO's webhook message.
+      assert.match(patched.stderr, /updating spec.NodeName isn't allowed/);
+    } else {
+      await waitUntil(
+        'the refusal in lastError',
+        async () => (await get('test-rename'))?.status?.lastError === "updating spec.NodeName isn't allowed",
+        30_000,
+      );
+      assert.notEqual((await node('node-3')).spec?.unschedulable, true, 'node-3 never taken');
+    }
+    await deleteAndWait('test-rename');
+    const node2 = await node('node-2');
+    assert.notEqual(node2.spec?.unschedulable, true, 'node-2, the node held, is restored');
+    assert.deepEqual(readLedger(node2).holds, {});
+
+    // The only slot is free again: a later NodeMaintenance goes through.
+    await apply('test-after-rename', 'node-3');
+    await waitUntil('test-after-rename Succeeded', phaseIs('test-after-rename', 'Succeeded'), 60_000);
+    await deleteAndWait('test-after-rename');
+  });
+
+  it('api/v1beta1 NodeMaintenanceFinalizer: a NodeMaintenance an NMO no longer installed left is released on deletion, its cordon kept and named', async () => {
+    // What an uninstalled NMO leaves: its finalizer on the CR, the node cordoned and tainted.
+    assert.equal((await kubectl('cordon', 'node-2')).code, 0);
+    assert.equal((await kubectl('taint', 'node', 'node-2', 'medik8s.io/drain:NoSchedule')).code, 0);
+    const left = `${manifest('test-left-by-nmo', 'node-2')}\n`.replace(
+      'metadata:\n',
+      'metadata:\n  finalizers: [foregroundDeleteNodeMaintenance]\n',
+    );
+    const applied = await cluster.kubectl.run(['apply', '-f', '-'], { input: left });
+    assert.equal(applied.code, 0, applied.stderr);
+    await deleteAndWait('test-left-by-nmo');
+    assert.equal(await get('test-left-by-nmo'), undefined, 'released');
+    const kept = await node('node-2');
+    assert.equal(kept.spec?.unschedulable, true, "NMO's cordon is not drainbridge's to undo");
+    assert.equal(await hasEvent('NodeMaintenance', 'test-left-by-nmo', 'NodeMaintenanceOperatorGone'), true);
+    assert.equal((await kubectl('uncordon', 'node-2')).code, 0);
+    assert.equal((await kubectl('taint', 'node', 'node-2', 'medik8s.io/drain:NoSchedule-')).code, 0);
+  });
+
+  it('controller test "should fail on non existing node" for a node deleted in maintenance: Failed, no hold left, the slot freed', async () => {
+    await apply('test-node-gone', 'node-4');
+    await waitUntil('test-node-gone Succeeded', phaseIs('test-node-gone', 'Succeeded'), 60_000);
+    const deleted = await kubectl('delete', 'node', 'node-4');
+    assert.equal(deleted.code, 0, deleted.stderr);
+    await waitUntil(
+      'test-node-gone Failed with the NotFound',
+      async () => (await get('test-node-gone'))?.status?.lastError === 'nodes "node-4" not found',
+      30_000,
+    );
+    await apply('test-after-gone', 'node-5');
+    await waitUntil('test-after-gone Succeeded', phaseIs('test-after-gone', 'Succeeded'), 60_000);
+    await deleteAndWait('test-node-gone');
+    await deleteAndWait('test-after-gone');
+    assert.notEqual((await node('node-5')).spec?.unschedulable, true);
+  });
+});
