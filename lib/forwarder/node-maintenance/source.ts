@@ -49,9 +49,6 @@ export interface NodeMaintenanceSourceOptions {
   readonly flavor?: NodeMaintenanceFlavor;
 }
 
-/** NMO's drainer settings (Force, DeleteEmptyDirData, IgnoreAllDaemonSets, GracePeriodSeconds -1). */
-const NMO_DRAIN = { force: true, deleteEmptyDirData: true, ignoreDaemonSets: true, gracePeriodSeconds: -1 };
-
 export class NodeMaintenanceSource implements ForwarderSource {
   readonly name: string;
   readonly #o: NodeMaintenanceSourceOptions;
@@ -383,7 +380,10 @@ export class NodeMaintenanceSource implements ForwarderSource {
     );
     if (detailType === 'Maintenance Requested') {
       const reason = nm.spec.reason || `NodeMaintenance ${name}`;
-      this.#outlet?.offer({ detailType, key, detail: { ...base, reason, drain: NMO_DRAIN } });
+      // No `drain` of its own: NMO's drainer settings (Force, DeleteEmptyDirData, IgnoreAllDaemonSets) are the
+      // node-maintenance origin's defaults (lib/domain/drain-defaults.ts), so the operator's DRAINBRIDGE_DRAIN_*
+      // and `run` flags can still change them; the forwarder's own flags ride on the event (drain-outlet).
+      this.#outlet?.offer({ detailType, key, detail: { ...base, reason } });
     } else {
       this.#outlet?.offer({ detailType, key, detail: { ...base, reason: `NodeMaintenance ${name} deleted` } });
     }
