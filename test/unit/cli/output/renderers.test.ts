@@ -32,7 +32,17 @@ function timeline(items: ItemTimeline[], more: Partial<EvacuationTimeline> = {})
     ],
     deletes: false,
     branches: [
-      { name: 'pods', startedAt: iso(1), finishedAt: iso(60), total: items.length, moved: items.length, blockers: [] },
+      {
+        name: 'pods',
+        startedAt: iso(1),
+        finishedAt: iso(60),
+        total: items.length,
+        moved: items.length,
+        inFlight: 0,
+        skipped: 0,
+        reported: true,
+        blockers: [],
+      },
     ],
     items,
     unreadable: [],
@@ -110,12 +120,13 @@ describe('the report', () => {
 });
 
 describe('item changes from records', () => {
-  const evacuation = (state: unknown): EvacuationObject => ({
+  // The pods branch's entry at `version` (each write of its state counts one up), and other branches'.
+  const evacuation = (state: unknown, version = '1', more: Record<string, unknown> = {}): EvacuationObject => ({
     apiVersion: 'drainbridge.io/v1alpha1',
     kind: 'Evacuation',
     metadata: { name: 'r-1' },
     spec: { requestId: 'r-1', nodeName: 'node-1' },
-    status: { branches: { pods: { version: '1', state } } },
+    status: { branches: { pods: { version, state, ...more } } },
   });
 
   it('the first record is the baseline; then an eviction, a departure, in order', () => {
@@ -137,16 +148,59 @@ describe('item changes from records', () => {
       moved: { u2: 'shop/web' },
       departures: { u2: { evictedAt: iso(5), goneAt: iso(8) } },
     };
-    const changes: ItemChange[] = watch.update({ kind: 'written', record: evacuation(gone) });
+    const changes: ItemChange[] = watch.update({ kind: 'written', record: evacuation(gone, '2') });
     assert.deepEqual(
       changes.map((c) => [c.change, 'item' in c ? c.item.name : '']),
       [['gone', 'shop/web']],
     );
     assert.deepEqual(
-      watch.update({ kind: 'written', record: { ...evacuation(gone), spec: { requestId: 'other', nodeName: 'n' } } }),
+      watch.update({
+        kind: 'written',
+        record: { ...evacuation(gone, '2'), spec: { requestId: 'other', nodeName: 'n' } },
+      }),
       [],
       "another request's record is not this run's",
     );
+  });
+
+  it('tells each ask once: a record another branch writes (the pods state as last written) does not undo a round', () => {
+    const watch = new ItemWatch();
+    const before = { pods: {}, moved: {} };
+    watch.update({ kind: 'written', record: evacuation(before) });
+    const asked = { pods: { u2: { name: 'shop/web', attempts: 0, evictedAt: iso(5) } }, moved: {} };
+    const told: string[] = [];
+    const note = (changes: ItemChange[]) =>
+      told.push(...changes.map((c) => `${c.change} ${'item' in c ? c.item.name : c.branch}`));
+    note(watch.update({ kind: 'round', requestId: 'r-1', branch: 'pods', state: asked, at: new Date(T0) }));
+    // The Nova branch writes: the record still has the pods state of version 1 (before the round).
+    note(watch.update({ kind: 'written', record: evacuation(before) }));
+    note(watch.update({ kind: 'round', requestId: 'r-1', branch: 'pods', state: asked, at: new Date(T0) }));
+    // The pods pass writes what its rounds saw; a later execution (a continued evacuation) reads it again.
+    note(watch.update({ kind: 'written', record: evacuation(asked, '2') }));
+    note(watch.update({ kind: 'written', record: evacuation(asked, '2') }));
+    assert.deepEqual(told, ['asked shop/web']);
+    assert.equal(watch.timeline?.items[0]?.askedAt, iso(5), 'the round stays laid over the older record');
+  });
+
+  it('a blocker ends when a round no longer sees it, before the pass writes; each blocker is told once', () => {
+    const watch = new ItemWatch();
+    const debug = { kind: 'Pod' as const, uid: 'u9', name: 'default/debug' };
+    const spans = [{ code: 'BarePod', from: iso(1), reason: 'declare no controller', item: debug }];
+    const state = { pods: {}, moved: {} };
+    watch.update({ kind: 'written', record: evacuation(state) });
+    const told: string[] = [];
+    const note = (changes: ItemChange[]) => told.push(...changes.map((c) => c.change));
+    note(watch.update({ kind: 'written', record: evacuation(state, '1', { blockerSpans: spans }) }));
+    const round = (blockers: { code: 'BarePod'; reason: string; item: typeof debug }[], at: number) =>
+      watch.update({ kind: 'round', requestId: 'r-1', branch: 'pods', state, at: new Date(T0 + at * 1000), blockers });
+    note(round([{ code: 'BarePod', reason: 'declare no controller', item: debug }], 2));
+    assert.equal(watch.timeline?.items[0]?.blockers[0]?.to, undefined, 'still there: still open');
+    note(round([], 9));
+    assert.equal(watch.timeline?.items[0]?.blockers[0]?.to, iso(9), 'the round saw it gone');
+    // The pass ends and writes the span closed at its own time: not told again.
+    const closed = [{ ...spans[0], to: iso(12) }];
+    note(watch.update({ kind: 'written', record: evacuation(state, '2', { blockerSpans: closed }) }));
+    assert.deepEqual(told, ['blocker', 'blocker-ended']);
   });
 });
 
