@@ -63,7 +63,7 @@ export const demoCommand: Command = {
     const output = createRenderer(context, {
       mode: outputModeOf(parsed, context),
       start: started,
-      title: `drainbridge demo: evacuate ${NODE}`,
+      title: `drainbridge demo: ${NODE}`,
     });
     try {
       return await runDemo(output, { speed, started });

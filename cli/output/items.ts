@@ -6,6 +6,7 @@
  * for the state it keeps between updates.
  */
 
+import type { BranchProgress } from '../../lib/domain/pass.ts';
 import type { Blocker } from '../../lib/domain/plan.ts';
 import type { BranchSpan, ItemTimeline, Span } from '../../lib/domain/timeline.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
@@ -119,6 +120,7 @@ interface Round {
   readonly state: unknown;
   readonly at: string;
   readonly blockers?: readonly Blocker[];
+  readonly progress?: BranchProgress;
   readonly baseVersion: string | undefined;
 }
 
@@ -181,7 +183,7 @@ export class ItemWatch {
         continue;
       }
       const base = entry ?? { version: '0', state: undefined };
-      branches[branch] = { ...base, state: round.state, ...spansAfterRound(base, round) };
+      branches[branch] = { ...base, ...round.progress, state: round.state, ...spansAfterRound(base, round) };
     }
     return { ...record, status: { ...record.status, branches } };
   }
@@ -201,6 +203,7 @@ export class ItemWatch {
       state: update.state,
       at: update.at.toISOString(),
       ...(update.blockers ? { blockers: update.blockers } : {}),
+      ...(update.progress ? { progress: update.progress } : {}),
       baseVersion,
     });
     return last;

@@ -143,8 +143,9 @@ class EvictionPass implements ReconcilePass {
     // In-process only (no write): a person watching sees each eviction as it happens, not at the pass's
     // end — and the blockers as this round sees them, so a blocker that no longer holds is not shown.
     const observe = (seen: Round) => {
-      const { blockers } = this.#result(seen.selection, seen.state, { observed: seen.pods, outOfBand, now: seen.now });
-      const observed = { state: seen.state, at: seen.now, blockers };
+      const seenNow = { observed: seen.pods, outOfBand, now: seen.now };
+      const { blockers, progress } = this.#result(seen.selection, seen.state, seenNow);
+      const observed = { state: seen.state, at: seen.now, blockers, progress };
       this.#settings.recorder?.observeRound?.(input.request.requestId, this.branch, observed);
     };
     observe(round);

@@ -93,6 +93,7 @@ export interface ObservedRound<S> {
   readonly state: S;
   readonly at: Date;
   readonly blockers?: readonly Blocker[];
+  readonly progress?: BranchProgress;
 }
 
 /** What a watcher in this process sees of the records: each one written, and rounds of a pass in between. */
@@ -104,8 +105,9 @@ export type RecordUpdate =
       readonly branch: BranchName;
       readonly state: unknown;
       readonly at: Date;
-      /** The blockers as the round sees them (the record has them only when the pass ends). */
+      /** The blockers and counts as the round sees them (the record has them only when the pass ends). */
       readonly blockers?: readonly Blocker[];
+      readonly progress?: BranchProgress;
     };
 
 /** A branch state to write, conditional on the version it was read at. */

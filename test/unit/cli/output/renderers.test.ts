@@ -317,8 +317,7 @@ describe('the live display', () => {
       phase: 'NodeDraining',
       elapsedSeconds: 12,
       branches: new Map([['pods', { total: 4, moved: 1, inFlight: 2, skipped: 1, done: false }]]),
-      waiting: [],
-      awaited: ['PodDisruptionBudget shop/web to allow 2 pods (5 s)'],
+      waits: ['PodDisruptionBudget shop/web to allow 2 pods (5 s)'],
       width: 100,
     });
     assert.equal(
