@@ -24,6 +24,8 @@ export interface LiveOptions {
   /** The title line's command, e.g. `drainbridge evacuate node-1`. */
   readonly title?: string;
   readonly now?: () => number;
+  /** The clock the records are written on, for how long a wait has lasted (the demo's simulated one). */
+  readonly recordNow?: () => number;
   /** Redraws (the elapsed time, how long each wait lasts); a canceller. */
   readonly every?: (ms: number, tick: () => void) => () => void;
 }
@@ -238,7 +240,7 @@ export function liveRenderer(stream: TerminalStream, options: LiveOptions): Rend
       phase: view.phase,
       elapsedSeconds: (now() - view.startedAt) / 1000,
       branches: view.bars(),
-      waits: view.waits(now()),
+      waits: view.waits((options.recordNow ?? now)()),
       width: frame.columns - 1,
       height: frame.rows - 1,
     });
