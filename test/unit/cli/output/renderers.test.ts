@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseDocument } from 'htmlparser2';
+import { awaitedOf } from '../../../../cli/output/awaited.ts';
 import { type ItemChange, ItemWatch } from '../../../../cli/output/items.ts';
 import { jsonRenderer } from '../../../../cli/output/json.ts';
 import { bar, liveFrame, liveRenderer } from '../../../../cli/output/live.ts';
 import { plainRenderer } from '../../../../cli/output/plain.ts';
 import { escapeXml, offset, renderHtml, renderSvg } from '../../../../cli/output/report.ts';
 import type { EvacuationTimeline } from '../../../../cli/output/timeline.ts';
-import type { ItemTimeline } from '../../../../lib/domain/timeline.ts';
+import type { ItemTimeline, Span } from '../../../../lib/domain/timeline.ts';
 import type { EvacuationObject } from '../../../../lib/kube/paths.ts';
 
 const ESC = String.fromCharCode(27);
@@ -359,5 +360,26 @@ describe('the live display', () => {
     assert.match(screen, /\[\+0\.0s\] pod\/a evicted/);
     assert.match(screen, /a line of the command/);
     assert.ok(screen.includes(`${ESC}[2K`), 'redrawn in place');
+  });
+});
+
+describe('what a run waits for', () => {
+  it('says each blocker once: a VM blocked and its blocker, one pod reported by two branches', () => {
+    const reason = 'VMI vms/db is not live-migratable';
+    const db: ItemTimeline = {
+      ...pod('vms/db', { state: 'blocked' }),
+      kind: 'vmi',
+      branch: 'kubevirt',
+      waits: [{ code: 'Blocked', from: iso(1), reason }],
+      blockers: [{ code: 'MigrationFailed', from: iso(1), reason }],
+    };
+    const bare = 'cannot delete Pods that declare no controller: default/debug';
+    const debug = (branch: string) =>
+      pod('default/debug', { branch, state: 'blocked', blockers: [{ code: 'BarePod', from: iso(0), reason: bare }] });
+    const phrases = awaitedOf(timeline([db, debug('pods'), debug('infra-pods')]), T0 + 10_000);
+    assert.deepEqual(phrases, [`blocked: ${bare} (10 s)`, `blocked: ${reason} (9 s)`]);
+    const ended = debug('pods');
+    const gone = { ...ended, blockers: [{ ...(ended.blockers[0] as Span), to: iso(5) }] };
+    assert.deepEqual(awaitedOf(timeline([gone]), T0 + 10_000), [], 'a blocker that ended is not awaited');
   });
 });
