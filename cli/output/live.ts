@@ -143,6 +143,13 @@ function hasWork(counts: BranchCounts, blocked: boolean): boolean {
   return counts.total > 0 || counts.inFlight > 0 || (!counts.done && blocked);
 }
 
+/**
+ * The steps of an Evacuate (admission, the passes): a run that takes them drains the node, and its frame
+ * shows the record's branches and waits. A Restore reads the same record but moves nothing: its frame
+ * shows none of them (an evacuation stopped midway would otherwise look as if it still ran).
+ */
+const DRAINING_STEPS: ReadonlySet<string> = new Set(['admit', 'prepareNova', 'pass']);
+
 /** One run's frame: what it shows, and since when. */
 class RunView {
   readonly counts = new Map<string, BranchCounts>();
@@ -173,7 +180,7 @@ class RunView {
     const { call } = event;
     this.executions.add(call.executionId);
     const output = call.output as { branch?: string; done?: boolean; progress?: Omit<BranchCounts, 'done'> };
-    if (call.functionKey === 'pass') this.#drains();
+    if (DRAINING_STEPS.has(call.functionKey)) this.#drains();
     if (call.functionKey === 'pass' && output?.branch && output.progress) {
       this.counts.set(output.branch, { ...output.progress, done: output.done === true });
     }
@@ -184,8 +191,7 @@ class RunView {
 
   noteTimeline(timeline: EvacuationTimeline): void {
     this.#latest = timeline;
-    if (timeline.phase === 'NodeDraining') this.#drains();
-    else if (this.#draining) this.#apply(timeline);
+    if (this.#draining) this.#apply(timeline);
   }
 
   #drains(): void {

@@ -383,3 +383,50 @@ describe('what a run waits for', () => {
     assert.deepEqual(awaitedOf(timeline([gone]), T0 + 10_000), [], 'a blocker that ended is not awaited');
   });
 });
+
+describe('the live display, run by run', () => {
+  const task = (functionKey: string, executionId: string) => ({
+    kind: 'task' as const,
+    at: T0,
+    call: { executionId, stateName: functionKey, functionKey, output: {} },
+  });
+  const record = (moved: number) => ({
+    kind: 'timeline' as const,
+    at: T0,
+    timeline: timeline([pod('shop/a', { state: moved > 0 ? 'gone' : 'moving', askedAt: iso(1) })], {
+      phase: 'NodeDraining',
+      branches: [
+        { name: 'pods', total: 1, moved, inFlight: 1 - moved, skipped: 0, reported: true, blockers: [] },
+        { name: 'nova', total: 0, moved: 0, inFlight: 0, skipped: 0, reported: true, finishedAt: iso(1), blockers: [] },
+      ],
+    }),
+  });
+
+  it('an evacuation: a bar for the branch with work from the first record, none for an empty one; a restore: none', () => {
+    let screen = '';
+    const terminal = { write: (text: string) => ((screen += text), true), columns: 100, rows: 30, isTTY: true };
+    const c = clock();
+    const live = liveRenderer(terminal, { start: T0, title: 'demo', now: c.now, every: c.every });
+    live.event(task('admit', 'evacuate-1'));
+    live.event(record(0));
+    assert.match(screen, /pods +\[░+\] 0\/1 pods evicted, 1 in flight\n/, 'drawn while it works');
+    live.event({ kind: 'bus', at: T0, detailType: 'Evacuation Succeeded', detail: { nodeName: 'node-1' } });
+    const evacuated = screen.length;
+    live.print('== restore');
+    // The restore reads the record the stopped evacuation left (NodeDraining, a branch midway).
+    live.event(task('resolveTarget', 'restore-1'));
+    live.event(record(0));
+    live.event({ kind: 'bus', at: T0, detailType: 'Node Restored', detail: { nodeName: 'node-1' } });
+    live.print('== summary');
+    live.close();
+    const restore = screen.slice(evacuated);
+    assert.doesNotMatch(restore, /pods +\[/, 'the restore moves nothing: no bar');
+    assert.match(restore, /demo · done · 0 s/, 'the restore ends done');
+    assert.doesNotMatch(screen, /nova +\[/, 'an empty branch is not drawn');
+    const plain = screen.replace(new RegExp(`${ESC}\\[[?0-9;]*[A-Za-z]`, 'g'), '');
+    assert.ok(
+      plain.trimEnd().endsWith('== summary'),
+      `nothing drawn below the summary: ${JSON.stringify(plain.slice(-80))}`,
+    );
+  });
+});
