@@ -404,7 +404,11 @@ describe('the live display, run by run', () => {
 
   it('an evacuation: a bar for the branch with work from the first record, none for an empty one; a restore: none', () => {
     let screen = '';
-    const terminal = { write: (text: string) => ((screen += text), true), columns: 100, rows: 30, isTTY: true };
+    const write = (text: string) => {
+      screen += text;
+      return true;
+    };
+    const terminal = { write, columns: 100, rows: 30, isTTY: true };
     const c = clock();
     const live = liveRenderer(terminal, { start: T0, title: 'demo', now: c.now, every: c.every });
     live.event(task('admit', 'evacuate-1'));
