@@ -122,6 +122,10 @@ describe('evacuate and report output', () => {
       (g) => g.attribs?.['data-phase'],
     );
     assert.deepEqual(phases, ['NodeCordoned', 'NodeDraining', 'NodeDrained']);
+    // One clock: drainbridge's, so that requested comes before every phase (not the API server's stamp).
+    const fact = (term: string) => Date.parse(new RegExp(`<dt>${term}</dt><dd>([^<]+)</dd>`).exec(page)?.[1] ?? '');
+    assert.ok(fact('requested') <= fact('NodeCordoned'), 'requested before the node was cordoned');
+    assert.ok(fact('NodeCordoned') <= fact('NodeDrained'));
     assert.equal(elements(document, (e) => e.name === 'script' || e.name === 'link' || e.name === 'img').length, 0);
     assert.doesNotMatch(page, /\b(src|href)=/, 'nothing fetched: self-contained');
     const waited = rows.filter((row) => textOf(row).includes('PDB shop/web'));

@@ -194,3 +194,15 @@ describe('blocker spans', () => {
     assert.equal(row?.blockers[0]?.code, 'BarePod');
   });
 });
+
+describe('one clock', () => {
+  it('requested: when drainbridge created the record, on its clock — never the API server’s creationTimestamp', () => {
+    const base = record({});
+    // The API server's clock runs ten minutes ahead of drainbridge's here.
+    const metadata = { ...base.metadata, creationTimestamp: at(600) as never };
+    const written = { ...base, metadata, status: { ...base.status, requestedAt: at(-1).toISOString() } };
+    assert.equal(timelineOf(written).requestedAt, at(-1).toISOString());
+    // A record written before requestedAt was kept: its first phase, on drainbridge's clock too.
+    assert.equal(timelineOf({ ...base, metadata }).requestedAt, T0.toISOString());
+  });
+});
