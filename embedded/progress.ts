@@ -131,7 +131,8 @@ export function waitWords(span: Span): string {
     case 'External':
       return `its external controller${why}`;
     case 'Waiting':
-      return span.reason ?? 'its turn';
+      // The reason says it already: `waiting for a free migration slot (…)`.
+      return span.reason?.replace(/^waiting for /, '') ?? 'its turn';
     default:
       return `${span.code}${why}`;
   }
@@ -139,5 +140,6 @@ export function waitWords(span: Span): string {
 
 /** `vmi vms/db waits for a retry (…)`, `pod shop/web-1 waits for PodDisruptionBudget shop/web`. */
 export function waitLine(item: ItemTimeline, span: Span): string {
+  if (span.code === 'Blocked') return `${item.kind} ${item.name} blocked: ${span.reason ?? 'a blocker'}`;
   return `${item.kind} ${item.name} waits for ${waitWords(span)}`;
 }

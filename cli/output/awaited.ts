@@ -37,6 +37,8 @@ function waitPhrases(present: readonly ItemTimeline[], now: number): string[] {
   const others: string[] = [];
   for (const item of present) {
     const span = openSpan(item.waits);
+    // An item held by a blocker waits for that blocker: said once, as a blocker (blockerPhrases).
+    if (span && !span.budget && openSpan(item.blockers)) continue;
     if (!span?.budget) {
       if (span) others.push(`${item.kind} ${item.name}: ${waitWords(span)}${seconds(span.from, now)}`);
       continue;
@@ -54,9 +56,15 @@ function waitPhrases(present: readonly ItemTimeline[], now: number): string[] {
 }
 
 function blockerPhrases(timeline: EvacuationTimeline, present: readonly ItemTimeline[], now: number): string[] {
-  const open = [...timeline.branches.flatMap((b) => b.blockers), ...present.flatMap((i) => i.blockers)].filter(
-    (span) => span.to === undefined,
-  );
+  const spans = [...timeline.branches.flatMap((b) => b.blockers), ...present.flatMap((i) => i.blockers)];
+  // One phrase per blocker sentence (two branches can report the same pod), from its first report.
+  const bySentence = new Map<string, Span>();
+  for (const span of spans.filter((s) => s.to === undefined)) {
+    const sentence = span.reason ?? span.code;
+    const earlier = bySentence.get(sentence);
+    if (!earlier || span.from < earlier.from) bySentence.set(sentence, span);
+  }
+  const open = [...bySentence.values()].sort((a, b) => a.from.localeCompare(b.from));
   const phrases = open.slice(0, 2).map((span) => `blocked: ${span.reason ?? span.code}${seconds(span.from, now)}`);
   if (open.length > 2) phrases.push(`and ${open.length - 2} more blockers`);
   return phrases;

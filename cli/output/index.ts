@@ -59,6 +59,11 @@ export interface RendererOptions {
   readonly title?: string;
   /** The terminal the live display draws on (process.stdout). */
   readonly terminal?: TerminalStream;
+  /**
+   * The clock the run's records are written on (the tasks' clock), for how long a wait has lasted: the
+   * demo's simulated cluster runs faster than the wall clock. Default: the wall clock.
+   */
+  readonly recordClock?: () => number;
 }
 
 /**
@@ -87,7 +92,11 @@ function feeding(
 }
 
 function pick(context: CommandContext, mode: OutputMode, options: RendererOptions, start: number) {
-  const timing = { start, ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}) };
+  const timing = {
+    start,
+    ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+    ...(options.recordClock ? { recordNow: options.recordClock } : {}),
+  };
   if (mode === 'json') {
     // The command's own words are JSON too, also once the run has ended (its closing words).
     const out = (text: string) => context.out(JSON.stringify(jsonMessage(text, Date.now(), start)));
@@ -97,6 +106,7 @@ function pick(context: CommandContext, mode: OutputMode, options: RendererOption
     const live = liveRenderer(options.terminal ?? process.stdout, {
       start,
       ...(options.title ? { title: options.title } : {}),
+      ...(options.recordClock ? { recordNow: options.recordClock } : {}),
     });
     return { renderer: live, out: (line: string) => live.print(line) };
   }

@@ -24,6 +24,8 @@ export interface JsonOptions {
   readonly start: number;
   readonly heartbeatMs?: number;
   readonly now?: () => number;
+  /** The clock the records are written on, for how long a wait has lasted (the demo's simulated one). */
+  readonly recordNow?: () => number;
   readonly every?: (ms: number, tick: () => void) => () => void;
 }
 
@@ -143,7 +145,7 @@ export function jsonRenderer(write: (line: string) => void, options: JsonOptions
   const stopTimer = (options.every ?? realEvery)(heartbeatMs, () => {
     const at = now();
     if (closed || at - lastWrittenAt < heartbeatMs) return;
-    const awaiting = [...(lastWaiting ? [lastWaiting] : []), ...awaitedOf(timeline, at)];
+    const awaiting = [...(lastWaiting ? [lastWaiting] : []), ...awaitedOf(timeline, (options.recordNow ?? now)())];
     if (awaiting.length > 0) emit({ type: 'heartbeat', awaiting }, at);
   });
   return {

@@ -20,6 +20,8 @@ export interface PlainOptions {
    */
   readonly heartbeatMs?: number;
   readonly now?: () => number;
+  /** The clock the records are written on, for how long a wait has lasted (the demo's simulated one). */
+  readonly recordNow?: () => number;
   /** The timer (tests pass a fake); returns a canceller. */
   readonly every?: (ms: number, tick: () => void) => () => void;
 }
@@ -112,7 +114,7 @@ export function plainRenderer(write: (line: string) => void, options: PlainOptio
       return;
     }
     // Within a pass that waits on its watches (pods terminating, a budget's hold): what it waits for.
-    const awaited = awaitedOf(timeline, at);
+    const awaited = awaitedOf(timeline, (options.recordNow ?? now)());
     if (awaited.length > 0) emit(`still waiting — ${awaited.join('; ')}`, at);
   });
   const onRecord = (event: Extract<ProgressEvent, { kind: 'timeline' | 'item' }>) => {

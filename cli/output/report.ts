@@ -45,8 +45,9 @@ const ms = (iso: string | undefined): number | undefined => {
 /** Every instant the timeline names. */
 function instants(timeline: EvacuationTimeline): number[] {
   const spans = (list: readonly Span[]) => list.flatMap((span) => [span.from, span.to]);
-  // Not the record's creation: the API server's clock stamps it, and the scale is drainbridge's.
+  // Every time in the timeline is drainbridge's clock (requestedAt too: never the record's creationTimestamp).
   const all = [
+    timeline.requestedAt,
     ...timeline.phases.map((phase) => phase.at),
     timeline.restore?.startedAt,
     timeline.restore?.finishedAt,

@@ -18,6 +18,10 @@ export interface BranchTimeline {
   readonly finishedAt?: string;
   readonly total: number;
   readonly moved: number;
+  readonly inFlight: number;
+  readonly skipped: number;
+  /** Whether a pass has reported the branch's counts yet (a branch that has not is not drawn). */
+  readonly reported: boolean;
   /** Blockers about no item the branch lists (an uncordon by someone else, a pod it never acted on). */
   readonly blockers: readonly BranchSpan[];
 }
@@ -26,7 +30,7 @@ export interface EvacuationTimeline {
   readonly requestId: string;
   readonly nodeName: string;
   readonly reason?: string;
-  /** When the record was created (the request admitted, or put in line for a slot). */
+  /** When the request was admitted or put in line for a slot (drainbridge's clock, as every time here). */
   readonly requestedAt?: string;
   readonly phase?: string;
   readonly phases: readonly { readonly phase: string; readonly at: string }[];
@@ -127,22 +131,27 @@ function branchPart(name: string, entry: BranchEntry) {
     ...(entry.finishedAt ? { finishedAt: entry.finishedAt } : {}),
     total: entry.total ?? 0,
     moved: entry.moved ?? 0,
+    inFlight: entry.inFlight ?? 0,
+    skipped: entry.skipped ?? 0,
+    reported: entry.total !== undefined,
     blockers: loose,
   };
   return { branch, rows: rows.sort(byTime), unreadable };
 }
 
-/** The record's creation, set by the API server (a string on the wire; the client's types call it a Date). */
-function createdAt(record: EvacuationObject): string | undefined {
-  const stamp: unknown = (record.metadata as { creationTimestamp?: unknown }).creationTimestamp;
-  if (stamp instanceof Date) return stamp.toISOString();
-  return typeof stamp === 'string' ? stamp : undefined;
+/**
+ * When the request was admitted, on drainbridge's clock like every other time in the record: written when
+ * the record was created; for a record written before that was kept, the first phase entered. Never the
+ * API server's creationTimestamp: another clock, and the report would show a start after an end.
+ */
+function requestedAt(record: EvacuationObject): string | undefined {
+  return record.status?.requestedAt ?? record.status?.phases?.[0]?.at;
 }
 
 export function timelineOf(record: EvacuationObject): EvacuationTimeline {
   const status = record.status ?? {};
   const parts = Object.entries(status.branches ?? {}).map(([name, entry]) => branchPart(name, entry));
-  const created = createdAt(record);
+  const created = requestedAt(record);
   return {
     requestId: record.spec.requestId,
     nodeName: record.spec.nodeName,

@@ -114,7 +114,7 @@ class EvictionPass implements ReconcilePass {
     const view = new NodeView(this.#client, node, request.drain);
     let round: Round;
     try {
-      round = await this.#rounds(view, stored?.state ?? INITIAL_DRAIN_STATE, input);
+      round = await this.#rounds(view, stored?.state ?? INITIAL_DRAIN_STATE, input, outOfBand);
     } finally {
       view.close();
     }
@@ -135,15 +135,20 @@ class EvictionPass implements ReconcilePass {
    * budget allowing more, the node changed) and runs another round at once — instead of returning and
    * waiting out a Step Functions backoff that knows nothing of when the budget frees up.
    */
-  async #rounds(view: NodeView, initial: DrainState, input: PassInput): Promise<Round> {
+  async #rounds(view: NodeView, initial: DrainState, input: PassInput, outOfBand?: Blocker): Promise<Round> {
     const startedMs = performance.now();
     const waitMs = this.#settings.waitMs ?? 0;
     let round = await this.#round(view, initial, input, input.now);
     let progressed = round.progressed;
-    // In-process only (no write): a person watching sees each eviction as it happens, not at the pass's end.
-    const observe = (state: DrainState, now: Date) =>
-      this.#settings.recorder?.observeRound?.(input.request.requestId, this.branch, state, now);
-    observe(round.state, round.now);
+    // In-process only (no write): a person watching sees each eviction as it happens, not at the pass's
+    // end — and the blockers as this round sees them, so a blocker that no longer holds is not shown.
+    const observe = (seen: Round) => {
+      const seenNow = { observed: seen.pods, outOfBand, now: seen.now };
+      const { blockers, progress } = this.#result(seen.selection, seen.state, seenNow);
+      const observed = { state: seen.state, at: seen.now, blockers, progress };
+      this.#settings.recorder?.observeRound?.(input.request.requestId, this.branch, observed);
+    };
+    observe(round);
     // An abort is written on the Evacuation record, which no watch here sees: the pass asks the workflow
     // whether the request is still wanted at most every STILL_WANTED_EVERY_MS, before a round and while
     // nothing changes, so that it stops within seconds rather than at the end of its wait.
@@ -168,7 +173,7 @@ class EvictionPass implements ReconcilePass {
       const before = round.state;
       round = await this.#round(view, round.state, input, now);
       progressed ||= round.progressed;
-      if (round.state !== before) observe(round.state, round.now);
+      if (round.state !== before) observe(round);
     }
     return { ...round, progressed };
   }

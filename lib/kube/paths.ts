@@ -67,6 +67,8 @@ export interface EvacuationBranchStatus {
 }
 
 export interface EvacuationStatus {
+  /** When drainbridge created the record (its own clock, as every time in the record; ISO 8601). */
+  requestedAt?: string;
   phase?: string;
   /** Each phase the evacuation entered and when (ISO 8601), oldest first: the report's phase bar. */
   phases?: { phase: string; at: string }[];

@@ -129,9 +129,12 @@ const GONE: readonly VmiProgress['status'][] = ['moved', 'left'];
 function stampVmi(before: VmiProgress | undefined, progress: VmiProgress, at: string): VmiProgress {
   const moving = MOVING.includes(progress.status);
   const gone = GONE.includes(progress.status);
-  const firstMove = moving || gone ? (progress.startedAt ?? at) : undefined;
+  // drainbridge's clock, when it observes the move and the departure: a migration's start and end
+  // timestamps are KubeVirt's (the cluster's clock), and mixed with drainbridge's a timeline could
+  // show an end before its start. (startedAt/endedAt keep KubeVirt's, for the in-flight lines.)
+  const firstMove = moving || gone ? at : undefined;
   const askedAt = before?.askedAt ?? progress.askedAt ?? firstMove;
-  const goneAt = gone ? (before?.goneAt ?? progress.goneAt ?? progress.endedAt ?? at) : undefined;
+  const goneAt = gone ? (before?.goneAt ?? progress.goneAt ?? at) : undefined;
   const waits = followWait(before?.waits ?? progress.waits, waitOfVmi(progress), at);
   const same = askedAt === progress.askedAt && goneAt === progress.goneAt && waits === progress.waits;
   if (same) return progress;

@@ -82,10 +82,18 @@ export interface ProgressRecorder {
     report: ProgressReport,
   ): Promise<string>;
   /**
-   * A round of a pass that waits within itself (the pods pass): its state as it stands, for whoever
-   * watches in this process (the CLI's progress lines). Nothing is written.
+   * A round of a pass that waits within itself (the pods pass): its state and blockers as they stand,
+   * for whoever watches in this process (the CLI's progress lines). Nothing is written.
    */
-  observeRound?<S>(requestId: string, branch: BranchName, state: S, at: Date): void;
+  observeRound?<S>(requestId: string, branch: BranchName, round: ObservedRound<S>): void;
+}
+
+/** A round of a pass as observed: its state, when, and the blockers it sees (the record has them at the pass's end). */
+export interface ObservedRound<S> {
+  readonly state: S;
+  readonly at: Date;
+  readonly blockers?: readonly Blocker[];
+  readonly progress?: BranchProgress;
 }
 
 /** What a watcher in this process sees of the records: each one written, and rounds of a pass in between. */
@@ -97,6 +105,9 @@ export type RecordUpdate =
       readonly branch: BranchName;
       readonly state: unknown;
       readonly at: Date;
+      /** The blockers and counts as the round sees them (the record has them only when the pass ends). */
+      readonly blockers?: readonly Blocker[];
+      readonly progress?: BranchProgress;
     };
 
 /** A branch state to write, conditional on the version it was read at. */
@@ -200,8 +211,8 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     return () => this.#watchers.delete(watcher);
   }
 
-  observeRound<S>(requestId: string, branch: BranchName, state: S, at: Date): void {
-    this.#tell({ kind: 'round', requestId, branch, state, at });
+  observeRound<S>(requestId: string, branch: BranchName, round: ObservedRound<S>): void {
+    this.#tell({ kind: 'round', requestId, branch, ...round });
   }
 
   #tell(update: RecordUpdate): void {
@@ -214,8 +225,11 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     }
   }
 
-  /** Creates the record for a request if it does not exist yet; returns it. */
-  async ensure(request: ResolvedRequest): Promise<EvacuationObject> {
+  /**
+   * Creates the record for a request if it does not exist yet; returns it. `at`: now on the workflow's
+   * clock, kept as `requestedAt` (the API server's creationTimestamp is another clock).
+   */
+  async ensure(request: ResolvedRequest, at: Date = new Date()): Promise<EvacuationObject> {
     const existing = await this.#get(request.requestId);
     if (existing) return existing;
     // The drain options and deadline too, so that a restarted `drainbridge run` can resume the request as asked.
@@ -230,7 +244,11 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       ...(request.notBefore ? { notBefore: request.notBefore } : {}),
     };
     try {
-      const created = await this.#client.createEvacuation(newEvacuation(spec));
+      const fresh = newEvacuation(spec);
+      const created = await this.#client.createEvacuation({
+        ...fresh,
+        status: { ...fresh.status, requestedAt: at.toISOString() },
+      });
       this.#tell({ kind: 'written', record: created });
       return created;
     } catch (error) {
@@ -420,7 +438,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
 
   /** Records what blocks the request until an operator acts (an unreadable record); shown first in `kubectl get evacuations`. */
   async recordBlocked(request: ResolvedRequest, blocked: { error: string; message: string }, at: Date): Promise<void> {
-    await this.ensure(request);
+    await this.ensure(request, at);
     await this.#update(request.requestId, (status) => ({ ...status, blocked: { ...blocked, at: at.toISOString() } }));
   }
 

@@ -9,7 +9,7 @@ import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
 import { DRAIN_STATE_FORMAT } from '../../lib/drain/tracking.ts';
 import { ConflictError } from '../../lib/errors/index.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
-import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
+import { EvacuationProgressStore, type RecordUpdate } from '../../lib/progress/evacuation-store.ts';
 import { StatusError } from '../../sim/index.ts';
 import { type DrainSim, requestFor, runUntilSettled, SA_USER, startDrainSim } from './harness.ts';
 
@@ -77,12 +77,18 @@ describe('eviction pass in the simulator', () => {
     const request = requestFor('node-1', { podSelector: 'app!=guarded' }, 'req-backoff');
     await acquireHold(env.client, 'node-1', request);
     const store = new EvacuationProgressStore(env.client);
-    await store.ensure(request);
+    const admittedAt = new Date(env.sim.clock.now());
+    await store.ensure(request, admittedAt);
     const pass = createEvictionPass(env.client, store, {
       branch: 'pods',
       infraPodSelector: 'app=nova-compute',
       launcherPodsBlock: true,
       recorder: store,
+    });
+    // What a watcher in this process sees of each round, between the pass's writes (the live display).
+    const rounds: Extract<RecordUpdate, { kind: 'round' }>[] = [];
+    const stopWatching = store.watch((update) => {
+      if (update.kind === 'round') rounds.push(update);
     });
     const mark = env.sim.requestLog.mark();
     // Twenty passes: the PDB's status allows no disruption, so no eviction is even sent (it would be a 429).
@@ -100,6 +106,10 @@ describe('eviction pass in the simulator', () => {
       last.blockers.find((b) => b.code === 'DisruptionBudget')?.reason ?? '',
       /PodDisruptionBudget web \(disruptionsAllowed=0\)/,
     );
+    stopWatching();
+    assert.equal(rounds.length, 20, 'each pass tells its round');
+    assert.deepEqual(rounds.at(-1)?.progress, last.progress, 'with the counts the pass reports');
+    assert.deepEqual(rounds.at(-1)?.blockers, last.blockers, 'and its blockers, before the record has them');
     const events = env.sim.store
       .list({ group: '', resource: 'events' })
       .items.filter((e) => e.reason === 'EvictionBlocked');
@@ -119,6 +129,7 @@ describe('eviction pass in the simulator', () => {
     assert.ok(recordWrites.length <= 3, `record written ${recordWrites.length} times in 20 passes`);
     const record = await env.client.getEvacuation('req-backoff');
     assert.equal(record.spec.nodeName, 'node-1');
+    assert.equal(record.status?.requestedAt, admittedAt.toISOString(), "requested: drainbridge's clock");
     assert.equal(record.status?.blockerCount, 3);
     assert.equal(typeof record.status?.firstBlocker, 'string');
     assert.ok(record.status?.branches?.pods?.state, 'per-pod backoff persisted in the record');

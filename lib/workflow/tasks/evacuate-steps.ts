@@ -103,7 +103,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
         `request ${input.request.requestId} was already released from node ${input.request.nodeName}; not cordoning again`,
       );
     }
-    const existing = await deps.progress.ensure(input.request);
+    const existing = await deps.progress.ensure(input.request, tools.now());
     const abortedBy = existing.status?.abortRequested?.by;
     if (abortedBy !== undefined && !existing.status?.phase) {
       throw new EvacuationAborted(
@@ -116,7 +116,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       node,
       clock: () => tools.now(),
     });
-    const record = await deps.progress.ensure(input.request);
+    const record = await deps.progress.ensure(input.request, tools.now());
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
     // (re-running the steps would walk the phase back through NodeCordoned and publish a second outcome).
     const ended = record.status?.phase;

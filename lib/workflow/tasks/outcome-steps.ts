@@ -22,7 +22,7 @@ export const finishEvacuationTask: TaskSpec<TaskInput, { phase: Phase }, Workflo
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     await advancePhase(deps, input, 'NodeDrained', tools);
-    const record = await deps.progress.ensure(input.request);
+    const record = await deps.progress.ensure(input.request, tools.now());
     const progress = Object.fromEntries(
       Object.entries(record.status?.branches ?? {}).map(([branch, s]) => [
         branch,
@@ -88,7 +88,7 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
         tools.logger.warn('could not leave the admission queue', { reason: (caught as Error).message });
       },
     );
-    const record = await deps.progress.ensure(input.request);
+    const record = await deps.progress.ensure(input.request, tools.now());
     await deps.progress.setPhase(input.request.requestId, 'Failed', tools.now());
     await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
     const branches = Object.values(record.status?.branches ?? {});

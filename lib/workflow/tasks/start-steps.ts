@@ -56,11 +56,11 @@ function sameStart(a: EvacuationStart | undefined, b: EvacuationStart): boolean 
 }
 
 /** Keeps the start in the record and announces it when it changed. */
-async function recordStart(deps: WorkflowDeps, input: TaskInput, start: EvacuationStart): Promise<void> {
-  const record = await deps.progress.ensure(input.request);
+async function recordStart(deps: WorkflowDeps, input: TaskInput, start: EvacuationStart, at: Date): Promise<void> {
+  const record = await deps.progress.ensure(input.request, at);
   if (sameStart(record.status?.start, start)) return;
   await deps.progress.recordStart(input.request.requestId, start);
-  if (!record.status?.phase) await deps.progress.setPhase(input.request.requestId, 'MaintenanceScheduled');
+  if (!record.status?.phase) await deps.progress.setPhase(input.request.requestId, 'MaintenanceScheduled', at);
   await deps.publisher.publish('Evacuation Progress', {
     ...progressEvent(input.request, input.executionId, { phase: 'MaintenanceScheduled', progress: {}, blockers: [] }),
     timing: start,
@@ -95,7 +95,7 @@ export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
     };
     tools.logger.info('evacuation start planned', { ...start, final: decision.final });
     if (start.warning) tools.logger.warn(start.warning);
-    await recordStart(deps, input, start);
+    await recordStart(deps, input, start, now);
     return {
       waitUntil: waitTimestamp(decision.waitUntil),
       final: decision.final,

@@ -117,8 +117,9 @@ describe('VMs and servers', () => {
     vmis: { v1: { name: 'vms/db', strategy: 'LiveMigrate', status, attempts: 1, sourceNode: 'node-1', ...more } },
   });
 
-  it('a VMI: asked when its migration started, gone when it ran elsewhere, its retry wait from–to', () => {
-    let state = withTimeline({ vmis: {} }, vmi('migrating', { startedAt: at(1).toISOString() }), at(1));
+  it('a VMI: asked and gone when drainbridge saw it (its own clock, not KubeVirt’s), its retry wait from–to', () => {
+    // KubeVirt's timestamps (the cluster's clock) are off by seconds from drainbridge's: not used.
+    let state = withTimeline({ vmis: {} }, vmi('migrating', { startedAt: at(-30).toISOString() }), at(1));
     assert.equal(state.vmis.v1?.askedAt, at(1).toISOString());
     state = withTimeline(
       state,
@@ -135,7 +136,7 @@ describe('VMs and servers', () => {
             ...(state.vmis.v1 as VmiProgress),
             status: 'moved',
             targetNode: 'node-3',
-            endedAt: at(20).toISOString(),
+            endedAt: at(40).toISOString(),
           },
         },
       },
@@ -144,7 +145,7 @@ describe('VMs and servers', () => {
     const [row] = timelineOf(record({ kubevirt: { state } })).items;
     assert.deepEqual(
       { kind: row?.kind, askedAt: row?.askedAt, goneAt: row?.goneAt, source: row?.source, target: row?.target },
-      { kind: 'vmi', askedAt: at(1).toISOString(), goneAt: at(20).toISOString(), source: 'node-1', target: 'node-3' },
+      { kind: 'vmi', askedAt: at(1).toISOString(), goneAt: at(21).toISOString(), source: 'node-1', target: 'node-3' },
     );
     assert.deepEqual(
       row?.waits.map((w) => [w.code, w.from, w.to]),
@@ -191,5 +192,17 @@ describe('blocker spans', () => {
     const [row] = timelineOf(record({ pods: { state: INITIAL_DRAIN_STATE, blockerSpans: closed ?? [] } })).items;
     assert.equal(row?.name, 'default/debug', 'a blocked pod drainbridge never evicted still has its row');
     assert.equal(row?.blockers[0]?.code, 'BarePod');
+  });
+});
+
+describe('one clock', () => {
+  it('requested: when drainbridge created the record, on its clock — never the API server’s creationTimestamp', () => {
+    const base = record({});
+    // The API server's clock runs ten minutes ahead of drainbridge's here.
+    const metadata = { ...base.metadata, creationTimestamp: at(600) as never };
+    const written = { ...base, metadata, status: { ...base.status, requestedAt: at(-1).toISOString() } };
+    assert.equal(timelineOf(written).requestedAt, at(-1).toISOString());
+    // A record written before requestedAt was kept: its first phase, on drainbridge's clock too.
+    assert.equal(timelineOf({ ...base, metadata }).requestedAt, T0.toISOString());
   });
 });

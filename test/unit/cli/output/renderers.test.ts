@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseDocument } from 'htmlparser2';
+import { awaitedOf } from '../../../../cli/output/awaited.ts';
 import { type ItemChange, ItemWatch } from '../../../../cli/output/items.ts';
 import { jsonRenderer } from '../../../../cli/output/json.ts';
 import { bar, liveFrame, liveRenderer } from '../../../../cli/output/live.ts';
 import { plainRenderer } from '../../../../cli/output/plain.ts';
 import { escapeXml, offset, renderHtml, renderSvg } from '../../../../cli/output/report.ts';
 import type { EvacuationTimeline } from '../../../../cli/output/timeline.ts';
-import type { ItemTimeline } from '../../../../lib/domain/timeline.ts';
+import type { ItemTimeline, Span } from '../../../../lib/domain/timeline.ts';
 import type { EvacuationObject } from '../../../../lib/kube/paths.ts';
 
 const ESC = String.fromCharCode(27);
@@ -32,7 +33,17 @@ function timeline(items: ItemTimeline[], more: Partial<EvacuationTimeline> = {})
     ],
     deletes: false,
     branches: [
-      { name: 'pods', startedAt: iso(1), finishedAt: iso(60), total: items.length, moved: items.length, blockers: [] },
+      {
+        name: 'pods',
+        startedAt: iso(1),
+        finishedAt: iso(60),
+        total: items.length,
+        moved: items.length,
+        inFlight: 0,
+        skipped: 0,
+        reported: true,
+        blockers: [],
+      },
     ],
     items,
     unreadable: [],
@@ -110,12 +121,13 @@ describe('the report', () => {
 });
 
 describe('item changes from records', () => {
-  const evacuation = (state: unknown): EvacuationObject => ({
+  // The pods branch's entry at `version` (each write of its state counts one up), and other branches'.
+  const evacuation = (state: unknown, version = '1', more: Record<string, unknown> = {}): EvacuationObject => ({
     apiVersion: 'drainbridge.io/v1alpha1',
     kind: 'Evacuation',
     metadata: { name: 'r-1' },
     spec: { requestId: 'r-1', nodeName: 'node-1' },
-    status: { branches: { pods: { version: '1', state } } },
+    status: { branches: { pods: { version, state, ...more } } },
   });
 
   it('the first record is the baseline; then an eviction, a departure, in order', () => {
@@ -137,16 +149,59 @@ describe('item changes from records', () => {
       moved: { u2: 'shop/web' },
       departures: { u2: { evictedAt: iso(5), goneAt: iso(8) } },
     };
-    const changes: ItemChange[] = watch.update({ kind: 'written', record: evacuation(gone) });
+    const changes: ItemChange[] = watch.update({ kind: 'written', record: evacuation(gone, '2') });
     assert.deepEqual(
       changes.map((c) => [c.change, 'item' in c ? c.item.name : '']),
       [['gone', 'shop/web']],
     );
     assert.deepEqual(
-      watch.update({ kind: 'written', record: { ...evacuation(gone), spec: { requestId: 'other', nodeName: 'n' } } }),
+      watch.update({
+        kind: 'written',
+        record: { ...evacuation(gone, '2'), spec: { requestId: 'other', nodeName: 'n' } },
+      }),
       [],
       "another request's record is not this run's",
     );
+  });
+
+  it('tells each ask once: a record another branch writes (the pods state as last written) does not undo a round', () => {
+    const watch = new ItemWatch();
+    const before = { pods: {}, moved: {} };
+    watch.update({ kind: 'written', record: evacuation(before) });
+    const asked = { pods: { u2: { name: 'shop/web', attempts: 0, evictedAt: iso(5) } }, moved: {} };
+    const told: string[] = [];
+    const note = (changes: ItemChange[]) =>
+      told.push(...changes.map((c) => `${c.change} ${'item' in c ? c.item.name : c.branch}`));
+    note(watch.update({ kind: 'round', requestId: 'r-1', branch: 'pods', state: asked, at: new Date(T0) }));
+    // The Nova branch writes: the record still has the pods state of version 1 (before the round).
+    note(watch.update({ kind: 'written', record: evacuation(before) }));
+    note(watch.update({ kind: 'round', requestId: 'r-1', branch: 'pods', state: asked, at: new Date(T0) }));
+    // The pods pass writes what its rounds saw; a later execution (a continued evacuation) reads it again.
+    note(watch.update({ kind: 'written', record: evacuation(asked, '2') }));
+    note(watch.update({ kind: 'written', record: evacuation(asked, '2') }));
+    assert.deepEqual(told, ['asked shop/web']);
+    assert.equal(watch.timeline?.items[0]?.askedAt, iso(5), 'the round stays laid over the older record');
+  });
+
+  it('a blocker ends when a round no longer sees it, before the pass writes; each blocker is told once', () => {
+    const watch = new ItemWatch();
+    const debug = { kind: 'Pod' as const, uid: 'u9', name: 'default/debug' };
+    const spans = [{ code: 'BarePod', from: iso(1), reason: 'declare no controller', item: debug }];
+    const state = { pods: {}, moved: {} };
+    watch.update({ kind: 'written', record: evacuation(state) });
+    const told: string[] = [];
+    const note = (changes: ItemChange[]) => told.push(...changes.map((c) => c.change));
+    note(watch.update({ kind: 'written', record: evacuation(state, '1', { blockerSpans: spans }) }));
+    const round = (blockers: { code: 'BarePod'; reason: string; item: typeof debug }[], at: number) =>
+      watch.update({ kind: 'round', requestId: 'r-1', branch: 'pods', state, at: new Date(T0 + at * 1000), blockers });
+    note(round([{ code: 'BarePod', reason: 'declare no controller', item: debug }], 2));
+    assert.equal(watch.timeline?.items[0]?.blockers[0]?.to, undefined, 'still there: still open');
+    note(round([], 9));
+    assert.equal(watch.timeline?.items[0]?.blockers[0]?.to, iso(9), 'the round saw it gone');
+    // The pass ends and writes the span closed at its own time: not told again.
+    const closed = [{ ...spans[0], to: iso(12) }];
+    note(watch.update({ kind: 'written', record: evacuation(state, '2', { blockerSpans: closed }) }));
+    assert.deepEqual(told, ['blocker', 'blocker-ended']);
   });
 });
 
@@ -263,8 +318,7 @@ describe('the live display', () => {
       phase: 'NodeDraining',
       elapsedSeconds: 12,
       branches: new Map([['pods', { total: 4, moved: 1, inFlight: 2, skipped: 1, done: false }]]),
-      waiting: [],
-      awaited: ['PodDisruptionBudget shop/web to allow 2 pods (5 s)'],
+      waits: ['PodDisruptionBudget shop/web to allow 2 pods (5 s)'],
       width: 100,
     });
     assert.equal(
@@ -306,5 +360,77 @@ describe('the live display', () => {
     assert.match(screen, /\[\+0\.0s\] pod\/a evicted/);
     assert.match(screen, /a line of the command/);
     assert.ok(screen.includes(`${ESC}[2K`), 'redrawn in place');
+  });
+});
+
+describe('what a run waits for', () => {
+  it('says each blocker once: a VM blocked and its blocker, one pod reported by two branches', () => {
+    const reason = 'VMI vms/db is not live-migratable';
+    const db: ItemTimeline = {
+      ...pod('vms/db', { state: 'blocked' }),
+      kind: 'vmi',
+      branch: 'kubevirt',
+      waits: [{ code: 'Blocked', from: iso(1), reason }],
+      blockers: [{ code: 'MigrationFailed', from: iso(1), reason }],
+    };
+    const bare = 'cannot delete Pods that declare no controller: default/debug';
+    const debug = (branch: string) =>
+      pod('default/debug', { branch, state: 'blocked', blockers: [{ code: 'BarePod', from: iso(0), reason: bare }] });
+    const phrases = awaitedOf(timeline([db, debug('pods'), debug('infra-pods')]), T0 + 10_000);
+    assert.deepEqual(phrases, [`blocked: ${bare} (10 s)`, `blocked: ${reason} (9 s)`]);
+    const ended = debug('pods');
+    const gone = { ...ended, blockers: [{ ...(ended.blockers[0] as Span), to: iso(5) }] };
+    assert.deepEqual(awaitedOf(timeline([gone]), T0 + 10_000), [], 'a blocker that ended is not awaited');
+  });
+});
+
+describe('the live display, run by run', () => {
+  const task = (functionKey: string, executionId: string) => ({
+    kind: 'task' as const,
+    at: T0,
+    call: { executionId, stateName: functionKey, functionKey, output: {} },
+  });
+  const record = (moved: number) => ({
+    kind: 'timeline' as const,
+    at: T0,
+    timeline: timeline([pod('shop/a', { state: moved > 0 ? 'gone' : 'moving', askedAt: iso(1) })], {
+      phase: 'NodeDraining',
+      branches: [
+        { name: 'pods', total: 1, moved, inFlight: 1 - moved, skipped: 0, reported: true, blockers: [] },
+        { name: 'nova', total: 0, moved: 0, inFlight: 0, skipped: 0, reported: true, finishedAt: iso(1), blockers: [] },
+      ],
+    }),
+  });
+
+  it('an evacuation: a bar for the branch with work from the first record, none for an empty one; a restore: none', () => {
+    let screen = '';
+    const write = (text: string) => {
+      screen += text;
+      return true;
+    };
+    const terminal = { write, columns: 100, rows: 30, isTTY: true };
+    const c = clock();
+    const live = liveRenderer(terminal, { start: T0, title: 'demo', now: c.now, every: c.every });
+    live.event(task('admit', 'evacuate-1'));
+    live.event(record(0));
+    assert.match(screen, /pods +\[░+\] 0\/1 pods evicted, 1 in flight\n/, 'drawn while it works');
+    live.event({ kind: 'bus', at: T0, detailType: 'Evacuation Succeeded', detail: { nodeName: 'node-1' } });
+    const evacuated = screen.length;
+    live.print('== restore');
+    // The restore reads the record the stopped evacuation left (NodeDraining, a branch midway).
+    live.event(task('resolveTarget', 'restore-1'));
+    live.event(record(0));
+    live.event({ kind: 'bus', at: T0, detailType: 'Node Restored', detail: { nodeName: 'node-1' } });
+    live.print('== summary');
+    live.close();
+    const restore = screen.slice(evacuated);
+    assert.doesNotMatch(restore, /pods +\[/, 'the restore moves nothing: no bar');
+    assert.match(restore, /demo · done · 0 s/, 'the restore ends done');
+    assert.doesNotMatch(screen, /nova +\[/, 'an empty branch is not drawn');
+    const plain = screen.replace(new RegExp(`${ESC}\\[[?0-9;]*[A-Za-z]`, 'g'), '');
+    assert.ok(
+      plain.trimEnd().endsWith('== summary'),
+      `nothing drawn below the summary: ${JSON.stringify(plain.slice(-80))}`,
+    );
   });
 });
