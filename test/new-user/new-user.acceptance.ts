@@ -70,9 +70,9 @@ function ourWarnings(out: string): string[] {
 
 /** The README's session block, and each line's expected exit status. */
 function sessionLines(): { line: string; exit?: number }[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
   const start = readme.indexOf(MARK);
-  assert.ok(start >= 0, `README.md has the marked session block (${MARK})`);
+  assert.ok(start >= 0, `docs/cli.md has the marked session block (${MARK})`);
   const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? '';
   return block
     .split('\n')
