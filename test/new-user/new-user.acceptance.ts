@@ -18,7 +18,7 @@ import { EXIT } from '../../cli/exit-codes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
-const MARK = '<!-- new-user session:';
+const MARK = '<!-- doc-test: session';
 
 interface Ran {
   readonly code: number;
