@@ -37,7 +37,13 @@ const INSTALL: ShellCommand = { text: 'kubectl apply -k deploy/base', exit: 0, l
  * Blocks that document what other branches build in parallel (they pass once those are merged): each is
  * skipped here, with the feature it waits for. Emptied by whoever merges those branches.
  */
-export const PENDING_MERGE: readonly { file: string; startsWith: string; waitsFor: string }[] = [];
+export const PENDING_MERGE: readonly { file: string; startsWith: string; waitsFor: string }[] = [
+  {
+    file: 'README.md',
+    startsWith: 'npx drainbridge --version',
+    waitsFor: '`drainbridge --version` and `drainbridge check --for run|forwarder|node-agent`',
+  },
+];
 
 /** Blocks the simulator cannot serve yet, each with what it lacks (a real API server runs them). */
 export const NOT_IN_SIMULATOR: readonly { file: string; startsWith: string; lacks: string }[] = [

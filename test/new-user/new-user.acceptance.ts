@@ -139,7 +139,7 @@ describe('a new user: fresh clone, npm ci, the README verbatim', { timeout: 900_
     assert.match(help.out, /Exit statuses/);
   });
 
-  it('the README session, line by line: the stated exit statuses, covering the table; no log lines, no warnings', async () => {
+  it('the docs/cli.md session, line by line: the stated exit statuses, covering the table; no log lines, no warnings', async () => {
     const lines = sessionLines();
     writeFileSync(join(clone, 'session.sh'), instrumented(lines));
     const session = await sh('bash session.sh', clone, { KUBECONFIG: '' });
@@ -165,7 +165,7 @@ describe('a new user: fresh clone, npm ci, the README verbatim', { timeout: 900_
       );
     }
     assert.equal((parts.length - 1) / 2, lines.length, 'every line ran');
-    // SIGTERM (143) is left out of the README: through npx, npm exits at once on SIGTERM and the command's
+    // SIGTERM (143) is left out of the session: through npx, npm exits at once on SIGTERM and the command's
     // last words arrive after the prompt. test/cli/exit-codes.test.ts produces it with the command itself.
     const shown = Object.values(EXIT).filter((code) => code !== EXIT.terminated);
     assert.deepEqual(
