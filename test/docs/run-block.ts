@@ -153,7 +153,7 @@ async function runService(block: ShellBlock, commands: readonly ShellCommand[], 
 /** Runs a block on a fresh simulated cluster (scenario demo), drainbridge installed unless bare; `root` the checkout. */
 export async function runOnCluster(block: ShellBlock, root = ROOT): Promise<void> {
   const dir = scratchCheckout(root);
-  const kubeconfig = join(dir, 'admin.kubeconfig');
+  const kubeconfig = join(dir, '.your-kubeconfig');
   const installed = block.kind !== 'bare-cluster';
   const cluster = installed
     ? await startDrainbridgeCluster({ scenario: 'demo' })
