@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { findKubectl } from '../../sim/kubectl.ts';
 import { documentedBlocks, NOT_IN_SIMULATOR, notRunHere, PENDING_MERGE, runOnCluster } from './run-block.ts';
 
 describe('every shell block of README.md and docs/ runs as written', () => {
@@ -25,9 +26,12 @@ describe('every shell block of README.md and docs/ runs as written', () => {
     }
   });
 
+  // The pages' commands are kubectl's as much as drainbridge's; CI has kubectl (test/fidelity fails without).
+  const noKubectl = findKubectl() ? undefined : 'kubectl not found on this machine';
+  if (noKubectl && process.env.CI === 'true') it('kubectl is present in CI', () => assert.fail(noKubectl));
   for (const block of blocks) {
     if (block.kind === undefined || block.problem) continue;
-    const skip = notRunHere(block) ?? false;
+    const skip = notRunHere(block) ?? noKubectl ?? false;
     it(`${block.file}:${block.line} (${block.kind})`, { skip, timeout: 300_000 }, () => runOnCluster(block));
   }
 });
