@@ -8,7 +8,8 @@
  *  - "your kubeconfig" (`~/.kube/config`, and KUBECONFIG) is the simulated cluster's admin kubeconfig;
  *  - `drainbridge` on PATH (`npm install -g .`) is the checkout's bin/drainbridge.js;
  *  - `drainbridge run` serves its metrics on a free port (DRAINBRIDGE_METRICS_ADDRESS), since tests run in
- *    parallel and the documented 8080 would collide.
+ *    parallel and the documented 8080 would collide;
+ *  - npm's cache is the scratch directory's, so the links npx makes to it leave with it.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -97,6 +98,8 @@ function environment(dir: string, kubeconfig: string): NodeJS.ProcessEnv {
     PATH: `${join(dir, '.path')}:${process.env.PATH ?? ''}`,
     KUBECONFIG: kubeconfig,
     DRAINBRIDGE_METRICS_ADDRESS: '127.0.0.1:0',
+    // npx links the scratch checkout into its cache under a new name each run: that cache goes with it.
+    npm_config_cache: join(dir, '.npm-cache'),
   };
 }
 
