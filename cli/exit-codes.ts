@@ -1,7 +1,7 @@
 /**
  * The exit statuses of every `drainbridge` command: one table, printed by `--help` (each command lists
- * the rows it uses) and in the README, and tested: test/cli/exit-codes.test.ts produces each status with a
- * real run, test/unit/cli/readme-exits.test.ts keeps the README's table equal to EXIT_MEANINGS. A script
+ * the rows it uses) and in docs/cli.md, and tested: test/cli/exit-codes.test.ts produces each status with a
+ * real run, test/unit/cli/docs-exits.test.ts keeps docs/cli.md's table equal to EXIT_MEANINGS. A script
  * can rely on them: 2, 4 and 5 mean nothing was changed.
  */
 

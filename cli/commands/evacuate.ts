@@ -176,7 +176,7 @@ export const evacuateCommand: Command = {
     OUTPUT_HELP,
     DRAIN_FLAGS_HELP,
     'Ctrl-C stops before the next step, hands the request back and prints the commands that resume or undo it.',
-    'Environment: DRAINBRIDGE_* settings (README "Configuration"); DRAINBRIDGE_NOVA=true with OS_* for Nova.',
+    'Environment: DRAINBRIDGE_* settings (docs/configuration.md); DRAINBRIDGE_NOVA=true with OS_* for Nova.',
   ].join('\n'),
   flags: FLAGS,
   operands: ['NODE'],

@@ -1,7 +1,8 @@
 /**
  * drainbridge's configuration: one validated object, read from the environment (on AWS the
  * environment may hold SSM / Secrets Manager references instead of secrets; see lib/secrets/secret-refs.ts).
- * Every variable, its default and its meaning is listed in ENV_VARS, which the README renders.
+ * Every variable, its default and its meaning is listed in ENV_VARS, which docs/configuration.md renders
+ * (scripts/gen-config-doc.ts).
  */
 import { z } from 'zod';
 import type { DrainOptions } from '../domain/request.ts';
@@ -157,10 +158,13 @@ export interface StartTimingConfig {
   readonly migrationSeconds: number;
 }
 
-/** Each environment variable: its default (undefined = optional) and meaning, for validation and the README. */
+/** Each environment variable: its default (undefined = optional) and meaning, for validation and docs/configuration.md. */
 export const ENV_VARS = {
   DRAINBRIDGE_MODE: { default: 'embedded', help: '`aws` in Lambda (set by serverless.yml), `embedded` elsewhere' },
-  DRAINBRIDGE_KUBE_ACCESS: { default: 'kubeconfig', help: `one of ${KUBE_ACCESS_SOURCES.join(', ')}` },
+  DRAINBRIDGE_KUBE_ACCESS: {
+    default: 'kubeconfig',
+    help: `one of ${KUBE_ACCESS_SOURCES.join(', ')}: \`kubeconfig\` (KUBECONFIG, DRAINBRIDGE_KUBE_CONTEXT); \`in-cluster\` (the pod's ServiceAccount); \`secret\` (a whole kubeconfig in Secrets Manager/SSM: Lambda's way); \`token\` (server, CA, token); \`eks\` (a token presigned with STS from the Lambda role, refreshed every 10 min, no exec plugin: docs/aws.md)`,
+  },
   KUBECONFIG: { default: undefined, help: 'kubeconfig file for `kubeconfig` access (default ~/.kube/config)' },
   DRAINBRIDGE_KUBE_CONTEXT: { default: undefined, help: 'kubeconfig context to use (default: the current one)' },
   DRAINBRIDGE_KUBECONFIG_REF: {
@@ -204,39 +208,57 @@ export const ENV_VARS = {
     help: 'kubectl drain --skip-wait-for-delete-timeout in seconds (unset: 0)',
   },
   DRAINBRIDGE_DRAIN_CHUNK_SIZE: { default: undefined, help: 'kubectl drain --chunk-size (unset: 500)' },
-  DRAINBRIDGE_MAX_HELD_NODES: { default: '1', help: 'nodes drainbridge may hold (cordon/drain) at once' },
+  DRAINBRIDGE_MAX_HELD_NODES: {
+    default: '1',
+    help: 'nodes drainbridge may hold (cordon/drain) at once; more requests wait, oldest first',
+  },
   DRAINBRIDGE_SLOT_LIMITS: {
     default: '',
-    help: 'extra limits by node label selector, `;`-separated SELECTOR=MAX, e.g. `topology.kubernetes.io/zone=zone-a=1`',
+    help: 'extra limits by node label selector, `;`-separated SELECTOR=MAX, e.g. `topology.kubernetes.io/zone=zone-a=1` (at most one node of zone-a at a time)',
   },
-  DRAINBRIDGE_INFRA_POD_SELECTOR: { default: '', help: 'pods evicted only after the VM branches finished' },
-  DRAINBRIDGE_TOMBSTONE_TTL_HOURS: { default: '24', help: 'how long a released request is remembered' },
+  DRAINBRIDGE_INFRA_POD_SELECTOR: {
+    default: '',
+    help: 'pods (nova-compute, libvirt, agents not run as DaemonSets) evicted only after the VM branches finished',
+  },
+  DRAINBRIDGE_TOMBSTONE_TTL_HOURS: {
+    default: '24',
+    help: 'how long a released request is remembered, so a late duplicate does not cordon again',
+  },
   DRAINBRIDGE_RECORD_TTL_HOURS: {
     default: '24',
-    help: 'how long an Evacuation record is kept after its request was restored, then deleted (1–2160)',
+    help: 'how long an Evacuation record is kept after its request was restored; then the next Restore or admission deletes it (1–2160; docs/how-it-works.md)',
   },
-  DRAINBRIDGE_COMPAT_TAINTS: { default: '', help: `comma-separated, from ${COMPATIBILITY_TAINTS.join(', ')}` },
-  DRAINBRIDGE_NOVA: { default: 'false', help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD)' },
+  DRAINBRIDGE_COMPAT_TAINTS: {
+    default: '',
+    help: `also set these taints while held, comma-separated, from ${COMPATIBILITY_TAINTS.join(', ')} (none by default: a custom taint would keep DaemonSet pods such as CNI agents from coming back; a NodeMaintenance's request sets medik8s.io/drain regardless, as node-maintenance-operator does — docs/nodemaintenance.md)`,
+  },
+  DRAINBRIDGE_NOVA: {
+    default: 'false',
+    help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD; docs/nova.md)',
+  },
   DRAINBRIDGE_NOVA_HOST_RULE: { default: 'node-name', help: 'node → Nova host mapping (see lib/nova/host-mapping.ts)' },
   DRAINBRIDGE_NOVA_NODE_SELECTOR: {
     default: '',
-    help: 'label selector of the nodes that are Nova hosts (empty: every node), e.g. openstack-compute-node=enabled',
+    help: 'label selector of the nodes that are Nova hosts (empty: every node), e.g. openstack-compute-node=enabled; a node naming its host with the drainbridge.io/nova-host annotation or label always is, and a Nova host without a nova-compute service fails the evacuation',
   },
-  DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: { default: '1', help: 'live migrations in flight per source host' },
+  DRAINBRIDGE_NOVA_MAX_CONCURRENT_MIGRATIONS: {
+    default: '1',
+    help: "live migrations in flight per source host (1, Nova's own default)",
+  },
   DRAINBRIDGE_NOVA_MIGRATION_TIMEOUT: {
     default: '1800',
     help: 'seconds before a running migration is aborted; a server still migrating at twice this is a blocker',
   },
   DRAINBRIDGE_NOVA_MAX_MIGRATION_ATTEMPTS: { default: '3', help: 'attempts per server' },
   DRAINBRIDGE_NOVA_SHUTOFF_POLICY: { default: 'block', help: '`block` or `cold-migrate` for SHUTOFF servers' },
-  DRAINBRIDGE_EVENT_BUS: { default: 'drainbridge', help: 'EventBridge bus name' },
+  DRAINBRIDGE_EVENT_BUS: { default: 'drainbridge', help: 'the EventBridge bus for outcome events (AWS)' },
   DRAINBRIDGE_NAMESPACE: {
     default: 'drainbridge',
-    help: "namespace for drainbridge's Lease (admission mutex and queue)",
+    help: "namespace for drainbridge's Lease (admission mutex and queue); `drainbridge check` says when it is missing",
   },
   DRAINBRIDGE_MAX_EVACUATION_HOURS: {
     default: '24',
-    help: `an evacuation fails (safe state kept) this long after it started, or at the request's deadline if sooner (1–${MAX_EVACUATION_HOURS_LIMIT}; counted across continued executions)`,
+    help: `an evacuation fails (safe state kept) this long after it started, or at the request's deadline if sooner (1–${MAX_EVACUATION_HOURS_LIMIT}; counted across continued executions; a maintenance announced days ahead waits for notBefore first). No history workaround: an execution nearing Step Functions' 25,000 events continues as new`,
   },
   DRAINBRIDGE_KUBEVIRT_MAX_MIGRATIONS_PER_NODE: {
     default: '2',
@@ -248,7 +270,7 @@ export const ENV_VARS = {
   },
   DRAINBRIDGE_KUBEVIRT_MAX_MIGRATION_ATTEMPTS: {
     default: '3',
-    help: 'migrations per VMI before its failure is a blocker',
+    help: 'migrations per VMI before its failure is a `MigrationFailed` blocker',
   },
   DRAINBRIDGE_KUBEVIRT_RETRY_BACKOFF: {
     default: '30',
@@ -256,15 +278,15 @@ export const ENV_VARS = {
   },
   DRAINBRIDGE_KUBEVIRT_RESTART_UNMIGRATABLE: {
     default: 'false',
-    help: 'opt-in: restart VMIs that cannot live-migrate (None, or LiveMigrateIfPossible not migratable) when their VirtualMachine runs them always',
+    help: 'opt-in (also --kubevirt-restart-unmigratable): restart VMIs that cannot live-migrate (None, or LiveMigrateIfPossible not migratable) on another node by evicting their launcher pod, only when their VirtualMachine runs them always; off, they are blockers and never shut down',
   },
   DRAINBRIDGE_MAINTENANCE_WINDOWS: {
     default: '',
-    help: 'maintenance windows `drainbridge run` schedules: a JSON list of {name, schedule, timezone, durationMinutes, nodeSelector, maxNodes, endsOn} (README "Maintenance windows")',
+    help: 'maintenance windows `drainbridge run` schedules: a JSON list of {name, schedule, timezone, durationMinutes, nodeSelector, maxNodes, endsOn} (docs/windows.md); on AWS the maintenanceWindows param',
   },
   DRAINBRIDGE_START_MARGIN_SECONDS: {
     default: '300',
-    help: 'a request with notBefore starts its evacuation this long before notBefore, on top of the estimated evacuation time',
+    help: 'a request with notBefore starts its evacuation this long before notBefore, on top of the estimated evacuation time (docs/notices.md, "Starting in time")',
   },
   DRAINBRIDGE_POD_READY_SECONDS: {
     default: '30',

@@ -24,7 +24,7 @@ export type Target =
 
 /**
  * kubectl drain's options, with kubectl's defaults. Every field has the same meaning as the kubectl flag
- * of the same name (see README "Drain options").
+ * of the same name (see docs/cli.md "The command line").
  */
 export interface DrainOptions {
   /** `--force`: also evict pods that no controller manages. Still evicts; only `disableEviction` deletes. */

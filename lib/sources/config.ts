@@ -45,7 +45,7 @@ export interface AgentConfig {
   };
 }
 
-/** Each variable with its default (undefined: required or optional) and meaning, for validation and the README. */
+/** Each variable with its default (undefined: required or optional) and meaning, for validation and docs/configuration.md. */
 export const AGENT_ENV_VARS = {
   DRAINBRIDGE_NODE_NAME: { default: undefined, help: 'this node (downward API `spec.nodeName`); required' },
   DRAINBRIDGE_AGENT_PROVIDER: { default: undefined, help: `whose metadata service: ${NOTICE_PROVIDERS.join(', ')}` },

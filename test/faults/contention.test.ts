@@ -29,7 +29,7 @@ const NODES = { group: '', resource: 'nodes' };
  * The competing writer's period: 50 writes a second, far above what kubelets and controllers write to a
  * node. (A writer faster than drainbridge's read-to-write round trip — every 2 ms here — wins every race:
  * node writes are conditional on the resourceVersion read, so the evacuation then ends in ConflictError,
- * in the safe state. Seen while writing this suite; see README "Safety".)
+ * in the safe state. Seen while writing this suite; see docs/safety.md.)
  */
 const WRITER_PERIOD_MS = 20;
 const LEASES = { group: 'coordination.k8s.io', resource: 'leases' };

@@ -1,5 +1,5 @@
 /**
- * The README's way to a kubeconfig for drainbridge's ServiceAccount ("sa-kubeconfig"), run with the real
+ * docs/cli.md's way to a kubeconfig for drainbridge's ServiceAccount ("sa-kubeconfig"), run with the real
  * kubectl against the simulator: `kubectl create token` (a TokenRequest, which kubectl sends as protobuf),
  * the kubeconfig assembled with `kubectl config`, `kubectl auth whoami` (SelfSubjectReview, protobuf too),
  * and `kubectl create namespace|serviceaccount`. Then drainbridge itself runs with that kubeconfig.
@@ -74,7 +74,7 @@ describe('a kubeconfig for the drainbridge ServiceAccount, made with kubectl', {
     assert.match(bound.stderr, /pods "nosuch" not found/);
   });
 
-  it('the README recipe builds a kubeconfig that kubectl auth whoami and drainbridge check accept', async () => {
+  it('the docs/cli.md recipe builds a kubeconfig that kubectl auth whoami and drainbridge check accept', async () => {
     const server = await ok(admin, ['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}']);
     const caData = await ok(admin, [
       'config',

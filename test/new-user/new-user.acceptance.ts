@@ -1,6 +1,7 @@
 /**
- * The README as a new user meets it: a fresh clone of this commit, `npm ci`, `npm start`, `npx drainbridge
- * --help`, then the README's session block run line by line, verbatim (bash, in the clone). Asserts
+ * The README as a new user meets it: a fresh clone of this commit, `npm ci`, `npm start` (the README's
+ * first block), `npx drainbridge --help`, the session block of docs/cli.md run line by line, verbatim (bash,
+ * in the clone), then the README from top to bottom, each block as the doc test runs it (test/docs/). Asserts
  *  - no warning of the project's making (npm's or Node's) on any command,
  *  - no JSON log line on the output of npm start / evacuate / restore / plan (logs are off unless asked),
  *  - each line's exit status is the one its `# exit N` comment states, and together they cover the table
@@ -15,10 +16,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { EXIT } from '../../cli/exit-codes.ts';
+import { commandsOf } from '../docs/blocks.ts';
+import { documentedBlocks, notRunHere, runOnCluster } from '../docs/run-block.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
-const MARK = '<!-- new-user session:';
+const MARK = '<!-- doc-test: session';
 
 interface Ran {
   readonly code: number;
@@ -43,7 +46,7 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<
 /**
  * Warnings that are not the project's: the machine's own npm user config (~/.npmrc keys npm 11 no longer
  * knows), and npm checking *dependencies'* `engines` against the Node that runs npm (20) although the
- * project runs them on its own Node 24 — npm has no setting for that (README "Runtime and npm").
+ * project runs them on its own Node 24 — npm has no setting for that (docs/install.md "Node and npm").
  */
 // (npm run passes the user config on to nested npm commands as npm_config_* variables: "env config".)
 const NOT_OURS = [/^npm warn Unknown (user|env) config/];
@@ -68,11 +71,11 @@ function ourWarnings(out: string): string[] {
   return warnings;
 }
 
-/** The README's session block, and each line's expected exit status. */
+/** The session block of docs/cli.md, and each line's expected exit status. */
 function sessionLines(): { line: string; exit?: number }[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
   const start = readme.indexOf(MARK);
-  assert.ok(start >= 0, `README.md has the marked session block (${MARK})`);
+  assert.ok(start >= 0, `docs/cli.md has the marked session block (${MARK})`);
   const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? '';
   return block
     .split('\n')
@@ -116,6 +119,11 @@ describe('a new user: fresh clone, npm ci, the README verbatim', { timeout: 900_
     assert.match((await sh('npx node --version', clone)).out, /v24\./);
   });
 
+  it("the README's first block is what this test runs first: npm ci && npm start", () => {
+    const [first] = documentedBlocks(clone).filter((block) => block.file === 'README.md');
+    assert.equal(first ? commandsOf(first)[0]?.text : undefined, 'npm ci && npm start');
+  });
+
   it('npm start runs the demo: exit 0, no warning of ours, no JSON log line', async () => {
     const start = await sh('npm start', clone);
     assert.equal(start.code, 0, start.out);
@@ -131,7 +139,7 @@ describe('a new user: fresh clone, npm ci, the README verbatim', { timeout: 900_
     assert.match(help.out, /Exit statuses/);
   });
 
-  it('the README session, line by line: the stated exit statuses, covering the table; no log lines, no warnings', async () => {
+  it('the docs/cli.md session, line by line: the stated exit statuses, covering the table; no log lines, no warnings', async () => {
     const lines = sessionLines();
     writeFileSync(join(clone, 'session.sh'), instrumented(lines));
     const session = await sh('bash session.sh', clone, { KUBECONFIG: '' });
@@ -157,7 +165,7 @@ describe('a new user: fresh clone, npm ci, the README verbatim', { timeout: 900_
       );
     }
     assert.equal((parts.length - 1) / 2, lines.length, 'every line ran');
-    // SIGTERM (143) is left out of the README: through npx, npm exits at once on SIGTERM and the command's
+    // SIGTERM (143) is left out of the session: through npx, npm exits at once on SIGTERM and the command's
     // last words arrive after the prompt. test/cli/exit-codes.test.ts produces it with the command itself.
     const shown = Object.values(EXIT).filter((code) => code !== EXIT.terminated);
     assert.deepEqual(
@@ -165,5 +173,16 @@ describe('a new user: fresh clone, npm ci, the README verbatim', { timeout: 900_
       shown.sort((a, b) => a - b),
       'the session shows every exit status of the table but SIGTERM',
     );
+  });
+
+  it('the README from top to bottom: every block runs as written in the clone, or says where it is checked', async (t) => {
+    const blocks = documentedBlocks(clone).filter((block) => block.file === 'README.md');
+    assert.ok(blocks.length > 1, 'the README has shell blocks');
+    for (const block of blocks) {
+      assert.equal(block.problem, undefined, `README.md:${block.line}: ${block.problem}`);
+      const elsewhere = notRunHere(block);
+      if (elsewhere) t.diagnostic(`README.md:${block.line}: ${elsewhere}`);
+      else await runOnCluster(block, clone);
+    }
   });
 });

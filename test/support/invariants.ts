@@ -1,5 +1,5 @@
 /**
- * The safety invariants every fault scenario asserts (README "Safety"), checked from what the simulated
+ * The safety invariants every fault scenario asserts (docs/safety.md), checked from what the simulated
  * cluster saw — its store and its request log — never from drainbridge's own account:
  *
  *   1. no VM shut down or lost: every VirtualMachineInstance present at the start still runs, and

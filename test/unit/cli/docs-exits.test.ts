@@ -1,18 +1,18 @@
 /**
- * The README's table of exit statuses is the one `--help` prints (EXIT_MEANINGS in cli/exit-codes.ts):
- * the same statuses, in the same order, with the same words (the README's `code` marks aside).
+ * docs/cli.md's table of exit statuses is the one `--help` prints (EXIT_MEANINGS in cli/exit-codes.ts):
+ * the same statuses, in the same order, with the same words (the page's `code` marks aside).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { EXIT, EXIT_MEANINGS, type ExitName } from '../../../cli/exit-codes.ts';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const CLI_DOC = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
 
-/** The rows `| status | meaning |` of the README's exit-status table. */
-function readmeRows(text: string): [string, string][] {
+/** The rows `| status | meaning |` of docs/cli.md's exit-status table. */
+function tableRows(text: string): [string, string][] {
   const start = text.indexOf('| status | meaning');
-  assert.ok(start >= 0, 'the README has the exit-status table');
+  assert.ok(start >= 0, 'docs/cli.md has the exit-status table');
   const lines = text.slice(start).split('\n');
   const rows: [string, string][] = [];
   for (const line of lines.slice(2)) {
@@ -26,17 +26,17 @@ function readmeRows(text: string): [string, string][] {
   return rows;
 }
 
-describe('the README exit-status table', () => {
+describe('the exit-status table in docs/cli.md', () => {
   it('equals EXIT_MEANINGS, status by status', () => {
     const expected = (Object.keys(EXIT) as ExitName[]).map((name): [string, string] => [
       String(EXIT[name]),
       EXIT_MEANINGS[name],
     ]);
-    assert.deepEqual(readmeRows(README), expected);
+    assert.deepEqual(tableRows(CLI_DOC), expected);
   });
 
   it('the check sees a difference', () => {
-    const changed = README.replace('| 3      | `plan`:', '| 3      | `plan` (dry):');
-    assert.notDeepEqual(readmeRows(changed), readmeRows(README));
+    const changed = CLI_DOC.replace('| 3      | `plan`:', '| 3      | `plan` (dry):');
+    assert.notDeepEqual(tableRows(changed), tableRows(CLI_DOC));
   });
 });
