@@ -1,0 +1,161 @@
+/**
+ * Fidelity with the real kubectl for what a cluster's control plane enforces on custom resources and
+ * nodes: a CR that breaks its CRD's schema is refused with the API server's 422 (kubectl prints it),
+ * unknown fields are refused under kubectl's default `--validate=strict` and pruned with a warning
+ * under `--validate=warn`, a transition rule (`x-kubernetes-validations` with `oldSelf`) refuses a
+ * `kubectl patch`, and `kubectl cordon` gets the node lifecycle controller's
+ * `node.kubernetes.io/unschedulable:NoSchedule` taint, which `kubectl uncordon` takes away again
+ * along with `spec.unschedulable` (omitted when false).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { type Simulator, startSimulator } from '../../sim/index.ts';
+import { whenSettled } from '../../sim/scenarios/index.ts';
+import { eventually, findKubectl, Kubectl } from './kubectl-runner.ts';
+
+const NMS = { group: 'nodemaintenance.medik8s.io', resource: 'nodemaintenances' };
+const binary = findKubectl();
+const skip = binary ? false : 'kubectl not found on this machine (the fidelity suite needs /usr/bin/kubectl)';
+
+if (!binary && process.env.CI === 'true') {
+  it('kubectl is present in CI', () => assert.fail('kubectl not found and CI=true: the fidelity suite must run in CI'));
+}
+
+/** A CRD with the kinds of rules NodeMaintenance gets: nodeName immutable and not empty. */
+const LEASE_CRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: holds.example.io
+spec:
+  group: example.io
+  scope: Cluster
+  names: { plural: holds, singular: hold, kind: Hold }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [nodeName]
+              x-kubernetes-validations:
+                - rule: self.nodeName == oldSelf.nodeName
+                  message: nodeName is immutable
+                - rule: size(self.nodeName) > 0
+                  message: nodeName must not be empty
+              properties:
+                nodeName: { type: string }
+                reason: { type: string }
+`;
+
+const nodeMaintenance = (name: string, spec: string): string => `
+apiVersion: nodemaintenance.medik8s.io/v1beta1
+kind: NodeMaintenance
+metadata:
+  name: ${name}
+spec:
+${spec}
+`;
+
+describe('kubectl: CRD schemas and the cordon taint', { skip }, () => {
+  let sim: Simulator;
+  let kubectl: Kubectl;
+
+  const ok = async (args: string[], input?: string): Promise<string> => {
+    const result = await kubectl.run(args, input === undefined ? {} : { input });
+    assert.equal(result.code, 0, `kubectl ${args.join(' ')} failed:\n${result.stderr}`);
+    return result.stdout;
+  };
+  const refused = async (args: string[], input?: string): Promise<string> => {
+    const result = await kubectl.run(args, input === undefined ? {} : { input });
+    assert.notEqual(result.code, 0, `kubectl ${args.join(' ')} succeeded:\n${result.stdout}`);
+    return result.stderr;
+  };
+
+  before(async () => {
+    sim = await startSimulator({ scenario: 'small', speed: 20 });
+    kubectl = new Kubectl(binary as string, sim.kubeconfig());
+    if (sim.scenario) await whenSettled(sim.store, sim.scenario, 20_000);
+    await ok(['apply', '-f', '-'], readFileSync('deploy/crds/nodemaintenances.yaml', 'utf8'));
+    await ok(['apply', '-f', '-'], LEASE_CRD);
+  });
+  after(async () => {
+    kubectl?.close();
+    await sim?.stop();
+  });
+
+  it("kubectl apply of a CR missing a required field prints the API server's 422 and stores nothing", async () => {
+    const stderr = await refused(['apply', '-f', '-'], nodeMaintenance('nm-bad', '  reason: patching'));
+    // kubectl words a 422 from its causes (details.kind, name, each field and message), as for a cluster.
+    assert.equal(stderr, 'The NodeMaintenance "nm-bad" is invalid: spec.nodeName: Required value\n');
+    assert.equal(sim.store.get(NMS, undefined, 'nm-bad'), undefined);
+    const typed = await refused(['apply', '-f', '-'], nodeMaintenance('nm-typed', '  nodeName: 42'));
+    assert.match(
+      typed,
+      /spec\.nodeName: Invalid value: "integer": spec\.nodeName in body must be of type string: "integer"/,
+    );
+  });
+
+  it('a default is applied; an unknown field is refused under --validate=strict and pruned with a warning under warn', async () => {
+    const strict = await refused(
+      ['apply', '-f', '-'],
+      nodeMaintenance('nm-extra', '  nodeName: node-2\n  surprise: 1'),
+    );
+    assert.match(strict, /strict decoding error: unknown field "spec\.surprise"/);
+    const result = await kubectl.run(['apply', '--validate=warn', '-f', '-'], {
+      input: nodeMaintenance('nm-extra', '  nodeName: node-2\n  surprise: 1'),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /Warning: unknown field "spec\.surprise"/);
+    const spec = JSON.parse(await ok(['get', 'nodemaintenance', 'nm-extra', '-o', 'jsonpath={.spec}'])) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(spec, { nodeName: 'node-2', evictionTimeout: '30s' });
+    await ok(['delete', 'nodemaintenance', 'nm-extra']);
+  });
+
+  it('kubectl patch breaking a transition rule is refused with the rule message; an allowed change passes', async () => {
+    await ok(
+      ['apply', '-f', '-'],
+      'apiVersion: example.io/v1\nkind: Hold\nmetadata: { name: h1 }\nspec: { nodeName: node-1 }\n',
+    );
+    const stderr = await refused(['patch', 'hold', 'h1', '--type=merge', '-p', '{"spec":{"nodeName":"node-2"}}']);
+    assert.match(stderr, /The Hold "h1" is invalid: spec: Invalid value: "object": nodeName is immutable/);
+    const empty = await refused(
+      ['apply', '-f', '-'],
+      'apiVersion: example.io/v1\nkind: Hold\nmetadata: { name: h2 }\nspec: { nodeName: "" }\n',
+    );
+    assert.match(empty, /The Hold "h2" is invalid: spec: Invalid value: "object": nodeName must not be empty/);
+    await ok(['patch', 'hold', 'h1', '--type=merge', '-p', '{"spec":{"reason":"kernel"}}']);
+    assert.equal(await ok(['get', 'hold', 'h1', '-o', 'jsonpath={.spec.nodeName}']), 'node-1');
+  });
+
+  it('cordon gets the unschedulable taint with timeAdded; uncordon removes it and omits spec.unschedulable', async () => {
+    await ok(['cordon', 'node-2']);
+    const taintsOf = async (): Promise<{ key: string; effect: string; timeAdded?: string }[]> => {
+      const out = await ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec.taints}']);
+      return out ? (JSON.parse(out) as { key: string; effect: string; timeAdded?: string }[]) : [];
+    };
+    await eventually(
+      async () => (await taintsOf()).some((t) => t.key === 'node.kubernetes.io/unschedulable'),
+      10_000,
+      'the cordon taint',
+    );
+    const taint = (await taintsOf()).find((t) => t.key === 'node.kubernetes.io/unschedulable');
+    assert.equal(taint?.effect, 'NoSchedule');
+    assert.match(taint?.timeAdded ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    assert.match(await ok(['describe', 'node', 'node-2']), /Taints:\s+node\.kubernetes\.io\/unschedulable:NoSchedule/);
+
+    await ok(['uncordon', 'node-2']);
+    await eventually(async () => (await taintsOf()).length === 0, 10_000, 'the taint gone');
+    const spec = JSON.parse(await ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec}'])) as Record<string, unknown>;
+    assert.equal(Object.hasOwn(spec, 'unschedulable'), false, `spec after uncordon: ${JSON.stringify(spec)}`);
+    assert.equal(Object.hasOwn(spec, 'taints'), false);
+  });
+});

@@ -1,0 +1,297 @@
+/**
+ * Custom resources against their CRD's structural schema: pruning, defaulting, OpenAPI validation and
+ * x-kubernetes-validations rules, with the apiextensions apiserver's 422 wording. Store-level (the HTTP
+ * front and kubectl are covered by test/fidelity/kubectl-crd-schema.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { type ClosableStore, createStore } from '../../sim/store/memory-store.ts';
+import { evaluateCel } from '../../sim/store/schema/cel-eval.ts';
+import { parseCel } from '../../sim/store/schema/cel-parse.ts';
+import { StatusError } from '../../sim/store/status.ts';
+import type { KubeObject } from '../../sim/store/types.ts';
+
+const CRDS = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
+const NMS = { group: 'nodemaintenance.medik8s.io', resource: 'nodemaintenances' };
+const WIDGETS = { group: 'example.io', resource: 'widgets' };
+
+function refusal(write: () => unknown): StatusError {
+  try {
+    write();
+  } catch (error) {
+    assert.ok(error instanceof StatusError, `expected a StatusError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('the write was accepted');
+}
+
+const nm = (
+  name: string,
+  spec: Record<string, unknown> | undefined,
+  extra: Record<string, unknown> = {},
+): KubeObject => ({
+  apiVersion: 'nodemaintenance.medik8s.io/v1beta1',
+  kind: 'NodeMaintenance',
+  metadata: { name },
+  ...(spec ? { spec } : {}),
+  ...extra,
+});
+
+/** A CRD exercising every keyword the simulator enforces, with immutability and non-empty rules. */
+const WIDGET_CRD: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.io' },
+  spec: {
+    group: 'example.io',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', kind: 'Widget' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            'x-kubernetes-validations': [
+              { rule: "self.metadata.name.startsWith('w-')", message: 'names start with w-' },
+            ],
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['nodeName'],
+                'x-kubernetes-validations': [
+                  { rule: 'self.nodeName == oldSelf.nodeName', message: 'nodeName is immutable' },
+                  {
+                    rule: 'size(self.nodeName) > 0',
+                    messageExpression: "'nodeName must not be empty, got ' + string(size(self.nodeName))",
+                  },
+                  { rule: '!has(self.replicas) || self.replicas % 2 == 1' },
+                ],
+                properties: {
+                  nodeName: { type: 'string', maxLength: 12 },
+                  mode: { type: 'string', enum: ['Drain', 'Cordon'], default: 'Drain' },
+                  replicas: { type: 'integer', minimum: 1, maximum: 9 },
+                  label: { type: 'string', minLength: 2 },
+                  at: { type: 'string', format: 'date-time' },
+                  free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  tags: { type: 'object', additionalProperties: { type: 'string' } },
+                  items: {
+                    type: 'array',
+                    maxItems: 2,
+                    items: { type: 'object', properties: { n: { type: 'integer' } } },
+                  },
+                },
+              },
+              status: { type: 'object', properties: { phase: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+const widget = (name: string, spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'example.io/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: 'default' },
+  spec,
+});
+
+describe('custom resources against their CRD schema', () => {
+  let store: ClosableStore;
+  beforeEach(() => {
+    store = createStore();
+    store.create(CRDS, parse(readFileSync('deploy/crds/nodemaintenances.yaml', 'utf8')) as KubeObject);
+    store.create(CRDS, WIDGET_CRD);
+  });
+  afterEach(() => store.close());
+
+  it('a missing required field: 422 Invalid worded as the API server, with the cause', () => {
+    const error = refusal(() => store.create(NMS, nm('x', {})));
+    assert.equal(error.code, 422);
+    assert.equal(error.reason, 'Invalid');
+    assert.equal(
+      error.message,
+      'NodeMaintenance.nodemaintenance.medik8s.io "x" is invalid: spec.nodeName: Required value',
+    );
+    assert.deepEqual(error.toStatus().details, {
+      name: 'x',
+      group: 'nodemaintenance.medik8s.io',
+      kind: 'NodeMaintenance',
+      causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.nodeName' }],
+    });
+    assert.equal(store.list(NMS).items.length, 0, 'nothing stored');
+  });
+
+  it('defaults a missing field and prunes unknown ones, metadata kept', () => {
+    const created = store.create(
+      NMS,
+      nm('nm-1', { nodeName: 'node-1', surprise: true }, { extra: 1, metadata: { name: 'nm-1', labels: { a: 'b' } } }),
+    );
+    assert.deepEqual(created.spec, { nodeName: 'node-1', evictionTimeout: '30s' });
+    assert.equal(Object.hasOwn(created, 'extra'), false);
+    assert.deepEqual(created.metadata.labels, { a: 'b' });
+  });
+
+  it('a wrong type, a pattern and a date-time: the validator sentence after the value', () => {
+    const typed = refusal(() => store.create(NMS, nm('t', { nodeName: 5 })));
+    assert.equal(
+      typed.message,
+      'NodeMaintenance.nodemaintenance.medik8s.io "t" is invalid: spec.nodeName: Invalid value: "integer": spec.nodeName in body must be of type string: "integer"',
+    );
+    assert.equal(typed.toStatus().details?.causes?.[0]?.reason, 'FieldValueTypeInvalid');
+    const pattern = refusal(() => store.create(NMS, nm('p', { nodeName: 'n', evictionTimeout: 'soon' })));
+    assert.equal(
+      pattern.message,
+      `NodeMaintenance.nodemaintenance.medik8s.io "p" is invalid: spec.evictionTimeout: Invalid value: "soon": spec.evictionTimeout in body should match '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h)))$'`,
+    );
+    store.create(NMS, nm('d', { nodeName: 'n' }));
+    const stored = store.mustGet(NMS, undefined, 'd');
+    const date = refusal(() =>
+      store.update(NMS, { ...stored, status: { lastUpdate: 'yesterday' } }, { subresource: 'status' }),
+    );
+    assert.match(
+      date.message,
+      /status\.lastUpdate: Invalid value: "yesterday": status\.lastUpdate in body must be of type date-time: "yesterday"$/,
+    );
+    store.update(NMS, { ...stored, status: { lastUpdate: '2026-01-02T03:04:05Z' } }, { subresource: 'status' });
+  });
+
+  it('enum, minimum/maximum, minLength/maxLength, maxItems; several errors in one message', () => {
+    const error = refusal(() =>
+      store.create(
+        WIDGETS,
+        widget('w-1', {
+          nodeName: 'a-very-long-node-name',
+          mode: 'Reboot',
+          replicas: 11,
+          label: 'x',
+          items: [{}, {}, {}],
+        }),
+      ),
+    );
+    const causes = error.toStatus().details?.causes ?? [];
+    assert.deepEqual(
+      causes.map((c) => `${c.field}: ${c.message}`),
+      [
+        'spec.nodeName: Too long: may not be longer than 12',
+        'spec.mode: Unsupported value: "Reboot": supported values: "Drain", "Cordon"',
+        'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 9',
+        'spec.label: Invalid value: "x": spec.label in body should be at least 2 chars long',
+        'spec.items: Too many: 3: must have at most 2 items',
+        '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      ],
+    );
+    assert.match(error.message, /^Widget\.example\.io "w-1" is invalid: \[spec\.nodeName: Too long/);
+  });
+
+  it('additionalProperties and preserve-unknown-fields keep what they allow; list items are checked and pruned', () => {
+    const created = store.create(
+      WIDGETS,
+      widget('w-2', { nodeName: 'n', free: { any: { thing: 1 } }, tags: { a: 'b' }, items: [{ n: 1, gone: true }] }),
+    );
+    assert.deepEqual(created.spec, {
+      nodeName: 'n',
+      mode: 'Drain',
+      free: { any: { thing: 1 } },
+      tags: { a: 'b' },
+      items: [{ n: 1 }],
+    });
+    const error = refusal(() =>
+      store.create(WIDGETS, widget('w-3', { nodeName: 'n', tags: { a: 1 }, items: [{ n: 'one' }] })),
+    );
+    assert.deepEqual(
+      (error.toStatus().details?.causes ?? []).map((c) => c.field),
+      ['spec.tags.a', 'spec.items[0].n', '<nil>'],
+    );
+  });
+
+  it('x-kubernetes-validations: a failed rule names its node and the schema type; transition rules only on update', () => {
+    const empty = refusal(() => store.create(WIDGETS, widget('w-4', { nodeName: '' })));
+    assert.equal(
+      empty.message,
+      'Widget.example.io "w-4" is invalid: spec: Invalid value: "object": nodeName must not be empty, got 0',
+    );
+    const even = refusal(() => store.create(WIDGETS, widget('w-4', { nodeName: 'n', replicas: 2 })));
+    assert.equal(
+      even.message,
+      'Widget.example.io "w-4" is invalid: spec: Invalid value: "object": failed rule: !has(self.replicas) || self.replicas % 2 == 1',
+    );
+    const root = refusal(() => store.create(WIDGETS, widget('x-4', { nodeName: 'n' })));
+    assert.equal(
+      root.message,
+      'Widget.example.io "x-4" is invalid: <nil>: Invalid value: "object": names start with w-',
+    );
+
+    const created = store.create(WIDGETS, widget('w-4', { nodeName: 'node-1' }));
+    const moved = refusal(() => store.update(WIDGETS, { ...created, spec: { nodeName: 'node-2' } }));
+    assert.equal(
+      moved.message,
+      'Widget.example.io "w-4" is invalid: spec: Invalid value: "object": nodeName is immutable',
+    );
+    assert.equal((store.mustGet(WIDGETS, 'default', 'w-4').spec as { nodeName: string }).nodeName, 'node-1');
+    const relabelled = store.update(WIDGETS, { ...created, spec: { nodeName: 'node-1', label: 'ok' } });
+    assert.equal((relabelled.spec as { label: string }).label, 'ok');
+    const viaMutate = refusal(() =>
+      store.mutate(WIDGETS, { namespace: 'default', name: 'w-4' }, (copy) => {
+        (copy.spec as Record<string, unknown>).nodeName = 'node-3';
+        return copy;
+      }),
+    );
+    assert.equal(viaMutate.code, 422);
+  });
+
+  it('a CRD whose rule is outside the supported CEL subset is refused, not served with the rule skipped', () => {
+    const crd = structuredClone(WIDGET_CRD);
+    crd.metadata.name = 'gadgets.example.io';
+    const spec = crd.spec as {
+      names: Record<string, string>;
+      versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[];
+    };
+    spec.names = { plural: 'gadgets', kind: 'Gadget' };
+    const schema = spec.versions[0]?.schema.openAPIV3Schema;
+    if (schema) schema['x-kubernetes-validations'] = [{ rule: 'self.metadata.name @ 1' }];
+    const error = refusal(() => store.create(CRDS, crd));
+    assert.equal(error.code, 422);
+    assert.match(
+      error.message,
+      /spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.metadata\.name @ 1": compilation failed/,
+    );
+    assert.equal(store.registry.get({ group: 'example.io', resource: 'gadgets' }), undefined);
+  });
+});
+
+describe('CEL subset', () => {
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ['self.a == oldSelf.a', { self: { a: 'x' }, oldSelf: { a: 'x' } }, true],
+    ['self == oldSelf', { self: { a: [1, { b: 2 }] }, oldSelf: { a: [1, { b: 2 }] } }, true],
+    ['self == oldSelf', { self: { a: 1 }, oldSelf: { a: 2 } }, false],
+    ["self.name != ''", { self: { name: '' } }, false],
+    ['size(self.list) >= 2 && self.list.all(x, x > 0)', { self: { list: [1, 2] } }, true],
+    ["self.list.exists(x, x == 'b') ? 'yes' : 'no'", { self: { list: ['a', 'b'] } }, 'yes'],
+    ["'k' in self.map && !('z' in self.map)", { self: { map: { k: 1 } } }, true],
+    ['has(self.x) || self.y.size() == 3', { self: { y: 'abc' } }, true],
+    ["self.s.matches('^[a-z]+$') && self.s.endsWith('c')", { self: { s: 'abc' } }, true],
+    ['-self.n * 2 + 7 / 2 - 10 % 4', { self: { n: 3 } }, -5],
+    ['[1, 2] + [3] == [1, 2, 3] && {"a": 1}["a"] == 1', { self: {} }, true],
+    ['false && self.missing', { self: {} }, false],
+    ['self.missing || true', { self: {} }, true],
+  ];
+  for (const [source, scope, expected] of cases) {
+    it(`${source} → ${JSON.stringify(expected)}`, () => {
+      assert.deepEqual(evaluateCel(parseCel(source), scope), expected);
+    });
+  }
+
+  it('a missing field is the error CEL reports; bad syntax is a syntax error', () => {
+    assert.throws(() => evaluateCel(parseCel('self.missing == 1'), { self: {} }), /no such key: missing/);
+    assert.throws(() => parseCel('self.a ==='), /CelSyntaxError|unexpected|expected/);
+    assert.throws(() => parseCel("self.a == 'open"), /unterminated string/);
+  });
+});
