@@ -4,8 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
+import type { V1Node } from '@kubernetes/client-node';
+import { planHold, planRelease } from '../../../lib/node/ledger.ts';
 import { cordonTaints } from '../../../sim/controllers/node-lifecycle.ts';
 import type { Node } from '../../../sim/controllers/types.ts';
+import { mergePatch } from '../../../sim/store/patch.ts';
 import type { KubeObject } from '../../../sim/store/types.ts';
 import { NODES, node, type Sim, startSim, waitFor } from './harness.ts';
 
@@ -63,6 +66,54 @@ describe('node lifecycle controller: the cordon taint', () => {
     setUnschedulable(store, 'node-2', false);
     await waitFor('one taint', () => specOf(store.get(NODES, undefined, 'node-2')).taints?.length === 1);
     assert.deepEqual(specOf(store.mustGet(NODES, undefined, 'node-2')).taints, [gpu]);
+  });
+});
+
+describe("drainbridge's hold and release around the controller's taint", () => {
+  /** Applies a ledger plan's merge patch as the API server would (resourceVersion checked by update). */
+  function applyPlan(store: Sim['store'], name: string, patch: unknown): void {
+    const stored = store.mustGet(NODES, undefined, name);
+    const next = mergePatch(stored as never, patch as never) as unknown as KubeObject;
+    store.update(NODES, next);
+  }
+
+  it('hold with a compatibility taint, controller taints, release: the node ends as it began, the gpu taint kept', async () => {
+    sim = startSim();
+    const { store } = sim;
+    const gpu = { key: 'gpu', value: 'true', effect: 'NoSchedule' };
+    const start = node('node-3');
+    (start.spec as Record<string, unknown>).taints = [gpu];
+    store.create(NODES, start);
+    const settings = { tombstoneSeconds: 86_400, compatibilityTaints: ['medik8s.io/drain'] as const };
+    const now = new Date();
+    const hold = planHold(
+      store.mustGet(NODES, undefined, 'node-3') as V1Node,
+      { requestId: 'r1', requester: 't', origin: 'cli' },
+      now,
+      settings,
+    );
+    assert.equal(hold.action, 'patch');
+    if (hold.action === 'patch') applyPlan(store, 'node-3', hold.patch);
+    await waitFor('the cordon taint', () =>
+      specOf(store.get(NODES, undefined, 'node-3')).taints?.some((t) => t.key === CORDON_TAINT),
+    );
+    assert.deepEqual(
+      specOf(store.mustGet(NODES, undefined, 'node-3')).taints?.map((t) => t.key),
+      ['gpu', 'medik8s.io/drain', CORDON_TAINT],
+    );
+
+    const release = planRelease(store.mustGet(NODES, undefined, 'node-3') as V1Node, 'r1', now, settings);
+    assert.equal(release.action, 'patch');
+    if (release.action !== 'patch') return;
+    assert.equal(release.restored.uncordoned, true);
+    assert.deepEqual(release.restored.taintsRemoved, ['medik8s.io/drain'], 'only the taint drainbridge added');
+    applyPlan(store, 'node-3', release.patch);
+    await waitFor('the cordon taint gone', () =>
+      specOf(store.get(NODES, undefined, 'node-3')).taints?.every((t) => t.key !== CORDON_TAINT),
+    );
+    const spec = specOf(store.mustGet(NODES, undefined, 'node-3'));
+    assert.deepEqual(spec.taints, [gpu]);
+    assert.equal(Object.hasOwn(spec, 'unschedulable'), false);
   });
 });
 
