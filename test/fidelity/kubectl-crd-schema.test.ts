@@ -5,13 +5,17 @@
  * under `--validate=warn`, a transition rule (`x-kubernetes-validations` with `oldSelf`) refuses a
  * `kubectl patch`, and `kubectl cordon` gets the node lifecycle controller's
  * `node.kubernetes.io/unschedulable:NoSchedule` taint, which `kubectl uncordon` takes away again
- * along with `spec.unschedulable` (omitted when false).
+ * along with `spec.unschedulable` (omitted when false). A validating webhook's refusal reaches kubectl
+ * as the API server words it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
+import { generateServingCertificate } from '../../sim/tls.ts';
 import { eventually, findKubectl, Kubectl } from './kubectl-runner.ts';
 
 const NMS = { group: 'nodemaintenance.medik8s.io', resource: 'nodemaintenances' };
@@ -152,5 +156,61 @@ describe('kubectl: CRD schemas and the cordon taint', { skip }, () => {
     const spec = JSON.parse(await ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec}'])) as Record<string, unknown>;
     assert.equal(Object.hasOwn(spec, 'unschedulable'), false, `spec after uncordon: ${JSON.stringify(spec)}`);
     assert.equal(Object.hasOwn(spec, 'taints'), false);
+  });
+
+  it("a validating webhook's refusal, as kubectl prints it", async (t) => {
+    const certificate = generateServingCertificate();
+    if (!certificate) return t.skip('openssl is needed for the webhook server');
+    const server = createServer(certificate, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const { request } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          request: { uid: string; name: string };
+        };
+        const status = { code: 403, reason: 'Forbidden', message: `${request.name} is on the deny list` };
+        res.end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: { uid: request.uid, allowed: false, status },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const caBundle = Buffer.from(certificate.cert).toString('base64');
+      await ok(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'deny-list' },
+          webhooks: [
+            {
+              name: 'deny.example.io',
+              admissionReviewVersions: ['v1'],
+              sideEffects: 'None',
+              clientConfig: { url: `https://127.0.0.1:${port}/`, caBundle },
+              rules: [{ operations: ['CREATE'], apiGroups: ['example.io'], apiVersions: ['v1'], resources: ['holds'] }],
+            },
+          ],
+        }),
+      );
+      const stderr = await refused(
+        ['apply', '-f', '-'],
+        'apiVersion: example.io/v1\nkind: Hold\nmetadata: { name: h9 }\nspec: { nodeName: node-1 }\n',
+      );
+      assert.equal(
+        stderr,
+        'Error from server (Forbidden): error when creating "STDIN": admission webhook "deny.example.io" denied the request: h9 is on the deny list\n',
+      );
+      await ok(['delete', 'validatingwebhookconfiguration', 'deny-list']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
