@@ -2,7 +2,7 @@
  * CustomResourceDefinition → served resource type, and the status the apiextensions apiserver writes
  * once it accepts the names (kubectl waits for `Established` in some flows).
  */
-import { ruleProblems, type Schema } from './schema/index.ts';
+import { type Schema, schemaProblems } from './schema/index.ts';
 import { invalid, type StatusCause } from './status.ts';
 import type { KubeObject, PrinterColumn, ResourceType } from './types.ts';
 
@@ -59,10 +59,10 @@ function problemsOf(name: string, spec: CrdSpec): StatusCause[] {
   (spec.versions ?? []).forEach((version, index) => {
     const schema = version.schema?.openAPIV3Schema;
     if (!schema) return;
-    // A rule outside the simulator's CEL subset refuses the CRD: it is never silently skipped.
-    for (const problem of ruleProblems(schema, `spec.versions[${index}].schema.openAPIV3Schema`)) {
-      const message = `Invalid value: ${JSON.stringify(problem.rule)}: compilation failed: ${problem.error}`;
-      check(false, `${problem.field}.rule`, message, 'FieldValueInvalid');
+    // A bad pattern, or a rule outside the simulator's CEL subset, refuses the CRD: never skipped silently.
+    for (const problem of schemaProblems(schema, `spec.versions[${index}].schema.openAPIV3Schema`)) {
+      const message = `Invalid value: ${JSON.stringify(problem.value)}: ${problem.detail}`;
+      check(false, problem.field, message, 'FieldValueInvalid');
     }
   });
   return causes;

@@ -264,7 +264,7 @@ describe('custom resources against their CRD schema', () => {
     assert.equal(viaMutate.code, 422);
   });
 
-  it('a CRD whose rule is outside the supported CEL subset is refused, not served with the rule skipped', () => {
+  it('a CRD whose rule is outside the supported CEL subset, or whose pattern is no regular expression, is refused', () => {
     const crd = structuredClone(WIDGET_CRD);
     crd.metadata.name = 'gadgets.example.io';
     const spec = crd.spec as {
@@ -281,6 +281,18 @@ describe('custom resources against their CRD schema', () => {
       /spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.metadata\.name @ 1": compilation failed/,
     );
     assert.equal(store.registry.get({ group: 'example.io', resource: 'gadgets' }), undefined);
+    if (schema) {
+      schema['x-kubernetes-validations'] = [];
+      (schema.properties as Record<string, Record<string, unknown>>).spec = {
+        type: 'object',
+        properties: { x: { type: 'string', pattern: '(' } },
+      };
+    }
+    const pattern = refusal(() => store.create(CRDS, crd));
+    assert.match(
+      pattern.message,
+      /openAPIV3Schema\.properties\[spec\]\.properties\[x\]\.pattern: Invalid value: "\(": must be a valid regular expression/,
+    );
   });
 });
 

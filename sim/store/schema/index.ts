@@ -11,7 +11,7 @@ import { hasRules, ruleErrors } from './rules.ts';
 import type { FieldError, Schema } from './types.ts';
 import { validateValue } from './validate.ts';
 
-export { ruleProblems } from './rules.ts';
+export { type SchemaProblem, schemaProblems } from './check.ts';
 export type { Schema } from './types.ts';
 
 const BLOCKING: ReadonlySet<string> = new Set([

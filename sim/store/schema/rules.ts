@@ -24,26 +24,20 @@ export function compileRule(source: string): Node {
   return node;
 }
 
-/** Every rule in `schema` that does not parse, with the schema path it sits at (for the CRD's 422). */
-export function ruleProblems(schema: Schema, path: string): { field: string; rule: string; error: string }[] {
-  const problems: { field: string; rule: string; error: string }[] = [];
-  (schema['x-kubernetes-validations'] ?? []).forEach((rule, index) => {
-    for (const source of [rule.rule, rule.messageExpression]) {
-      if (source === undefined) continue;
-      try {
-        compileRule(source);
-      } catch (error) {
-        if (!(error instanceof CelSyntaxError)) throw error;
-        problems.push({ field: `${path}.x-kubernetes-validations[${index}]`, rule: source, error: error.message });
-      }
+/** A rule's `rule` or `messageExpression` that does not parse: its field and why. */
+export function ruleSourceProblems(
+  rule: ValidationRule,
+  path: string,
+): { field: string; value: string; detail: string }[] {
+  const problems: { field: string; value: string; detail: string }[] = [];
+  for (const [key, source] of [['rule', rule.rule] as const, ['messageExpression', rule.messageExpression] as const]) {
+    if (source === undefined) continue;
+    try {
+      compileRule(source);
+    } catch (error) {
+      if (!(error instanceof CelSyntaxError)) throw error;
+      problems.push({ field: `${path}.${key}`, value: source, detail: `compilation failed: ${error.message}` });
     }
-  });
-  for (const [key, property] of Object.entries(schema.properties ?? {})) {
-    problems.push(...ruleProblems(property, `${path}.properties[${key}]`));
-  }
-  if (schema.items) problems.push(...ruleProblems(schema.items, `${path}.items`));
-  if (typeof schema.additionalProperties === 'object') {
-    problems.push(...ruleProblems(schema.additionalProperties, `${path}.additionalProperties`));
   }
   return problems;
 }
