@@ -12,6 +12,7 @@ import { loadScenario, parseScenario, type Scenario, startScenario } from './sce
 import { createApiServer } from './server/api-server.ts';
 import { FaultInjector } from './server/faults.ts';
 import { RequestLog } from './server/request-log.ts';
+import { validatingWebhooks } from './server/webhooks/index.ts';
 import { createClock } from './store/clock.ts';
 import { type ClosableStore, createStore } from './store/memory-store.ts';
 import type { Clock, KubeObject, UserInfo } from './store/types.ts';
@@ -117,6 +118,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const speed = options.speed ?? scenario?.speed ?? 1;
   const store = createStore({ clock: createClock(speed), historySize: options.historySize ?? 10_000 });
   installBootstrapRbac(store);
+  store.admission.add(validatingWebhooks(store));
   const authenticator = new TokenAuthenticator();
   const adminToken = authenticator.issue(ADMIN_USER);
   const requestLog = new RequestLog();

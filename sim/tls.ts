@@ -15,8 +15,11 @@ export interface ServingCertificate {
   cert: string;
 }
 
-/** Generates a P-256 self-signed certificate for 127.0.0.1/localhost; undefined when `openssl` is unavailable. */
-export function generateServingCertificate(): ServingCertificate | undefined {
+/**
+ * Generates a P-256 self-signed certificate for 127.0.0.1/localhost and `dnsNames` (a webhook's
+ * `<service>.<namespace>.svc`); undefined when `openssl` is unavailable.
+ */
+export function generateServingCertificate(dnsNames: readonly string[] = []): ServingCertificate | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'drainbridge-sim-tls-'));
   try {
     const keyPath = join(dir, 'key.pem');
@@ -36,7 +39,7 @@ export function generateServingCertificate(): ServingCertificate | undefined {
         '-subj',
         '/CN=drainbridge-sim',
         '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        ['subjectAltName=IP:127.0.0.1,DNS:localhost', ...dnsNames.map((name) => `DNS:${name}`)].join(','),
         '-addext',
         'basicConstraints=critical,CA:TRUE',
         '-keyout',

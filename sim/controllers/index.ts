@@ -1,5 +1,5 @@
 /**
- * The simulator's control loops, started together on one store: scheduler, a kubelet per node,
+ * The simulator's control loops, started together on one store: scheduler, a kubelet per node, node lifecycle,
  * ReplicaSet, Deployment, StatefulSet, DaemonSet, Job and disruption (PDB) controllers. All timing goes
  * through the store's Clock. See README.md in this folder for what each loop does and does not do.
  */
@@ -10,6 +10,7 @@ import { startDisruptionController } from './disruption.ts';
 import { startJobController } from './job.ts';
 import { startKubelets } from './kubelet.ts';
 import { type KubeVirt, resolveTimings, startKubeVirt } from './kubevirt/index.ts';
+import { startNodeLifecycleController } from './node-lifecycle.ts';
 import { startReplicaSetController } from './replicaset.ts';
 import { type Controller, type ControllerOptions, createContext, resolveOptions } from './runtime.ts';
 import { startScheduler } from './scheduler.ts';
@@ -34,6 +35,7 @@ export function startControllers(store: ObjectStore, options: ControllerOptions 
   const running: Controller[] = [
     startScheduler(context),
     startKubelets(context),
+    startNodeLifecycleController(context),
     startReplicaSetController(context),
     startDeploymentController(context),
     startStatefulSetController(context),

@@ -178,6 +178,14 @@ const SPECS: readonly Spec[] = [
     verbs: CREATE_ONLY,
   },
   {
+    gv: 'admissionregistration.k8s.io/v1',
+    resource: 'validatingwebhookconfigurations',
+    kind: 'ValidatingWebhookConfiguration',
+    namespaced: false,
+    categories: ['api-extensions'],
+    hasGeneration: true,
+  },
+  {
     gv: 'apiextensions.k8s.io/v1',
     resource: 'customresourcedefinitions',
     kind: 'CustomResourceDefinition',

@@ -2,6 +2,7 @@
  * CustomResourceDefinition → served resource type, and the status the apiextensions apiserver writes
  * once it accepts the names (kubectl waits for `Established` in some flows).
  */
+import { type Schema, schemaProblems } from './schema/index.ts';
 import { invalid, type StatusCause } from './status.ts';
 import type { KubeObject, PrinterColumn, ResourceType } from './types.ts';
 
@@ -11,6 +12,7 @@ interface CrdVersion {
   storage?: boolean;
   subresources?: { status?: unknown; scale?: unknown };
   additionalPrinterColumns?: PrinterColumn[];
+  schema?: { openAPIV3Schema?: Schema };
 }
 
 interface CrdSpec {
@@ -54,6 +56,15 @@ function problemsOf(name: string, spec: CrdSpec): StatusCause[] {
     `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
     'FieldValueInvalid',
   );
+  (spec.versions ?? []).forEach((version, index) => {
+    const schema = version.schema?.openAPIV3Schema;
+    if (!schema) return;
+    // A bad pattern, or a rule outside the simulator's CEL subset, refuses the CRD: never skipped silently.
+    for (const problem of schemaProblems(schema, `spec.versions[${index}].schema.openAPIV3Schema`)) {
+      const message = `Invalid value: ${JSON.stringify(problem.value)}: ${problem.detail}`;
+      check(false, problem.field, message, 'FieldValueInvalid');
+    }
+  });
   return causes;
 }
 
@@ -84,10 +95,16 @@ export function resourceTypeOf(crd: KubeObject): ResourceType {
     hasGeneration: true,
     definedBy: name,
   };
+  addOptionalFields(type, names, first);
+  return type;
+}
+
+/** Short names, categories, printer columns and the schema, each only when the CRD has it. */
+function addOptionalFields(type: ResourceType, names: NonNullable<CrdSpec['names']>, version?: CrdVersion): void {
   if (names.shortNames) type.shortNames = names.shortNames;
   if (names.categories) type.categories = names.categories;
-  if (first?.additionalPrinterColumns) type.printerColumns = first.additionalPrinterColumns;
-  return type;
+  if (version?.additionalPrinterColumns) type.printerColumns = version.additionalPrinterColumns;
+  if (version?.schema?.openAPIV3Schema) type.schema = version.schema.openAPIV3Schema;
 }
 
 /** The status the apiextensions apiserver reports for an accepted CRD. */

@@ -11,6 +11,7 @@ import {
   annotationsProblem,
   applyDefaults,
   assertAnnotationsFit,
+  dropOmittedEmpty,
   generateName,
   nameProblem,
   planDeletion,
@@ -19,6 +20,7 @@ import {
   specChanged,
 } from './object-rules.ts';
 import { createRegistry } from './registry.ts';
+import { admitCustomResource } from './schema/index.ts';
 import {
   alreadyExists,
   badRequest,
@@ -241,6 +243,7 @@ class MemoryStore implements ClosableStore {
     if (type.hasGeneration) meta.generation = 1;
     else delete meta.generation;
     applyDefaults(type, object);
+    admitCustomResource(type, object);
     const definedType = isRef(ref, CRDS) ? resourceTypeOf(object) : undefined;
     if (definedType) object.status = establishedStatus(object, this.clock.nowIso());
     if (options.dryRun) return structuredClone(object);
@@ -290,6 +293,8 @@ class MemoryStore implements ClosableStore {
     if (options.subresource === 'status') {
       next = { ...structuredClone(existing), status: structuredClone(input.status) };
     }
+    dropOmittedEmpty(type, next);
+    admitCustomResource(type, next, existing);
     const old = existing.metadata;
     next.apiVersion = existing.apiVersion;
     next.kind = existing.kind;

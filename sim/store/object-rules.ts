@@ -110,6 +110,20 @@ function defaultNamespace(object: KubeObject): void {
 export function applyDefaults(type: ResourceType, object: KubeObject): void {
   if (type.group === '' && type.resource === 'pods') defaultPod(object);
   if (type.group === '' && type.resource === 'namespaces') defaultNamespace(object);
+  dropOmittedEmpty(type, object);
+}
+
+/**
+ * Drops the fields the API server never serialises when empty (Go `omitempty`), so a client reads what it
+ * would read from a cluster: a Node's `spec.unschedulable: false` (an uncordon) and `spec.taints: []`
+ * come back absent. Only the fields drainbridge and kubectl read are handled.
+ */
+export function dropOmittedEmpty(type: ResourceType, object: KubeObject): void {
+  if (type.group !== '' || type.resource !== 'nodes') return;
+  const spec = object.spec as { unschedulable?: unknown; taints?: unknown } | undefined;
+  if (!spec || typeof spec !== 'object') return;
+  if (spec.unschedulable === false) delete spec.unschedulable;
+  if (Array.isArray(spec.taints) && spec.taints.length === 0) delete spec.taints;
 }
 
 /** Everything but metadata and status, for generation bumps. */

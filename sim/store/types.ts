@@ -11,6 +11,7 @@
  * This file is the seam with sim/controllers: it only grows, it does not change.
  */
 
+import type { Schema } from './schema/types.ts';
 import type { StatusError } from './status.ts';
 
 /** A Kubernetes owner reference (`metadata.ownerReferences[]`). */
@@ -92,6 +93,11 @@ export interface ResourceType {
   printerColumns?: PrinterColumn[];
   /** Set for resources a CustomResourceDefinition created (the CRD's name). */
   definedBy?: string;
+  /**
+   * A CRD's structural schema (`openAPIV3Schema` of its storage version): custom resources are pruned,
+   * defaulted and validated against it, `x-kubernetes-validations` included (sim/store/schema/).
+   */
+  schema?: Schema;
 }
 
 /** Identifies a stored resource: group + plural. */

@@ -62,7 +62,8 @@ describe('ownership ledger in the simulator', () => {
     const two = await releaseHold(env.client, 'node-1', 'req-b');
     assert.equal(two.last, true);
     assert.equal(two.restored.uncordoned, true);
-    assert.equal((nodeObject('node-1').spec as { unschedulable?: boolean }).unschedulable, false);
+    // Uncordoned: the API server omits `unschedulable: false` (omitempty).
+    assert.equal(Object.hasOwn(nodeObject('node-1').spec as object, 'unschedulable'), false);
     const annotations = (nodeObject('node-1').metadata.annotations ?? {}) as Record<string, string>;
     assert.equal(annotations['karpenter.sh/do-not-disrupt'], undefined);
 
@@ -143,7 +144,7 @@ describe('ownership ledger in the simulator', () => {
       ['OutOfBandUncordon'],
     );
     assert.deepEqual(writes(mark), [], 'reported once, then no more writes');
-    assert.equal((nodeObject('node-3').spec as { unschedulable?: boolean }).unschedulable, false, 'not re-cordoned');
+    assert.equal(Object.hasOwn(nodeObject('node-3').spec as object, 'unschedulable'), false, 'not re-cordoned');
     const events = env.sim.store.list({ group: '', resource: 'events' }).items;
     const reasons = events
       .filter((e) => (e.involvedObject as { name?: string })?.name === 'node-3')

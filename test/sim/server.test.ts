@@ -111,7 +111,8 @@ describe('simulator HTTP API', () => {
       contentType: 'application/json-patch+json',
       body: [{ op: 'replace', path: '/spec/unschedulable', value: false }],
     });
-    assert.equal((json.body.spec as { unschedulable: boolean }).unschedulable, false);
+    // The API server omits `unschedulable: false` (omitempty): an uncordoned node has no such field.
+    assert.equal(Object.hasOwn(json.body.spec as object, 'unschedulable'), false);
     const merge = await api(sim, 'PATCH', '/api/v1/nodes/node-1', {
       contentType: 'application/merge-patch+json',
       body: { metadata: { labels: { role: 'x' } } },

@@ -3,6 +3,7 @@ import { JsonPatchApplyFailed, jsonPatch, mergePatch, strategicMergePatch } from
 import { badRequest, StatusError } from '../../store/status.ts';
 import type { KubeObject } from '../../store/types.ts';
 import type { Reply, RequestContext } from '../context.ts';
+import { checkFieldValidation } from '../field-validation.ts';
 import { recordManagedFields } from '../managed-fields-write.ts';
 import { deleteOptionsOf, listOptionsOf } from '../query.ts';
 import { deletedStatus, listEnvelope, served } from '../serve.ts';
@@ -39,9 +40,10 @@ export async function createObject(ctx: RequestContext): Promise<Reply> {
   if (type.subresources.includes('status') && !KEEP_STATUS_ON_CREATE.has(`${type.group}/${type.resource}`)) {
     delete object.status;
   }
+  const headers = checkFieldValidation(ctx, object);
   recordManagedFields(ctx, undefined, object);
   const created = ctx.parts.store.create(ref, object, { dryRun: ctx.dryRun });
-  return { code: 201, body: served(type, ctx.info.version, created) };
+  return { code: 201, body: served(type, ctx.info.version, created), headers };
 }
 
 /** PUT an object or its status. */
@@ -54,9 +56,10 @@ export async function updateObject(ctx: RequestContext): Promise<Reply> {
     );
   }
   const options = { dryRun: ctx.dryRun, subresource: ctx.info.subresource || undefined };
+  const headers = checkFieldValidation(ctx, object);
   recordManagedFields(ctx, ctx.parts.store.get(ref, namespaceOf(ctx), ctx.info.name), object);
   const updated = ctx.parts.store.update(ref, object, options);
-  return { code: 200, body: served(type, ctx.info.version, updated) };
+  return { code: 200, body: served(type, ctx.info.version, updated), headers };
 }
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -101,15 +104,18 @@ export async function patchObject(ctx: RequestContext): Promise<Reply> {
   if (!existing && contentType === APPLY_PATCH && !ctx.info.subresource) {
     const object = objectBody(ctx, patch);
     object.metadata.name ??= ctx.info.name;
+    const headers = checkFieldValidation(ctx, object);
     recordManagedFields(ctx, undefined, object);
-    return { code: 201, body: served(type, ctx.info.version, store.create(ref, object, { dryRun: ctx.dryRun })) };
+    const created = store.create(ref, object, { dryRun: ctx.dryRun });
+    return { code: 201, body: served(type, ctx.info.version, created), headers };
   }
   const target = existing ?? store.mustGet(ref, namespaceOf(ctx), ctx.info.name);
   const patched = applyPatch(contentType, type.definedBy !== undefined, target, patch) as KubeObject;
   if (patched?.metadata?.name !== ctx.info.name) throw badRequest('metadata.name: the patch may not change the name');
   const options = { dryRun: ctx.dryRun, subresource: ctx.info.subresource || undefined };
+  const headers = checkFieldValidation(ctx, patched);
   recordManagedFields(ctx, target, patched);
-  return { code: 200, body: served(type, ctx.info.version, store.update(ref, patched, options)) };
+  return { code: 200, body: served(type, ctx.info.version, store.update(ref, patched, options)), headers };
 }
 
 /** DELETE one object: pods answer with the object, other kinds with a Success Status once gone. */

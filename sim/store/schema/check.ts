@@ -1,0 +1,47 @@
+/**
+ * What the apiextensions apiserver refuses in a CRD's schema before serving it, as far as the simulator
+ * would otherwise fail later: a `pattern` that is no regular expression and an `x-kubernetes-validations`
+ * rule (or messageExpression) that does not compile — outside the simulator's CEL subset included, so no
+ * rule is ever skipped silently. Each problem names its schema field. Pure.
+ */
+import { ruleSourceProblems } from './rules.ts';
+import type { Schema } from './types.ts';
+
+export interface SchemaProblem {
+  readonly field: string;
+  readonly value: string;
+  readonly detail: string;
+}
+
+function patternProblem(schema: Schema, path: string): SchemaProblem[] {
+  if (schema.pattern === undefined) return [];
+  try {
+    new RegExp(schema.pattern, 'u');
+    return [];
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        field: `${path}.pattern`,
+        value: schema.pattern,
+        detail: `must be a valid regular expression, but isn't: ${why}`,
+      },
+    ];
+  }
+}
+
+/** Every problem in `schema`, whose own path is `path`. */
+export function schemaProblems(schema: Schema, path: string): SchemaProblem[] {
+  const problems = [...patternProblem(schema, path)];
+  (schema['x-kubernetes-validations'] ?? []).forEach((rule, index) => {
+    problems.push(...ruleSourceProblems(rule, `${path}.x-kubernetes-validations[${index}]`));
+  });
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    problems.push(...schemaProblems(property, `${path}.properties[${key}]`));
+  }
+  if (schema.items) problems.push(...schemaProblems(schema.items, `${path}.items`));
+  if (typeof schema.additionalProperties === 'object') {
+    problems.push(...schemaProblems(schema.additionalProperties, `${path}.additionalProperties`));
+  }
+  return problems;
+}
