@@ -83,6 +83,12 @@ describe('shell completion', () => {
     assert.deepEqual(await bash(['drainbridge', 'plan', '--log-level', '=', 'e']), ['error'], 'the --flag=value form');
     assert.deepEqual(await bash(['drainbridge', 'sim', '--scenario', 'sma']), ['small']);
     assert.deepEqual(await bash(['drainbridge', 'completion', '']), ['bash', 'zsh']);
+    // -o offers the values of the command typed only (one flag name, each command's own values).
+    assert.deepEqual(await bash(['drainbridge', 'status', '--output', '']), ['json', 'wide', 'yaml']);
+    assert.deepEqual(await bash(['drainbridge', 'status', '-o', '']), ['json', 'wide', 'yaml']);
+    assert.deepEqual(await bash(['drainbridge', 'evacuate', '-o', '']), ['auto', 'json', 'live', 'plain']);
+    assert.deepEqual(await bash(['drainbridge', 'plan', '-o', '']), ['json', 'yaml']);
+    assert.deepEqual(await bash(['drainbridge', '--ver']), ['--version']);
     const nodes = await bash(['drainbridge', 'evacuate', '--kubeconfig', join(dir, 'kubeconfig'), 'node-'], {
       PATH: `${join(kubectl ?? '/usr/bin/kubectl', '..')}:/usr/bin:/bin`,
     });
