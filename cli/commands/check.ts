@@ -5,6 +5,7 @@ import { type Command, type CommandContext, processContext } from '../command.ts
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, isOn, parseCommandLine } from '../flags.ts';
+import { dataFormatOf, dataOutputFlag, renderData } from '../output/data-format.ts';
 
 const FLAGS: readonly FlagSpec[] = [
   {
@@ -12,6 +13,7 @@ const FLAGS: readonly FlagSpec[] = [
     kind: 'switch',
     help: 'also check what --disable-eviction needs (deleting pods)',
   },
+  dataOutputFlag('the checks and their fixes'),
   ...CLUSTER_FLAGS,
 ];
 
@@ -19,7 +21,7 @@ export const checkCommand: Command = {
   name: 'check',
   summary: 'check the cluster is ready for drainbridge (CRD, namespace, RBAC, Nova); changes nothing',
   usage: [
-    'Usage: drainbridge check [--disable-eviction] [--kubeconfig FILE] [--context NAME]',
+    'Usage: drainbridge check [--disable-eviction] [-o, --output json|yaml] [--kubeconfig FILE] [--context NAME]',
     '',
     'What every other command checks before it changes anything, for all of them at once: the API server',
     'answers (and as whom), the Evacuation CRD is installed, the namespace of the admission Lease exists',
@@ -35,6 +37,12 @@ export const checkCommand: Command = {
     const cluster = await connect(parsed, context);
     const needs = { operation: 'check' as const, disableEviction: isOn(parsed, 'disable-eviction') };
     const report = await runPreflight({ ...cluster, env: context.env }, needs);
+    const format = dataFormatOf(parsed);
+    if (format !== 'text') {
+      const fixes = [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];
+      context.out(renderData({ ...report, nova: cluster.config.nova.enabled, fixes }, format));
+      return report.ready ? EXIT.ok : EXIT.notReady;
+    }
     for (const line of describeReport(report)) context.out(line);
     if (!cluster.config.nova.enabled) context.out('  -        Nova: not enabled (DRAINBRIDGE_NOVA=false)');
     if (report.ready) {
