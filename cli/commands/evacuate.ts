@@ -210,7 +210,7 @@ export const evacuateCommand: Command = {
   usage: [
     'Usage: drainbridge evacuate NODE [--reason TEXT] [--request-id ID] [--deadline ISO-8601]',
     '                            [--kubeconfig FILE] [--context NAME] [--dry-run] [kubectl drain flags]',
-    '                            [--kubevirt-restart-unmigratable] [--output auto|live|plain|json]',
+    '                            [--kubevirt-restart-unmigratable] [-o, --output auto|live|plain|json]',
     '',
     'Runs the same Evacuate state machine that deploys to AWS, in this process. It first checks that the',
     'cluster is ready (drainbridge check) and changes nothing if not. The node stays cordoned afterwards',
@@ -226,6 +226,9 @@ export const evacuateCommand: Command = {
     OUTPUT_HELP,
     DRAIN_FLAGS_HELP,
     'Ctrl-C stops before the next step, hands the request back and prints the commands that resume or undo it.',
+    'When another request already evacuates NODE, evacuate adds no second hold: it follows that request',
+    '(prints its progress, exits with its outcome; Ctrl-C stops only the following), or resumes it here when',
+    'no process drives it any more (stopped by Ctrl-C, or killed). --request-id NEW starts a new one on purpose.',
     'Environment: DRAINBRIDGE_* settings (README "Configuration"); DRAINBRIDGE_NOVA=true with OS_* for Nova.',
   ].join('\n'),
   flags: FLAGS,
