@@ -51,6 +51,11 @@ function note(request: RequestStatus): string {
   if (request.startsAt) notes.push(`starts ${request.startsAt}`);
   if (request.abortRequestedBy) notes.push(`abort requested by ${request.abortRequestedBy}`);
   if (request.expiresAt) notes.push(`record expires ${request.expiresAt}`);
+  if (request.driving === 'abandoned') notes.push('abandoned: no process drives it');
+  else if (request.driving === 'driven' && request.driver) {
+    const execution = request.driver.execution;
+    notes.push(`driver ${request.driver.process ?? execution.slice(execution.lastIndexOf(':') + 1)}`);
+  }
   return notes.join('; ');
 }
 

@@ -208,6 +208,8 @@ describe('who drives a request (the owner mark as a heartbeat)', () => {
       lines.includes('  driven by process 4242 on host-a (execution e-1), last seen 12s ago'),
       lines.join('\n'),
     );
+    const wide = renderReport(report, 'wide').find((line) => line.startsWith('r-1 '));
+    assert.match(wide ?? '', /driver 4242@host-a$/, '-o wide: the driver in NOTE');
   });
 
   it('calls a request abandoned once its driver handed it back (Ctrl-C), with the command that resumes it', () => {
