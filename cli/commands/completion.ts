@@ -118,7 +118,9 @@ function zshText(text: string): string {
 
 function zshFlag(flag: FlagSpec, scenarios: readonly string[]): string {
   const help = zshText(flag.help ?? '');
-  if (flag.kind === 'switch') return `'--${flag.name}[${help}]'`;
+  if (flag.kind === 'switch') {
+    return flag.short ? `'--${flag.name}[${help}]' \\\n        '-${flag.short}[${help}]'` : `'--${flag.name}[${help}]'`;
+  }
   const long = zshValueFlag(flag, help, scenarios);
   if (!flag.short) return long;
   // The short alias takes its value as the next word (`-o json`), as kubectl's does.

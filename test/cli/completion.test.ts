@@ -102,6 +102,9 @@ describe('shell completion', () => {
     assert.equal((await zsh('drainbridge evacuate --request')).line, 'drainbridge evacuate --request-id=');
     assert.equal((await zsh('drainbridge plan --log-level=w')).line, 'drainbridge plan --log-level=warn');
     assert.equal((await zsh('drainbridge completion z')).line, 'drainbridge completion zsh');
+    assert.equal((await zsh('drainbridge status --output=wi')).line, 'drainbridge status --output=wide');
+    assert.equal((await zsh('drainbridge status -o wi')).line, 'drainbridge status -o wide');
+    assert.equal((await zsh('drainbridge evacuate -o pl')).line, 'drainbridge evacuate -o plain');
     const nodes = await zsh('drainbridge restore --kubeconfig kubeconfig node-');
     assert.match(nodes.listing, /node-1\s+node-2\s+node-3/);
   });
