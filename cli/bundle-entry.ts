@@ -9,7 +9,7 @@
  * import main.ts, which imports every command up front.
  */
 import { type Command, processContext } from './command.ts';
-import { commandHelp, helpText, runCommand, wantsHelp } from './dispatch.ts';
+import { asksVersion, commandHelp, helpText, runCommand, versionText, wantsHelp } from './dispatch.ts';
 import { EXIT } from './exit-codes.ts';
 import { didYouMean } from './suggest.ts';
 
@@ -75,6 +75,10 @@ async function dispatch(argv: readonly string[], commands = IMAGE_COMMANDS): Pro
     const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
     context.out(topic ? commandHelp(await topic.load()) : helpText(commands));
     return name ? EXIT.ok : EXIT.usage;
+  }
+  if (asksVersion(name)) {
+    context.out(await versionText());
+    return EXIT.ok;
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {

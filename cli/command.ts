@@ -55,11 +55,20 @@ export function processContext(): CommandContext {
   };
 }
 
+/**
+ * A second signal this soon after the first is the same Ctrl-C told twice, not a second press: run
+ * through `npx`, the terminal signals drainbridge and npm, and npm forwards the signal to drainbridge
+ * again within milliseconds. A person pressing Ctrl-C twice takes longer.
+ */
+export const ECHO_WINDOW_MS = 500;
+
 function interceptSignals(handler: (signal: NodeJS.Signals) => void): () => void {
-  let seen = false;
+  let first: number | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (seen) process.exit(exitForSignal(signal));
-    seen = true;
+    const now = performance.now();
+    if (first !== undefined && now - first < ECHO_WINDOW_MS) return;
+    if (first !== undefined) process.exit(exitForSignal(signal));
+    first = now;
     handler(signal);
   };
   process.on('SIGINT', onSignal);

@@ -33,8 +33,19 @@ export function helpText(commands: readonly CommandSummary[]): string {
     'Exit statuses (every command):',
     exitTable(),
     '',
-    "Run `drainbridge <command> --help` for a command's options.",
+    "Run `drainbridge <command> --help` for a command's options; `drainbridge --version` (or `version`) for the version.",
   ].join('\n');
+}
+
+/** Whether the command line asks for the version: `drainbridge --version` or `drainbridge version`. */
+export function asksVersion(name: string | undefined): boolean {
+  return name === '--version' || name === 'version';
+}
+
+/** `drainbridge 0.1.0`: the package's version (package.json, compiled into the image's bundle). */
+export async function versionText(): Promise<string> {
+  const manifest = await import('../package.json', { with: { type: 'json' } });
+  return `drainbridge ${manifest.default.version}`;
 }
 
 /** A command's --help: its usage, then the exit statuses it uses. */

@@ -4,7 +4,7 @@
  */
 import { type Command, type CommandContext, processContext } from './command.ts';
 import { COMMAND_CATALOG, catalogOf } from './commands/catalog.ts';
-import { commandHelp, helpText, runCommand, wantsHelp } from './dispatch.ts';
+import { asksVersion, commandHelp, helpText, runCommand, versionText, wantsHelp } from './dispatch.ts';
 import { EXIT } from './exit-codes.ts';
 import { didYouMean } from './suggest.ts';
 
@@ -25,6 +25,10 @@ export async function main(
     const topic = name === 'help' ? catalog.find((c) => c.name === rest[0]) : undefined;
     context.out(topic ? commandHelp(await topic.load()) : helpText(catalog));
     return name ? EXIT.ok : EXIT.usage;
+  }
+  if (asksVersion(name)) {
+    context.out(await versionText());
+    return EXIT.ok;
   }
   const entry = catalog.find((c) => c.name === name);
   if (!entry) {

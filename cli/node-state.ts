@@ -3,6 +3,7 @@
  * phase — what a person needs to decide the next step after a run ended or was stopped.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { nodeNotFound } from '../lib/errors/index.ts';
 import type { KubeClient } from '../lib/kube/client.ts';
 import { isNotFound } from '../lib/kube/errors.ts';
 import { ledgerOf } from '../lib/node/ledger.ts';
@@ -62,7 +63,7 @@ export async function describeNode(client: KubeClient, nodeName: string, request
     return nodeState(await client.getNode(nodeName), requestId);
   } catch (error) {
     const sentence = isNotFound(error)
-      ? `node ${nodeName} does not exist`
+      ? nodeNotFound(nodeName)
       : `node ${nodeName}: its state could not be read (${(error as Error).message})`;
     return { sentence, heldByRequest: false };
   }
@@ -73,7 +74,7 @@ export async function readNamedNode(client: KubeClient, nodeName: string): Promi
   try {
     return await client.getNode(nodeName);
   } catch (error) {
-    if (isNotFound(error)) throw new CommandFailed(EXIT.usage, `node "${nodeName}" not found; nothing was changed`);
+    if (isNotFound(error)) throw new CommandFailed(EXIT.usage, `${nodeNotFound(nodeName)}; nothing was changed`);
     throw error;
   }
 }

@@ -9,6 +9,7 @@ import { type Command, type CommandContext, processContext, UsageError } from '.
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
+import { dataFormatOf, dataOutputFlag, renderData } from '../output/data-format.ts';
 
 const FLAGS: readonly FlagSpec[] = [
   {
@@ -22,6 +23,7 @@ const FLAGS: readonly FlagSpec[] = [
     value: 'SERVICE',
     help: 'check what a service needs instead, as these credentials: run, forwarder or node-agent',
   },
+  dataOutputFlag('the checks and their fixes'),
   ...CLUSTER_FLAGS,
 ];
 
@@ -29,7 +31,7 @@ export const checkCommand: Command = {
   name: 'check',
   summary: 'check the cluster is ready for drainbridge (CRD, namespace, RBAC, Nova); changes nothing',
   usage: [
-    'Usage: drainbridge check [--disable-eviction] [--for run|forwarder|node-agent] [--kubeconfig FILE] [--context NAME]',
+    'Usage: drainbridge check [--disable-eviction] [--for run|forwarder|node-agent] [-o, --output json|yaml] [--kubeconfig FILE] [--context NAME]',
     '',
     'What every other command checks before it changes anything, for all of them at once: the API server',
     'answers (and as whom), the Evacuation CRD is installed, the namespace of the admission Lease exists',
@@ -48,17 +50,19 @@ export const checkCommand: Command = {
     const parsed = parseCommandLine(argv, FLAGS);
     expectPositionals(parsed, []);
     const service = serviceOf(flagValue(parsed, 'for'));
+    const format = dataFormatOf(parsed);
     const cluster = await connect(parsed, context);
-    if (service) return checkServiceCommand(cluster, service, context);
+    if (service) return checkServiceCommand(cluster, service, context, format);
     const needs = { operation: 'check' as const, disableEviction: isOn(parsed, 'disable-eviction') };
     const report = await runPreflight({ ...cluster, env: context.env }, needs);
+    if (format !== 'text') return printData(report, { nova: cluster.config.nova.enabled }, format, context);
     for (const line of describeReport(report)) context.out(line);
     if (!cluster.config.nova.enabled) context.out('  -        Nova: not enabled (DRAINBRIDGE_NOVA=false)');
     if (report.ready) {
       context.out('ready: drainbridge can evacuate, restore, abort, plan and show status on this cluster');
       return EXIT.ok;
     }
-    const fixes = [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];
+    const fixes = fixesOf(report);
     context.out('not ready. To fix it:');
     for (const line of fixLines(fixes)) context.out(line);
     return EXIT.notReady;
@@ -72,8 +76,28 @@ function serviceOf(text: string | undefined): Service | undefined {
   return service;
 }
 
+function fixesOf(report: PreflightReport): string[] {
+  return [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];
+}
+
+/** `-o json|yaml`: the report as data, with its fixes; the exit status as in text. */
+function printData(
+  report: PreflightReport,
+  extra: Record<string, unknown>,
+  format: Exclude<ReturnType<typeof dataFormatOf>, 'text'>,
+  context: CommandContext,
+): number {
+  context.out(renderData({ ...report, ...extra, fixes: fixesOf(report) }, format));
+  return report.ready ? EXIT.ok : EXIT.notReady;
+}
+
 /** `check --for SERVICE`: the service's startup preflight, as these credentials. */
-async function checkServiceCommand(cluster: Cluster, service: Service, context: CommandContext): Promise<number> {
+async function checkServiceCommand(
+  cluster: Cluster,
+  service: Service,
+  context: CommandContext,
+  format: ReturnType<typeof dataFormatOf>,
+): Promise<number> {
   const settings = loadForwarderSettings(context.env);
   const client = await connectKube(cluster.config);
   let report: PreflightReport;
@@ -91,12 +115,13 @@ async function checkServiceCommand(cluster: Cluster, service: Service, context: 
   } finally {
     client.close();
   }
+  if (format !== 'text') return printData(report, { service }, format, context);
   for (const line of describeReport(report)) context.out(line);
   if (report.ready) {
     context.out(`ready: drainbridge ${service} can start with these credentials`);
     return EXIT.ok;
   }
-  const fixes = [...new Set(report.results.flatMap((r) => (!r.ok && r.fix ? [r.fix] : [])))];
+  const fixes = fixesOf(report);
   context.out(
     `not ready for drainbridge ${service}. To fix it (as a cluster admin; the roles come with ${INSTALL_COMMAND}):`,
   );

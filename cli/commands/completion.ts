@@ -48,26 +48,36 @@ const NODES_BASH = `_drainbridge_nodes() {
   kubectl "\${args[@]}" get nodes --request-timeout=3s -o 'jsonpath={.items[*].metadata.name}' 2>/dev/null
 }`;
 
-function bashValueCase(all: readonly FlagSpec[], scenarios: readonly string[]): string {
+/** How a flag is written after the command: `--output|-o` for one with a short alias. */
+function bashPattern(flag: FlagSpec): string {
+  return flag.short ? `--${flag.name}|-${flag.short}` : `--${flag.name}`;
+}
+
+/**
+ * The values of one command's value flags, keyed by what precedes the word: per command, since two
+ * commands may give one flag name different values (`--output`: evacuate's modes, status's formats).
+ */
+function bashValueCases(command: CommandShape, scenarios: readonly string[]): string {
   const lines: string[] = [];
-  const seen = new Set<string>();
-  for (const flag of all) {
-    if (flag.kind !== 'value' || seen.has(flag.name)) continue;
-    seen.add(flag.name);
+  for (const flag of command.flags) {
+    if (flag.kind !== 'value') continue;
     const kind = valueKind(flag);
     const words = flag.name === 'scenario' ? scenarios : typeof kind === 'object' ? kind.words : [];
     const files = kind === 'files' ? ' -f' : '';
     const reply =
       words.length > 0 || files ? `COMPREPLY=($(compgen${files} -W "${words.join(' ')}" -- "$cur"))` : 'COMPREPLY=()';
-    lines.push(`    --${flag.name}) ${reply}; return ;;`);
+    lines.push(`        ${bashPattern(flag)}) ${reply}; return ;;`);
   }
-  return lines.join('\n');
+  return `    ${command.name})\n      case "$prev" in\n${lines.join('\n')}\n      esac ;;`;
 }
 
 export function bashScript(commands: readonly Command[], scenarios: readonly string[]): string {
   const list = shapes(commands);
   const flagCases = list
-    .map((c) => `    ${c.name}) flags="${c.flags.map((f) => `--${f.name}`).join(' ')}" ;;`)
+    .map((c) => {
+      const words = c.flags.flatMap((f) => (f.short ? [`--${f.name}`, `-${f.short}`] : [`--${f.name}`]));
+      return `    ${c.name}) flags="${words.join(' ')}" ;;`;
+    })
     .join('\n');
   const nodeCommands = list.filter((c) => c.takesNode).map((c) => c.name);
   return `# bash completion for drainbridge. Load it with:  source <(drainbridge completion bash)
@@ -78,18 +88,15 @@ _drainbridge() {
   if [[ "$prev" == "=" ]]; then prev="\${COMP_WORDS[COMP_CWORD-2]}"; fi
   if [[ "$cur" == "=" ]]; then cur=""; fi
   if ((COMP_CWORD == 1)); then
-    COMPREPLY=($(compgen -W "${list.map((c) => c.name).join(' ')} help" -- "$cur"))
+    COMPREPLY=($(compgen -W "${list.map((c) => c.name).join(' ')} help version --version --help" -- "$cur"))
     return
   fi
   local cmd="\${COMP_WORDS[1]}" flags=""
   case "$cmd" in
 ${flagCases}
   esac
-  case "$prev" in
-${bashValueCase(
-  list.flatMap((c) => c.flags),
-  scenarios,
-)}
+  case "$cmd" in
+${list.map((c) => bashValueCases(c, scenarios)).join('\n')}
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$flags --help" -- "$cur"))
@@ -111,7 +118,19 @@ function zshText(text: string): string {
 
 function zshFlag(flag: FlagSpec, scenarios: readonly string[]): string {
   const help = zshText(flag.help ?? '');
-  if (flag.kind === 'switch') return `'--${flag.name}[${help}]'`;
+  if (flag.kind === 'switch') {
+    return flag.short ? `'--${flag.name}[${help}]' \\\n        '-${flag.short}[${help}]'` : `'--${flag.name}[${help}]'`;
+  }
+  const long = zshValueFlag(flag, help, scenarios);
+  if (!flag.short) return long;
+  // The short alias takes its value as the next word (`-o json`), as kubectl's does.
+  const kind = valueKind(flag);
+  const words = typeof kind === 'object' ? kind.words : [];
+  const action = words.length > 0 ? `(${words.join(' ')})` : kind === 'files' ? '_files' : ' ';
+  return `${long} \\\n        '-${flag.short}[${help}]:${zshText(flag.value ?? 'value')}:${action}'`;
+}
+
+function zshValueFlag(flag: FlagSpec, help: string, scenarios: readonly string[]): string {
   const kind = valueKind(flag);
   const words = flag.name === 'scenario' ? scenarios : typeof kind === 'object' ? kind.words : [];
   const action = words.length > 0 ? `(${words.join(' ')})` : kind === 'files' ? '_files' : ' ';
@@ -121,7 +140,10 @@ function zshFlag(flag: FlagSpec, scenarios: readonly string[]): string {
 
 export function zshScript(commands: readonly Command[], scenarios: readonly string[]): string {
   const list = shapes(commands);
-  const described = list.map((c) => `    '${c.name}:${zshText(c.summary)}'`).join('\n');
+  const described = [
+    ...list.map((c) => `    '${c.name}:${zshText(c.summary)}'`),
+    "    'version:print the version'",
+  ].join('\n');
   const cases = list
     .map((c) => {
       const specs = c.flags.map((f) => `        ${zshFlag(f, scenarios)}`);

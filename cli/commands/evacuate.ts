@@ -1,5 +1,6 @@
 /** `drainbridge evacuate NODE`: run the Evacuate state machine embedded against a cluster (and Nova). */
 import type { DetailByType } from '../../lib/events/contracts.ts';
+import { drivingSentence } from '../../lib/workflow/driver.ts';
 import { type Cluster, connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import {
@@ -20,10 +21,12 @@ import {
   type ParsedCommandLine,
   parseCommandLine,
 } from '../flags.ts';
-import { describeNode, type NodeState } from '../node-state.ts';
+import { describeNode, type NodeState, readNamedNode } from '../node-state.ts';
 import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, outputModeOf, type RunOutput } from '../output/index.ts';
 import { shellWords, validateRequest } from '../request.ts';
 import { type MachineOutcome, runMachine } from '../run-machine.ts';
+import { type ExistingDecision, planExisting } from './evacuate-existing.ts';
+import { followRequest } from './evacuate-follow.ts';
 import { explainEvacuationEnd } from './evacuate-outcome.ts';
 import { planCommand } from './plan.ts';
 
@@ -154,13 +157,60 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
   }
 }
 
+/** What drainbridge already does on the node (evacuate-existing.ts), read from the cluster. */
+async function existingOn(args: EvacuateArgs, cluster: Cluster): Promise<ExistingDecision> {
+  const [node, records] = await Promise.all([
+    readNamedNode(cluster.client, args.node),
+    cluster.client.listEvacuations(`drainbridge.io/node=${args.node}`),
+  ]);
+  return planExisting({
+    node,
+    records,
+    requestId: args.detail.requestId,
+    explicitId: flagValue(args.parsed, 'request-id') !== undefined,
+    drainFlags: drainArguments(args.parsed).length > 0,
+    now: new Date(),
+  });
+}
+
+/** The same command, for another request (one that runs already): its resume and restore hints name it. */
+function forRequest(args: EvacuateArgs, detail: EvacuateArgs['detail']): EvacuateArgs {
+  return { ...args, detail };
+}
+
+/**
+ * Evacuates, unless another request evacuates the node already: then follows it (and resumes it here
+ * if its driver stops), or resumes it at once when nothing drives it. No second hold is taken.
+ */
+async function evacuateOrFollow(args: EvacuateArgs, cluster: Cluster, context: CommandContext): Promise<ExitCode> {
+  const existing = await existingOn(args, cluster);
+  if (existing.action === 'run')
+    return evacuate(existing.detail ? forRequest(args, existing.detail) : args, cluster, context);
+  const other = existing.action === 'follow' ? existing.record.spec.requestId : existing.detail.requestId;
+  if (existing.action === 'resume') {
+    context.err(
+      `drainbridge evacuate: node ${args.node} is being evacuated by request ${other}, but ${drivingSentence(existing.driving)}; resuming it here.`,
+    );
+    return evacuate(forRequest(args, existing.detail), cluster, context);
+  }
+  const driving = drivingSentence(existing.driving);
+  context.err(
+    `drainbridge evacuate: node ${args.node} is already evacuated by request ${other}${driving ? ` (${driving})` : ''}; following it instead of adding a second hold (a new request on purpose: --request-id NEW).`,
+  );
+  const json = outputModeOf(args.parsed, context) === 'json';
+  const end = await followRequest({ client: cluster.client, nodeName: args.node, requestId: other, json }, context);
+  if (end.kind === 'exit') return end.code;
+  context.err(`drainbridge evacuate: request ${other} is no longer driven by any process; resuming it here.`);
+  return evacuate(forRequest(args, end.detail), cluster, context);
+}
+
 export const evacuateCommand: Command = {
   name: 'evacuate',
   summary: 'cordon a node and move everything off it (pods, Nova servers), embedded; prints progress',
   usage: [
     'Usage: drainbridge evacuate NODE [--reason TEXT] [--request-id ID] [--deadline ISO-8601]',
     '                            [--kubeconfig FILE] [--context NAME] [--dry-run] [kubectl drain flags]',
-    '                            [--kubevirt-restart-unmigratable] [--output auto|live|plain|json]',
+    '                            [--kubevirt-restart-unmigratable] [-o, --output auto|live|plain|json]',
     '',
     'Runs the same Evacuate state machine that deploys to AWS, in this process. It first checks that the',
     'cluster is ready (drainbridge check) and changes nothing if not. The node stays cordoned afterwards',
@@ -176,6 +226,9 @@ export const evacuateCommand: Command = {
     OUTPUT_HELP,
     DRAIN_FLAGS_HELP,
     'Ctrl-C stops before the next step, hands the request back and prints the commands that resume or undo it.',
+    'When another request already evacuates NODE, evacuate adds no second hold: it follows that request',
+    '(prints its progress, exits with its outcome; Ctrl-C stops only the following), or resumes it here when',
+    'no process drives it any more (stopped by Ctrl-C, or killed). --request-id NEW starts a new one on purpose.',
     'Environment: DRAINBRIDGE_* settings (docs/configuration.md); DRAINBRIDGE_NOVA=true with OS_* for Nova.',
   ].join('\n'),
   flags: FLAGS,
@@ -198,6 +251,6 @@ export const evacuateCommand: Command = {
       kubevirtRestart: cluster.config.kubevirt.restartUnmigratable,
     };
     if (!(await preflight(cluster, needs, context, 'drainbridge evacuate'))) return EXIT.notReady;
-    return evacuate(args, cluster, context);
+    return evacuateOrFollow(args, cluster, context);
   },
 };

@@ -21,12 +21,14 @@ import {
 } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, isOn, parseCommandLine } from '../flags.ts';
+import { type DataFormat, dataFormatOf, dataOutputFlag, JSON_ALIAS_FLAG, renderData } from '../output/data-format.ts';
 
 /** Exit code when the plan has blockers. */
 export const EXIT_BLOCKED = EXIT.blocked;
 
 const OWN_FLAGS: readonly FlagSpec[] = [
-  { name: 'json', kind: 'switch', help: 'the plan as JSON' },
+  dataOutputFlag('the plan'),
+  JSON_ALIAS_FLAG,
   {
     name: 'infra-pod-selector',
     kind: 'value',
@@ -52,7 +54,8 @@ const FLAGS: readonly FlagSpec[] = [...OWN_FLAGS, KUBEVIRT_RESTART_FLAG, ...CLUS
 export interface PlanArgs {
   readonly nodeName: string;
   readonly options: DrainOptions;
-  readonly json: boolean;
+  /** `-o json|yaml` (or `--json`): the plan as data; `text` otherwise. */
+  readonly format: DataFormat;
   readonly kubeconfig?: string;
   readonly infraPodSelector: string;
   readonly serverDryRun: boolean;
@@ -93,22 +96,22 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: Ret
     parsed,
     nodeName,
     options: drainOptionsOf(parsed),
-    json: isOn(parsed, 'json'),
+    format: dataFormatOf(parsed),
     ...(kubeconfig ? { kubeconfig } : {}),
     infraPodSelector: selectorFlag('infra-pod-selector', flagValue(parsed, 'infra-pod-selector') ?? ''),
     serverDryRun: flagValue(parsed, 'server-dry-run') !== 'false',
   };
 }
 
-/** The plan, its timing and (when asked) the notice policy, as text or JSON. */
+/** The plan, its timing and (when asked) the notice policy, as text, JSON or YAML. */
 function render(
-  json: boolean,
+  format: DataFormat,
   parts: { nodePlan: NodePlan; timing: PlanTiming; policy: PolicyRow[] | undefined },
 ): string {
   const { nodePlan, timing, policy } = parts;
-  if (json) {
+  if (format !== 'text') {
     const plan = JSON.parse(renderPlanJson(nodePlan)) as Record<string, unknown>;
-    return JSON.stringify({ ...plan, timing, ...(policy ? { noticePolicy: policy } : {}) }, null, 2);
+    return renderData({ ...plan, timing, ...(policy ? { noticePolicy: policy } : {}) }, format);
   }
   const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}`;
   return policy ? `${text}\n\n${renderPolicyText(policy)}` : text;
@@ -125,9 +128,9 @@ export const planCommand: Command = {
   name: 'plan',
   summary: 'show what evacuating a node would do (pods to evict, skipped, blockers); changes nothing',
   usage: [
-    'Usage: drainbridge plan NODE [kubectl drain flags] [--not-before TIME] [--notice-policy] [--json]',
+    'Usage: drainbridge plan NODE [kubectl drain flags] [--not-before TIME] [--notice-policy] [-o json|yaml]',
     '                        [--kubeconfig FILE] [--context NAME]',
-    '       drainbridge plan --notice-policy [--json]',
+    '       drainbridge plan --notice-policy [-o json|yaml]',
     '',
     'What an evacuation would do: pods to evict, those skipped and why, blockers (bare pods, DaemonSet pods,',
     'emptyDir, PDBs at 0, pods under two PDBs, launcher pods, replacements that fit nowhere, etcd quorum),',
@@ -136,7 +139,8 @@ export const planCommand: Command = {
     DRAIN_FLAGS_HELP,
     'drainbridge flags: --infra-pod-selector=SELECTOR (pods held back until the VM branches finish;',
     '  default DRAINBRIDGE_INFRA_POD_SELECTOR), --kubeconfig FILE, --context NAME,',
-    '  --server-dry-run=false (skip the API server dry-run evictions), --json',
+    '  --server-dry-run=false (skip the API server dry-run evictions),',
+    '  -o, --output json|yaml (the plan as data; --json is the same as -o json)',
     '',
     'The plan ends with the estimated evacuation time and the starts scheduled for the node; --not-before TIME',
     '(ISO 8601) shows when an evacuation for a maintenance at TIME would start (TIME − estimate − margin).',
@@ -157,7 +161,8 @@ export const planCommand: Command = {
     const args = parsePlanArgs(argv);
     const policy = args.noticePolicy ? noticePolicyRows(context.env) : undefined;
     if (!args.nodeName) {
-      context.out(args.json ? JSON.stringify({ noticePolicy: policy }, null, 2) : renderPolicyText(policy ?? []));
+      const data = { noticePolicy: policy };
+      context.out(args.format === 'text' ? renderPolicyText(policy ?? []) : renderData(data, args.format));
       return EXIT.ok;
     }
     const cluster = await connect(args.parsed, context, { chunkSize: args.options.chunkSize });
@@ -179,7 +184,7 @@ export const planCommand: Command = {
       planned: nodePlan,
       ...(args.notBefore ? { notBefore: args.notBefore } : {}),
     });
-    context.out(render(args.json, { nodePlan, timing, policy }));
+    context.out(render(args.format, { nodePlan, timing, policy }));
     return isBlocked(nodePlan.plan) ? EXIT.blocked : EXIT.ok;
   },
 };

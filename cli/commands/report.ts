@@ -11,12 +11,14 @@ import { type Command, type CommandContext, processContext, UsageError } from '.
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { EXIT } from '../exit-codes.ts';
 import { expectPositionals, type FlagSpec, flagValue, parseCommandLine } from '../flags.ts';
+import { dataFormatOf, dataOutputFlag, renderData } from '../output/data-format.ts';
 import { renderHtml, renderSvg } from '../output/report.ts';
 import { type EvacuationTimeline, timelineOf } from '../output/timeline.ts';
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'html', kind: 'value', value: 'FILE', help: 'write the timeline as a self-contained HTML page' },
   { name: 'svg', kind: 'value', value: 'FILE', help: 'write the timeline as an SVG image' },
+  dataOutputFlag('the timeline'),
   ...CLUSTER_FLAGS,
 ];
 
@@ -56,13 +58,15 @@ export const reportCommand: Command = {
   name: 'report',
   summary: 'the timeline of an evacuation (one bar per pod, VM, server; waits, blockers, phases) as HTML or SVG',
   usage: [
-    'Usage: drainbridge report REQUEST_ID [--html FILE] [--svg FILE] [--kubeconfig FILE] [--context NAME]',
+    'Usage: drainbridge report REQUEST_ID [--html FILE] [--svg FILE] [-o, --output json|yaml] [--kubeconfig FILE]',
+    '                          [--context NAME]',
     '',
     "Reads the request's Evacuation record and draws its timeline: the phases on top, a bar per branch,",
     'then one row per pod, KubeVirt VMI and Nova server from when it was asked to move (eviction accepted,',
     'migration started) to when it was gone, with source → target, the PodDisruptionBudget waits and the',
     'blockers marked. --html writes a self-contained page (the picture and a table of every row; no script,',
-    'nothing fetched), --svg the picture alone; without either, the timeline as text. Changes nothing.',
+    'nothing fetched), --svg the picture alone; without either, the timeline as text on stdout, or with',
+    '-o json|yaml as data. Changes nothing.',
   ].join('\n'),
   flags: FLAGS,
   operands: ['REQUEST_ID'],
@@ -70,6 +74,7 @@ export const reportCommand: Command = {
   async run(argv, context: CommandContext = processContext()) {
     const parsed = parseCommandLine(argv, FLAGS);
     const [requestId = ''] = expectPositionals(parsed, ['REQUEST_ID']);
+    const format = dataFormatOf(parsed);
     const cluster = await connect(parsed, context);
     if (!(await preflight(cluster, { operation: 'report' }, context, 'drainbridge report'))) return EXIT.notReady;
     let record: EvacuationObject;
@@ -90,7 +95,8 @@ export const reportCommand: Command = {
         `wrote ${file}: ${timeline.items.length} row(s), evacuation of ${timeline.nodeName} (${timeline.phase ?? 'no phase yet'})`,
       );
     }
-    if (!html && !svg) for (const line of timelineText(timeline)) context.out(line);
+    if (format !== 'text') context.out(renderData(timeline, format));
+    else if (!html && !svg) for (const line of timelineText(timeline)) context.out(line);
     for (const reason of timeline.unreadable) context.err(`drainbridge report: left out: ${reason}`);
     return EXIT.ok;
   },

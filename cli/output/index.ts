@@ -21,6 +21,7 @@ export type OutputMode = 'live' | 'plain' | 'json';
 
 export const OUTPUT_FLAG: FlagSpec = {
   name: 'output',
+  short: 'o',
   kind: 'value',
   value: 'MODE',
   choices: ['auto', 'live', 'plain', 'json'],
@@ -28,7 +29,7 @@ export const OUTPUT_FLAG: FlagSpec = {
 };
 
 export const OUTPUT_HELP = [
-  '  --output MODE    auto (default): a live display on a terminal, plain lines when stdout is not one;',
+  '  -o, --output MODE  auto (default): a live display on a terminal, plain lines when stdout is not one;',
   '                   plain: lines only; json: one JSON object per line per event, nothing else on stdout',
 ].join('\n');
 

@@ -14,6 +14,7 @@ import { ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../../lib/workflow/adm
 import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../../lib/workflow/admission-intents.ts';
 import type { AdmissionQueue } from '../../lib/workflow/admission-plan.ts';
 import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
+import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
 import { OWNER_ANNOTATION, OWNER_FORMAT } from '../../lib/workflow/ownership.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -75,6 +76,15 @@ export interface RequestStatus {
   readonly restoredAt?: string;
   /** When its record is deleted (DRAINBRIDGE_RECORD_TTL_HOURS after the Restore). */
   readonly expiresAt?: string;
+  /** The execution that drives its evacuation (or drove it last), from its owner mark. */
+  readonly driver?: RequestDriver;
+  /**
+   * For an evacuation under way: `driven` (a live execution renews its mark) or `abandoned` (none does:
+   * stopped by Ctrl-C or killed; `resume` says how to go on). Absent when nothing needs to drive it.
+   */
+  readonly driving?: 'driven' | 'abandoned';
+  /** The command that resumes an abandoned request. */
+  readonly resume?: string;
 }
 
 export interface QueueEntry {
@@ -225,6 +235,22 @@ function timesOf(facts: RequestFacts, restoredAt: string | undefined, now: numbe
   };
 }
 
+/** Who drives the request (lib/workflow/driver.ts); an owner mark that cannot be read is reported as damage instead. */
+function drivingFacts(facts: RequestFacts, now: number) {
+  if (!facts.record) return {};
+  let driving: Driving;
+  try {
+    driving = drivingOf(facts.record, facts.hold !== undefined, new Date(now));
+  } catch {
+    return {};
+  }
+  return {
+    ...(driving.driver ? { driver: driving.driver } : {}),
+    ...(driving.state !== 'idle' ? { driving: driving.state } : {}),
+    ...(driving.state === 'abandoned' ? { resume: driving.resume } : {}),
+  };
+}
+
 function requestStatus(facts: RequestFacts, now: number, ttlHours: number): RequestStatus {
   const { record, hold, queued } = facts;
   const { state, restoredAt } = stateOf(record, hold !== undefined, queued !== undefined);
@@ -239,6 +265,7 @@ function requestStatus(facts: RequestFacts, now: number, ttlHours: number): Requ
     branches: branchesOf(record),
     ...problemsOf(record),
     ...(start ? { startsAt: start } : {}),
+    ...drivingFacts(facts, now),
   };
 }
 
@@ -360,7 +387,11 @@ export function withoutClock(report: StatusReport): unknown {
   return {
     ...report,
     time: undefined,
-    requests: report.requests.map(({ elapsedSeconds: _e, ...request }) => request),
+    requests: report.requests.map(({ elapsedSeconds: _e, driver, ...request }) => ({
+      ...request,
+      // A live driver renews `seen` every half minute: that alone is no change worth a new screen.
+      ...(driver ? { driver: { ...driver, idleSeconds: undefined, seen: undefined } } : {}),
+    })),
     queue: report.queue.map(({ waitingSeconds: _w, ...entry }) => entry),
   };
 }

@@ -4,6 +4,7 @@
  * itself as JSON or YAML (`-o json|yaml`). Pure.
  */
 import { stringify as toYaml } from 'yaml';
+import { describeDriver } from '../../lib/workflow/driver.ts';
 import type { BranchStatus, RequestStatus, StatusReport } from './model.ts';
 
 export const OUTPUT_FORMATS = ['wide', 'json', 'yaml'] as const;
@@ -50,6 +51,11 @@ function note(request: RequestStatus): string {
   if (request.startsAt) notes.push(`starts ${request.startsAt}`);
   if (request.abortRequestedBy) notes.push(`abort requested by ${request.abortRequestedBy}`);
   if (request.expiresAt) notes.push(`record expires ${request.expiresAt}`);
+  if (request.driving === 'abandoned') notes.push('abandoned: no process drives it');
+  else if (request.driving === 'driven' && request.driver) {
+    const execution = request.driver.execution;
+    notes.push(`driver ${request.driver.process ?? execution.slice(execution.lastIndexOf(':') + 1)}`);
+  }
   return notes.join('; ');
 }
 
@@ -77,7 +83,22 @@ function requestRow(request: RequestStatus, wide: boolean): string[] {
   ];
 }
 
-/** Blockers, waits, failures and aborts: the sentences behind the BLOCKERS column. */
+/** Who drives an evacuation under way, or that nobody does and how to resume it. */
+function drivingLine(request: RequestStatus): string[] {
+  const driver = request.driver;
+  if (request.driving === 'driven' && driver) {
+    return [`  driven by ${describeDriver(driver)}, last seen ${duration(driver.idleSeconds)} ago`];
+  }
+  if (request.driving !== 'abandoned') return [];
+  if (!driver) return [`  no process drives this request (none has claimed it) — resume: ${request.resume}`];
+  const how = driver.handedBack ? 'stopped and handed the request back' : 'stopped renewing its claim';
+  return [
+    `  no process has driven this request for ${duration(driver.idleSeconds)} — resume: ${request.resume}`,
+    `    (last driven by ${describeDriver(driver)}, which ${how})`,
+  ];
+}
+
+/** Who drives, blockers, waits, failures and aborts: the sentences behind the table. */
 function problemLines(report: StatusReport): string[] {
   const lines: string[] = [];
   for (const request of report.requests) {
@@ -87,6 +108,7 @@ function problemLines(report: StatusReport): string[] {
       ...request.waiting.map((waiting) => `  waiting for: ${waiting}`),
       ...(request.lastError ? [`  failed: ${request.lastError}`] : []),
       ...(request.abortRequestedBy ? [`  abort requested by ${request.abortRequestedBy}`] : []),
+      ...drivingLine(request),
     ];
     if (said.length > 0) lines.push(`${request.requestId} on ${request.node}:`, ...said);
   }

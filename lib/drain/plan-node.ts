@@ -7,7 +7,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Blocker, BranchPlan, Plan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
-import { TargetNotFound } from '../errors/index.ts';
+import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { apiStatusOf, isNotFound } from '../kube/errors.ts';
 import { podKey } from '../kube/paths.ts';
@@ -65,7 +65,7 @@ async function withDryRun(client: KubeClient, branch: BranchPlan, pods: readonly
 /** Plans the evacuation of `nodeName` against the live cluster. */
 export async function planNode(client: KubeClient, nodeName: string, settings: NodePlanSettings): Promise<NodePlan> {
   const node = await client.getNode(nodeName).catch((error: unknown) => {
-    throw isNotFound(error) ? new TargetNotFound(`node ${nodeName} does not exist`) : error;
+    throw isNotFound(error) ? new TargetNotFound(nodeNotFound(nodeName)) : error;
   });
   const [nodes, observed, allPods, budgets] = await Promise.all([
     client.listNodes(),

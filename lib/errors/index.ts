@@ -86,6 +86,14 @@ export class WaitingInLine extends SlotUnavailable {
 }
 
 /** The target names no node (or an ambiguous one). Not retried. */
+/**
+ * The one wording of a node that does not exist, in every command and log: `node "x" not found`
+ * (kubectl says `nodes "x" not found`).
+ */
+export function nodeNotFound(nodeName: string): string {
+  return `node "${nodeName}" not found`;
+}
+
 export class TargetNotFound extends DrainbridgeError {
   constructor(message: string) {
     super(message);

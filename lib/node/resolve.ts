@@ -5,7 +5,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { InstanceProvider, Target } from '../domain/request.ts';
 import { describeTarget } from '../domain/request.ts';
-import { TargetNotFound } from '../errors/index.ts';
+import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 
@@ -38,7 +38,7 @@ export async function resolveNode(client: KubeClient, target: Target): Promise<s
     try {
       return (await client.getNode(target.nodeName)).metadata?.name ?? target.nodeName;
     } catch (error) {
-      if (isNotFound(error)) throw new TargetNotFound(`${describeTarget(target)} does not exist`);
+      if (isNotFound(error)) throw new TargetNotFound(nodeNotFound(target.nodeName));
       throw error;
     }
   }

@@ -6,6 +6,7 @@
  * request waits while the owner is alive and takes over only when the owner stopped refreshing — the
  * case of a process killed mid-step and re-run with the same input.
  */
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -19,9 +20,17 @@ export const OWNER_ANNOTATION = 'drainbridge.io/owner';
  * An owner not seen for this long is gone. Steps of a live execution are at most a retry delay
  * (MaxDelaySeconds 30) plus one task run apart, so a live owner always refreshes well within it.
  */
-export const OWNER_TTL_SECONDS = 120;
-/** The owner refreshes its mark when it is older than this (a record write per half minute, not per step). */
+/**
+ * The owner refreshes its mark (its heartbeat) when it is older than this, at the step it is running: a
+ * record write per half minute at most, never one per pass, and none of its own between steps.
+ */
 export const OWNER_REFRESH_SECONDS = 30;
+/**
+ * An owner not seen for this long is gone: the refresh interval plus the longest gap between two steps of
+ * a live execution (a retry delay, MaxDelaySeconds 30, plus one task run), with room to spare. A second
+ * execution takes the request over after it, and `drainbridge status` calls the request abandoned.
+ */
+export const OWNER_TTL_SECONDS = 4 * OWNER_REFRESH_SECONDS;
 /** Fewer than a node write's: a claim that keeps colliding is another execution claiming at the same time. */
 const CONFLICT_ATTEMPTS = 3;
 
@@ -29,6 +38,29 @@ const CONFLICT_ATTEMPTS = 3;
 export interface Owner {
   readonly executionId: string;
   readonly seen: string;
+  /**
+   * The process that runs it, `pid@host`, for an execution embedded in a drainbridge process; absent on
+   * AWS, where the execution's ARN names it.
+   */
+  readonly driver?: string | undefined;
+  /**
+   * When the execution handed the request back (Ctrl-C): the mark stays, so that `drainbridge status`
+   * can say who drove the request last and since when nobody does, but it claims nothing any more.
+   */
+  readonly released?: string | undefined;
+}
+
+/** The region of an embedded execution's ARN (embedded/executor.ts): it runs in a drainbridge process. */
+const EMBEDDED_EXECUTION = /^arn:aws:states:local:/;
+
+/** Who drives `executionId` from this process: `pid@host` when embedded, nothing on AWS (the ARN says it). */
+export function driverOf(executionId: string): string | undefined {
+  return EMBEDDED_EXECUTION.test(executionId) ? `${process.pid}@${hostname()}` : undefined;
+}
+
+/** Whether `owner` still claims its request at `now`: not handed back, and seen within OWNER_TTL_SECONDS. */
+export function isLiveOwner(owner: Owner, now: Date): boolean {
+  return owner.released === undefined && now.getTime() - Date.parse(owner.seen) <= OWNER_TTL_SECONDS * 1000;
 }
 
 export type OwnerDecision =
@@ -39,7 +71,14 @@ export type OwnerDecision =
 /** The owner claim as executions write it (extra fields are dropped: the claim is rewritten whole). */
 export const OWNER_FORMAT: RecordFormat<Owner> = {
   what: `owner claim (Evacuation annotation ${OWNER_ANNOTATION})`,
-  versions: [z.object({ executionId: z.string().min(1), seen: z.iso.datetime({ offset: true }) })],
+  versions: [
+    z.object({
+      executionId: z.string().min(1),
+      seen: z.iso.datetime({ offset: true }),
+      driver: z.string().min(1).optional(),
+      released: z.iso.datetime({ offset: true }).optional(),
+    }),
+  ],
 };
 
 /**
@@ -65,8 +104,11 @@ export function planOwnership(
   now: Date,
   predecessor?: string,
 ): OwnerDecision {
-  const claim: OwnerDecision = { action: 'claim', owner: { executionId, seen: now.toISOString() } };
-  if (!current) return claim;
+  const driver = driverOf(executionId);
+  const owner: Owner = { executionId, seen: now.toISOString(), ...(driver ? { driver } : {}) };
+  const claim: OwnerDecision = { action: 'claim', owner };
+  // A mark handed back claims nothing: whoever comes next (the same execution included) claims at once.
+  if (!current || current.released !== undefined) return claim;
   const ageSeconds = (now.getTime() - Date.parse(current.seen)) / 1000;
   if (current.executionId === executionId) return ageSeconds > OWNER_REFRESH_SECONDS ? claim : { action: 'keep' };
   if (predecessor !== undefined && current.executionId === predecessor) return claim;
@@ -74,12 +116,18 @@ export function planOwnership(
 }
 
 /**
- * Hands the request back: removes this execution's owner mark, so that the next execution for the
- * request (the same command run again after Ctrl-C) claims it at once instead of waiting
- * OWNER_TTL_SECONDS for the mark to age. Conditional on the record's resourceVersion; a mark that is
- * not this execution's, or that changed meanwhile, is left alone. Returns whether it removed the mark.
+ * Hands the request back: marks this execution's owner mark released at `now`, so that the next
+ * execution for the request (the same command run again after Ctrl-C) claims it at once instead of
+ * waiting OWNER_TTL_SECONDS for the mark to age, and `drainbridge status` says nobody drives it since.
+ * Conditional on the record's resourceVersion; a mark that is not this execution's, or that changed
+ * meanwhile, is left alone. Returns whether it released the mark.
  */
-export async function releaseOwnership(client: KubeClient, requestId: string, executionId: string): Promise<boolean> {
+export async function releaseOwnership(
+  client: KubeClient,
+  requestId: string,
+  executionId: string,
+  now: Date = new Date(),
+): Promise<boolean> {
   let record: EvacuationObject;
   try {
     record = await client.getEvacuation(evacuationName(requestId));
@@ -87,8 +135,10 @@ export async function releaseOwnership(client: KubeClient, requestId: string, ex
     if (isNotFound(error)) return false;
     throw error;
   }
-  if (readOwner(record)?.executionId !== executionId) return false;
-  const { [OWNER_ANNOTATION]: _mine, ...annotations } = record.metadata.annotations ?? {};
+  const owner = readOwner(record);
+  if (owner?.executionId !== executionId || owner.released !== undefined) return false;
+  const released: Owner = { ...owner, released: now.toISOString() };
+  const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: writeJsonRecord(released, OWNER_FORMAT) };
   return unlessConflict(() => client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } }));
 }
 
@@ -123,7 +173,8 @@ export async function reconcileOwnership(
 
 /** A sentence for logs and errors: who owns the request and how recently it was seen. */
 export function describeOwner(decision: { owner: Owner; ageSeconds: number }): string {
-  return `execution ${decision.owner.executionId} (seen ${Math.round(decision.ageSeconds)} s ago)`;
+  const where = decision.owner.driver ? ` in process ${decision.owner.driver}` : '';
+  return `execution ${decision.owner.executionId}${where} (seen ${Math.round(decision.ageSeconds)} s ago)`;
 }
 
 /**

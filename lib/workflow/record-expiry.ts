@@ -8,13 +8,13 @@ import type { EvacuationObject } from '../kube/paths.ts';
 import type { TaskTools } from '../lambda/task.ts';
 import { sweepExpiredRecords } from '../progress/expiry.ts';
 import type { WorkflowDeps } from './deps.ts';
-import { OWNER_TTL_SECONDS, readOwner } from './ownership.ts';
+import { isLiveOwner, readOwner } from './ownership.ts';
 
 /** Whether an execution claims the record's request at `now`: a fresh owner mark, or one that cannot be read. */
 export function claimedAt(record: EvacuationObject, now: Date): boolean {
   try {
     const owner = readOwner(record);
-    return owner !== undefined && now.getTime() - Date.parse(owner.seen) <= OWNER_TTL_SECONDS * 1000;
+    return owner !== undefined && isLiveOwner(owner, now);
   } catch {
     return true;
   }

@@ -83,6 +83,12 @@ describe('shell completion', () => {
     assert.deepEqual(await bash(['drainbridge', 'plan', '--log-level', '=', 'e']), ['error'], 'the --flag=value form');
     assert.deepEqual(await bash(['drainbridge', 'sim', '--scenario', 'sma']), ['small']);
     assert.deepEqual(await bash(['drainbridge', 'completion', '']), ['bash', 'zsh']);
+    // -o offers the values of the command typed only (one flag name, each command's own values).
+    assert.deepEqual(await bash(['drainbridge', 'status', '--output', '']), ['json', 'wide', 'yaml']);
+    assert.deepEqual(await bash(['drainbridge', 'status', '-o', '']), ['json', 'wide', 'yaml']);
+    assert.deepEqual(await bash(['drainbridge', 'evacuate', '-o', '']), ['auto', 'json', 'live', 'plain']);
+    assert.deepEqual(await bash(['drainbridge', 'plan', '-o', '']), ['json', 'yaml']);
+    assert.deepEqual(await bash(['drainbridge', '--ver']), ['--version']);
     const nodes = await bash(['drainbridge', 'evacuate', '--kubeconfig', join(dir, 'kubeconfig'), 'node-'], {
       PATH: `${join(kubectl ?? '/usr/bin/kubectl', '..')}:/usr/bin:/bin`,
     });
@@ -96,6 +102,9 @@ describe('shell completion', () => {
     assert.equal((await zsh('drainbridge evacuate --request')).line, 'drainbridge evacuate --request-id=');
     assert.equal((await zsh('drainbridge plan --log-level=w')).line, 'drainbridge plan --log-level=warn');
     assert.equal((await zsh('drainbridge completion z')).line, 'drainbridge completion zsh');
+    assert.equal((await zsh('drainbridge status --output=wi')).line, 'drainbridge status --output=wide');
+    assert.equal((await zsh('drainbridge status -o wi')).line, 'drainbridge status -o wide');
+    assert.equal((await zsh('drainbridge evacuate -o pl')).line, 'drainbridge evacuate -o plain');
     const nodes = await zsh('drainbridge restore --kubeconfig kubeconfig node-');
     assert.match(nodes.listing, /node-1\s+node-2\s+node-3/);
   });

@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseDocument } from 'htmlparser2';
+import { parse as parseYaml } from 'yaml';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { assertNoNoise, runCli, startCli } from './run-cli.ts';
@@ -133,13 +134,20 @@ describe('evacuate and report output', () => {
     const debug = bars.find((g) => g.attribs?.['data-name'] === 'default/debug') as Element;
     assert.equal(elements(debug, (e) => e.attribs?.class === 'blocker').length, 1, 'the bare pod shows its blocker');
 
+    const data = await runCli(['report', 'piped', '-o', 'json', '--kubeconfig', kubeconfig]);
+    assert.equal(data.code, 0, data.stderr);
+    const timeline = JSON.parse(data.stdout) as { items: { kind: string; name: string }[]; phase: string };
+    assert.deepEqual(timeline.items.map((item) => item.name).sort(), evacuated, '-o json: the timeline as data');
+    const yaml = await runCli(['report', 'piped', '--output=yaml', '--kubeconfig', kubeconfig]);
+    assert.deepEqual(parseYaml(yaml.stdout), timeline, '-o yaml: the same document');
+
     const picture = readFileSync(svg, 'utf8');
     assert.equal(XMLValidator.validate(picture), true, 'the SVG is well-formed XML');
     const restored = await runCli(['restore', 'node-1', '--kubeconfig', kubeconfig]);
     assert.equal(restored.code, 0, restored.stderr);
   });
 
-  it('--output json: only JSON lines on stdout, the items and outcomes among them', async () => {
+  it('-o json (--output json): only JSON lines on stdout, the items and outcomes among them', async () => {
     const kubeconfig = cluster.kubeconfigPath;
     const evacuated = await podsToMove(admin, 'node-2');
     const done = await runCli([
@@ -148,7 +156,7 @@ describe('evacuate and report output', () => {
       '--ignore-daemonsets',
       '--request-id',
       'as-json',
-      '--output',
+      '-o',
       'json',
       '--kubeconfig',
       kubeconfig,

@@ -64,6 +64,12 @@ describe('a cluster without drainbridge’s resources', () => {
     assert.equal(result.code, 4);
     assert.match(result.stdout, /MISSING\s+CRD evacuations\.drainbridge\.io/);
     assert.ok(result.stdout.includes(INSTALL));
+    const data = await runCli(['check', '-o', 'json', '--kubeconfig', admin]);
+    assert.equal(data.code, 4, data.stderr);
+    const report = JSON.parse(data.stdout) as { ready: boolean; fixes: string[]; results: { ok: boolean }[] };
+    assert.equal(report.ready, false);
+    assert.ok(report.fixes.includes(INSTALL), data.stdout);
+    assert.ok(report.results.some((r) => !r.ok));
   });
 
   it('credentials without RBAC: each call it may not make is named', async () => {

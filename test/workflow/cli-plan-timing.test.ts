@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 
 const BIN = new URL('../../bin/drainbridge.js', import.meta.url).pathname;
@@ -85,6 +86,12 @@ describe('drainbridge plan: start time, estimate, notice policy', () => {
       .noticePolicy;
     assert.equal(rows.find((r) => r.provider === 'azure' && r.type === 'Freeze')?.action, 'ignore');
     assert.equal(rows.length, 15);
+    for (const asked of [['-o', 'json'], ['--output=json']]) {
+      const same = await drainbridge(['plan', '--notice-policy', ...asked]);
+      assert.deepEqual(JSON.parse(same.stdout), JSON.parse(json.stdout), `${asked.join(' ')} is --json`);
+    }
+    const yaml = parseYaml((await drainbridge(['plan', '--notice-policy', '-o', 'yaml'])).stdout);
+    assert.deepEqual(yaml, JSON.parse(json.stdout), '-o yaml: the same document');
     const bad = await drainbridge(['plan', '--notice-policy'], {
       DRAINBRIDGE_NOTICE_POLICY: '{"azure":{"Frezze":{}}}',
     });

@@ -46,7 +46,10 @@ describe('handing a request back', () => {
     assert.equal(waiting.action, 'yield');
     assert.equal(await releaseOwnership(w.client, request.requestId, 'exec-a'), true);
     const record = await w.client.getEvacuation(evacuationName(request.requestId));
-    assert.equal(record.metadata.annotations?.[OWNER_ANNOTATION], undefined);
+    const mark = JSON.parse(record.metadata.annotations?.[OWNER_ANNOTATION] ?? '{}');
+    assert.equal(mark.executionId, 'exec-a', 'the mark says who drove the request last');
+    assert.ok(mark.released, 'and that it handed the request back');
+    assert.equal(await releaseOwnership(w.client, request.requestId, 'exec-a'), false, 'handed back once');
     assert.equal(
       (await reconcileOwnership(w.client, request.requestId, { executionId: 'exec-b' }, NOW)).action,
       'claim',

@@ -1,7 +1,14 @@
 /** One execution at a time per request: the pure ownership decision (lib/workflow/ownership.ts). */
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
-import { OWNER_REFRESH_SECONDS, OWNER_TTL_SECONDS, planOwnership } from '../../lib/workflow/ownership.ts';
+import {
+  driverOf,
+  isLiveOwner,
+  OWNER_REFRESH_SECONDS,
+  OWNER_TTL_SECONDS,
+  planOwnership,
+} from '../../lib/workflow/ownership.ts';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');
 const secondsAgo = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
@@ -42,5 +49,20 @@ describe('planOwnership', () => {
       owner: { executionId: 'exec-b', seen: NOW.toISOString() },
     });
     assert.equal(planOwnership(fresh, 'exec-b', NOW, 'exec-c').action, 'yield', 'only from its own predecessor');
+  });
+
+  it('claims at once a mark that was handed back, even a fresh one (Ctrl-C, then the same command again)', () => {
+    const released = { executionId: 'exec-a', seen: secondsAgo(1), released: secondsAgo(0) };
+    assert.equal(planOwnership(released, 'exec-b', NOW).action, 'claim');
+    assert.equal(isLiveOwner(released, NOW), false);
+    assert.equal(isLiveOwner({ executionId: 'exec-a', seen: secondsAgo(1) }, NOW), true);
+  });
+
+  it('names the process that drives an embedded execution (pid@host); on AWS the ARN says it', () => {
+    const local = 'arn:aws:states:local:000000000000:execution:drainbridge-evacuate:x';
+    assert.equal(driverOf(local), `${process.pid}@${hostname()}`);
+    assert.equal(driverOf('arn:aws:states:eu-west-1:123456789012:execution:drainbridge-evacuate:x'), undefined);
+    const claim = planOwnership(undefined, local, NOW);
+    assert.equal(claim.action === 'claim' ? claim.owner.driver : undefined, `${process.pid}@${hostname()}`);
   });
 });

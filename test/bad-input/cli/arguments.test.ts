@@ -26,7 +26,7 @@ const CASES: BadInput[] = [
   {
     name: 'evacuate a node that does not exist',
     argv: ['evacuate', 'node-9', ...K],
-    names: ['node node-9 does not exist'],
+    names: ['node "node-9" not found'],
   },
   // evacuate: flags
   { name: 'a mistyped drain flag', argv: evacuate('--forse'), names: ['unknown flag --forse', 'did you mean --force'] },
@@ -161,7 +161,7 @@ const CASES: BadInput[] = [
   },
   // plan
   { name: 'plan without NODE', argv: ['plan', ...K], names: ['missing NODE'] },
-  { name: 'plan a node that does not exist', argv: ['plan', 'node-9', ...K], names: ['node node-9 does not exist'] },
+  { name: 'plan a node that does not exist', argv: ['plan', 'node-9', ...K], names: ['node "node-9" not found'] },
   {
     name: 'plan --server-dry-run=maybe',
     argv: ['plan', 'node-1', '--server-dry-run=maybe', ...K],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { type Command, UsageError } from '../../../cli/command.ts';
 import { COMMAND_CATALOG } from '../../../cli/commands/catalog.ts';
@@ -41,6 +42,14 @@ describe('drainbridge main', () => {
       io.stdout[0] ?? '',
       /Usage: drainbridge echo ARGS\n\nExit statuses:\n\s+0 {2}done[^\n]*\n\s+2 {2}bad arguments/,
     );
+  });
+
+  it('prints the package version for --version and version (exit 0)', async () => {
+    const io = testContext();
+    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    assert.equal(await main(['--version'], [echo], io), 0);
+    assert.equal(await main(['version'], [echo], io), 0);
+    assert.deepEqual(io.stdout, [`drainbridge ${version}`, `drainbridge ${version}`]);
   });
 
   it('suggests the command meant, and maps usage errors to 2 and others to 1 without a stack trace', async () => {

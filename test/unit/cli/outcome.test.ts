@@ -78,7 +78,7 @@ describe('explainEvacuationEnd', () => {
   });
 
   it('a node that does not exist is a bad argument (2)', () => {
-    const error = Object.assign(new Error('node node-9 does not exist'), { name: 'TargetNotFound' });
+    const error = Object.assign(new Error('node "node-9" not found'), { name: 'TargetNotFound' });
     assert.equal(explainEvacuationEnd({ kind: 'failed', error }, new Map(), KNOWN(untouched)).exit, EXIT.usage);
   });
 });

@@ -9,7 +9,7 @@ import type { EvacuationObject } from '../../../lib/kube/paths.ts';
 import { HELD_LABEL, LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../../lib/node/phase.ts';
 import { QUEUE_ANNOTATION } from '../../../lib/workflow/admission.ts';
-import { OWNER_ANNOTATION } from '../../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION, OWNER_TTL_SECONDS } from '../../../lib/workflow/ownership.ts';
 
 const NOW = new Date('2030-01-10T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
@@ -183,5 +183,65 @@ describe('rendering', () => {
     assert.ok(lines.some((line) => /^r-1\s+node-1\s+held\s+NodeDraining\s+5m\s+1\/5\s+-\s+2\/2\s+1$/.test(line)));
     const idle = renderReport(statusReport(snapshot({ nodes: [], records: [], lease: undefined })), 'table');
     assert.deepEqual(idle, ['No node is in maintenance, and no request is waiting.']);
+  });
+});
+
+describe('who drives a request (the owner mark as a heartbeat)', () => {
+  const LOCAL = 'arn:aws:states:local:000000000000:execution:drainbridge-evacuate:e-1';
+  function withOwner(owner: Record<string, string> | undefined): Snapshot {
+    const base = snapshot();
+    const [first, ...rest] = base.records;
+    assert.ok(first);
+    const annotations: Record<string, string> = owner ? { [OWNER_ANNOTATION]: JSON.stringify(owner) } : {};
+    return { ...base, records: [{ ...first, metadata: { ...first.metadata, annotations } }, ...rest] };
+  }
+  const r1 = (s: Snapshot) => statusReport(s).requests.find((r) => r.requestId === 'r-1');
+
+  it('names the live driver (process and execution) of an evacuation under way', () => {
+    const report = statusReport(withOwner({ executionId: LOCAL, seen: ago(12), driver: '4242@host-a' }));
+    const request = report.requests.find((r) => r.requestId === 'r-1');
+    assert.equal(request?.driving, 'driven');
+    assert.equal(request?.driver?.process, '4242@host-a');
+    assert.equal(request?.resume, undefined);
+    const lines = renderReport(report, 'table');
+    assert.ok(
+      lines.includes('  driven by process 4242 on host-a (execution e-1), last seen 12s ago'),
+      lines.join('\n'),
+    );
+    const wide = renderReport(report, 'wide').find((line) => line.startsWith('r-1 '));
+    assert.match(wide ?? '', /driver 4242@host-a$/, '-o wide: the driver in NOTE');
+  });
+
+  it('calls a request abandoned once its driver handed it back (Ctrl-C), with the command that resumes it', () => {
+    const report = statusReport(
+      withOwner({ executionId: LOCAL, seen: ago(50), driver: '4242@host-a', released: ago(40) }),
+    );
+    const request = report.requests.find((r) => r.requestId === 'r-1');
+    assert.equal(request?.driving, 'abandoned');
+    assert.equal(request?.driver?.idleSeconds, 40);
+    assert.equal(request?.resume, 'drainbridge evacuate node-1 --request-id r-1');
+    const lines = renderReport(report, 'table');
+    assert.ok(
+      lines.includes(
+        '  no process has driven this request for 40s — resume: drainbridge evacuate node-1 --request-id r-1',
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(lines.some((line) => /handed the request back/.test(line)));
+  });
+
+  it('calls a request abandoned when its driver stopped renewing for longer than the stale limit (killed)', () => {
+    assert.equal(r1(withOwner({ executionId: LOCAL, seen: ago(OWNER_TTL_SECONDS - 5) }))?.driving, 'driven');
+    const stale = r1(withOwner({ executionId: LOCAL, seen: ago(OWNER_TTL_SECONDS + 5) }));
+    assert.equal(stale?.driving, 'abandoned');
+    assert.equal(stale?.driver?.live, false);
+    assert.equal(r1(withOwner(undefined))?.driving, 'abandoned', 'held, under way, and nobody ever claimed it');
+  });
+
+  it('asks for no driver where none is needed: ended, restored, scheduled, queued', () => {
+    const report = statusReport(withOwner({ executionId: LOCAL, seen: ago(9999) }));
+    for (const request of report.requests.filter((r) => r.requestId !== 'r-1')) {
+      assert.equal(request.driving, undefined, request.requestId);
+    }
   });
 });

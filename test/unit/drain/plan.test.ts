@@ -179,9 +179,14 @@ describe('flags and arguments', () => {
     assert.equal(args.nodeName, 'node-a');
     assert.equal(args.options.force, true);
     assert.equal(args.options.gracePeriodSeconds, 10);
-    assert.equal(args.json, true);
+    assert.equal(args.format, 'json');
     assert.equal(args.kubeconfig, '/tmp/k');
     assert.throws(() => parsePlanArgs([]), /missing NODE/);
+    assert.equal(parsePlanArgs(['node-a', '-o', 'yaml']).format, 'yaml');
+    assert.equal(parsePlanArgs(['node-a', '-o=json']).format, 'json');
+    assert.equal(parsePlanArgs(['node-a']).format, 'text');
+    assert.throws(() => parsePlanArgs(['node-a', '--json', '-o', 'yaml']), /--json and --output yaml contradict/);
+    assert.throws(() => parsePlanArgs(['node-a', '-o', 'wide']), /--output: must be one of json, yaml, not "wide"/);
   });
 });
 
