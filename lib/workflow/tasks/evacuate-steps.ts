@@ -246,7 +246,9 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
     });
     await publishMoves(input, deps, result);
     const leave = !result.done && (await continuing(input, deps, continueRequestedBy, tools.now()));
-    if (!result.done && !result.progressed && !leave) throw new NotYetDone(waitingMessage(input.branch, result));
+    // A limit due within the next pass's wait: called again at once (a retry's backoff could pass it by far).
+    const waitAgain = !result.done && !result.progressed && !leave && !result.callAgainNow;
+    if (waitAgain) throw new NotYetDone(waitingMessage(input.branch, result));
     return {
       done: result.done,
       progressed: result.progressed,
