@@ -149,18 +149,22 @@ class EvictionPass implements ReconcilePass {
     return {
       ...result,
       progressed: round.progressed,
-      ...(this.#limitSoon(round, input, input.now.getTime() + (performance.now() - startedMs))
-        ? { callAgainNow: true }
-        : {}),
+      ...(this.#limitSoon(round, input, performance.now() - startedMs) ? { callAgainNow: true } : {}),
     };
   }
 
-  /** Whether a limit comes due within the next pass's wait (the pass then asks to be called again at once). */
-  #limitSoon(round: Round, input: PassInput, nowMs: number): boolean {
-    if (round.done) return false;
+  /**
+   * Whether a limit comes due within the next pass's wait: the pass then asks to be called again at once.
+   * Only after a pass that waited its whole wait — one that returned early (a watch ended) is retried
+   * after a backoff, never in a tight loop.
+   */
+  #limitSoon(round: Round, input: PassInput, elapsedMs: number): boolean {
+    const waitMs = this.#settings.waitMs ?? 0;
+    if (round.done || waitMs <= 0 || elapsedMs < waitMs) return false;
+    const nowMs = input.now.getTime() + elapsedMs;
     const pending = { toEvict: round.selection.toEvict, state: round.state };
     const { firstLimit } = wakes(input, pending, round.now.getTime());
-    return firstLimit !== undefined && firstLimit - nowMs <= (this.#settings.waitMs ?? 0);
+    return firstLimit !== undefined && firstLimit - nowMs <= waitMs;
   }
 
   /**
