@@ -63,6 +63,12 @@ export interface PassResult {
   readonly detail?: readonly string[];
   /** Per-VM moves (the KubeVirt branch): published in an `Evacuation Progress` event when the pass progressed. */
   readonly vms?: readonly VmMove[];
+  /**
+   * A limit (the drain's `--timeout`, `--skip-wait-for-delete-timeout`, the request's deadline) comes due
+   * within the pass's next wait: the workflow calls it again at once, not after a retry's backoff that
+   * could carry the drain tens of seconds past the limit.
+   */
+  readonly callAgainNow?: boolean;
 }
 
 /**

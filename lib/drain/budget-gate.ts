@@ -58,9 +58,13 @@ export function gateByBudgets(
       continue;
     }
     remaining.set(key, 0);
-    const status = pdb.status;
-    const message = `The disruption budget ${pdb.metadata?.name} needs ${status?.desiredHealthy ?? '?'} healthy pods and has ${status?.currentHealthy ?? '?'} currently`;
-    held.push({ pod, pdbName: pdb.metadata?.name ?? '', message });
+    held.push({ pod, pdbName: pdb.metadata?.name ?? '', message: budgetHoldMessage(pdb) });
   }
   return { attempt, held };
+}
+
+/** The apiserver's words for a budget that allows no disruption (its 429's cause), from the budget's status. */
+export function budgetHoldMessage(pdb: V1PodDisruptionBudget): string {
+  const status = pdb.status;
+  return `The disruption budget ${pdb.metadata?.name} needs ${status?.desiredHealthy ?? '?'} healthy pods and has ${status?.currentHealthy ?? '?'} currently`;
 }

@@ -35,6 +35,7 @@ import {
   stuckTerminating,
   trackDepartures,
 } from './tracking.ts';
+import { wakes } from './wake.ts';
 
 export interface EvictionPassSettings {
   readonly branch: PodBranch;
@@ -67,6 +68,8 @@ interface Round {
   readonly done: boolean;
   /** Something the watches can report is what the branch waits for (pods leaving, a budget's hold). */
   readonly awaitable: boolean;
+  /** Why the workflow wants the pass to stop (stillWanted threw while it waited): thrown once it persisted. */
+  readonly stopped?: unknown;
 }
 
 /** Evictions a pass sends at once (then the next chunk), unless `concurrency` says otherwise. */
@@ -85,6 +88,18 @@ function assertStillHeld(node: V1Node | undefined, request: ResolvedRequest): vo
       `request ${request.requestId} no longer holds node ${request.nodeName} (restored or released); stopping`,
     );
   }
+}
+
+/** Whether the request's deadline has passed (as the workflow's checkDeadline: strictly after it). */
+function isPastDeadline(request: ResolvedRequest, now: Date): boolean {
+  return request.deadline !== undefined && now.getTime() > Date.parse(request.deadline);
+}
+
+/** Whether a pass has nothing more to wait for: the branch is done, or a limit (timeout, deadline) passed. */
+function isOver(round: { readonly done: boolean; readonly now: Date }, input: PassInput): boolean {
+  return (
+    round.done || isPastTimeout(input.request, input.startedAt, round.now) || isPastDeadline(input.request, round.now)
+  );
 }
 
 /** Whether the drain's `--timeout` has passed (0: never). */
@@ -107,6 +122,7 @@ class EvictionPass implements ReconcilePass {
   }
 
   async run(input: PassInput): Promise<PassResult> {
+    const startedMs = performance.now();
     const { request } = input;
     const node = await readNodeOrFail(this.#client, request.nodeName);
     const outOfBand = await checkOutOfBandUncordon(this.#client, node, input.now);
@@ -121,19 +137,44 @@ class EvictionPass implements ReconcilePass {
     await this.#announceRefusals(node, stored?.state ?? INITIAL_DRAIN_STATE, round.state, input.now);
     const result = this.#result(round.selection, round.state, { observed: round.pods, outOfBand, now: round.now });
     await this.#persist(request.requestId, stored, round, result);
+    // What the pass saw is on the record before it stops, so that Evacuation Failed names what held it.
+    if (round.stopped) throw round.stopped;
     if (!result.done && isPastTimeout(request, input.startedAt, round.now)) {
       throw new DeadlineExceeded(
         `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,
       );
     }
-    return { ...result, progressed: round.progressed };
+    // The workflow's own check names the request's deadline (DeadlineExceeded) when it has passed.
+    if (!result.done && isPastDeadline(request, round.now)) await input.stillWanted?.();
+    return {
+      ...result,
+      progressed: round.progressed,
+      ...(this.#limitSoon(round, input, performance.now() - startedMs) ? { callAgainNow: true } : {}),
+    };
+  }
+
+  /**
+   * Whether a limit comes due within the next pass's wait: the pass then asks to be called again at once.
+   * Only after a pass that waited its whole wait — one that returned early (a watch ended) is retried
+   * after a backoff, never in a tight loop.
+   */
+  #limitSoon(round: Round, input: PassInput, elapsedMs: number): boolean {
+    const waitMs = this.#settings.waitMs ?? 0;
+    if (round.done || waitMs <= 0 || elapsedMs < waitMs) return false;
+    const nowMs = input.now.getTime() + elapsedMs;
+    const pending = { toEvict: round.selection.toEvict, state: round.state };
+    const { firstLimit } = wakes(input, pending, round.now.getTime());
+    return firstLimit !== undefined && firstLimit - nowMs <= waitMs;
   }
 
   /**
    * Rounds of observe-and-evict: the first from a fresh listing; while pods are still leaving or held by
    * a budget, and within `waitMs`, the pass waits on its watches for the change it needs (a pod gone, a
    * budget allowing more, the node changed) and runs another round at once — instead of returning and
-   * waiting out a Step Functions backoff that knows nothing of when the budget frees up.
+   * waiting out a Step Functions backoff that knows nothing of when the budget frees up. It also runs a
+   * round when a limit comes due (wake.ts: `--timeout`, `--skip-wait-for-delete-timeout`, the request's
+   * deadline, a backoff), and waits for such a limit even with nothing watchable to wait for: a drain
+   * ends at its `--timeout`, not at the end of a wait or of a retry's backoff after it.
    */
   async #rounds(view: NodeView, initial: DrainState, input: PassInput, outOfBand?: Blocker): Promise<Round> {
     const startedMs = performance.now();
@@ -153,29 +194,58 @@ class EvictionPass implements ReconcilePass {
     // whether the request is still wanted at most every STILL_WANTED_EVERY_MS, before a round and while
     // nothing changes, so that it stops within seconds rather than at the end of its wait.
     let askedMs = startedMs;
+    let stopped: { error: unknown } | undefined;
     const askIfDue = async () => {
       if (performance.now() - askedMs < STILL_WANTED_EVERY_MS) return;
       askedMs = performance.now();
-      await input.stillWanted?.();
-    };
-    for (;;) {
-      const left = waitMs - (performance.now() - startedMs);
-      if (round.done || left <= 0 || !round.awaitable) break;
-      const slice = Math.min(left, STILL_WANTED_EVERY_MS);
-      if (!(await view.changed(slice, left))) {
-        if (view.ended || slice >= left) break;
-        await askIfDue();
-        continue;
+      try {
+        await input.stillWanted?.();
+      } catch (error) {
+        stopped = { error };
       }
+    };
+    const clock = () => new Date(input.now.getTime() + (performance.now() - startedMs));
+    for (;;) {
+      if (isOver(round, input)) break;
+      const next = await this.#awaitNext(view, round, input, { left: waitMs - (performance.now() - startedMs), clock });
+      if (next === 'return') break;
       await askIfDue();
-      const now = new Date(input.now.getTime() + (performance.now() - startedMs));
+      if (stopped) break;
+      if (next === 'ask') continue;
       assertStillHeld(view.node(), input.request);
       const before = round.state;
-      round = await this.#round(view, round.state, input, now);
+      round = await this.#round(view, round.state, input, clock());
       progressed ||= round.progressed;
       if (round.state !== before) observe(round);
     }
-    return { ...round, progressed };
+    return { ...round, progressed, ...(stopped ? { stopped: stopped.error } : {}) };
+  }
+
+  /**
+   * Waits for what the round needs: a watch reporting a change, or a limit coming due ('round'); a slice
+   * of STILL_WANTED_EVERY_MS with neither ('ask'); or 'return' — the wait is over, a watch ended, or
+   * nothing is left to wait for (nothing watchable and no limit within the wait).
+   */
+  async #awaitNext(
+    view: NodeView,
+    round: Round,
+    input: PassInput,
+    timing: { readonly left: number; readonly clock: () => Date },
+  ): Promise<'round' | 'ask' | 'return'> {
+    const { left } = timing;
+    const nowMs = timing.clock().getTime();
+    // Limits after the last round's instant are still to apply, even one that passed since (a timer may
+    // fire a fraction of a millisecond early): the next round is then due at once.
+    const due = wakes(input, { toEvict: round.selection.toEvict, state: round.state }, round.now.getTime());
+    // Nothing watchable: wait only for a limit within this pass's wait (else the workflow calls again).
+    const limitWithin = due.firstLimit !== undefined && due.firstLimit - nowMs <= left;
+    if (left <= 0 || (!round.awaitable && !limitWithin)) return 'return';
+    const untilWake = due.next === undefined ? Number.POSITIVE_INFINITY : Math.max(0, due.next - nowMs);
+    const slice = Math.min(untilWake, left, STILL_WANTED_EVERY_MS);
+    if (await view.changed(slice, left)) return 'round';
+    if (view.ended) return 'return';
+    if (untilWake <= left && slice >= untilWake) return 'round';
+    return slice >= left ? 'return' : 'ask';
   }
 
   async #round(view: NodeView, state: DrainState, input: PassInput, now: Date): Promise<Round> {

@@ -81,7 +81,7 @@ export function isMirrorPod(pod: V1Pod): boolean {
   return Object.hasOwn(pod.metadata?.annotations ?? {}, MIRROR_POD_ANNOTATION);
 }
 
-function deletionTime(pod: V1Pod): number | undefined {
+export function deletionTime(pod: V1Pod): number | undefined {
   const stamp: unknown = pod.metadata?.deletionTimestamp;
   if (stamp instanceof Date) return stamp.getTime();
   if (typeof stamp === 'string') return Date.parse(stamp);

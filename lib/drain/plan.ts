@@ -9,10 +9,13 @@ import type { Blocker, BranchPlan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
 import { podKey } from '../kube/paths.ts';
 import type { PodBranch } from './branch-filters.ts';
+import { budgetHoldMessage } from './budget-gate.ts';
+import { describeBudgets } from './observe.ts';
 import { quorumBlocker } from './quorum.ts';
 import { budgetsCovering, ignoresBudgets } from './refusals.ts';
 import { unplaceableReplacements } from './replacements.ts';
 import { type DrainSelection, itemOf, selectionBlockers, selectPods } from './selection.ts';
+import { budgetReason, multipleBudgetsReason } from './tracking.ts';
 
 export interface DrainPlanInput {
   readonly node: V1Node;
@@ -43,14 +46,16 @@ export interface DrainPlan {
 /** PDBs at 0 and pods under two PDBs, for pods the eviction API would check (not with disableEviction). */
 export function budgetBlockers(pods: readonly V1Pod[], budgets: readonly V1PodDisruptionBudget[]): Blocker[] {
   const blockers: Blocker[] = [];
+  // In the words an evacuation's pass uses for the same refusal (tracking.ts).
   for (const pod of pods.filter((p) => !ignoresBudgets(p))) {
     const covering = budgetsCovering(pod, budgets);
-    const names = covering.map((pdb) => pdb.metadata?.name ?? '?');
+    const pdb = covering[0];
     if (covering.length > 1) {
-      const reason = `pod ${podKey(pod)} is covered by more than one PodDisruptionBudget (${names.join(', ')}); the eviction API refuses it`;
+      const reason = multipleBudgetsReason(podKey(pod), describeBudgets(covering));
       blockers.push({ code: 'MultiplePodDisruptionBudgets', reason, item: itemOf(pod) });
-    } else if (covering[0] && (covering[0].status?.disruptionsAllowed ?? 0) <= 0) {
-      const reason = `pod ${podKey(pod)} is blocked by PodDisruptionBudget ${names[0]} (disruptionsAllowed=${covering[0].status?.disruptionsAllowed ?? 0})`;
+    } else if (pdb && (pdb.status?.disruptionsAllowed ?? 0) <= 0) {
+      const allowed = ` (disruptionsAllowed=${pdb.status?.disruptionsAllowed ?? 0})`;
+      const reason = budgetReason(podKey(pod), pdb.metadata?.name ?? '?', allowed, budgetHoldMessage(pdb));
       blockers.push({ code: 'DisruptionBudget', reason, item: itemOf(pod) });
     }
   }

@@ -137,6 +137,19 @@ export function isDue(state: DrainState, pod: V1Pod, now: Date): boolean {
   return !record.nextAttemptAt || Date.parse(record.nextAttemptAt) <= now.getTime();
 }
 
+/**
+ * The words of a DisruptionBudget blocker, the same in `drainbridge plan` and in an evacuation: the pod,
+ * the budget with ` (disruptionsAllowed=N)` when known, and the apiserver's reason.
+ */
+export function budgetReason(podName: string, pdbName: string, allowed: string, message: string): string {
+  return `pod ${podName} is blocked by PodDisruptionBudget ${pdbName}${allowed}: ${message}`;
+}
+
+/** The words of a MultiplePodDisruptionBudgets blocker (plan and evacuation): the budgets as describeBudgets names them. */
+export function multipleBudgetsReason(podName: string, budgets: string): string {
+  return `pod ${podName} is covered by more than one PodDisruptionBudget (${budgets || 'unknown'}); the eviction API refuses it`;
+}
+
 function refusalBlocker(outcome: EvictionOutcome, pod: V1Pod, budgetsAllowed: string): PodRecord['blocker'] {
   const key = podKey(pod);
   switch (outcome.kind) {
@@ -144,13 +157,10 @@ function refusalBlocker(outcome: EvictionOutcome, pod: V1Pod, budgetsAllowed: st
       return {
         code: 'DisruptionBudget',
         budget: `${pod.metadata?.namespace ?? ''}/${outcome.pdbName}`,
-        reason: `pod ${key} is blocked by PodDisruptionBudget ${outcome.pdbName}${budgetsAllowed}: ${outcome.message}`,
+        reason: budgetReason(key, outcome.pdbName, budgetsAllowed, outcome.message),
       };
     case 'multiple-budgets':
-      return {
-        code: 'MultiplePodDisruptionBudgets',
-        reason: `pod ${key} is covered by more than one PodDisruptionBudget (${budgetsAllowed || 'unknown'}); the eviction API refuses it`,
-      };
+      return { code: 'MultiplePodDisruptionBudgets', reason: multipleBudgetsReason(key, budgetsAllowed) };
     case 'refused':
       return { code: 'Other', reason: `eviction of pod ${key} refused: ${outcome.message}` };
     default:

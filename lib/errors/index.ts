@@ -150,6 +150,17 @@ export class EvacuationCancelled extends DrainbridgeError {
   }
 }
 
+/**
+ * A safety blocker refuses the evacuation before the node is touched (etcd quorum: lib/drain/quorum.ts).
+ * Not retried; the workflow records the failure, the node is left as it was (not cordoned by drainbridge).
+ */
+export class EvacuationRefused extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvacuationRefused';
+  }
+}
+
 /** An operator asked to stop (`drainbridge abort`): the evacuation fails and keeps the safe state. */
 export class EvacuationAborted extends DrainbridgeError {
   constructor(message: string) {

@@ -65,6 +65,11 @@ export const ERROR_REGISTRY = {
     expected: true,
     meaning: 'an operator aborted the evacuation (drainbridge abort); the safe state is kept',
   },
+  EvacuationRefused: {
+    handling: 'fail',
+    expected: false,
+    meaning: 'a safety blocker (etcd quorum) refuses the evacuation before the node is cordoned; nothing was changed',
+  },
   TransientError: { handling: 'transient', expected: false, meaning: 'an external call failed in a way that may pass' },
   ConflictError: { handling: 'transient', expected: false, meaning: 'a write lost an optimistic-concurrency race' },
   ClusterUnreachable: {

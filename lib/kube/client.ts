@@ -270,8 +270,10 @@ export class KubeClient {
     );
   }
 
-  listPods(fieldSelector?: string): Promise<V1Pod[]> {
-    return this.listAll('list pods', (page, o) => this.core.listPodForAllNamespaces({ ...page, fieldSelector }, o));
+  listPods(fieldSelector?: string, labelSelector?: string): Promise<V1Pod[]> {
+    return this.listAll('list pods', (page, o) =>
+      this.core.listPodForAllNamespaces({ ...page, fieldSelector, labelSelector }, o),
+    );
   }
 
   /**

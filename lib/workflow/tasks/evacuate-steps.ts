@@ -21,6 +21,7 @@ import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
 import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
 import { sweepRecords } from '../record-expiry.ts';
+import { refuseIfUnsafe } from '../safety-guard.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
 
 /**
@@ -110,9 +111,14 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
         `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
       );
     }
+    // Safety before the cordon, for a request not waiting in line (a waiting one reads only the Lease): a
+    // node is not cordoned while a safety blocker (etcd quorum) holds — the same check and words as
+    // `drainbridge plan`. The check takes time: admission then reads the Lease afresh (a stale one has let
+    // two requests past a one-node limit in the window suite).
+    const checked = await refuseIfUnsafe(deps, input.request, node, tools.now());
     const admitted = await admitRequest(deps.kube, input.request, settings, {
       now: tools.now(),
-      lease,
+      ...(checked ? {} : { lease }),
       node,
       clock: () => tools.now(),
     });
@@ -266,7 +272,9 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
     });
     await publishMoves(input, deps, result);
     const leave = !result.done && (await continuing(input, deps, continueRequestedBy, tools.now()));
-    if (!result.done && !result.progressed && !leave) throw new NotYetDone(waitingMessage(input.branch, result));
+    // A limit due within the next pass's wait: called again at once (a retry's backoff could pass it by far).
+    const waitAgain = !result.done && !result.progressed && !leave && !result.callAgainNow;
+    if (waitAgain) throw new NotYetDone(waitingMessage(input.branch, result));
     return {
       done: result.done,
       progressed: result.progressed,

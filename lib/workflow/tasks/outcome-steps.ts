@@ -1,6 +1,7 @@
 /** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
 import { z } from 'zod';
-import type { Blocker } from '../../domain/plan.ts';
+import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../domain/plan.ts';
+import { type BranchSpan, shortReason } from '../../domain/timeline.ts';
 import { EvacuationFailed, RecordUnreadable } from '../../errors/index.ts';
 import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
@@ -44,8 +45,23 @@ const FailInput = TaskInput.extend({
 });
 type FailInput = TaskInput & { readonly error: { Error?: string; Cause?: string } };
 
-function blockersOf(reasons: readonly string[]): Blocker[] {
-  return reasons.map((reason) => ({ code: 'Other', reason }));
+type RecordedBranch = { blockers?: string[]; waiting?: string[]; blockerSpans?: BranchSpan[] };
+
+/**
+ * The branches' blockers with their codes: the record keeps each blocker's sentence, and its code on the
+ * blocker's open span (a sentence no open span matches is `Other`).
+ */
+function blockersOf(branches: readonly RecordedBranch[], withWaiting: boolean): Blocker[] {
+  return branches.flatMap((branch) => {
+    const open = (branch.blockerSpans ?? []).filter((span) => span.to === undefined);
+    const codeOf = (reason: string): BlockerCode => {
+      const span = open.find((candidate) => candidate.reason === shortReason(reason));
+      return BLOCKER_CODES.find((code) => code === span?.code) ?? 'Other';
+    };
+    // What was only waited for (External VMIs) becomes a blocker when the evacuation gives up at its deadline.
+    const reasons = [...(branch.blockers ?? []), ...(withWaiting ? (branch.waiting ?? []) : [])];
+    return reasons.map((reason): Blocker => ({ code: codeOf(reason), reason }));
+  });
 }
 
 /**
@@ -92,9 +108,7 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     await deps.progress.setPhase(input.request.requestId, 'Failed', tools.now());
     await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
     const branches = Object.values(record.status?.branches ?? {});
-    // What was only waited for (External VMIs) becomes a blocker when the evacuation gives up at its deadline.
-    const waited = error.name === 'DeadlineExceeded' ? branches.flatMap((b) => b.waiting ?? []) : [];
-    const blockers = blockersOf([...branches.flatMap((b) => b.blockers ?? []), ...waited]);
+    const blockers = blockersOf(branches, error.name === 'DeadlineExceeded');
     await deps.publisher.publish(
       'Evacuation Failed',
       failedEvent(input.request, input.executionId, { phase: 'Failed', error, blockers }),

@@ -1,0 +1,24 @@
+/**
+ * The etcd quorum guard as the workflow runs it before a node is cordoned: reads what quorum.ts needs
+ * (every node, the etcd pods) and asks the same function `drainbridge plan` asks — so both name the same
+ * blocker in the same words.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { Blocker } from '../domain/plan.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isControlPlaneNode, quorumBlocker } from './quorum.ts';
+
+/** kubeadm's etcd static pods carry this label (quorum.ts checks the namespace too). */
+export const ETCD_POD_SELECTOR = 'component=etcd';
+
+/**
+ * The ControlPlaneQuorum blocker for evacuating `node` now, or undefined. Reads only: the etcd pods (one
+ * small list) and, only when none is visible and the node is a control-plane node, the nodes that then
+ * stand in for the members — quorum.ts reads the nodes for nothing else.
+ */
+export async function observeQuorumBlocker(client: KubeClient, node: V1Node): Promise<Blocker | undefined> {
+  const etcdPods = await client.listPods(undefined, ETCD_POD_SELECTOR);
+  const membersVisible = etcdPods.some((pod) => pod.metadata?.namespace === 'kube-system');
+  const nodes = membersVisible || !isControlPlaneNode(node) ? [] : await client.listNodes();
+  return quorumBlocker(node, nodes, etcdPods);
+}

@@ -1,0 +1,220 @@
+/**
+ * One safety decision, everywhere (issue 25): every blocker `drainbridge plan` reports stops a real
+ * evacuation too, with the same code and the same words. Each case plans the node (as `drainbridge plan`
+ * does: lib/workflow/branches/plan.ts) and then evacuates it (the packaged Evacuate machine, embedded,
+ * against the simulator, as drainbridge's ServiceAccount); the evacuation ends failed and its Evacuation
+ * Failed names the blocker as the plan did. ControlPlaneQuorum refuses before the cordon: the node is
+ * left as it was. Every code of lib/domain/plan.ts is either walked here or listed with the reason it is
+ * not (a new code fails the last test until it is one or the other).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../lib/domain/plan.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
+import { readLedger } from '../../lib/node/ledger.ts';
+import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
+import {
+  eventsOf,
+  failureOf,
+  maintenanceRequested,
+  readNodeAsAdmin,
+  simInstant,
+  startWorkflowSim,
+  writesSince,
+} from './harness.ts';
+
+const CONTAINERS = [{ name: 'app', image: 'busybox:1.37' }];
+type Manifest = Record<string, unknown>;
+
+function deployment(name: string, extra: { emptyDir?: boolean; labels?: Record<string, string> } = {}): Manifest {
+  const labels = { app: name, ...extra.labels };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'shop' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels },
+        spec: { containers: CONTAINERS, volumes: extra.emptyDir ? [{ name: 'scratch', emptyDir: {} }] : [] },
+      },
+    },
+  };
+}
+
+function pdb(name: string, matchLabels: Record<string, string>, minAvailable: number): Manifest {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name, namespace: 'shop' },
+    spec: { minAvailable, selector: { matchLabels } },
+  };
+}
+
+function pod(name: string, extra: { labels?: Record<string, string>; owner?: Manifest } = {}): Manifest {
+  const metadata: Manifest = { name, namespace: 'shop', labels: extra.labels ?? {} };
+  if (extra.owner) metadata.ownerReferences = [extra.owner];
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: { nodeName: 'node-1', containers: CONTAINERS } };
+}
+
+const ETCD = {
+  name: 'etcd',
+  namespace: 'kube-system',
+  labels: { component: 'etcd' },
+  spec: { containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.5.16-0' }] },
+};
+
+interface Case {
+  readonly code: BlockerCode;
+  readonly parts: { workloads?: Manifest[]; pdbs?: Manifest[]; pods?: Manifest[] };
+  /** node-1 is a control-plane node with kubeadm's etcd static pod (the only member). */
+  readonly controlPlane?: boolean;
+  readonly drain?: Record<string, unknown>;
+}
+
+const CASES: readonly Case[] = [
+  { code: 'ControlPlaneQuorum', parts: { workloads: [deployment('web')] }, controlPlane: true },
+  { code: 'BarePod', parts: { pods: [pod('debug')] } },
+  {
+    code: 'DaemonSetPod',
+    parts: {
+      workloads: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name: 'agent', namespace: 'shop' },
+          spec: {
+            selector: { matchLabels: { app: 'agent' } },
+            template: { metadata: { labels: { app: 'agent' } }, spec: { containers: CONTAINERS } },
+          },
+        },
+      ],
+    },
+    drain: { ignoreDaemonSets: false },
+  },
+  {
+    code: 'OrphanedDaemonSetPod',
+    parts: {
+      pods: [
+        pod('agent-orphan', {
+          owner: { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'gone', uid: 'uid-gone', controller: true },
+        }),
+      ],
+    },
+  },
+  { code: 'EmptyDirData', parts: { workloads: [deployment('cache', { emptyDir: true })] } },
+  { code: 'DisruptionBudget', parts: { workloads: [deployment('db')], pdbs: [pdb('db', { app: 'db' }, 1)] } },
+  {
+    code: 'MultiplePodDisruptionBudgets',
+    parts: {
+      workloads: [deployment('web', { labels: { tier: 'front' } })],
+      pdbs: [pdb('web', { app: 'web' }, 0), pdb('front', { tier: 'front' }, 0)],
+    },
+  },
+  {
+    code: 'LauncherPod',
+    parts: { pods: [pod('virt-launcher-vm1-x7k2p', { labels: { 'kubevirt.io': 'virt-launcher' } })] },
+  },
+];
+
+/** Codes no case here walks, and why: each is reported by plan and evacuation from one function, or by one of them only. */
+const NOT_WALKED: Readonly<Partial<Record<BlockerCode, string>>> = {
+  Unschedulable:
+    'a prediction of plan only (the replacement of an evicted pod would fit nowhere else); an evacuation evicts the pod as kubectl does — see docs/safety-blockers.md',
+  NotLiveMigratable: 'the VM branches (Nova, KubeVirt): test/workflow/kubevirt*.test.ts and the Nova suites',
+  MigrationFailed: 'reported only once a migration ran (an evacuation, never a plan)',
+  NoValidHost: "Nova's scheduler answer to a live migration (an evacuation, never a plan)",
+  InsufficientCapacity: 'the Nova branch planner (lib/nova/plan.ts), used by plan and by the Nova pass alike',
+  NoComputeService: 'the Nova branch planner (lib/nova/plan.ts), used by plan and by the Nova pass alike',
+  OutOfBandUncordon: 'someone uncordoned a node drainbridge holds: only an evacuation holds a node',
+  Other: 'a catch-all (a refused eviction, a pod stuck terminating): no one cause to walk',
+};
+
+function scenarioOf(c: Case): Record<string, unknown> {
+  return {
+    name: `safety-${c.code.toLowerCase()}`,
+    speed: 200,
+    podStartupDelaySeconds: 1,
+    nodes: [
+      {
+        name: 'node-1',
+        ...(c.controlPlane ? { labels: { 'node-role.kubernetes.io/control-plane': '' }, staticPods: [ETCD] } : {}),
+      },
+      // Cordoned while the scenario settles, so that everything lands on node-1; opened before the plan.
+      { name: 'node-2', unschedulable: true },
+    ],
+    namespaces: ['shop'],
+    workloads: c.parts.workloads ?? [],
+    pdbs: c.parts.pdbs ?? [],
+    pods: c.parts.pods ?? [],
+  };
+}
+
+/** What a blocker is compared by: its code and its words. */
+const words = (blockers: readonly Pick<Blocker, 'code' | 'reason'>[], code: BlockerCode) =>
+  blockers
+    .filter((b) => b.code === code)
+    .map((b) => `[${b.code}] ${b.reason}`)
+    .sort();
+
+describe('every blocker plan reports stops an evacuation, in the same words', { concurrency: 2 }, () => {
+  for (const c of CASES) {
+    it(c.code, async () => {
+      const w = await startWorkflowSim(scenarioOf(c));
+      try {
+        await w.admin.patchNode('node-2', { spec: { unschedulable: false } });
+        const drain = { ignoreDaemonSets: true, ...c.drain };
+        const { deps } = w.runtime;
+        const planned = await planEvacuation(deps.config, deps.kube, 'node-1', {
+          options: { ...KUBECTL_DRAIN_DEFAULTS, ...drain },
+          infraPodSelector: deps.config.infraPodSelector,
+        });
+        const plan = words(
+          planned.plan.branches.flatMap((b) => b.blockers),
+          c.code,
+        );
+        assert.ok(plan.length > 0, `plan reports ${c.code}`);
+
+        const mark = w.sim.requestLog.mark();
+        // The request's deadline ends every branch (the drain's --timeout only the pod branches).
+        const deadline = simInstant(w, 600);
+        await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain, deadline }));
+        const [execution] = w.runtime.executionsFor('req-node-1');
+        assert.ok(execution);
+        const outcome = await execution.outcome;
+        assert.equal(failureOf(outcome).name, 'EvacuationFailed', 'the evacuation ends failed');
+        const [failed] = eventsOf(w, 'Evacuation Failed', 'req-node-1') as {
+          error: { name: string; message: string };
+          blockers: Blocker[];
+        }[];
+        assert.ok(failed, 'Evacuation Failed is published');
+        assert.deepEqual(words(failed.blockers, c.code), plan, 'the same code and words as the plan');
+
+        if (c.code === 'ControlPlaneQuorum') {
+          assert.equal(failed.error.name, 'EvacuationRefused');
+          assert.ok(
+            failed.error.message.includes(plan[0] ?? '?'),
+            `the refusal names the blocker: ${failed.error.message}`,
+          );
+          const node = await readNodeAsAdmin(w, 'node-1');
+          assert.notEqual(node.spec?.unschedulable, true, 'the node is not cordoned');
+          assert.deepEqual(readLedger(node).holds, {}, 'no hold is taken');
+          const touched = writesSince(w, mark).filter(
+            (write) => write.resource === 'nodes' || write.resource === 'pods',
+          );
+          assert.deepEqual(touched, [], 'nothing was written to the node or its pods');
+        }
+      } finally {
+        await w.stop();
+      }
+    });
+  }
+
+  it('every blocker code is walked above or listed with the reason it is not', () => {
+    const walked = new Set(CASES.map((c) => c.code));
+    for (const code of BLOCKER_CODES) {
+      assert.ok(walked.has(code) !== (NOT_WALKED[code] !== undefined), `${code}: walked or listed, exactly one`);
+    }
+  });
+});
