@@ -10,12 +10,6 @@ import { pages } from './run-block.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/**
- * Pages other branches write in parallel, linked already: allowed to be missing until those branches are
- * merged. Emptied by whoever merges them.
- */
-export const PAGES_PENDING_MERGE: ReadonlySet<string> = new Set(['docs/safety-blockers.md', 'docs/status.md']);
-
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function slug(heading: string): string {
   return heading
@@ -54,7 +48,6 @@ describe('the links of README.md and docs/', () => {
       const broken: string[] = [];
       for (const [path, anchor] of linksOf(text)) {
         const target = path === '' ? file : normalize(join(dirname(file), path));
-        if (PAGES_PENDING_MERGE.has(target)) continue;
         const absolute = join(ROOT, target);
         if (!existsSync(absolute)) {
           broken.push(`${path}: no such file`);

@@ -34,18 +34,6 @@ const SERVICE_LINE = /\bdrainbridge (run|sim|forwarder)\b/;
 /** What "drainbridge installed" means, as the README says it: one command, as a cluster admin. */
 const INSTALL: ShellCommand = { text: 'kubectl apply -k deploy/base', exit: 0, line: 0 };
 
-/**
- * Blocks that document what other branches build in parallel (they pass once those are merged): each is
- * skipped here, with the feature it waits for. Emptied by whoever merges those branches.
- */
-export const PENDING_MERGE: readonly { file: string; startsWith: string; waitsFor: string }[] = [
-  {
-    file: 'README.md',
-    startsWith: 'npx drainbridge --version',
-    waitsFor: '`drainbridge --version` and `drainbridge check --for run|forwarder|node-agent`',
-  },
-];
-
 /** Blocks the simulator cannot serve yet, each with what it lacks (a real API server runs them). */
 export const NOT_IN_SIMULATOR: readonly { file: string; startsWith: string; lacks: string }[] = [
   {
@@ -178,11 +166,9 @@ function listed<T extends { file: string; startsWith: string }>(block: ShellBloc
   return list.find((p) => p.file === block.file && block.body.trimStart().startsWith(p.startsWith));
 }
 
-/** Why a classified block is not run on the simulator (checked elsewhere, pending a merge, a simulator gap). */
+/** Why a classified block is not run on the simulator (checked elsewhere, or a simulator gap). */
 export function notRunHere(block: ShellBlock): string | undefined {
   if ((ELSEWHERE_KINDS as readonly string[]).includes(block.kind ?? '')) return `${block.kind}: ${block.reason}`;
-  const pending = listed(block, PENDING_MERGE);
-  if (pending) return `waits for ${pending.waitsFor}`;
   const gap = listed(block, NOT_IN_SIMULATOR);
   return gap ? `not in the simulator: ${gap.lacks}` : undefined;
 }
