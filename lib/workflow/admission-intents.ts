@@ -4,7 +4,10 @@
  * next request then takes the expired mutex and, counting held nodes from the ledgers, would not yet see
  * the stalled hold — and admit a second node past the limit when the stalled write lands (found by the
  * fault suite: "Lease lost mid-admission"). So every admitter writes its intent when it locks, every
- * locker carries unexpired intents forward, and every admitter counts the others' intents as held nodes.
+ * locker carries unexpired intents forward, and every admitter counts the others' intents as held nodes —
+ * against every limit: the cluster-wide one, a label-selector limit (the admitter reads those nodes'
+ * labels) and a maintenance window's own (an intent says who asked). Counted against the cluster-wide
+ * limit only, a window's second node was admitted past its one slot the same way (test/faults/admission-limits.test.ts).
  *
  * An intent ends when its admitter unlocks, when the node's ledger shows the request's hold (it is
  * counted from the ledger then), or after INTENT_TTL_SECONDS — longer than any write can stall (the API
@@ -22,13 +25,27 @@ export interface Intent {
   readonly node: string;
   /** When the admitter locked (ISO 8601). */
   readonly since: string;
+  /**
+   * Who asked (a maintenance window's requests share one): the window's own limit counts its admissions
+   * in flight too. Absent on an intent written before it was kept: such an intent counts for every requester.
+   */
+  readonly requester?: string;
 }
 
 export type Intents = Readonly<Record<string, Intent>>;
 
 export const INTENTS_FORMAT: RecordFormat<Intents> = {
   what: `admissions in flight (Lease annotation ${INTENTS_ANNOTATION})`,
-  versions: [z.record(z.string(), z.looseObject({ node: z.string().min(1), since: z.iso.datetime({ offset: true }) }))],
+  versions: [
+    z.record(
+      z.string(),
+      z.looseObject({
+        node: z.string().min(1),
+        since: z.iso.datetime({ offset: true }),
+        requester: z.string().min(1).optional(),
+      }),
+    ),
+  ],
 };
 
 /** The intents on the Lease; unreadable is RecordUnreadable (never "none in flight"). */
@@ -51,15 +68,33 @@ function live(intents: Intents, now: Date): Record<string, Intent> {
   return kept;
 }
 
-/** What a locker writes: the unexpired intents it found, plus its own. */
-export function withIntent(found: Intents, requestId: string, node: string, now: Date): Intents {
-  return { ...live(found, now), [requestId]: { node, since: now.toISOString() } };
+/** What a locker writes: the unexpired intents it found, plus its own (its node, and who asked). */
+export function withIntent(
+  found: Intents,
+  requestId: string,
+  intent: { readonly node: string; readonly requester: string },
+  now: Date,
+): Intents {
+  return {
+    ...live(found, now),
+    [requestId]: { node: intent.node, since: now.toISOString(), requester: intent.requester },
+  };
 }
 
 /** Nodes other admitters may be taking a hold on right now: count them as held. */
 export function nodesInFlight(intents: Intents, requestId: string, now: Date): string[] {
   return Object.entries(live(intents, now))
     .filter(([id]) => id !== requestId)
+    .map(([, intent]) => intent.node);
+}
+
+/**
+ * Of nodesInFlight, those `requester`'s requests are taking (or may be: an intent that does not say who
+ * asked): a maintenance window's own limit counts them as its held nodes.
+ */
+export function nodesInFlightFor(intents: Intents, requestId: string, now: Date, requester: string): string[] {
+  return Object.entries(live(intents, now))
+    .filter(([id, intent]) => id !== requestId && (intent.requester ?? requester) === requester)
     .map(([, intent]) => intent.node);
 }
 

@@ -27,6 +27,7 @@ import {
   INTENTS_ANNOTATION,
   type Intents,
   nodesInFlight,
+  nodesInFlightFor,
   readIntents,
   settledIntents,
   withIntent,
@@ -160,7 +161,7 @@ async function lockAdmission(
   const intents = withIntent(
     readIntents(lease?.metadata?.annotations, request.nodeName),
     request.requestId,
-    request.nodeName,
+    { node: request.nodeName, requester: request.requester },
     now,
   );
   const locked = withHolder(lease, request.requestId, now, { intents });
@@ -185,20 +186,31 @@ interface ObservedNodes {
 }
 
 /**
+ * What the locked decision reads beyond the lists, all of it under the mutex: the nodes the Lease
+ * remembers admitting, those other admitters are taking a hold on now (their labels count against the
+ * label-selector limits) and the requested node itself.
+ */
+interface ThoroughRead {
+  readonly admitted: string[] | 'unreadable';
+  readonly alsoRead: readonly string[];
+}
+
+/**
  * The held nodes' labels and the requested node's, the names of those drainbridge holds and who holds them
  * (from their ledgers) — never a list of every node of the cluster. `thorough` (the locked decision):
- * every node that may be held (thoroughCandidates). Otherwise only the labelled ones: enough for telling a waiting request that it still waits, since counting fewer held
- * nodes can only send it on to the locked decision, never admit it.
+ * every node that may be held (thoroughCandidates), and the requested node, all read under the mutex:
+ * nothing read before it (the caller's `requested`, maybe seconds old) is decided on. Otherwise only the
+ * labelled ones and the caller's `requested`: enough for telling a waiting request that it still waits,
+ * since counting fewer held nodes can only send it on to the locked decision, never admit it.
  */
 async function observeNodes(
   client: KubeClient,
   requested: V1Node,
-  thorough: { readonly admitted: string[] | 'unreadable' } | undefined,
+  thorough: ThoroughRead | undefined,
 ): Promise<ObservedNodes> {
-  const candidates = thorough
-    ? await thoroughCandidates(client, thorough.admitted)
-    : await client.listNodes(HELD_LABEL);
-  // The requested node for its labels (slot limits), as read before the lock unless the list has it fresher.
+  const candidates = thorough ? await thoroughCandidates(client, thorough) : await client.listNodes(HELD_LABEL);
+  // The requested node for its labels (slot limits): the thorough read has it (unless it was deleted since:
+  // then its hold write fails on its own).
   const listed = candidates.some((node) => node.metadata?.name === requested.metadata?.name);
   const nodes = listed ? candidates : [...candidates, requested];
   const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
@@ -222,15 +234,16 @@ async function observeNodes(
 
 /**
  * Every node that may be held, for the locked decision: the labelled and cordoned ones
- * (listNodesMaybeHeld) and those the Lease remembers admitting, read one by one (normally none beyond the
- * lists). A damaged memory is no reason to count fewer: then every node of the cluster is read.
+ * (listNodesMaybeHeld), and those the Lease remembers admitting or `alsoRead` names, read one by one
+ * (normally only the requested node beyond the lists). A damaged memory is no reason to count fewer:
+ * then every node of the cluster is read.
  */
-async function thoroughCandidates(client: KubeClient, admitted: string[] | 'unreadable'): Promise<V1Node[]> {
-  if (admitted === 'unreadable') return client.listNodes();
+async function thoroughCandidates(client: KubeClient, read: ThoroughRead): Promise<V1Node[]> {
+  if (read.admitted === 'unreadable') return client.listNodes();
   const listed = await listNodesMaybeHeld(client);
   const known = new Set(listed.map((node) => node.metadata?.name ?? ''));
   const extra: V1Node[] = [];
-  for (const name of admitted.filter((name) => !known.has(name))) {
+  for (const name of new Set([...read.admitted, ...read.alsoRead].filter((name) => !known.has(name)))) {
     try {
       extra.push(await client.getNode(name));
     } catch (error) {
@@ -279,8 +292,18 @@ function decide(
     labelsOf: (name) => nodes.labels.get(name) ?? {},
     queue: readQueue(lease, request.nodeName),
     queueTtlSeconds: QUEUE_TTL_SECONDS,
+    // The window's own slots count its admissions in flight too (a stalled hold write of another of its nodes).
     ...(window
-      ? { windowLimit: { window: window.name, max: window.maxNodes, heldNodes: nodes.heldBy(request.requester) } }
+      ? {
+          windowLimit: {
+            window: window.name,
+            max: window.maxNodes,
+            heldNodes: [
+              ...nodes.heldBy(request.requester),
+              ...nodesInFlightFor(intents, request.requestId, now, request.requester),
+            ],
+          },
+        }
       : {}),
     holdersOf: (name) => nodes.holders.get(name) ?? [],
   });
@@ -559,8 +582,12 @@ export async function admitRequest(
   let unlocked = false;
   let holdWritten = false;
   try {
-    const nodes = await observeNodes(client, node, { admitted: readAdmitted(lease) });
+    // The decision rests on what is read from here on, under the mutex: the Lease as locked, and the nodes.
     const intents = readIntents(lease.metadata?.annotations, request.nodeName);
+    const nodes = await observeNodes(client, node, {
+      admitted: readAdmitted(lease),
+      alsoRead: [...nodesInFlight(intents, request.requestId, lockedAt), request.nodeName],
+    });
     const decision = decide(request, settings, { nodes, lease, intents, now: lockedAt });
     let hold = { acquired: false };
     if (decision.admit) {

@@ -16,8 +16,8 @@ const NOTHING_MOVED = { total: 0, moved: 0, inFlight: 0, skipped: 0 } as const;
 
 /**
  * Throws EvacuationRefused when a safety blocker holds for `node` (as just read) now. Only for a node the
- * request does not hold yet, nor was released from (a late duplicate is dropped by the caller); returns
- * whether it checked. Reads the etcd pods (and the nodes only where they stand in for the members);
+ * request does not hold yet, nor was released from (a late duplicate is dropped by the caller). Reads
+ * the etcd pods (and the nodes only where they stand in for the members);
  * writes nothing but the refused request's record.
  */
 export async function refuseIfUnsafe(
@@ -25,14 +25,14 @@ export async function refuseIfUnsafe(
   request: ResolvedRequest,
   node: V1Node,
   now: Date,
-): Promise<boolean> {
+): Promise<void> {
   const ledger = ledgerOf(node);
   const { requestId } = request;
   // An unreadable ledger is for admission to report (RecordUnreadable), before anything is written.
-  if (ledger.status !== 'ok') return false;
-  if (Object.hasOwn(ledger.ledger.holds, requestId) || Object.hasOwn(ledger.ledger.released, requestId)) return false;
+  if (ledger.status !== 'ok') return;
+  if (Object.hasOwn(ledger.ledger.holds, requestId) || Object.hasOwn(ledger.ledger.released, requestId)) return;
   const blocker = await observeQuorumBlocker(deps.kube, node);
-  if (!blocker) return true;
+  if (!blocker) return;
   await deps.progress.ensure(request);
   await deps.progress.recordProgress(requestId, 'pods', {
     progress: NOTHING_MOVED,

@@ -113,12 +113,12 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     }
     // Safety before the cordon, for a request not waiting in line (a waiting one reads only the Lease): a
     // node is not cordoned while a safety blocker (etcd quorum) holds — the same check and words as
-    // `drainbridge plan`. The check takes time: admission then reads the Lease afresh (a stale one has let
-    // two requests past a one-node limit in the window suite).
-    const checked = await refuseIfUnsafe(deps, input.request, node, tools.now());
+    // `drainbridge plan`. The Lease and the node read above may be seconds old by now: admission only
+    // waits on them, and decides to admit on what it reads under its mutex.
+    await refuseIfUnsafe(deps, input.request, node, tools.now());
     const admitted = await admitRequest(deps.kube, input.request, settings, {
       now: tools.now(),
-      ...(checked ? {} : { lease }),
+      lease,
       node,
       clock: () => tools.now(),
     });
