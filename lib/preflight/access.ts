@@ -226,3 +226,24 @@ export function describeAccess(access: ApiAccess): string {
   const name = access.name ? ` ${access.name}` : '';
   return `${access.verb} ${resource}${group}${name}${access.namespace ? ` in ${access.namespace}` : ''}`;
 }
+
+/**
+ * The SelfSubjectAccessReview that asks whether these credentials may make `access`: the same body
+ * whichever client sends it (the commands' @kubernetes/client-node one, the services' lightweight one).
+ */
+export function accessReviewOf(access: ApiAccess) {
+  return {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: {
+      resourceAttributes: {
+        verb: access.verb,
+        group: access.group,
+        resource: access.resource,
+        ...(access.subresource ? { subresource: access.subresource } : {}),
+        ...(access.name ? { name: access.name } : {}),
+        ...(access.namespace ? { namespace: access.namespace } : {}),
+      },
+    },
+  };
+}

@@ -16,7 +16,14 @@ import type { Config } from '../config/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { apiCodeOf } from '../kube/errors.ts';
 import { EVACUATION_API } from '../kube/paths.ts';
-import { type AccessSettings, type ApiAccess, describeAccess, type Operation, requiredAccess } from './access.ts';
+import {
+  type AccessSettings,
+  type ApiAccess,
+  accessReviewOf,
+  describeAccess,
+  type Operation,
+  requiredAccess,
+} from './access.ts';
 import { checkNova } from './nova.ts';
 import { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND } from './result.ts';
 
@@ -116,25 +123,7 @@ async function checkNamespace(client: KubeClient, apis: Apis, namespace: string)
 
 async function allowed(client: KubeClient, apis: Apis, access: ApiAccess): Promise<boolean> {
   const review = await client.call(`review access: ${describeAccess(access)}`, (o) =>
-    apis.authz.createSelfSubjectAccessReview(
-      {
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: {
-            resourceAttributes: {
-              verb: access.verb,
-              group: access.group,
-              resource: access.resource,
-              ...(access.subresource ? { subresource: access.subresource } : {}),
-              ...(access.name ? { name: access.name } : {}),
-              ...(access.namespace ? { namespace: access.namespace } : {}),
-            },
-          },
-        },
-      },
-      o,
-    ),
+    apis.authz.createSelfSubjectAccessReview({ body: accessReviewOf(access) }, o),
   );
   return review.status?.allowed === true;
 }

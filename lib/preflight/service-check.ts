@@ -9,7 +9,7 @@
 import { apiCodeOf } from '../kube/errors.ts';
 import type { KubeHttpClient } from '../kube/http/client.ts';
 import { EVACUATION_API } from '../kube/paths.ts';
-import { type ApiAccess, describeAccess } from './access.ts';
+import { type ApiAccess, accessReviewOf, describeAccess } from './access.ts';
 import { type CheckResult, INSTALL_COMMAND } from './result.ts';
 import { grantCommand, type Service, type ServicePart, type ServiceSettings, serviceParts } from './service-access.ts';
 
@@ -55,20 +55,7 @@ function askerOf(client: KubeHttpClient): Asker {
       const review = await client.request<ReviewStatus>(`review access: ${describeAccess(access)}`, {
         method: 'POST',
         path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: {
-            resourceAttributes: {
-              verb: access.verb,
-              group: access.group,
-              resource: access.resource,
-              ...(access.subresource ? { subresource: access.subresource } : {}),
-              ...(access.name ? { name: access.name } : {}),
-              ...(access.namespace ? { namespace: access.namespace } : {}),
-            },
-          },
-        },
+        body: accessReviewOf(access),
       });
       return review.status?.allowed === true;
     },
