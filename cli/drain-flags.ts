@@ -75,9 +75,9 @@ export function drainArguments(parsed: ParsedCommandLine): string[] {
 
 /** The drain flags' paragraph of a long-running command's --help (run, forwarder, node agent). */
 export const SERVICE_DRAIN_FLAGS_HELP = [
-  'kubectl drain flags (--force, --ignore-daemonsets, --delete-emptydir-data, --grace-period, --timeout,',
-  '  --pod-selector, --disable-eviction, --skip-wait-for-delete-timeout, --chunk-size): defaults for every',
-  '  evacuation this process starts. Each option comes from the first that sets it: the request itself',
+  'kubectl drain flags (--force, --ignore-daemonsets, --delete-emptydir-data or its old name --delete-local-data,',
+  '  --grace-period, --timeout, --pod-selector, --disable-eviction, --skip-wait-for-delete-timeout, --chunk-size):',
+  '  defaults for every evacuation this process starts. Each option comes from the first that sets it: the request itself',
   "  (an event's or window's `drain`), these flags, DRAINBRIDGE_DRAIN_*, the request's origin (cordon and",
   '  hand-sent requests: --ignore-daemonsets; NodeMaintenance, cloud notices, windows: also',
   "  --delete-emptydir-data --force, as node-maintenance-operator and AWS NTH), kubectl's default.",

@@ -16,10 +16,15 @@ interface PassOutputShape {
   detail?: string[];
 }
 
-/** The line for a pass step's output, e.g. `pods: 3/10 pods evicted, 2 in flight, 4 skipped`. */
+/**
+ * The line for a pass step's output, e.g. `pods: 3/10 pods evicted, 2 in flight, 4 skipped`. A branch that
+ * ended with nothing to do (Nova off, no KubeVirt, no infra pods) gets no line: `nova: 0/0 … — done` read
+ * as if Nova had been looked at, and the live display draws no bar for such a branch either.
+ */
 export function passLine(output: PassOutputShape): string | undefined {
   if (!output.branch || !output.progress) return undefined;
   const { total, moved, inFlight, skipped } = output.progress;
+  if (output.done && total + inFlight + skipped === 0 && !output.blockers?.length) return undefined;
   const parts = [`${moved}/${total} ${wordsOf(output.branch).moved}`];
   if (inFlight > 0) parts.push(`${inFlight} in flight`);
   if (skipped > 0) parts.push(`${skipped} skipped`);

@@ -96,7 +96,7 @@ describe('plainRenderer', () => {
       executionId: 'e',
       stateName: 'NovaPass',
       functionKey: 'pass',
-      output: { branch: 'nova', done: true, progress: { total: 0, moved: 0, inFlight: 0, skipped: 0 } },
+      output: { branch: 'nova', done: true, progress: { total: 1, moved: 1, inFlight: 0, skipped: 0 } },
     };
     renderer.event({ kind: 'task', at: c.now(), call: nova });
     renderer.event({ kind: 'task', at: c.now(), call: pods });

@@ -25,6 +25,16 @@ test('a KubeVirt pass: moved of total, in flight, one clause per migration under
   assert.equal(passLine({ branch: 'kubevirt' }), undefined, 'no counts, no line');
 });
 
+test('a branch that ended with nothing to do prints no line; one still working on nothing yet does', () => {
+  const none = { total: 0, moved: 0, inFlight: 0, skipped: 0 };
+  assert.equal(passLine({ branch: 'nova', done: true, progress: none }), undefined);
+  assert.equal(passLine({ branch: 'pods', done: false, progress: none }), 'pods: 0/0 pods evicted');
+  assert.equal(
+    passLine({ branch: 'pods', done: true, progress: { ...none, skipped: 1 } }),
+    'pods: 0/0 pods evicted, 1 skipped — done',
+  );
+});
+
 test("an Evacuation Progress event's VMs: counts by status, then each migrating VM's phase, source and target", () => {
   const vms = [
     { name: 'vms/app-1', status: 'moved', sourceNode: 'node-1', targetNode: 'node-3' },
