@@ -86,7 +86,7 @@ describe('kubectl: CRD schemas and the cordon taint', { skip }, () => {
     sim = await startSimulator({ scenario: 'small', speed: 20 });
     kubectl = new Kubectl(binary as string, sim.kubeconfig());
     if (sim.scenario) await whenSettled(sim.store, sim.scenario, 20_000);
-    await ok(['apply', '-f', '-'], readFileSync('deploy/crds/nodemaintenances.yaml', 'utf8'));
+    await ok(['apply', '-f', '-'], readFileSync('deploy/base/crds/nodemaintenances.yaml', 'utf8'));
     await ok(['apply', '-f', '-'], LEASE_CRD);
   });
   after(async () => {

@@ -111,12 +111,12 @@ describe('custom resources against their CRD schema', () => {
   let store: ClosableStore;
   beforeEach(() => {
     store = createStore();
-    store.create(CRDS, parse(readFileSync('deploy/crds/nodemaintenances.yaml', 'utf8')) as KubeObject);
+    store.create(CRDS, parse(readFileSync('deploy/base/crds/nodemaintenances.yaml', 'utf8')) as KubeObject);
     store.create(CRDS, WIDGET_CRD);
   });
   afterEach(() => store.close());
 
-  // deploy/crds/nodemaintenances.yaml is NMO's schema (its rules may change): only what NMO's CRD has for
+  // deploy/base/crds/nodemaintenances.yaml is NMO's schema (its rules may change): only what NMO's CRD has for
   // good is asserted on it — spec.nodeName required, a string. The other keywords use the Widget CRD.
   it('a missing required field: 422 Invalid worded as the API server, with the cause; nothing stored', () => {
     const error = refusal(() => store.create(NMS, nm('x', { reason: 'kernel' })));
