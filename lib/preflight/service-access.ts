@@ -83,6 +83,23 @@ const NODE_MAINTENANCE_PART: ServicePart = {
   grant: clusterRole('drainbridge-forwarder'),
 };
 
+/**
+ * The NodeMaintenance source's medik8s node Leases (`medik8s-leases/node-<node>`, taken as NMO takes
+ * them), granted by the Role drainbridge-node-leases of deploy/base in that namespace.
+ */
+const NODE_LEASES = { group: 'coordination.k8s.io', namespace: 'medik8s-leases' } as const;
+const NODE_LEASE_PART: ServicePart = {
+  name: "the NodeMaintenance source's node Leases",
+  optional: NODE_MAINTENANCE_PART.optional,
+  accesses: [
+    call('get', 'leases', "read a node's medik8s Lease", NODE_LEASES),
+    call('create', 'leases', "take a node's medik8s Lease", NODE_LEASES),
+    call('update', 'leases', "renew or take over a node's medik8s Lease", NODE_LEASES),
+    call('delete', 'leases', "release a node's medik8s Lease when its maintenance ends", NODE_LEASES),
+  ],
+  grant: { kind: 'Role', name: 'drainbridge-node-leases', namespace: 'medik8s-leases' },
+};
+
 /** What `drainbridge run` runs the state machines with: every call of evacuate, restore and abort. */
 function workflowPart(settings: ServiceSettings): ServicePart {
   const access = { namespace: settings.namespace, ...(settings.kubevirtRestart ? { kubevirtRestart: true } : {}) };
@@ -113,7 +130,7 @@ export function serviceParts(service: Service, settings: ServiceSettings): Servi
 }
 
 function partsOf(service: Service, settings: ServiceSettings): ServicePart[] {
-  const nodeMaintenance = settings.nodeMaintenance ? [NODE_MAINTENANCE_PART] : [];
+  const nodeMaintenance = settings.nodeMaintenance ? [NODE_MAINTENANCE_PART, NODE_LEASE_PART] : [];
   switch (service) {
     case 'forwarder':
       return [

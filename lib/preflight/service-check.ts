@@ -121,7 +121,9 @@ export async function checkService(
     results.push(...found);
     const missing = found.filter((r) => !r.ok);
     if (missing.length === 0) continue;
-    if (part.optional) withoutSources.set(part.optional.source, missing.map(readyzReason));
+    // Two parts of one source (the NodeMaintenance source and its node Leases): the reasons of both.
+    const source = part.optional?.source;
+    if (source) withoutSources.set(source, [...(withoutSources.get(source) ?? []), ...missing.map(readyzReason)]);
     else refuse = true;
   }
   return { service, ...(user ? { user } : {}), results, refuse, withoutSources };

@@ -207,11 +207,19 @@ describe('clusters that already run node-maintenance-operator (deploy/components
       const withNmo = rendered(nmo);
       const without = rendered(plain);
       const names = (docs: Rendered[]) => docs.map((d) => `${d.kind}/${d.metadata.name}`).sort();
-      assert.ok(names(without).includes(`CustomResourceDefinition/${NM_CRD}`));
+      // NMO takes the medik8s node Leases itself, in the namespace it creates: drainbridge's are left out.
+      const service = plain.endsWith('run') ? 'run' : 'forwarder';
+      const nmoOnly = [
+        `CustomResourceDefinition/${NM_CRD}`,
+        'Namespace/medik8s-leases',
+        'Role/drainbridge-node-leases',
+        `RoleBinding/drainbridge-${service}-node-leases`,
+      ];
+      for (const name of nmoOnly) assert.ok(names(without).includes(name), `${plain} has ${name}`);
       assert.deepEqual(
         names(withNmo),
-        names(without).filter((name) => name !== `CustomResourceDefinition/${NM_CRD}`),
-        "only drainbridge's NodeMaintenance CRD is left out",
+        names(without).filter((name) => !nmoOnly.includes(name)),
+        "only drainbridge's NodeMaintenance CRD and the node Leases' namespace and role are left out",
       );
       const [deployment] = workloadsOf(join(ROOT, nmo));
       assert.equal(deployment?.env.get('DRAINBRIDGE_NODE_MAINTENANCE'), 'false');

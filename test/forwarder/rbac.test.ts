@@ -2,9 +2,9 @@
  * The forwarder's ServiceAccount can do exactly what the forwarder calls, and nothing more. A real
  * `drainbridge forwarder` process runs as drainbridge/drainbridge-forwarder (bound as deploy/ binds it)
  * through what it does in a cluster — it takes the Lease (none exists yet: read, create), renews it,
- * publishes a cordon and its uncordon, adopts a NodeMaintenance (finalizer, BeginMaintenance Event, status
- * mirrored from the evacuation the embedded workflow runs), ends it on deletion (finalizer removed,
- * RemovedMaintenance), refuses one that node-maintenance-operator handles (a Warning Event), reads the
+ * publishes a cordon and its uncordon, adopts a NodeMaintenance (finalizer, BeginMaintenance Event, medik8s's
+ * node Lease read, created and renewed in medik8s-leases, status mirrored from the evacuation the embedded
+ * workflow runs), ends it on deletion (the node Lease deleted, finalizer removed, RemovedMaintenance), refuses one that node-maintenance-operator handles (a Warning Event), reads the
  * NodeMaintenance CRD, and releases the Lease on SIGTERM. Its calls, from the simulator's request log, are
  * compared with the rules of deploy/base/rbac/forwarder.yaml both ways: a call without a rule fails (it is
  * also refused with 403 during the run), and so does a rule no call used. The same for the role of

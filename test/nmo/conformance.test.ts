@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
+import type { CoreV1Event, V1Lease, V1Node } from '@kubernetes/client-node';
 import { readLedger } from '../../lib/node/ledger.ts';
 import {
   type DrainbridgeProcess,
@@ -23,7 +23,14 @@ import {
 interface NodeMaintenanceJson {
   metadata: { name: string; finalizers?: string[]; annotations?: Record<string, string> };
   spec: { nodeName: string };
-  status?: { phase?: string; lastError?: string; drainProgress?: number; totalpods?: number; evictionPods?: number };
+  status?: {
+    phase?: string;
+    lastError?: string;
+    drainProgress?: number;
+    totalpods?: number;
+    evictionPods?: number;
+    errorOnLeaseCount?: number;
+  };
 }
 
 /** A NodeMaintenance as NMO's e2e test builds one (getNodeMaintenance: name, nodeName, reason). */
@@ -72,6 +79,16 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     (await cluster.admin.listPods(`spec.nodeName=${nodeName}`)).filter(
       (pod) => !pod.metadata?.deletionTimestamp && pod.metadata?.labels?.app === 'web',
     );
+
+  /** medik8s's node Lease (medik8s/common pkg/lease: `medik8s-leases/node-<node>`), undefined when absent. */
+  const nodeLease = async (nodeName: string): Promise<V1Lease | undefined> => {
+    const got = await kubectl('get', 'lease', '-n', 'medik8s-leases', `node-${nodeName}`, '-o', 'json');
+    if (got.code !== 0) {
+      assert.match(got.stderr, /NotFound|not found/, got.stderr);
+      return undefined;
+    }
+    return JSON.parse(got.stdout) as V1Lease;
+  };
 
   before(async () => {
     cluster = await startTestCluster(spreadScenario(5));
@@ -202,6 +219,62 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     assert.equal(await hasEvent('NodeMaintenance', 'test-left-by-nmo', 'NodeMaintenanceOperatorGone'), true);
     assert.equal((await kubectl('uncordon', 'node-2')).code, 0);
     assert.equal((await kubectl('taint', 'node', 'node-2', 'medik8s.io/drain:NoSchedule-')).code, 0);
+  });
+
+  it('controller: RequestLease before the cordon (holder node-maintenance, 3600 s, owned by the Node), InvalidateLease on deletion', async () => {
+    await apply('test-lease', 'node-3');
+    await waitUntil('test-lease Succeeded', phaseIs('test-lease', 'Succeeded'), 60_000);
+    const lease = await nodeLease('node-3');
+    assert.equal(lease?.spec?.holderIdentity, 'node-maintenance');
+    assert.equal(lease?.spec?.leaseDurationSeconds, 3600);
+    assert.deepEqual(
+      lease?.metadata?.ownerReferences?.map((ref) => `${ref.kind}/${ref.name}`),
+      ['Node/node-3'],
+      'owned by the Node, as medik8s/common makes it',
+    );
+    assert.equal((await get('test-lease'))?.status?.errorOnLeaseCount ?? 0, 0);
+    await deleteAndWait('test-lease');
+    assert.equal(await nodeLease('node-3'), undefined, 'the Lease is released (deleted) with the maintenance');
+  });
+
+  it('controller test "lease is held then released by another entity": no cordon, NMO\'s lastError, count 0; proceeds once released', async () => {
+    const now = new Date().toISOString().replace('Z', '000Z');
+    const foreign = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'node-node-5', namespace: 'medik8s-leases' },
+      spec: { holderIdentity: 'self-node-remediation', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now },
+    };
+    const created = await cluster.kubectl.run(['create', '-f', '-'], { input: JSON.stringify(foreign) });
+    assert.equal(created.code, 0, created.stderr);
+    await apply('test-lease-held', 'node-5');
+    await waitUntil(
+      'test-lease-held says the Lease is not ours',
+      async () =>
+        /^failed to obtain a lease that is not owned by us : can't update or invalidate the lease because it is held by different owner: self-node-remediation errorOnLeaseCount 0$/.test(
+          (await get('test-lease-held'))?.status?.lastError ?? '',
+        ),
+      30_000,
+    );
+    const held = await get('test-lease-held');
+    assert.equal(held?.status?.phase, 'Running', 'not Failed: NMO waits');
+    assert.equal(held?.status?.errorOnLeaseCount ?? 0, 0, 'the count stays 0 before the drain');
+    assert.notEqual((await node('node-5')).spec?.unschedulable, true, 'node-5 not cordoned');
+    assert.equal(
+      (await cluster.admin.listEvacuations()).filter((r) => r.spec.nodeName === 'node-5').length,
+      0,
+      'no maintenance request made',
+    );
+    assert.equal((await nodeLease('node-5'))?.spec?.holderIdentity, 'self-node-remediation', 'their Lease untouched');
+
+    // self-node-remediation releases it (InvalidateLease deletes the Lease): the maintenance goes ahead.
+    assert.equal((await kubectl('delete', 'lease', '-n', 'medik8s-leases', 'node-node-5')).code, 0);
+    await waitUntil('test-lease-held Succeeded', phaseIs('test-lease-held', 'Succeeded'), 60_000);
+    assert.equal((await node('node-5')).spec?.unschedulable, true, 'node-5 cordoned now');
+    assert.equal((await nodeLease('node-5'))?.spec?.holderIdentity, 'node-maintenance');
+    assert.equal(await hasEvent('NodeMaintenance', 'test-lease-held', 'FailedMaintenance'), false);
+    await deleteAndWait('test-lease-held');
+    assert.equal(await nodeLease('node-5'), undefined);
   });
 
   it('controller test "should fail on non existing node" for a node deleted in maintenance: Failed, no hold left, the slot freed', async () => {

@@ -8,7 +8,8 @@
  *     and it stays refused, as NMO's would never have been created); otherwise add the finalizer first,
  *     recording the node taken (so that a deletion is seen even while the forwarder is down, and a changed
  *     `spec.nodeName` never moves the maintenance).
- *  2. Adopted, not being deleted: `Maintenance Requested` until the request holds the node (or has a
+ *  2. Adopted, not being deleted: NMO's node Lease first (lease-gate.ts: held by another, no request);
+ *     `Maintenance Requested` until the request holds the node (or has a
  *     record); the status mirrored from the record; a changed `spec.nodeName` reported with NMO's refusal.
  *  3. Being deleted: `Maintenance Ended` until the served node's ledger shows the request released (the
  *     Restore ran — it leaves a tombstone even for a request that never took its hold), then the
@@ -17,7 +18,9 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { EvacuationObject } from '../../kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
+import { leaseVerdict } from './lease-gate.ts';
 import { NMO_ERRORS, NMO_EVENT_MESSAGES, type NmoEventReason } from './messages.ts';
+import type { LeaseOutcome } from './node-lease.ts';
 import { isHeldBy, statusFromRecord, statusPatch } from './status.ts';
 import {
   DRAINBRIDGE_FINALIZER,
@@ -61,6 +64,8 @@ export interface NodeMaintenanceFacts {
   readonly nmoInstalled: string | undefined;
   /** `refuse` (default): leave NodeMaintenances to NMO when it is there; `act`: handle them anyway. */
   readonly coexistence: 'refuse' | 'act';
+  /** What requesting the node's medik8s Lease gave this pass (undefined: not asked). */
+  readonly lease?: LeaseOutcome;
   readonly now: Date;
 }
 
@@ -213,8 +218,12 @@ export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanc
     Object.hasOwn(read.ledger.holds, requestId) ||
     Object.hasOwn(read.ledger.released, requestId) ||
     !!facts.record;
-  if (!delivered) actions.push({ kind: 'publish', detailType: 'Maintenance Requested' });
-  const desired = statusFromRecord(facts.record, isHeldBy(node, requestId));
+  const verdict = leaseVerdict(nm.status, facts.lease, delivered);
+  if (!delivered && verdict.proceed) actions.push({ kind: 'publish', detailType: 'Maintenance Requested' });
+  const desired = verdict.status ?? {
+    ...statusFromRecord(facts.record, isHeldBy(node, requestId)),
+    ...verdict.overlay,
+  };
   // The maintenance stays on the node it was taken for; the edit is refused as NMO's webhook refuses it.
   if (nm.spec.nodeName !== facts.servedNode) desired.lastError = NMO_ERRORS.nodeNameUpdate;
   actions.push(...statusAction(facts, desired));

@@ -21,8 +21,11 @@ import type { Logger } from '../../log/logger.ts';
 import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { emitObjectEvent, maintenanceSubject, nodeSubject } from './events.ts';
+import { NODE_LEASE_SECONDS } from './lease.ts';
+import { leaseWanted } from './lease-gate.ts';
 import { NMO_EVENT_MESSAGES } from './messages.ts';
 import { nmoMarker } from './nmo.ts';
+import { type LeaseOutcome, releaseNodeLease, requestNodeLease } from './node-lease.ts';
 import { type NodeMaintenanceAction, planNodeMaintenance } from './plan.ts';
 import { nodeNamedBy, servedNodeOf } from './served-node.ts';
 import {
@@ -49,6 +52,13 @@ export interface NodeMaintenanceSourceOptions {
   readonly flavor?: NodeMaintenanceFlavor;
 }
 
+/** A NodeMaintenance whose node's Lease another holder has is asked again at most this long after. */
+const LEASE_RETRY_MAX_MS = 10_000;
+/** A failed reconcile (a Lease call, a patch) is tried again this long after, without waiting for a change. */
+const RETRY_AFTER_FAILURE_MS = 5_000;
+/** The Lease is renewed at half its duration while the maintenance lasts (NMO renews only on its reconciles). */
+const LEASE_RENEW_MS = (NODE_LEASE_SECONDS * 1000) / 2;
+
 export class NodeMaintenanceSource implements ForwarderSource {
   readonly name: string;
   readonly #o: NodeMaintenanceSourceOptions;
@@ -62,6 +72,8 @@ export class NodeMaintenanceSource implements ForwarderSource {
   readonly #refused = new Set<string>();
   readonly #dirty = new Set<string>();
   #draining: Promise<void> | undefined;
+  /** A later pass over a NodeMaintenance (the Lease retried or renewed), by name. */
+  readonly #later = new Map<string, NodeJS.Timeout>();
   /** What taking the lead started (reading the CRD), awaited by stop(). */
   #leadWork: Promise<void> | undefined;
 
@@ -118,6 +130,23 @@ export class NodeMaintenanceSource implements ForwarderSource {
     this.#offered.clear();
     this.#refused.clear();
     this.#dirty.clear();
+    this.#cancelLater();
+  }
+
+  #cancelLater(): void {
+    for (const timer of this.#later.values()) clearTimeout(timer);
+    this.#later.clear();
+  }
+
+  /** Marks `name` again after `ms` (replacing an earlier timer for it). */
+  #markLater(name: string, ms: number): void {
+    clearTimeout(this.#later.get(name));
+    const timer = setTimeout(() => {
+      this.#later.delete(name);
+      this.#mark(name);
+    }, ms);
+    timer.unref();
+    this.#later.set(name, timer);
   }
 
   receipt(receipt: PublishReceipt): void {
@@ -129,6 +158,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
   async stop(): Promise<void> {
     this.#leading = false;
     this.#dirty.clear();
+    this.#cancelLater();
     await Promise.all([this.#maintenances.stop(), this.#records.stop()]);
     await this.#leadWork;
     await this.#draining;
@@ -239,6 +269,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
           nodeMaintenance: name,
           error: error instanceof Error ? error.message : String(error),
         });
+        this.#markLater(name, RETRY_AFTER_FAILURE_MS);
       }
     }
   }
@@ -246,6 +277,8 @@ export class NodeMaintenanceSource implements ForwarderSource {
   async #reconcile(nm: NodeMaintenance): Promise<void> {
     const requestId = nodeMaintenanceRequestId(nm);
     const servedNode = servedNodeOf(nm, () => this.#o.nodes.list());
+    const now = this.#o.now?.() ?? new Date();
+    const lease = await this.#requestLease(nm, servedNode, now);
     const actions = planNodeMaintenance({
       nm: statusFromWire(this.#flavor, nm),
       node: this.#o.nodes.get(servedNode),
@@ -254,9 +287,37 @@ export class NodeMaintenanceSource implements ForwarderSource {
       others: this.#maintenances.list().filter((other) => other.metadata.uid !== nm.metadata.uid),
       nmoInstalled: this.#nmoInstalled,
       coexistence: this.#o.coexistence,
-      now: this.#o.now?.() ?? new Date(),
+      ...(lease ? { lease } : {}),
+      now,
     });
     for (const action of actions) await this.#act(nm, servedNode, action);
+  }
+
+  /**
+   * NMO's RequestLease, on every pass over an adopted NodeMaintenance in maintenance (not being deleted,
+   * its node there, not failed on lease errors); the next pass is scheduled: a renewal, or a retry while
+   * another holder has the Lease (at its expiry, or sooner for a release).
+   */
+  async #requestLease(nm: NodeMaintenance, servedNode: string, now: Date): Promise<LeaseOutcome | undefined> {
+    const adopted = nm.metadata.finalizers?.includes(DRAINBRIDGE_FINALIZER) ?? false;
+    const node = this.#o.nodes.get(servedNode);
+    if (!adopted || nm.metadata.deletionTimestamp || !node || !leaseWanted(nm.status)) return undefined;
+    const lease = await requestNodeLease(this.#o.client, node, now);
+    const name = nm.metadata.name ?? '';
+    if (lease.kind === 'taken') this.#markLater(name, LEASE_RENEW_MS);
+    else if (lease.kind === 'held') {
+      const untilExpiry = lease.until.getTime() - now.getTime() + 100;
+      this.#markLater(name, Math.max(100, Math.min(untilExpiry, LEASE_RETRY_MAX_MS)));
+      this.#o.logger.info('node Lease held by another medik8s component: the maintenance waits', {
+        nodeMaintenance: name,
+        holder: lease.holder,
+        until: lease.until.toISOString(),
+      });
+    } else {
+      this.#o.logger.warn('could not take the node Lease', { nodeMaintenance: name, error: lease.error });
+      this.#markLater(name, RETRY_AFTER_FAILURE_MS);
+    }
+    return lease;
   }
 
   async #act(nm: NodeMaintenance, servedNode: string, action: NodeMaintenanceAction): Promise<void> {
@@ -267,7 +328,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
       case 'add-finalizer':
         return this.#adopt(nm, action.node);
       case 'remove-finalizer':
-        return this.#release(nm, action.nmo === true);
+        return this.#release(nm, servedNode, action.nmo === true);
       case 'nmo-marks-left':
         this.#o.logger.warn('NodeMaintenance left by node-maintenance-operator released', {
           nodeMaintenance: name,
@@ -337,7 +398,11 @@ export class NodeMaintenanceSource implements ForwarderSource {
   }
 
   /** Removes drainbridge's finalizer (and, `nmo`, the one a node-maintenance-operator no longer there left). */
-  async #release(nm: NodeMaintenance, nmo: boolean): Promise<void> {
+  async #release(nm: NodeMaintenance, servedNode: string, nmo: boolean): Promise<void> {
+    // NMO's InvalidateLease before its finalizer goes: a failure keeps the finalizer (retried).
+    if (nm.metadata.finalizers?.includes(DRAINBRIDGE_FINALIZER))
+      await releaseNodeLease(this.#o.client, servedNode, this.#o.now?.() ?? new Date());
+    clearTimeout(this.#later.get(nm.metadata.name ?? ''));
     const ours = (f: string) => f === DRAINBRIDGE_FINALIZER || (nmo && f === NMO_FINALIZER);
     const finalizers = (nm.metadata.finalizers ?? []).filter((f) => !ours(f));
     await this.#o.client.patchClusterObject(this.#flavor.api, nm.metadata.name ?? '', {

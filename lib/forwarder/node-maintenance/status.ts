@@ -106,7 +106,7 @@ const MIRRORED = [
 
 /**
  * The JSON merge patch of `.status` that makes `current` show `desired` (lastUpdate set to `now`), or
- * undefined when nothing mirrored changed. Fields drainbridge does not fill (errorOnLeaseCount) are left alone.
+ * undefined when nothing mirrored changed. errorOnLeaseCount only when `desired` sets it.
  */
 export function statusPatch(
   current: NodeMaintenanceStatus | undefined,
@@ -119,6 +119,9 @@ export function statusPatch(
     if (sameJson(current?.[field], want)) continue;
     patch[field] = want ?? null;
   }
+  // NMO's lease error count: written only when the Lease rules (lease-gate.ts) set it.
+  const count = desired.errorOnLeaseCount;
+  if (count !== undefined && (current?.errorOnLeaseCount ?? 0) !== count) patch.errorOnLeaseCount = count;
   if (Object.keys(patch).length === 0) return undefined;
   patch.lastUpdate = `${now.toISOString().slice(0, 19)}Z`;
   return patch;

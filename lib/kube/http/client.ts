@@ -295,6 +295,15 @@ export class KubeHttpClient {
     });
   }
 
+  /** Deletes the Lease if it is still at `resourceVersion` (409 ConflictError when it changed since read). */
+  deleteLease(namespace: string, name: string, resourceVersion: string): Promise<unknown> {
+    return this.request(`delete lease ${namespace}/${name}`, {
+      method: 'DELETE',
+      path: leasePath(namespace, name),
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } },
+    });
+  }
+
   createEvent(event: CoreV1Event): Promise<CoreV1Event> {
     const namespace = event.metadata.namespace ?? 'default';
     return this.request(`create event in ${namespace}`, {
