@@ -5,18 +5,6 @@ import { type FlagSpec, flagValue, numberFlag, type ParsedCommandLine } from './
 /** The long-running commands log by default (the CLI's other commands do not): info, JSON, on stderr. */
 export const SERVICE_LOGGING: Partial<LogSettings> = { level: 'info', format: 'json' };
 
-/**
- * The value flags of a long-running command that each set a DRAINBRIDGE_* variable (`mapping`: flag name →
- * variable), declared for parsing, "did you mean", help and completion.
- */
-export function envFlags(mapping: Readonly<Record<string, string>>): FlagSpec[] {
-  return Object.entries(mapping).map(([name, variable]) => ({
-    name,
-    kind: 'value' as const,
-    help: `sets ${variable}`,
-  }));
-}
-
 /** `--shutdown-grace SECONDS`: how long a service flushes its work on SIGTERM/SIGINT. */
 export const SHUTDOWN_GRACE_FLAG: FlagSpec = {
   name: 'shutdown-grace',
@@ -51,17 +39,4 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-}
-
-/** Flags of the long-running commands that set a DRAINBRIDGE_* variable (the flag wins over the environment). */
-export function envFromFlags(
-  parsed: ParsedCommandLine,
-  mapping: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [flag, variable] of Object.entries(mapping)) {
-    const value = flagValue(parsed, flag);
-    if (value !== undefined) env[variable] = value;
-  }
-  return env;
 }

@@ -22,28 +22,12 @@ import {
   parseCommandLine,
 } from '../flags.ts';
 import { preflightService } from '../service-preflight.ts';
-import {
-  envFlags,
-  envFromFlags,
-  SERVICE_LOGGING,
-  SHUTDOWN_GRACE_FLAG,
-  shutdownGraceSeconds,
-  untilSignal,
-} from '../signals.ts';
+import { envFromSettingFlags, settingFlags, settingFlagsHelp } from '../setting-flags.ts';
+import { SERVICE_LOGGING, SHUTDOWN_GRACE_FLAG, shutdownGraceSeconds, untilSignal } from '../signals.ts';
 
-const FLAG_ENV = {
-  'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
-  'metrics-address': 'DRAINBRIDGE_METRICS_ADDRESS',
-  'nmo-coexistence': 'DRAINBRIDGE_NMO_COEXISTENCE',
-  'event-bus': 'DRAINBRIDGE_EVENT_BUS',
-  identity: 'DRAINBRIDGE_FORWARDER_IDENTITY',
-  node: 'DRAINBRIDGE_NODE_NAME',
-  provider: 'DRAINBRIDGE_AGENT_PROVIDER',
-  'bus-endpoint': 'DRAINBRIDGE_BUS_ENDPOINT',
-};
 const FLAGS: readonly FlagSpec[] = [
   KUBECONFIG_FLAG,
-  ...envFlags(FLAG_ENV),
+  ...settingFlags('forwarder'),
   SHUTDOWN_GRACE_FLAG,
   { name: 'node-agent', kind: 'switch', help: "run this node's agent (a DaemonSet) instead" },
   ...DRAIN_FLAGS,
@@ -159,15 +143,13 @@ export const forwarderCommand: Command = {
     'Watches nodes and NodeMaintenances and puts Node Cordoned / Node Uncordoned / Maintenance Requested /',
     'Maintenance Ended on the bus (PutEvents; AWS credentials from the SDK chain: IRSA, Pod Identity, env).',
     'Replicas elect a leader on a Lease in DRAINBRIDGE_NAMESPACE; only the leader publishes.',
-    '  --cordon-evacuates  which nodes a cordon by someone else evacuates (default off)',
-    '  --metrics-address   /healthz, /readyz, /metrics (default 127.0.0.1:8080; 0.0.0.0:8080 in a pod)',
     '  --shutdown-grace    seconds to flush queued events on SIGTERM (default 10)',
     "  --node-agent        instead: this node's agent (a DaemonSet): reads the node's instance metadata service",
     '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
-    '                      publishes its own (no leader election). --node and --provider set',
-    '                      DRAINBRIDGE_NODE_NAME and DRAINBRIDGE_AGENT_PROVIDER (lib/sources/README.md).',
+    '                      publishes its own (no leader election; lib/sources/README.md).',
     "  --bus-endpoint      with --node-agent: publish to `drainbridge run`'s bus endpoint instead of EventBridge,",
-    '                      signing with DRAINBRIDGE_BUS_KEY (DRAINBRIDGE_BUS_ENDPOINT; lib/bus/README.md).',
+    '                      signing with DRAINBRIDGE_BUS_KEY (lib/bus/README.md).',
+    settingFlagsHelp('forwarder'),
     SERVICE_DRAIN_FLAGS_HELP,
     '  The forwarder and the node agent put these options on the events they publish (Node Cordoned,',
     "  Maintenance Requested), where they win over the evacuating process's DRAINBRIDGE_DRAIN_*.",
@@ -182,7 +164,7 @@ export const forwarderCommand: Command = {
     expectPositionals(parsed, []);
     const agentMode = isOn(parsed, 'node-agent');
     checkMode(parsed, agentMode);
-    const env = { ...process.env, ...envFromFlags(parsed, FLAG_ENV) };
+    const env = { ...process.env, ...envFromSettingFlags(parsed, 'forwarder') };
     const grace = shutdownGraceSeconds(parsed);
     const settings = { ...loadForwarderSettings(env), drain: drainOptionsSetBy(parsed) };
     const kubeconfig = flagValue(parsed, 'kubeconfig');

@@ -10,25 +10,12 @@ import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../dra
 import { configFor } from '../embedded.ts';
 import { expectPositionals, type FlagSpec, flagValue, integerFlag, parseCommandLine } from '../flags.ts';
 import { preflightService } from '../service-preflight.ts';
-import {
-  envFlags,
-  envFromFlags,
-  SERVICE_LOGGING,
-  SHUTDOWN_GRACE_FLAG,
-  shutdownGraceSeconds,
-  untilSignal,
-} from '../signals.ts';
+import { envFromSettingFlags, settingFlags, settingFlagsHelp } from '../setting-flags.ts';
+import { SERVICE_LOGGING, SHUTDOWN_GRACE_FLAG, shutdownGraceSeconds, untilSignal } from '../signals.ts';
 
-const FLAG_ENV = {
-  'cordon-evacuates': 'DRAINBRIDGE_CORDON_EVACUATES',
-  'metrics-address': 'DRAINBRIDGE_METRICS_ADDRESS',
-  'nmo-coexistence': 'DRAINBRIDGE_NMO_COEXISTENCE',
-  identity: 'DRAINBRIDGE_FORWARDER_IDENTITY',
-  'bus-address': 'DRAINBRIDGE_BUS_ADDRESS',
-};
 const FLAGS: readonly FlagSpec[] = [
   KUBECONFIG_FLAG,
-  ...envFlags(FLAG_ENV),
+  ...settingFlags('run'),
   SHUTDOWN_GRACE_FLAG,
   {
     name: 'retry-interval-ms',
@@ -54,6 +41,7 @@ export const runCommand: Command = {
     '  --retry-interval-ms  replace every Retry interval of the state machines (demos, fast simulated clocks)',
     '  --bus-address        serve the bus endpoint for node agents (`forwarder --node-agent --bus-endpoint`):',
     '                       PutEvents signed with DRAINBRIDGE_BUS_KEY; cloud notices only (lib/bus/README.md)',
+    settingFlagsHelp('run'),
     SERVICE_DRAIN_FLAGS_HELP,
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
@@ -66,7 +54,7 @@ export const runCommand: Command = {
     const env = {
       DRAINBRIDGE_FORWARDER_LEASE: 'drainbridge-run',
       ...process.env,
-      ...envFromFlags(parsed, FLAG_ENV),
+      ...envFromSettingFlags(parsed, 'run'),
     };
     const fromEnv = configFor(flagValue(parsed, 'kubeconfig'), env);
     // The drain flags win over DRAINBRIDGE_DRAIN_*; a request's own `drain` over both.

@@ -4,23 +4,10 @@
  * at start; a problem names its variable and never shows the key.
  */
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
+import { type Setting, setting, textsOf } from '../settings/setting.ts';
 import type { SigningKey } from './sigv4.ts';
-
-export const BUS_ENDPOINT_ENV_VARS = {
-  DRAINBRIDGE_BUS_ADDRESS: {
-    default: undefined,
-    help: '`drainbridge run`: host:port of the PutEvents endpoint for node agents (unset: not served)',
-  },
-  DRAINBRIDGE_BUS_ENDPOINT: {
-    default: undefined,
-    help: "node agent: URL of `drainbridge run`'s bus endpoint, used instead of EventBridge",
-  },
-  DRAINBRIDGE_BUS_KEY: {
-    default: undefined,
-    help: 'the key both sides sign and check with (at least 32 characters; from a Secret)',
-  },
-} as const;
 
 /** The shortest key accepted: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
 export const MIN_BUS_KEY_LENGTH = 32;
@@ -45,41 +32,19 @@ export interface BusClientSettings {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-function keyProblem(env: Env, needed: string): FieldProblem | undefined {
-  const key = env.DRAINBRIDGE_BUS_KEY;
-  if (key === undefined || key === '') return { path: 'DRAINBRIDGE_BUS_KEY', message: `is required with ${needed}` };
-  if (key.trim() !== key) return { path: 'DRAINBRIDGE_BUS_KEY', message: 'must not begin or end with white space' };
-  if (key.length < MIN_BUS_KEY_LENGTH) {
-    return { path: 'DRAINBRIDGE_BUS_KEY', message: `must be at least ${MIN_BUS_KEY_LENGTH} characters` };
-  }
-  return undefined;
-}
+const ADDRESS = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]*):(\d{1,5})$/;
 
-/** `drainbridge run`'s endpoint settings; undefined when DRAINBRIDGE_BUS_ADDRESS is not set (no endpoint). */
-export function loadBusServerSettings(env: Env): BusServerSettings | undefined {
-  const address = env.DRAINBRIDGE_BUS_ADDRESS;
-  if (address === undefined || address === '') return undefined;
-  const problems: FieldProblem[] = [];
-  const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]*):(\d{1,5})$/.exec(address);
+const hostPort = z.string().transform((address, ctx) => {
+  const match = ADDRESS.exec(address);
   const port = match ? Number(match[2]) : Number.NaN;
   if (!match || port > 65_535) {
-    problems.push({ path: 'DRAINBRIDGE_BUS_ADDRESS', message: 'must be host:port, e.g. 0.0.0.0:8471 or 127.0.0.1:0' });
+    ctx.addIssue({ code: 'custom', message: 'must be host:port, e.g. 0.0.0.0:8471 or 127.0.0.1:0' });
+    return z.NEVER;
   }
-  const key = keyProblem(env, 'DRAINBRIDGE_BUS_ADDRESS');
-  if (key) problems.push(key);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return {
-    host: (match?.[1] ?? '').replace(/^\[|\]$/g, '') || '0.0.0.0',
-    port,
-    key: busSigningKey(env.DRAINBRIDGE_BUS_KEY as string),
-  };
-}
+  return { host: (match[1] ?? '').replace(/^\[|\]$/g, '') || '0.0.0.0', port };
+});
 
-/** A node agent's settings for run's endpoint; undefined when DRAINBRIDGE_BUS_ENDPOINT is not set (EventBridge). */
-export function loadBusClientSettings(env: Env): BusClientSettings | undefined {
-  const endpoint = env.DRAINBRIDGE_BUS_ENDPOINT;
-  if (endpoint === undefined || endpoint === '') return undefined;
-  const problems: FieldProblem[] = [];
+const endpointUrl = z.string().transform((endpoint, ctx) => {
   let url: URL | undefined;
   try {
     url = new URL(endpoint);
@@ -87,13 +52,90 @@ export function loadBusClientSettings(env: Env): BusClientSettings | undefined {
     url = undefined;
   }
   if (!url || !['http:', 'https:'].includes(url.protocol) || (url.pathname !== '/' && url.pathname !== '')) {
-    problems.push({
-      path: 'DRAINBRIDGE_BUS_ENDPOINT',
+    ctx.addIssue({
+      code: 'custom',
       message: 'must be an http(s) URL without a path, e.g. http://drainbridge-run-bus.drainbridge.svc:8471',
     });
+    return z.NEVER;
   }
-  const key = keyProblem(env, 'DRAINBRIDGE_BUS_ENDPOINT');
-  if (key) problems.push(key);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { endpoint: endpoint.replace(/\/+$/, ''), key: busSigningKey(env.DRAINBRIDGE_BUS_KEY as string) };
+  return endpoint.replace(/\/+$/, '');
+});
+
+const signingKey = z.string().transform((key, ctx) => {
+  const problem =
+    key.trim() !== key
+      ? 'must not begin or end with white space'
+      : key.length < MIN_BUS_KEY_LENGTH
+        ? `must be at least ${MIN_BUS_KEY_LENGTH} characters`
+        : undefined;
+  if (problem === undefined) return busSigningKey(key);
+  ctx.addIssue({ code: 'custom', message: problem });
+  return z.NEVER;
+});
+
+/** The bus endpoint's settings, declared once; each is read only when the endpoint is used. */
+export const BUS_ENDPOINT_SETTINGS = {
+  address: setting({
+    env: 'DRAINBRIDGE_BUS_ADDRESS',
+    parse: hostPort.optional(),
+    default: undefined,
+    help: '`drainbridge run`: host:port of the PutEvents endpoint for node agents (unset: not served)',
+    readBy: ['run'],
+    flag: { name: 'bus-address', value: 'HOST:PORT', commands: ['run'] },
+  }),
+  endpoint: setting({
+    env: 'DRAINBRIDGE_BUS_ENDPOINT',
+    parse: endpointUrl.optional(),
+    default: undefined,
+    help: "node agent: URL of `drainbridge run`'s bus endpoint, used instead of EventBridge",
+    readBy: ['node-agent'],
+    flag: { name: 'bus-endpoint', value: 'URL', commands: ['forwarder'] },
+  }),
+  key: setting({
+    env: 'DRAINBRIDGE_BUS_KEY',
+    parse: signingKey.optional(),
+    default: undefined,
+    help: 'the key both sides sign and check with (at least 32 characters; from a Secret)',
+    secret: true,
+    readBy: ['run', 'node-agent'],
+  }),
+};
+
+type Parsed<T> = { readonly value?: T; readonly problem?: FieldProblem };
+
+/** One setting's value from `env` (an empty value is unset), or its problem. */
+function read<T>(declared: Setting<z.ZodType<T, string | undefined>>, env: Env): Parsed<T> {
+  const texts = textsOf({ it: declared }, env, { emptyIsUnset: true });
+  const parsed = declared.parse.safeParse(texts[declared.env]);
+  if (parsed.success) return { value: parsed.data };
+  return { problem: { path: declared.env, message: parsed.error.issues[0]?.message ?? 'is not valid' } };
+}
+
+/** The key, or the problem with it; `needed`: the variable that requires it. */
+function keyOf(env: Env, needed: string, problems: FieldProblem[]): SigningKey | undefined {
+  const key = read(BUS_ENDPOINT_SETTINGS.key, env);
+  if (key.problem) problems.push(key.problem);
+  else if (key.value === undefined)
+    problems.push({ path: BUS_ENDPOINT_SETTINGS.key.env, message: `is required with ${needed}` });
+  return key.value;
+}
+
+/** `drainbridge run`'s endpoint settings; undefined when DRAINBRIDGE_BUS_ADDRESS is not set (no endpoint). */
+export function loadBusServerSettings(env: Env): BusServerSettings | undefined {
+  const address = read(BUS_ENDPOINT_SETTINGS.address, env);
+  if (!address.problem && address.value === undefined) return undefined;
+  const problems = address.problem ? [address.problem] : [];
+  const key = keyOf(env, BUS_ENDPOINT_SETTINGS.address.env, problems);
+  if (!address.value || !key) throw new ConfigError(problems);
+  return { ...address.value, key };
+}
+
+/** A node agent's settings for run's endpoint; undefined when DRAINBRIDGE_BUS_ENDPOINT is not set (EventBridge). */
+export function loadBusClientSettings(env: Env): BusClientSettings | undefined {
+  const endpoint = read(BUS_ENDPOINT_SETTINGS.endpoint, env);
+  if (!endpoint.problem && endpoint.value === undefined) return undefined;
+  const problems = endpoint.problem ? [endpoint.problem] : [];
+  const key = keyOf(env, BUS_ENDPOINT_SETTINGS.endpoint.env, problems);
+  if (!endpoint.value || !key) throw new ConfigError(problems);
+  return { endpoint: endpoint.value, key };
 }

@@ -10,4 +10,4 @@ export {
 export { buildKubeConfig } from './kube.ts';
 export { loadConfig } from './load.ts';
 export type { Config, KubeAccess } from './schema.ts';
-export { ENV_VARS } from './schema.ts';
+export { WORKFLOW_ENV_VARS, WORKFLOW_SETTINGS } from './schema.ts';

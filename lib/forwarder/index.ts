@@ -18,7 +18,7 @@ export { Forwarder, type ForwarderParts, trimNode } from './forwarder.ts';
 export { connectKube } from './kube.ts';
 export { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 export { REBOOT_REQUESTER, RebootSource } from './reboot/source.ts';
-export { FORWARDER_ENV_VARS, type ForwarderSettings, loadForwarderSettings } from './settings.ts';
+export { FORWARDER_SETTINGS, type ForwarderSettings, loadForwarderSettings } from './settings.ts';
 export { type BusSink, EventBridgeSink, InProcessSink } from './sinks.ts';
 export type { EventOutlet, ForwardedEvent, ForwarderSource, PublishReceipt } from './types.ts';
 

@@ -7,51 +7,20 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import { problemsOf } from '../events/parse.ts';
 import { parseSelector } from '../kube/selectors.ts';
+import { trueFalse, wholeNumber } from '../settings/parsers.ts';
+import {
+  envSchemaOf,
+  type FlagCommand,
+  type SettingReader,
+  setting,
+  textsOf,
+  type ValuesOf,
+  valuesOf,
+} from '../settings/setting.ts';
 import type { CordonSelection } from './cordon/plan.ts';
-
-/** Every variable the forwarder reads (besides lib/config's), its default and meaning (README renders them). */
-export const FORWARDER_ENV_VARS = {
-  DRAINBRIDGE_CORDON_EVACUATES: {
-    default: 'off',
-    help: '`off`, `all`, or a node label selector: which nodes a cordon by someone else evacuates',
-  },
-  DRAINBRIDGE_NODE_MAINTENANCE: { default: 'true', help: 'handle medik8s NodeMaintenance resources' },
-  DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: {
-    default: 'false',
-    help: 'also handle the older KubeVirt NodeMaintenance (nodemaintenance.kubevirt.io/v1beta1; its CRD from deploy/components/nodemaintenance-kubevirt)',
-  },
-  DRAINBRIDGE_NMO_COEXISTENCE: {
-    default: 'refuse',
-    help: '`refuse`: leave NodeMaintenances to node-maintenance-operator when it is installed; `act`: handle them anyway',
-  },
-  DRAINBRIDGE_FORWARDER_LEASE: {
-    default: 'drainbridge-forwarder',
-    help: 'the leader-election Lease (in DRAINBRIDGE_NAMESPACE)',
-  },
-  DRAINBRIDGE_FORWARDER_LEASE_SECONDS: {
-    default: '15',
-    help: 'lease duration: a dead leader is replaced within it plus a retry period (≈ 1/7 of it, at least 0.5 s: 15 → ≈ 17 s)',
-  },
-  DRAINBRIDGE_FORWARDER_QUEUE: { default: '10000', help: 'events kept while the bus is unreachable (one per subject)' },
-  DRAINBRIDGE_METRICS_ADDRESS: {
-    default: '127.0.0.1:8080',
-    help: 'host:port of /healthz, /readyz, /metrics (in a pod, KUBERNETES_SERVICE_HOST set: 0.0.0.0:8080)',
-  },
-  DRAINBRIDGE_FORWARDER_IDENTITY: {
-    default: undefined,
-    help: 'leader-election identity (default: POD_NAME or hostname, plus the pid)',
-  },
-} as const;
 
 /** Where the operations endpoint listens in a pod unless DRAINBRIDGE_METRICS_ADDRESS says otherwise. */
 export const IN_POD_METRICS_ADDRESS = '0.0.0.0:8080';
-
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 const Selection = z.string().transform((text, ctx): CordonSelection => {
   const value = text.trim();
@@ -73,59 +42,108 @@ const Address = z
     return { host: text.slice(0, at).replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(text.slice(at + 1)) };
   });
 
-const Schema = z.object({
-  DRAINBRIDGE_CORDON_EVACUATES: Selection,
-  DRAINBRIDGE_NODE_MAINTENANCE: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .transform((v) => v === 'true'),
-  DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .transform((v) => v === 'true'),
-  DRAINBRIDGE_NMO_COEXISTENCE: z.enum(['refuse', 'act'], { error: 'must be refuse or act' }),
-  DRAINBRIDGE_FORWARDER_LEASE: z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a Lease name')
-    .max(253),
-  DRAINBRIDGE_FORWARDER_LEASE_SECONDS: wholeNumber(3, 300),
-  DRAINBRIDGE_FORWARDER_QUEUE: wholeNumber(10, 1_000_000),
-  DRAINBRIDGE_METRICS_ADDRESS: Address,
-  DRAINBRIDGE_FORWARDER_IDENTITY: z.string().min(1).max(128).optional(),
-});
+/** The forwarder's settings are read by `drainbridge forwarder` (both modes) and `drainbridge run`. */
+const FORWARDER: readonly SettingReader[] = ['forwarder', 'run'];
+const BOTH: readonly FlagCommand[] = ['forwarder', 'run'];
 
-export interface ForwarderSettings {
-  readonly cordon: CordonSelection;
-  readonly nodeMaintenance: boolean;
+/** Every setting the forwarder reads besides lib/config's, declared once (docs/configuration.md renders them). */
+export const FORWARDER_SETTINGS = {
+  cordon: setting({
+    env: 'DRAINBRIDGE_CORDON_EVACUATES',
+    parse: Selection,
+    default: 'off',
+    help: '`off`, `all`, or a node label selector: which nodes a cordon by someone else evacuates',
+    readBy: FORWARDER,
+    flag: { name: 'cordon-evacuates', value: 'off|all|SELECTOR', commands: BOTH },
+  }),
+  nodeMaintenance: setting({
+    env: 'DRAINBRIDGE_NODE_MAINTENANCE',
+    parse: trueFalse,
+    default: 'true',
+    help: 'handle medik8s NodeMaintenance resources',
+    readBy: FORWARDER,
+  }),
   /** Also the older KubeVirt group's NodeMaintenances. */
-  readonly nodeMaintenanceKubevirt: boolean;
-  readonly coexistence: 'refuse' | 'act';
-  readonly leaseName: string;
+  nodeMaintenanceKubevirt: setting({
+    env: 'DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT',
+    parse: trueFalse,
+    default: 'false',
+    help: 'also handle the older KubeVirt NodeMaintenance (nodemaintenance.kubevirt.io/v1beta1; its CRD from deploy/components/nodemaintenance-kubevirt)',
+    readBy: FORWARDER,
+  }),
+  coexistence: setting({
+    env: 'DRAINBRIDGE_NMO_COEXISTENCE',
+    parse: z.enum(['refuse', 'act'], { error: 'must be refuse or act' }),
+    default: 'refuse',
+    help: '`refuse`: leave NodeMaintenances to node-maintenance-operator when it is installed; `act`: handle them anyway',
+    readBy: FORWARDER,
+    flag: { name: 'nmo-coexistence', value: 'refuse|act', commands: BOTH },
+  }),
+  leaseName: setting({
+    env: 'DRAINBRIDGE_FORWARDER_LEASE',
+    parse: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a Lease name')
+      .max(253),
+    default: 'drainbridge-forwarder',
+    help: 'the leader-election Lease (in DRAINBRIDGE_NAMESPACE)',
+    readBy: FORWARDER,
+  }),
+  leaseSeconds: setting({
+    env: 'DRAINBRIDGE_FORWARDER_LEASE_SECONDS',
+    parse: wholeNumber(3, 300),
+    default: '15',
+    help: 'lease duration: a dead leader is replaced within it plus a retry period (≈ 1/7 of it, at least 0.5 s: 15 → ≈ 17 s)',
+    readBy: FORWARDER,
+  }),
+  queueCapacity: setting({
+    env: 'DRAINBRIDGE_FORWARDER_QUEUE',
+    parse: wholeNumber(10, 1_000_000),
+    default: '10000',
+    help: 'events kept while the bus is unreachable (one per subject)',
+    readBy: FORWARDER,
+  }),
+  metricsAddress: setting({
+    env: 'DRAINBRIDGE_METRICS_ADDRESS',
+    parse: Address,
+    default: '127.0.0.1:8080',
+    help: 'host:port of /healthz, /readyz, /metrics (in a pod, KUBERNETES_SERVICE_HOST set: 0.0.0.0:8080)',
+    readBy: FORWARDER,
+    flag: { name: 'metrics-address', value: 'HOST:PORT', commands: BOTH },
+  }),
+  identity: setting({
+    env: 'DRAINBRIDGE_FORWARDER_IDENTITY',
+    parse: z.string().min(1).max(128).optional(),
+    default: undefined,
+    help: 'leader-election identity (default: POD_NAME or hostname, plus the pid)',
+    readBy: FORWARDER,
+    flag: { name: 'identity', value: 'ID', commands: BOTH },
+  }),
+};
+
+const Schema = envSchemaOf(FORWARDER_SETTINGS);
+
+type Declared = ValuesOf<typeof FORWARDER_SETTINGS>;
+
+/** The forwarder's settings: the declared ones, the lease in milliseconds and the identity resolved. */
+export type ForwarderSettings = Omit<Declared, 'leaseSeconds' | 'identity'> & {
   readonly leaseDurationMs: number;
-  readonly queueCapacity: number;
-  readonly metricsAddress: { readonly host: string; readonly port: number };
   readonly identity: string;
-}
+};
 
 /** Reads the settings from `env` (command-line values already merged in by the caller). */
 export function loadForwarderSettings(env: Readonly<Record<string, string | undefined>>): ForwarderSettings {
-  const input: Record<string, string | undefined> = {};
-  for (const [name, spec] of Object.entries(FORWARDER_ENV_VARS)) input[name] = env[name] ?? spec.default;
+  const input = textsOf(FORWARDER_SETTINGS, env, { emptyIsUnset: false });
   // A workstation's process answers on loopback only; in a pod the kubelet's probes and Prometheus reach it.
   if (env.DRAINBRIDGE_METRICS_ADDRESS === undefined && env.KUBERNETES_SERVICE_HOST) {
     input.DRAINBRIDGE_METRICS_ADDRESS = IN_POD_METRICS_ADDRESS;
   }
   const parsed = Schema.safeParse(input);
   if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
-  const v = parsed.data;
-  const leaseDurationMs = v.DRAINBRIDGE_FORWARDER_LEASE_SECONDS * 1000;
+  const { leaseSeconds, identity, ...rest } = valuesOf(FORWARDER_SETTINGS, parsed.data);
   return {
-    cordon: v.DRAINBRIDGE_CORDON_EVACUATES,
-    nodeMaintenance: v.DRAINBRIDGE_NODE_MAINTENANCE,
-    nodeMaintenanceKubevirt: v.DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT,
-    coexistence: v.DRAINBRIDGE_NMO_COEXISTENCE,
-    leaseName: v.DRAINBRIDGE_FORWARDER_LEASE,
-    leaseDurationMs,
-    queueCapacity: v.DRAINBRIDGE_FORWARDER_QUEUE,
-    metricsAddress: v.DRAINBRIDGE_METRICS_ADDRESS,
-    identity: v.DRAINBRIDGE_FORWARDER_IDENTITY ?? `${env.POD_NAME ?? hostname()}-${process.pid}`,
+    ...rest,
+    leaseDurationMs: leaseSeconds * 1000,
+    identity: identity ?? `${env.POD_NAME ?? hostname()}-${process.pid}`,
   };
 }

@@ -7,100 +7,18 @@ import { z } from 'zod';
 import { NOTICE_ACTIONS, NOTICE_PROVIDERS, type NoticeProvider } from '../domain/notice.ts';
 import type { DrainOptions } from '../domain/request.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
-import { DrainOptionsInput, NodeName } from '../events/fields.ts';
+import { DrainOptionsInput } from '../events/fields.ts';
 import { problemsOf, safeParseReporting } from '../events/parse.ts';
+import { envSchemaOf, textsOf, type ValuesOf, valuesOf } from '../settings/setting.ts';
 import { DEFAULT_NOTICE_POLICY, NOTICE_TIMINGS, NOTICE_TYPES, type NoticePolicy, type NoticeRule } from './policy.ts';
+import { AGENT_SETTINGS } from './settings.ts';
 
-export interface AgentConfig {
-  /** This node's name (the downward API's `spec.nodeName`). */
-  readonly nodeName: string;
-  /** Whose metadata service this node has. */
-  readonly provider: NoticeProvider;
-  /** Seconds between two reads of a polled document. */
-  readonly pollSeconds: number;
-  /** Per-call timeout of a metadata request (ms); GCE's hanging requests get their wait on top. */
-  readonly timeoutMs: number;
-  readonly policy: NoticePolicy;
-  readonly azure: {
-    readonly baseUrl: string;
-    readonly apiVersion: string;
-    /** Seconds between two checks whether an event may be approved (they read the cluster). */
-    readonly approvalCheckSeconds: number;
-  };
-  readonly aws: {
-    readonly baseUrl: string;
-    readonly tokenTtlSeconds: number;
-    /** Read the spot `instance-action` notice (opt-in). */
-    readonly spot: boolean;
-    /** Read the rebalance recommendation (opt-in). */
-    readonly rebalance: boolean;
-  };
-  readonly gcp: {
-    readonly baseUrl: string;
-    /** `timeout_sec` of the hanging maintenance-event request. */
-    readonly waitSeconds: number;
-    /** Read `upcoming-maintenance` too. */
-    readonly upcoming: boolean;
-    readonly upcomingPollSeconds: number;
-  };
-}
+type DeclaredAgentConfig = ValuesOf<typeof AGENT_SETTINGS>;
 
-/** Each variable with its default (undefined: required or optional) and meaning, for validation and docs/configuration.md. */
-export const AGENT_ENV_VARS = {
-  DRAINBRIDGE_NODE_NAME: { default: undefined, help: 'this node (downward API `spec.nodeName`); required' },
-  DRAINBRIDGE_AGENT_PROVIDER: { default: undefined, help: `whose metadata service: ${NOTICE_PROVIDERS.join(', ')}` },
-  DRAINBRIDGE_AGENT_POLL_SECONDS: { default: '2', help: 'seconds between reads of a polled document' },
-  DRAINBRIDGE_AGENT_TIMEOUT_MS: { default: '2000', help: 'timeout of one metadata request (ms)' },
-  DRAINBRIDGE_NOTICE_POLICY: { default: '', help: 'JSON overrides of the notice policy (lib/sources/README.md)' },
-  DRAINBRIDGE_AGENT_AZURE_URL: { default: 'http://169.254.169.254', help: 'Azure IMDS base URL' },
-  DRAINBRIDGE_AGENT_AZURE_API_VERSION: { default: '2020-07-01', help: 'Scheduled Events api-version' },
-  DRAINBRIDGE_AGENT_AZURE_APPROVAL_CHECK_SECONDS: {
-    default: '5',
-    help: 'seconds between checks whether an event may be approved',
-  },
-  DRAINBRIDGE_AGENT_AWS_URL: { default: 'http://169.254.169.254', help: 'EC2 IMDS base URL' },
-  DRAINBRIDGE_AGENT_AWS_TOKEN_TTL_SECONDS: { default: '3600', help: 'IMDSv2 session token lifetime (1–21600)' },
-  DRAINBRIDGE_AGENT_AWS_SPOT: { default: 'false', help: 'read the spot instance-action notice' },
-  DRAINBRIDGE_AGENT_AWS_REBALANCE: { default: 'false', help: 'read the rebalance recommendation' },
-  DRAINBRIDGE_AGENT_GCP_URL: { default: 'http://metadata.google.internal', help: 'GCE metadata server base URL' },
-  DRAINBRIDGE_AGENT_GCP_WAIT_SECONDS: { default: '60', help: '`timeout_sec` of the hanging maintenance-event read' },
-  DRAINBRIDGE_AGENT_GCP_UPCOMING: { default: 'true', help: 'read the upcoming-maintenance document too' },
-  DRAINBRIDGE_AGENT_GCP_UPCOMING_POLL_SECONDS: { default: '60', help: 'seconds between reads of upcoming-maintenance' },
-} as const satisfies Record<string, { default: string | undefined; help: string }>;
+/** The node agent's configuration: its declared settings, the notice policy merged over the defaults. */
+export type AgentConfig = Omit<DeclaredAgentConfig, 'policy'> & { readonly policy: NoticePolicy };
 
-const bool = z
-  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
-const baseUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .transform((url) => url.replace(/\/+$/, ''));
-
-const AgentEnv = z.object({
-  DRAINBRIDGE_NODE_NAME: NodeName,
-  DRAINBRIDGE_AGENT_PROVIDER: z.enum(NOTICE_PROVIDERS, { error: `must be one of ${NOTICE_PROVIDERS.join(', ')}` }),
-  DRAINBRIDGE_AGENT_POLL_SECONDS: int(1, 300),
-  DRAINBRIDGE_AGENT_TIMEOUT_MS: int(100, 60_000),
-  DRAINBRIDGE_NOTICE_POLICY: z.string(),
-  DRAINBRIDGE_AGENT_AZURE_URL: baseUrl,
-  DRAINBRIDGE_AGENT_AZURE_API_VERSION: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an api-version such as 2020-07-01'),
-  DRAINBRIDGE_AGENT_AZURE_APPROVAL_CHECK_SECONDS: int(1, 300),
-  DRAINBRIDGE_AGENT_AWS_URL: baseUrl,
-  DRAINBRIDGE_AGENT_AWS_TOKEN_TTL_SECONDS: int(1, 21_600),
-  DRAINBRIDGE_AGENT_AWS_SPOT: bool,
-  DRAINBRIDGE_AGENT_AWS_REBALANCE: bool,
-  DRAINBRIDGE_AGENT_GCP_URL: baseUrl,
-  DRAINBRIDGE_AGENT_GCP_WAIT_SECONDS: int(1, 3600),
-  DRAINBRIDGE_AGENT_GCP_UPCOMING: bool,
-  DRAINBRIDGE_AGENT_GCP_UPCOMING_POLL_SECONDS: int(5, 86_400),
-});
+const AgentEnv = envSchemaOf(AGENT_SETTINGS);
 
 const RuleOverride = z.strictObject({
   action: z.enum(NOTICE_ACTIONS, { error: `must be one of ${NOTICE_ACTIONS.join(', ')}` }).optional(),
@@ -110,7 +28,7 @@ const RuleOverride = z.strictObject({
 });
 type RuleOverride = z.infer<typeof RuleOverride>;
 
-const POLICY_VAR = 'DRAINBRIDGE_NOTICE_POLICY';
+const POLICY_VAR = AGENT_SETTINGS.policy.env;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -182,50 +100,12 @@ export function parseNoticePolicy(text: string): NoticePolicy | FieldProblem[] {
   return problems.length > 0 ? problems : (policy as unknown as NoticePolicy);
 }
 
-function withDefaults(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [name, spec] of Object.entries(AGENT_ENV_VARS)) {
-    const given = env[name];
-    out[name] = given !== undefined && given !== '' ? given : spec.default;
-  }
-  return out;
-}
-
-type AgentEnv = z.infer<typeof AgentEnv>;
-
-function toAgentConfig(env: AgentEnv, policy: NoticePolicy): AgentConfig {
-  return {
-    nodeName: env.DRAINBRIDGE_NODE_NAME,
-    provider: env.DRAINBRIDGE_AGENT_PROVIDER,
-    pollSeconds: env.DRAINBRIDGE_AGENT_POLL_SECONDS,
-    timeoutMs: env.DRAINBRIDGE_AGENT_TIMEOUT_MS,
-    policy,
-    azure: {
-      baseUrl: env.DRAINBRIDGE_AGENT_AZURE_URL,
-      apiVersion: env.DRAINBRIDGE_AGENT_AZURE_API_VERSION,
-      approvalCheckSeconds: env.DRAINBRIDGE_AGENT_AZURE_APPROVAL_CHECK_SECONDS,
-    },
-    aws: {
-      baseUrl: env.DRAINBRIDGE_AGENT_AWS_URL,
-      tokenTtlSeconds: env.DRAINBRIDGE_AGENT_AWS_TOKEN_TTL_SECONDS,
-      spot: env.DRAINBRIDGE_AGENT_AWS_SPOT,
-      rebalance: env.DRAINBRIDGE_AGENT_AWS_REBALANCE,
-    },
-    gcp: {
-      baseUrl: env.DRAINBRIDGE_AGENT_GCP_URL,
-      waitSeconds: env.DRAINBRIDGE_AGENT_GCP_WAIT_SECONDS,
-      upcoming: env.DRAINBRIDGE_AGENT_GCP_UPCOMING,
-      upcomingPollSeconds: env.DRAINBRIDGE_AGENT_GCP_UPCOMING_POLL_SECONDS,
-    },
-  };
-}
-
 /** The agent's configuration from the environment; a ConfigError lists every problem. */
 export function loadAgentConfig(env: Readonly<Record<string, string | undefined>> = process.env): AgentConfig {
-  const parsed = safeParseReporting(AgentEnv, withDefaults(env));
+  const parsed = safeParseReporting(AgentEnv, textsOf(AGENT_SETTINGS, env, { emptyIsUnset: true }));
   const problems = parsed.success ? [] : problemsOf(parsed.error);
   const policy = parseNoticePolicy(env[POLICY_VAR] ?? '');
   if (Array.isArray(policy)) problems.push(...policy);
   if (!parsed.success || Array.isArray(policy) || problems.length > 0) throw new ConfigError(problems);
-  return toAgentConfig(parsed.data, policy);
+  return { ...valuesOf(AGENT_SETTINGS, parsed.data), policy };
 }

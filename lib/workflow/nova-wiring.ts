@@ -8,9 +8,9 @@ import type { PassResult, ProgressStore } from '../domain/pass.ts';
 import type { BranchPlanner } from '../domain/plan.ts';
 import { TransientError } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { matchesAll, parseSelector } from '../kube/selectors.ts';
+import { matchesAll } from '../kube/selectors.ts';
 import { createLogger } from '../log/logger.ts';
-import { type HostMapping, NOVA_HOST_KEY, novaHostOf, novaHostRuleTextSchema } from '../nova/host-mapping.ts';
+import { type HostMapping, NOVA_HOST_KEY, novaHostOf } from '../nova/host-mapping.ts';
 import { MemoryProgressStore } from '../progress/memory-store.ts';
 import { NO_NOVA, type NovaPort } from './nova-port.ts';
 
@@ -24,7 +24,7 @@ export interface NovaWiringBase {
 
 /** The Nova host of a node: its annotation or label `drainbridge.io/nova-host`, the configured rules, or its name. */
 function hostResolver(config: Config, kube: KubeClient): (nodeName: string) => Promise<HostMapping> {
-  const rules = novaHostRuleTextSchema.parse(config.nova.hostRule);
+  const rules = config.nova.hostRules;
   return async (nodeName) => {
     const meta = (await kube.getNode(nodeName)).metadata ?? {};
     return novaHostOf({ name: nodeName, labels: meta.labels ?? {}, annotations: meta.annotations ?? {} }, rules);
@@ -37,7 +37,7 @@ function hostResolver(config: Config, kube: KubeClient): (nodeName: string) => P
  * nova-compute service fails the evacuation; a node that is not one has no Nova branch.
  */
 function novaHostMatcher(config: Config, kube: KubeClient): (nodeName: string) => Promise<boolean> {
-  const requirements = parseSelector(config.nova.nodeSelector);
+  const requirements = config.nova.nodeSelector;
   return async (nodeName) => {
     const meta = (await kube.getNode(nodeName)).metadata ?? {};
     if (meta.annotations?.[NOVA_HOST_KEY] !== undefined || meta.labels?.[NOVA_HOST_KEY] !== undefined) return true;

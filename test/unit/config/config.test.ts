@@ -166,11 +166,11 @@ users: [{ name: u, user: ${user} }]
 });
 
 describe('Nova settings', () => {
-  it('accepts the host rule forms and refuses a broken one at start', () => {
-    assert.equal(
-      loadConfig({ DRAINBRIDGE_NOVA_HOST_RULE: 'regex:^(.*)\\.k8s$=>$1' }).nova.hostRule,
-      'regex:^(.*)\\.k8s$=>$1',
-    );
+  it('accepts the host rule forms, kept parsed, and refuses a broken one at start', () => {
+    assert.deepEqual(loadConfig({ DRAINBRIDGE_NOVA_HOST_RULE: 'regex:^(.*)\\.k8s$=>$1' }).nova.hostRules, [
+      { nodeNamePattern: '^(.*)\\.k8s$', novaHost: '$1' },
+    ]);
+    assert.deepEqual(loadConfig({}).nova.hostRules, [], 'node-name: no rule');
     const error = configError({ DRAINBRIDGE_NOVA_HOST_RULE: 'regex:([=>x' });
     assert.equal(error.problems[0]?.path, 'DRAINBRIDGE_NOVA_HOST_RULE');
   });

@@ -1,0 +1,45 @@
+/**
+ * The long-running commands' flags that set a setting's variable, derived from the settings' declarations
+ * (lib/settings/setting.ts): parsing, the variables they set and their lines in `--help`. A flag wins over
+ * the environment; nothing here names a variable a second time.
+ */
+import { BUS_ENDPOINT_SETTINGS } from '../lib/bus/bus-key.ts';
+import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
+import { FORWARDER_SETTINGS } from '../lib/forwarder/settings.ts';
+import { type FlagCommand, flagSettingsOf } from '../lib/settings/setting.ts';
+import { AGENT_SETTINGS } from '../lib/sources/settings.ts';
+import { type FlagSpec, flagValue, type ParsedCommandLine } from './flags.ts';
+
+/** Every loader's declarations, in docs/configuration.md's order. */
+const DECLARATIONS = [WORKFLOW_SETTINGS, FORWARDER_SETTINGS, AGENT_SETTINGS, BUS_ENDPOINT_SETTINGS];
+
+/** The command's flags that set a variable, for parsing, "did you mean", help and completion. */
+export function settingFlags(command: FlagCommand): FlagSpec[] {
+  return flagSettingsOf(command, DECLARATIONS).map((s) => ({
+    name: s.flag.name,
+    kind: 'value' as const,
+    help: `sets ${s.env}`,
+  }));
+}
+
+/** The variables the given flags set (the flag wins over the environment). */
+export function envFromSettingFlags(parsed: ParsedCommandLine, command: FlagCommand): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const s of flagSettingsOf(command, DECLARATIONS)) {
+    const value = flagValue(parsed, s.flag.name);
+    if (value !== undefined) env[s.env] = value;
+  }
+  return env;
+}
+
+/** `--help`'s lines for these flags: flag and value, the variable it sets, its default and meaning. */
+export function settingFlagsHelp(command: FlagCommand): string {
+  const lines = flagSettingsOf(command, DECLARATIONS).map((s) => {
+    const fallback = s.default === undefined ? '' : `; default ${s.default === '' ? '(empty)' : s.default}`;
+    return `  --${s.flag.name} ${s.flag.value}\n      sets ${s.env}${fallback}: ${s.help}`;
+  });
+  return [
+    'Flags that set a variable (DRAINBRIDGE_*: docs/configuration.md); a flag wins over the environment:',
+    ...lines,
+  ].join('\n');
+}
