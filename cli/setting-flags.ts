@@ -32,11 +32,29 @@ export function envFromSettingFlags(parsed: ParsedCommandLine, command: FlagComm
   return env;
 }
 
-/** `--help`'s lines for these flags: flag and value, the variable it sets, its default and meaning. */
+/** Help lines are wrapped at this width, like the commands' own usage text. */
+const WIDTH = 110;
+const INDENT = '      ';
+
+/** `text` as lines of at most WIDTH characters, each starting with INDENT (a longer word stays whole). */
+function wrapped(text: string): string[] {
+  const lines: string[] = [];
+  let line = INDENT;
+  for (const word of text.split(' ')) {
+    if (line.length > INDENT.length && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = INDENT;
+    }
+    line += line.length > INDENT.length ? ` ${word}` : word;
+  }
+  return [...lines, line];
+}
+
+/** `--help`'s lines for these flags: flag and value, then the variable it sets, its default and meaning. */
 export function settingFlagsHelp(command: FlagCommand): string {
-  const lines = flagSettingsOf(command, DECLARATIONS).map((s) => {
+  const lines = flagSettingsOf(command, DECLARATIONS).flatMap((s) => {
     const fallback = s.default === undefined ? '' : `; default ${s.default === '' ? '(empty)' : s.default}`;
-    return `  --${s.flag.name} ${s.flag.value}\n      sets ${s.env}${fallback}: ${s.help}`;
+    return [`  --${s.flag.name} ${s.flag.value}`, ...wrapped(`sets ${s.env}${fallback}: ${s.help}`)];
   });
   return [
     'Flags that set a variable (DRAINBRIDGE_*: docs/configuration.md); a flag wins over the environment:',

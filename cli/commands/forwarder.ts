@@ -147,8 +147,6 @@ export const forwarderCommand: Command = {
     "  --node-agent        instead: this node's agent (a DaemonSet): reads the node's instance metadata service",
     '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
     '                      publishes its own (no leader election; lib/sources/README.md).',
-    "  --bus-endpoint      with --node-agent: publish to `drainbridge run`'s bus endpoint instead of EventBridge,",
-    '                      signing with DRAINBRIDGE_BUS_KEY (lib/bus/README.md).',
     settingFlagsHelp('forwarder'),
     SERVICE_DRAIN_FLAGS_HELP,
     '  The forwarder and the node agent put these options on the events they publish (Node Cordoned,',

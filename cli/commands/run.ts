@@ -39,8 +39,6 @@ export const runCommand: Command = {
     'while it works; on start it resumes unfinished evacuations and restores from their Evacuation records.',
     'Nova with DRAINBRIDGE_NOVA=true and OS_* credentials. Stops on SIGTERM/SIGINT (flushes, releases the Lease).',
     '  --retry-interval-ms  replace every Retry interval of the state machines (demos, fast simulated clocks)',
-    '  --bus-address        serve the bus endpoint for node agents (`forwarder --node-agent --bus-endpoint`):',
-    '                       PutEvents signed with DRAINBRIDGE_BUS_KEY; cloud notices only (lib/bus/README.md)',
     settingFlagsHelp('run'),
     SERVICE_DRAIN_FLAGS_HELP,
   ].join('\n'),
