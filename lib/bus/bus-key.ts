@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
+import { hostPort } from '../settings/parsers.ts';
 import { type Setting, setting, textsOf } from '../settings/setting.ts';
 import type { SigningKey } from './sigv4.ts';
 
@@ -32,16 +33,11 @@ export interface BusClientSettings {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const ADDRESS = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]*):(\d{1,5})$/;
+const ADDRESS_EXAMPLE = '0.0.0.0:8471';
 
-const hostPort = z.string().transform((address, ctx) => {
-  const match = ADDRESS.exec(address);
-  const port = match ? Number(match[2]) : Number.NaN;
-  if (!match || port > 65_535) {
-    ctx.addIssue({ code: 'custom', message: 'must be host:port, e.g. 0.0.0.0:8471 or 127.0.0.1:0' });
-    return z.NEVER;
-  }
-  return { host: (match[1] ?? '').replace(/^\[|\]$/g, '') || '0.0.0.0', port };
+/** Where run listens; a port above 65535 is refused here, with the same words, rather than at listen. */
+const listenAddress = hostPort(ADDRESS_EXAMPLE).refine((address) => address.port <= 65_535, {
+  message: `must be host:port, e.g. ${ADDRESS_EXAMPLE} or 127.0.0.1:0`,
 });
 
 const endpointUrl = z.string().transform((endpoint, ctx) => {
@@ -77,7 +73,7 @@ const signingKey = z.string().transform((key, ctx) => {
 export const BUS_ENDPOINT_SETTINGS = {
   address: setting({
     env: 'DRAINBRIDGE_BUS_ADDRESS',
-    parse: hostPort.optional(),
+    parse: listenAddress.optional(),
     default: undefined,
     help: '`drainbridge run`: host:port of the PutEvents endpoint for node agents (`forwarder --node-agent --bus-endpoint`; requests signed with DRAINBRIDGE_BUS_KEY; cloud notices only; unset: not served)',
     readBy: ['run'],

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import { problemsOf } from '../events/parse.ts';
 import { parseSelector } from '../kube/selectors.ts';
-import { trueFalse, wholeNumber } from '../settings/parsers.ts';
+import { hostPort, trueFalse, wholeNumber } from '../settings/parsers.ts';
 import {
   envSchemaOf,
   type FlagCommand,
@@ -33,14 +33,6 @@ const Selection = z.string().transform((text, ctx): CordonSelection => {
     return z.NEVER;
   }
 });
-
-const Address = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]*):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:8080 or 127.0.0.1:0')
-  .transform((text) => {
-    const at = text.lastIndexOf(':');
-    return { host: text.slice(0, at).replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(text.slice(at + 1)) };
-  });
 
 /** The forwarder's settings are read by `drainbridge forwarder` (both modes) and `drainbridge run`. */
 const FORWARDER: readonly SettingReader[] = ['forwarder', 'run'];
@@ -105,7 +97,7 @@ export const FORWARDER_SETTINGS = {
   }),
   metricsAddress: setting({
     env: 'DRAINBRIDGE_METRICS_ADDRESS',
-    parse: Address,
+    parse: hostPort('0.0.0.0:8080'),
     default: '127.0.0.1:8080',
     help: 'host:port of /healthz, /readyz, /metrics (in a pod, KUBERNETES_SERVICE_HOST set: 0.0.0.0:8080)',
     readBy: FORWARDER,

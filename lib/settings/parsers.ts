@@ -57,3 +57,13 @@ export const commaList = z.string().transform((v) =>
     .map((t) => t.trim())
     .filter(Boolean),
 );
+
+/** `host:port` (an IPv6 host in brackets; an empty host means every interface) → where to listen. */
+export const hostPort = (example: string) =>
+  z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]*):\d{1,5}$/, `must be host:port, e.g. ${example} or 127.0.0.1:0`)
+    .transform((text) => {
+      const at = text.lastIndexOf(':');
+      return { host: text.slice(0, at).replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(text.slice(at + 1)) };
+    });

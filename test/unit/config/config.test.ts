@@ -174,4 +174,15 @@ describe('Nova settings', () => {
     const error = configError({ DRAINBRIDGE_NOVA_HOST_RULE: 'regex:([=>x' });
     assert.equal(error.problems[0]?.path, 'DRAINBRIDGE_NOVA_HOST_RULE');
   });
+
+  it('keeps the Nova node selector parsed, and refuses a broken one at start naming it', () => {
+    assert.deepEqual(
+      loadConfig({ DRAINBRIDGE_NOVA_NODE_SELECTOR: 'openstack-compute-node=enabled' }).nova.nodeSelector,
+      [{ key: 'openstack-compute-node', op: 'in', values: ['enabled'] }],
+    );
+    assert.deepEqual(loadConfig({}).nova.nodeSelector, [], 'empty: every node');
+    const error = configError({ DRAINBRIDGE_NOVA_NODE_SELECTOR: 'a in (' });
+    assert.equal(error.problems[0]?.path, 'DRAINBRIDGE_NOVA_NODE_SELECTOR');
+    assert.match(error.problems[0]?.message ?? '', /^is not a valid label selector/);
+  });
 });
