@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { BUS_ENDPOINT_SETTINGS } from '../lib/bus/bus-key.ts';
 import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
 import { FORWARDER_SETTINGS } from '../lib/forwarder/settings.ts';
+import { IN_CLUSTER_SETTINGS } from '../lib/kube/http/endpoint.ts';
 import { type Setting, type SettingTree, settingsOf } from '../lib/settings/setting.ts';
 import { AGENT_SETTINGS } from '../lib/sources/settings.ts';
 
@@ -22,6 +23,12 @@ export const SECTIONS: readonly { title: string; about: string; settings: Settin
     about: 'The Lambda functions, every `drainbridge` command, `drainbridge run` and the forwarder.',
     settings: WORKFLOW_SETTINGS,
     source: 'lib/config/schema.ts',
+  },
+  {
+    title: 'In-cluster access',
+    about: 'Every process with `DRAINBRIDGE_KUBE_ACCESS=in-cluster` ([install.md](install.md)).',
+    settings: IN_CLUSTER_SETTINGS,
+    source: 'lib/kube/http/endpoint.ts',
   },
   {
     title: 'The forwarder and `drainbridge run`',
@@ -52,8 +59,7 @@ One validated object per process, read from the environment; on AWS the environm
 start listing every problem, with secret values never echoed. The commands' flags win over these variables
 where both exist (\`--kubeconfig\`, \`--cordon-evacuates\`, kubectl drain's flags, …: [cli.md](cli.md)). The
 log settings (\`DRAINBRIDGE_LOG_LEVEL\`, \`_FORMAT\`, \`_FILE\`) are described with the logs in
-[cli.md](cli.md#the-command-line); \`DRAINBRIDGE_SERVICE_ACCOUNT_DIR\` is where the pod's ServiceAccount token
-is mounted when not at \`/var/run/secrets/kubernetes.io/serviceaccount\` ([install.md](install.md)).
+[cli.md](cli.md#the-command-line).
 
 Each setting is declared once (\`lib/settings/setting.ts\`): its variable, default, the flag that sets it
 (and for which commands), who reads it (\`functions\`: the Lambda functions; \`cli\`: the other commands;

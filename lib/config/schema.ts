@@ -6,9 +6,10 @@
  */
 import { z } from 'zod';
 import type { DrainOptions } from '../domain/request.ts';
+import { selector, selectorText } from '../kube/selector-settings.ts';
 import { parseSelector } from '../kube/selectors.ts';
 import { type NovaHostRule, novaHostRuleTextSchema } from '../nova/host-mapping.ts';
-import { bool, commaList, integer, selector, selectorText } from '../settings/parsers.ts';
+import { bool, commaList, integer } from '../settings/parsers.ts';
 import { type SettingReader, setting, settingsOf, type ValuesOf } from '../settings/setting.ts';
 import type { WindowDefinition } from '../windows/definition.ts';
 

@@ -3,7 +3,6 @@
  * the variable's name, e.g. `DRAINBRIDGE_MAX_HELD_NODES: must be at least 1`.
  */
 import { z } from 'zod';
-import { parseSelector, type Requirement } from '../kube/selectors.ts';
 
 /** `true`/`false`, or `1`/`0`. */
 export const bool = z
@@ -26,29 +25,6 @@ export const integer = (min: number, max: number) => bounded(/^-?\d+$/, min, max
 
 /** A whole number written with digits only. */
 export const wholeNumber = (min: number, max: number) => bounded(/^\d+$/, min, max);
-
-function selectorProblem(value: string): string | undefined {
-  try {
-    parseSelector(value);
-    return undefined;
-  } catch (error) {
-    return `is not a valid label selector (${(error as Error).message})`;
-  }
-}
-
-/** A label selector kept as text (its consumers take the text), checked here. */
-export const selectorText = z.string().superRefine((value, ctx) => {
-  const problem = selectorProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
-
-/** A label selector, parsed once here (empty: matches every object). */
-export const selector = z.string().transform((value, ctx): Requirement[] => {
-  const problem = selectorProblem(value);
-  if (problem === undefined) return parseSelector(value);
-  ctx.addIssue({ code: 'custom', message: problem });
-  return z.NEVER;
-});
 
 /** `a,b,c` → the trimmed, non-empty parts. */
 export const commaList = z.string().transform((v) =>

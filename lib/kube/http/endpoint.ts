@@ -9,8 +9,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
+import { z } from 'zod';
 import { ConfigError } from '../../errors/index.ts';
 import { registerSecret } from '../../log/redact.ts';
+import { setting, textsOf } from '../../settings/setting.ts';
 
 export interface TlsSettings {
   readonly ca?: string | Buffer;
@@ -44,16 +46,27 @@ export interface KubeEndpoint {
 /** The ServiceAccount's files in every pod. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/**
- * Where in-cluster access reads the ServiceAccount's `token` and `ca.crt` from, when not the standard
- * mount: a pod that mounts a projected token elsewhere (`automountServiceAccountToken: false` and a
- * projected volume), or a test with a ServiceAccount directory of its own.
- */
-export const SERVICE_ACCOUNT_DIR_VARIABLE = 'DRAINBRIDGE_SERVICE_ACCOUNT_DIR';
+/** In-cluster access's one setting, declared once (lib/settings/setting.ts; docs/configuration.md). */
+export const IN_CLUSTER_SETTINGS = {
+  /**
+   * Where in-cluster access reads the ServiceAccount's `token` and `ca.crt` from, when not the standard
+   * mount: a pod that mounts a projected token elsewhere (`automountServiceAccountToken: false` and a
+   * projected volume), or a test with a ServiceAccount directory of its own.
+   */
+  serviceAccountDir: setting({
+    env: 'DRAINBRIDGE_SERVICE_ACCOUNT_DIR',
+    parse: z.string(),
+    default: SERVICE_ACCOUNT_DIR,
+    help: "`in-cluster` access: the directory of the pod's ServiceAccount `token` and `ca.crt`, when mounted elsewhere (a projected volume)",
+    readBy: ['functions', 'cli', 'run', 'forwarder', 'node-agent'],
+  }),
+};
+
+export const SERVICE_ACCOUNT_DIR_VARIABLE = IN_CLUSTER_SETTINGS.serviceAccountDir.env;
 
 /** The ServiceAccount directory in-cluster access reads (lib/config's client-node access reads the same). */
 export function serviceAccountDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return env[SERVICE_ACCOUNT_DIR_VARIABLE] || SERVICE_ACCOUNT_DIR;
+  return textsOf(IN_CLUSTER_SETTINGS, env, { emptyIsUnset: true })[SERVICE_ACCOUNT_DIR_VARIABLE] ?? SERVICE_ACCOUNT_DIR;
 }
 
 /** A projected ServiceAccount token is rotated by the kubelet: read it again at most this often (client-go: 1 min). */

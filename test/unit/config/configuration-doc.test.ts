@@ -102,8 +102,10 @@ function problemsWith(section: number, extra: Record<string, string>): string[] 
     case 0:
       return problemPaths(() => loadConfig(extra));
     case 1:
-      return problemPaths(() => loadForwarderSettings(extra));
+      return []; // in-cluster access: a directory name, any text
     case 2:
+      return problemPaths(() => loadForwarderSettings(extra));
+    case 3:
       return problemPaths(() =>
         loadAgentConfig({ DRAINBRIDGE_NODE_NAME: 'node-1', DRAINBRIDGE_AGENT_PROVIDER: 'aws', ...extra }),
       );
