@@ -294,6 +294,7 @@ export const WORKFLOW_SETTINGS = {
       help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD; docs/nova.md)',
       readBy: EVERY_PROCESS,
     }),
+    /** How a node maps to its Nova host, parsed here once (lib/nova/host-mapping.ts); none: the node name. */
     hostRules: setting({
       env: 'DRAINBRIDGE_NOVA_HOST_RULE',
       parse: novaHostRules,
@@ -301,6 +302,7 @@ export const WORKFLOW_SETTINGS = {
       help: 'node → Nova host mapping (see lib/nova/host-mapping.ts)',
       readBy: EVERY_PROCESS,
     }),
+    /** Which nodes are Nova hosts, parsed here once (no requirement: every node). */
     nodeSelector: setting({
       env: 'DRAINBRIDGE_NOVA_NODE_SELECTOR',
       parse: selector,
