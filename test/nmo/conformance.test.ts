@@ -277,6 +277,31 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     assert.equal(await nodeLease('node-5'), undefined);
   });
 
+  it('controller: errorOnLeaseCount — a Lease lost during the maintenance counts per reconcile; above 3, uncordoned and Failed', async () => {
+    await apply('test-lease-lost', 'node-3');
+    await waitUntil('test-lease-lost Succeeded', phaseIs('test-lease-lost', 'Succeeded'), 60_000);
+    // Another medik8s component has taken the Lease (as after drainbridge was down for an hour).
+    const now = new Date().toISOString().replace('Z', '000Z');
+    const taken = { spec: { holderIdentity: 'self-node-remediation', renewTime: now, acquireTime: now } };
+    const patched = await kubectl(
+      ...['patch', 'lease', '-n', 'medik8s-leases', 'node-node-3', '--type=merge', '-p', JSON.stringify(taken)],
+    );
+    assert.equal(patched.code, 0, patched.stderr);
+    // NMO reconciles on a change to the CR: any change makes drainbridge ask for the Lease again.
+    assert.equal((await kubectl('annotate', 'nodemaintenance', 'test-lease-lost', 'example.com/poke=1')).code, 0);
+    await waitUntil('test-lease-lost Failed', phaseIs('test-lease-lost', 'Failed'), 60_000);
+    const failed = await get('test-lease-lost');
+    assert.equal(failed?.status?.lastError, 'maintenance failed: lease could not be extended after 4 attempts');
+    assert.equal(failed?.status?.errorOnLeaseCount, 4);
+    assert.equal(await hasEvent('NodeMaintenance', 'test-lease-lost', 'FailedMaintenance'), true);
+    await waitUntil('node-3 uncordoned', async () => (await node('node-3')).spec?.unschedulable !== true, 60_000);
+    assert.deepEqual(readLedger(await node('node-3')).holds, {}, "drainbridge's hold ended");
+    assert.equal((await nodeLease('node-3'))?.spec?.holderIdentity, 'self-node-remediation', 'their Lease respected');
+    await deleteAndWait('test-lease-lost');
+    assert.equal((await nodeLease('node-3'))?.spec?.holderIdentity, 'self-node-remediation', 'not released: theirs');
+    assert.equal((await kubectl('delete', 'lease', '-n', 'medik8s-leases', 'node-node-3')).code, 0);
+  });
+
   it('controller test "should fail on non existing node" for a node deleted in maintenance: Failed, no hold left, the slot freed', async () => {
     await apply('test-node-gone', 'node-4');
     await waitUntil('test-node-gone Succeeded', phaseIs('test-node-gone', 'Succeeded'), 60_000);

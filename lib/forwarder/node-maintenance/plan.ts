@@ -18,7 +18,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { EvacuationObject } from '../../kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
-import { leaseVerdict } from './lease-gate.ts';
+import { type LeaseVerdict, leaseVerdict } from './lease-gate.ts';
 import { NMO_ERRORS, NMO_EVENT_MESSAGES, type NmoEventReason } from './messages.ts';
 import type { LeaseOutcome } from './node-lease.ts';
 import { isHeldBy, statusFromRecord, statusPatch } from './status.ts';
@@ -198,6 +198,25 @@ function planDeletion(facts: NodeMaintenanceFacts, requestId: string): NodeMaint
   return [{ kind: 'publish', detailType: 'Maintenance Ended' }];
 }
 
+/**
+ * Where the request stands in the node's ledger: not out yet, out (held, or a record written), or released.
+ * Unreadable, the ledger cannot say: taken as out, so nothing is published (a request would fail at once on
+ * the same ledger); the status follows the record as before.
+ */
+function delivery(node: V1Node, requestId: string, record: EvacuationObject | undefined): 'none' | 'out' | 'released' {
+  const read = ledgerOf(node);
+  if (read.status === 'unreadable') return 'out';
+  if (Object.hasOwn(read.ledger.released, requestId)) return 'released';
+  return Object.hasOwn(read.ledger.holds, requestId) || record ? 'out' : 'none';
+}
+
+/** The request published: asked for once the Lease allows; ended on NMO's too many lease errors. */
+function requestActions(verdict: LeaseVerdict, stands: 'none' | 'out' | 'released'): NodeMaintenanceAction[] {
+  if (stands === 'none' && verdict.proceed) return [{ kind: 'publish', detailType: 'Maintenance Requested' }];
+  if (verdict.end && stands !== 'released') return [{ kind: 'publish', detailType: 'Maintenance Ended' }];
+  return [];
+}
+
 export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanceAction[] {
   const { nm, node } = facts;
   const requestId = nodeMaintenanceRequestId(nm);
@@ -209,17 +228,9 @@ export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanc
   if (!adopted) return planAdoption(facts);
   // The node went while in maintenance: its holds went with it; NMO's status for it.
   if (!node) return statusAction(facts, { phase: 'Failed', lastError: NMO_ERRORS.nodeGone(facts.servedNode) });
-  const read = ledgerOf(node);
-  const actions: NodeMaintenanceAction[] = [];
-  // Unreadable, the ledger cannot say whether the request was delivered: nothing is published (a request
-  // would fail at once on the same ledger); the status follows the record as before.
-  const delivered =
-    read.status === 'unreadable' ||
-    Object.hasOwn(read.ledger.holds, requestId) ||
-    Object.hasOwn(read.ledger.released, requestId) ||
-    !!facts.record;
-  const verdict = leaseVerdict(nm.status, facts.lease, delivered);
-  if (!delivered && verdict.proceed) actions.push({ kind: 'publish', detailType: 'Maintenance Requested' });
+  const stands = delivery(node, requestId, facts.record);
+  const verdict = leaseVerdict(nm.status, facts.lease, stands !== 'none');
+  const actions = requestActions(verdict, stands);
   const desired = verdict.status ?? {
     ...statusFromRecord(facts.record, isHeldBy(node, requestId)),
     ...verdict.overlay,
