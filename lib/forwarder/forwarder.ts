@@ -16,7 +16,9 @@ import { ResilientInformer } from './informer.ts';
 import { electionTimings, LeaderElector } from './leader.ts';
 import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 import { NodeMaintenanceSource } from './node-maintenance/source.ts';
-import { KUBEVIRT_FLAVOR, MEDIK8S_FLAVOR } from './node-maintenance/types.ts';
+import { KUBEVIRT_FLAVOR, MEDIK8S_FLAVOR, type NodeMaintenanceFlavor } from './node-maintenance/types.ts';
+import type { WebhookServer } from './node-maintenance/webhook.ts';
+import { serveNodeMaintenanceWebhook } from './node-maintenance/webhook-start.ts';
 import { type OpsServer, startOpsServer } from './ops-server.ts';
 import { Publisher } from './publisher.ts';
 import type { ForwarderSettings } from './settings.ts';
@@ -71,6 +73,8 @@ export class Forwarder {
   readonly elector: LeaderElector;
   readonly #parts: ForwarderParts;
   #ops: OpsServer | undefined;
+  #webhook: WebhookServer | undefined;
+  readonly #flavors: readonly NodeMaintenanceFlavor[];
   #stopping = false;
 
   constructor(parts: ForwarderParts) {
@@ -97,6 +101,7 @@ export class Forwarder {
       ...(settings.nodeMaintenance ? [MEDIK8S_FLAVOR] : []),
       ...(settings.nodeMaintenanceKubevirt ? [KUBEVIRT_FLAVOR] : []),
     ];
+    this.#flavors = flavors;
     for (const flavor of flavors) {
       this.sources.push(
         new NodeMaintenanceSource({
@@ -160,6 +165,16 @@ export class Forwarder {
         notReady: () => this.notReady(),
       });
     }
+    // Every replica serves the admission webhook (the Service spreads the API server's calls).
+    if (settings.webhookAddress && this.#flavors.length > 0) {
+      this.#webhook = await serveNodeMaintenanceWebhook({
+        client: this.#parts.client,
+        namespace: this.#parts.namespace,
+        address: settings.webhookAddress,
+        flavors: this.#flavors,
+        logger,
+      });
+    }
     this.elector.start();
     logger.info('forwarder started', {
       identity: settings.identity,
@@ -191,6 +206,7 @@ export class Forwarder {
     this.#parts.client.close();
     await stopped;
     await this.#ops?.close();
+    await this.#webhook?.close();
   }
 
   #lead(previousHolder: string | undefined): void {

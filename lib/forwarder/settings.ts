@@ -20,6 +20,10 @@ export const FORWARDER_ENV_VARS = {
     default: 'false',
     help: 'also handle the older KubeVirt NodeMaintenance (nodemaintenance.kubevirt.io/v1beta1; its CRD from deploy/components/nodemaintenance-kubevirt)',
   },
+  DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: {
+    default: 'off',
+    help: '`off`, or host:port where the NodeMaintenance admission webhook listens (HTTPS; deploy/components/nodemaintenance-webhook sets 0.0.0.0:9443)',
+  },
   DRAINBRIDGE_NMO_COEXISTENCE: {
     default: 'refuse',
     help: '`refuse`: leave NodeMaintenances to node-maintenance-operator when it is installed; `act`: handle them anyway',
@@ -81,6 +85,7 @@ const Schema = z.object({
   DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: z
     .enum(['true', 'false'], { error: 'must be true or false' })
     .transform((v) => v === 'true'),
+  DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: z.union([z.literal('off').transform(() => undefined), Address]),
   DRAINBRIDGE_NMO_COEXISTENCE: z.enum(['refuse', 'act'], { error: 'must be refuse or act' }),
   DRAINBRIDGE_FORWARDER_LEASE: z
     .string()
@@ -98,6 +103,8 @@ export interface ForwarderSettings {
   /** Also the older KubeVirt group's NodeMaintenances. */
   readonly nodeMaintenanceKubevirt: boolean;
   readonly coexistence: 'refuse' | 'act';
+  /** Where the NodeMaintenance admission webhook listens (undefined: not served). */
+  readonly webhookAddress?: { readonly host: string; readonly port: number } | undefined;
   readonly leaseName: string;
   readonly leaseDurationMs: number;
   readonly queueCapacity: number;
@@ -122,6 +129,7 @@ export function loadForwarderSettings(env: Readonly<Record<string, string | unde
     nodeMaintenance: v.DRAINBRIDGE_NODE_MAINTENANCE,
     nodeMaintenanceKubevirt: v.DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT,
     coexistence: v.DRAINBRIDGE_NMO_COEXISTENCE,
+    webhookAddress: v.DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK,
     leaseName: v.DRAINBRIDGE_FORWARDER_LEASE,
     leaseDurationMs,
     queueCapacity: v.DRAINBRIDGE_FORWARDER_QUEUE,

@@ -4,8 +4,8 @@
  * objects applied with the real kubectl as NMO's tests write them. Each case names the NMO test it
  * follows (medik8s/node-maintenance-operator: test/e2e/node_maintenance_test.go, internal/controller/
  * nodemaintenance_controller_test.go, internal/webhook/v1beta1/nodemaintenance_webhook.go). Where NMO's
- * webhook rejects a request outright, drainbridge (no webhook) leaves the object Failed with NMO's message
- * and touches nothing; where the API server can refuse (the CRD's CEL rule), either answer is checked.
+ * webhook rejects a request outright, drainbridge's controller (this suite runs without the webhook component;
+ * test/nmo/webhook.test.ts runs with it) leaves the object Failed with NMO's message and touches nothing; where the API server can refuse (the CRD's CEL rule), either answer is checked.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
