@@ -29,6 +29,7 @@ interface NodeMaintenanceJson {
     drainProgress?: number;
     totalpods?: number;
     evictionPods?: number;
+    pendingPods?: string[];
     errorOnLeaseCount?: number;
   };
 }
@@ -258,6 +259,14 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     );
     const held = await get('test-lease-held');
     assert.equal(held?.status?.phase, 'Running', 'not Failed: NMO waits');
+    // controller test "Testing initMaintenanceStatus" ("should be set for running with 2 pods to drain"): the
+    // first status counts every pod on the node, and as up for eviction all but the DaemonSet's.
+    const onNode = (await cluster.admin.listPods('spec.nodeName=node-5')).filter((p) => !p.metadata?.deletionTimestamp);
+    const evictable = onNode.filter((p) => p.metadata?.ownerReferences?.[0]?.kind !== 'DaemonSet');
+    assert.ok(evictable.length > 0 && evictable.length < onNode.length, 'node-5 runs web pods and the agent');
+    assert.equal(held?.status?.totalpods, onNode.length);
+    assert.equal(held?.status?.evictionPods, evictable.length);
+    assert.deepEqual(held?.status?.pendingPods?.slice().sort(), evictable.map((p) => p.metadata?.name).sort());
     assert.equal(held?.status?.errorOnLeaseCount ?? 0, 0, 'the count stays 0 before the drain');
     assert.notEqual((await node('node-5')).spec?.unschedulable, true, 'node-5 not cordoned');
     assert.equal(

@@ -18,6 +18,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { EvacuationObject } from '../../kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
+import type { FirstCounts } from './first-counts.ts';
 import { type LeaseVerdict, leaseVerdict } from './lease-gate.ts';
 import { NMO_ERRORS, NMO_EVENT_MESSAGES, type NmoEventReason } from './messages.ts';
 import type { LeaseOutcome } from './node-lease.ts';
@@ -64,6 +65,8 @@ export interface NodeMaintenanceFacts {
   readonly nmoInstalled: string | undefined;
   /** `refuse` (default): leave NodeMaintenances to NMO when it is there; `act`: handle them anyway. */
   readonly coexistence: 'refuse' | 'act';
+  /** NMO's pod counts for the first status (first-counts.ts), read while the status shows none yet. */
+  readonly firstCounts?: FirstCounts;
   /** What requesting the node's medik8s Lease gave this pass (undefined: not asked). */
   readonly lease?: LeaseOutcome;
   readonly now: Date;
@@ -217,6 +220,23 @@ function requestActions(verdict: LeaseVerdict, stands: 'none' | 'out' | 'release
   return [];
 }
 
+/**
+ * NMO fills the pod counts in from the first status; drainbridge's evacuation counts the node's pods only once
+ * its pod branches start. Until then the counts are the first status's (facts.firstCounts), then kept as shown.
+ */
+function withCountsUntilRecorded(facts: NodeMaintenanceFacts, desired: NodeMaintenanceStatus): NodeMaintenanceStatus {
+  const branches = facts.record?.status?.branches ?? {};
+  if (branches.pods || branches['infra-pods']) return desired;
+  const shown = facts.nm.status;
+  const counts = facts.firstCounts ?? {
+    totalpods: shown?.totalpods,
+    evictionPods: shown?.evictionPods,
+    pendingPods: shown?.pendingPods,
+    pendingPodsRefs: shown?.pendingPodsRefs,
+  };
+  return { ...desired, ...counts };
+}
+
 export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanceAction[] {
   const { nm, node } = facts;
   const requestId = nodeMaintenanceRequestId(nm);
@@ -231,10 +251,10 @@ export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanc
   const stands = delivery(node, requestId, facts.record);
   const verdict = leaseVerdict(nm.status, facts.lease, stands !== 'none');
   const actions = requestActions(verdict, stands);
-  const desired = verdict.status ?? {
-    ...statusFromRecord(facts.record, isHeldBy(node, requestId)),
-    ...verdict.overlay,
-  };
+  const desired = withCountsUntilRecorded(
+    facts,
+    verdict.status ?? { ...statusFromRecord(facts.record, isHeldBy(node, requestId)), ...verdict.overlay },
+  );
   // The maintenance stays on the node it was taken for; the edit is refused as NMO's webhook refuses it.
   if (nm.spec.nodeName !== facts.servedNode) desired.lastError = NMO_ERRORS.nodeNameUpdate;
   actions.push(...statusAction(facts, desired));
