@@ -1,17 +1,21 @@
 /**
  * The NodeMaintenance admission webhook (deploy/components/nodemaintenance-webhook) against
  * `drainbridge run` and the simulator, which calls validating webhooks over TLS as the API server does
- * (the configuration's caBundle, the Service's DNS name checked). The component's own manifests are applied
- * (its RBAC, its ValidatingWebhookConfiguration — only the Service port changed to where the test's run
- * listens: the simulator has no Service routing); objects applied with the real kubectl. Each case names the
+ * (the configuration's caBundle, the Service's DNS name checked). deploy/overlays/run's components with this
+ * one and nodemaintenance-kubevirt after it, rendered by kubectl kustomize, give what is applied: the webhook's
+ * RBAC, the ValidatingWebhookConfiguration (only the Service port changed to where the test's run listens: the
+ * simulator has no Service routing), the KubeVirt group's CRD and rules; objects applied with the real kubectl. Each case names the
  * test of NMO's internal/webhook/v1beta1/nodemaintenance_webhook_test.go (or its e2e test) it follows.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
+import { findKubectl } from '../fidelity/kubectl-runner.ts';
 import {
   type DrainbridgeProcess,
   spreadScenario,
@@ -22,7 +26,43 @@ import {
 } from '../forwarder/harness.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const COMPONENT = join(ROOT, 'deploy/components/nodemaintenance-webhook');
+
+interface Rendered {
+  kind: string;
+  metadata: { name: string };
+  webhooks?: { name: string; clientConfig: { service: { port?: number } } }[];
+  spec?: { template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } } };
+}
+
+/** deploy/overlays/run's components plus the webhook and the KubeVirt group, rendered by kubectl kustomize. */
+function renderRunWithWebhook(kubectl: string): Rendered[] {
+  const dir = mkdtempSync(join(tmpdir(), 'drainbridge-wh-'));
+  const rel = (path: string) => relative(dir, join(ROOT, path));
+  const components = ['run', 'nodemaintenance-webhook', 'nodemaintenance-kubevirt'];
+  writeFileSync(
+    join(dir, 'kustomization.yaml'),
+    stringify({
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      resources: [rel('deploy/base')],
+      components: components.map((name) => rel(`deploy/components/${name}`)),
+    }),
+  );
+  const text = execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' });
+  return parseAllDocuments(text).map((doc) => doc.toJSON() as Rendered);
+}
+
+/** What the test applies of the rendered overlay (the rest is the harness's, from the same files). */
+const APPLIED = new Set([
+  'ClusterRole/drainbridge-forwarder',
+  'CustomResourceDefinition/nodemaintenances.nodemaintenance.kubevirt.io',
+  'Role/drainbridge-nodemaintenance-webhook',
+  'RoleBinding/drainbridge-nodemaintenance-webhook',
+  'ClusterRole/drainbridge-nodemaintenance-webhook',
+  'ClusterRoleBinding/drainbridge-nodemaintenance-webhook',
+  'Role/drainbridge-nodemaintenance-webhook-etcd',
+  'RoleBinding/drainbridge-nodemaintenance-webhook-etcd',
+]);
 
 const ETCD = {
   name: 'etcd',
@@ -65,11 +105,6 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-/** The component's configuration, its Service port set to `port` (kubectl-ready YAML). */
-function webhookConfiguration(port: number): string {
-  return readFileSync(join(COMPONENT, 'webhook.yaml'), 'utf8').replace(/port: 443$/m, `port: ${port}`);
-}
-
 describe('the NodeMaintenance admission webhook (drainbridge run, deploy/components/nodemaintenance-webhook)', () => {
   let cluster: TestCluster;
   let run: DrainbridgeProcess;
@@ -84,15 +119,32 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
     );
 
   before(async () => {
+    const kubectl = findKubectl();
+    if (!kubectl) throw new Error('this suite needs the real kubectl on PATH');
+    const rendered = renderRunWithWebhook(kubectl);
     cluster = await startTestCluster(scenario());
-    for (const doc of parseAllDocuments(readFileSync(join(COMPONENT, 'rbac.yaml'), 'utf8')))
-      cluster.sim.apply(doc.toString(), 'rbac.yaml');
+    for (const doc of rendered)
+      if (APPLIED.has(`${doc.kind}/${doc.metadata.name}`)) cluster.sim.apply(stringify(doc), 'the rendered overlay');
+    const env = rendered.find((doc) => doc.kind === 'Deployment')?.spec?.template?.spec?.containers?.[0]?.env ?? [];
+    const setting = (name: string) => env.find((e) => e.name === name)?.value;
+    assert.equal(setting('DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK'), '0.0.0.0:9443', 'the component turns it on');
+    assert.equal(setting('DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT'), 'true');
     port = await freePort();
-    const configured = await cluster.kubectl.run(['apply', '-f', '-'], { input: webhookConfiguration(port) });
+    const config = rendered.find((doc) => doc.kind === 'ValidatingWebhookConfiguration');
+    assert.deepEqual(
+      config?.webhooks?.map((w) => w.name),
+      ['vnodemaintenance.kb.io', 'vnodemaintenance-kubevirt.drainbridge.io'],
+    );
+    for (const webhook of config?.webhooks ?? []) webhook.clientConfig.service.port = port;
+    const configured = await cluster.kubectl.run(['apply', '-f', '-'], { input: stringify(config) });
     assert.equal(configured.code, 0, configured.stderr);
     run = await startRun(cluster, {
       identity: 'nmo-webhook',
-      env: { DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: `127.0.0.1:${port}` },
+      env: {
+        // Where the pod's port 9443 is here (the simulator calls the Service's port on 127.0.0.1).
+        DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: `127.0.0.1:${port}`,
+        DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: 'true',
+      },
     });
     await run.waitForLog('NodeMaintenance admission webhook serving');
   });
@@ -120,9 +172,9 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
       'validatingwebhookconfiguration',
       'drainbridge-nodemaintenance',
       '-o',
-      'jsonpath={.webhooks[0].clientConfig.caBundle}',
+      'jsonpath={.webhooks[*].clientConfig.caBundle}',
     ]);
-    assert.equal(config.stdout, data['ca.crt'], 'the caBundle is the CA of the Secret');
+    assert.equal(config.stdout, `${data['ca.crt']} ${data['ca.crt']}`, "both webhooks' caBundle is the Secret's CA");
   });
 
   it('webhook test "creating NodeMaintenance for not existing node should be rejected"', async () => {
@@ -178,6 +230,28 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
     assert.notEqual((await cluster.admin.getNode('cp-1')).spec?.unschedulable, true, 'cp-1 untouched');
   });
 
+  it('the older KubeVirt group (nodemaintenance-kubevirt after this component): the same checks on its own path', async () => {
+    const kubevirt = (name: string, nodeName: string) =>
+      cluster.kubectl.run(['apply', '-f', '-'], {
+        input: manifest(name, nodeName).replace('nodemaintenance.medik8s.io', 'nodemaintenance.kubevirt.io'),
+      });
+    const unknown = await kubevirt('kv-unexisting', 'doesNotExist');
+    assert.notEqual(unknown.code, 0);
+    assert.match(
+      unknown.stderr,
+      /admission webhook "vnodemaintenance-kubevirt.drainbridge.io" denied the request: invalid nodeName, no node with name doesNotExist found/,
+    );
+    const first = await kubevirt('kv-first', 'node-3');
+    assert.equal(first.code, 0, first.stderr);
+    const second = await kubevirt('kv-second', 'node-3');
+    assert.notEqual(second.code, 0);
+    assert.match(second.stderr, /a NodeMaintenance for node node-3 already exists/);
+    const deleted = await cluster.kubectl.run([
+      ...['delete', 'nodemaintenances.nodemaintenance.kubevirt.io', 'kv-first', '--timeout=60s'],
+    ]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+  });
+
   it('bad input: a request that is no AdmissionReview gets a 400 naming what is wrong, and the webhook keeps serving', async () => {
     const url = `https://127.0.0.1:${port}/validate-nodemaintenance-medik8s-io-v1beta1-nodemaintenance`;
     const post = (body: string) =>
@@ -206,5 +280,33 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
     assert.equal(created.code, 0, created.stderr);
     const deleted = await cluster.kubectl.run(['delete', 'nodemaintenance', 'test-after-bad-input', '--timeout=60s']);
     assert.equal(deleted.code, 0, deleted.stderr);
+  });
+  it('deploy: a restarted replica serves the certificate of the Secret (replicas share it), not a new one', async () => {
+    const secret = async () =>
+      (
+        await cluster.kubectl.run([
+          'get',
+          'secret',
+          '-n',
+          'drainbridge',
+          'drainbridge-nodemaintenance-webhook-tls',
+          '-o',
+          'jsonpath={.data.tls\\.crt}',
+        ])
+      ).stdout;
+    const before = await secret();
+    assert.ok(before.length > 0);
+    run.kill('SIGTERM');
+    await run.exited;
+    run = await startRun(cluster, {
+      identity: 'nmo-webhook-2',
+      env: { DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: `127.0.0.1:${port}`, DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: 'true' },
+    });
+    await run.waitForLog('NodeMaintenance admission webhook serving');
+    assert.equal(run.logs('admission webhook certificate made and stored').length, 0, 'none made');
+    assert.equal(await secret(), before);
+    // The API server, trusting the caBundle written at the first start, still reaches it.
+    const created = await apply('test-after-restart', 'doesNotExist');
+    denied(created.stderr, 'invalid nodeName, no node with name doesNotExist found');
   });
 });
