@@ -154,6 +154,17 @@ export class Forwarder {
   async start(): Promise<void> {
     const { settings, logger } = this.#parts;
     this.metrics.leader.set(0);
+    // Every replica serves the admission webhook (the Service spreads the API server's calls); first, so
+    // that a certificate it cannot have stops the start before anything watches.
+    if (settings.webhookAddress && this.#flavors.length > 0) {
+      this.#webhook = await serveNodeMaintenanceWebhook({
+        client: this.#parts.client,
+        namespace: this.#parts.namespace,
+        address: settings.webhookAddress,
+        flavors: this.#flavors,
+        logger,
+      });
+    }
     const outlet = drainOptionsOutlet(this.publisher, this.#parts.drain ?? {});
     for (const source of this.sources) await source.start(outlet);
     this.nodes.start();
@@ -163,16 +174,6 @@ export class Forwarder {
         ...settings.metricsAddress,
         registry: this.metrics.registry,
         notReady: () => this.notReady(),
-      });
-    }
-    // Every replica serves the admission webhook (the Service spreads the API server's calls).
-    if (settings.webhookAddress && this.#flavors.length > 0) {
-      this.#webhook = await serveNodeMaintenanceWebhook({
-        client: this.#parts.client,
-        namespace: this.#parts.namespace,
-        address: settings.webhookAddress,
-        flavors: this.#flavors,
-        logger,
       });
     }
     this.elector.start();

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
 import { findKubectl } from '../fidelity/kubectl-runner.ts';
 import {
-  type DrainbridgeProcess,
+  DrainbridgeProcess,
   spreadScenario,
   startRun,
   startTestCluster,
@@ -308,5 +308,27 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
     // The API server, trusting the caBundle written at the first start, still reaches it.
     const created = await apply('test-after-restart', 'doesNotExist');
     denied(created.stderr, 'invalid nodeName, no node with name doesNotExist found');
+  });
+});
+
+describe('the webhook without its RBAC (the component half applied)', () => {
+  let cluster: TestCluster;
+  before(async () => {
+    cluster = await startTestCluster(spreadScenario(1));
+  });
+  after(async () => cluster?.stop());
+
+  it('drainbridge run stops at start naming the Secret it cannot store and the Role that grants it', async () => {
+    const run = new DrainbridgeProcess(
+      ['run', '--kubeconfig', await cluster.kubeconfigFor('drainbridge-run'), '--metrics-address', '127.0.0.1:0'],
+      { DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: `127.0.0.1:${await freePort()}` },
+    );
+    const exited = await run.exited;
+    assert.notEqual(exited.code, 0);
+    const output = run.output.join('\n');
+    assert.match(
+      output,
+      /the NodeMaintenance webhook cannot have its certificate Secret drainbridge\/drainbridge-nodemaintenance-webhook-tls \(bind the Role drainbridge-nodemaintenance-webhook of deploy\/components\/nodemaintenance-webhook, or DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK=off\): get secret .*403 Forbidden/,
+    );
   });
 });

@@ -5,12 +5,13 @@
  * it); the configuration missing or not writable is logged — the webhook then is not called, and the
  * controller refuses the same NodeMaintenances after the fact (docs/nodemaintenance.md).
  */
+import { DrainbridgeError } from '../../errors/index.ts';
 import { apiCodeOf } from '../../kube/errors.ts';
 import type { KubeHttpClient } from '../../kube/http/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { NodeMaintenanceFlavor } from './types.ts';
 import { startWebhookServer, type WebhookServer, webhookPath } from './webhook.ts';
-import { ensureWebhookCertificates, injectCaBundle, WEBHOOK_CONFIGURATION } from './webhook-cert.ts';
+import { ensureWebhookCertificates, injectCaBundle, WEBHOOK_CONFIGURATION, WEBHOOK_SECRET } from './webhook-cert.ts';
 
 export interface WebhookStart {
   readonly client: KubeHttpClient;
@@ -43,7 +44,16 @@ async function writeCaBundle(start: WebhookStart, caCert: string): Promise<void>
 }
 
 export async function serveNodeMaintenanceWebhook(start: WebhookStart): Promise<WebhookServer> {
-  const certificates = await ensureWebhookCertificates(start.client, start.namespace, start.logger);
+  const certificates = await ensureWebhookCertificates(start.client, start.namespace, start.logger).catch(
+    (error: unknown) => {
+      // No `cause`: the CLI would present the API's refusal in its place, without the repair; the repair
+      // first, as the CLI cuts a long line.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new DrainbridgeError(
+        `the NodeMaintenance webhook cannot have its certificate Secret ${start.namespace}/${WEBHOOK_SECRET} (bind the Role drainbridge-nodemaintenance-webhook of deploy/components/nodemaintenance-webhook, or DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK=off): ${why}`,
+      );
+    },
+  );
   const server = await startWebhookServer({ ...start, ...start.address, certificates });
   await writeCaBundle(start, certificates.caCert);
   start.logger.info('NodeMaintenance admission webhook serving', {
