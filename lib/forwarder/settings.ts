@@ -85,7 +85,9 @@ const Schema = z.object({
   DRAINBRIDGE_NODE_MAINTENANCE_KUBEVIRT: z
     .enum(['true', 'false'], { error: 'must be true or false' })
     .transform((v) => v === 'true'),
-  DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: z.union([z.literal('off').transform(() => undefined), Address]),
+  DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: z.union([z.literal('off').transform(() => undefined), Address], {
+    error: 'must be off or host:port, e.g. 0.0.0.0:9443',
+  }),
   DRAINBRIDGE_NMO_COEXISTENCE: z.enum(['refuse', 'act'], { error: 'must be refuse or act' }),
   DRAINBRIDGE_FORWARDER_LEASE: z
     .string()

@@ -11,6 +11,7 @@ import {
   parseAdmissionReview,
 } from '../../../lib/forwarder/node-maintenance/admission.ts';
 import { serviceDnsNames, usableCertificates } from '../../../lib/forwarder/node-maintenance/webhook-cert.ts';
+import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
 import { generateWebhookCertificates } from '../../../lib/tls/self-signed.ts';
 
 const review = (request: Record<string, unknown>) => ({
@@ -111,5 +112,19 @@ describe("the webhook's certificate Secret", () => {
     const ending = generateWebhookCertificates(serviceDnsNames('drainbridge'), NOW, 20);
     assert.equal(usableCertificates(secretOf(ending), 'drainbridge', NOW), undefined, 'ends within 30 days');
     assert.equal(usableCertificates({ data: { 'tls.crt': 'bm90IGEgY2VydA==' } }, 'drainbridge', NOW), undefined);
+  });
+});
+
+describe('DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK', () => {
+  it('off by default; host:port serves it; anything else is refused naming the setting', () => {
+    assert.equal(loadForwarderSettings({}).webhookAddress, undefined);
+    assert.deepEqual(loadForwarderSettings({ DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: '0.0.0.0:9443' }).webhookAddress, {
+      host: '0.0.0.0',
+      port: 9443,
+    });
+    assert.throws(
+      () => loadForwarderSettings({ DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: '9443' }),
+      /DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK: must be off or host:port, e.g. 0.0.0.0:9443/,
+    );
   });
 });
