@@ -16,7 +16,9 @@ import { ResilientInformer } from './informer.ts';
 import { electionTimings, LeaderElector } from './leader.ts';
 import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 import { NodeMaintenanceSource } from './node-maintenance/source.ts';
-import { KUBEVIRT_FLAVOR, MEDIK8S_FLAVOR } from './node-maintenance/types.ts';
+import { KUBEVIRT_FLAVOR, MEDIK8S_FLAVOR, type NodeMaintenanceFlavor } from './node-maintenance/types.ts';
+import type { WebhookServer } from './node-maintenance/webhook.ts';
+import { serveNodeMaintenanceWebhook } from './node-maintenance/webhook-start.ts';
 import { type OpsServer, startOpsServer } from './ops-server.ts';
 import { Publisher } from './publisher.ts';
 import type { ForwarderSettings } from './settings.ts';
@@ -71,6 +73,8 @@ export class Forwarder {
   readonly elector: LeaderElector;
   readonly #parts: ForwarderParts;
   #ops: OpsServer | undefined;
+  #webhook: WebhookServer | undefined;
+  readonly #flavors: readonly NodeMaintenanceFlavor[];
   #stopping = false;
 
   constructor(parts: ForwarderParts) {
@@ -97,6 +101,7 @@ export class Forwarder {
       ...(settings.nodeMaintenance ? [MEDIK8S_FLAVOR] : []),
       ...(settings.nodeMaintenanceKubevirt ? [KUBEVIRT_FLAVOR] : []),
     ];
+    this.#flavors = flavors;
     for (const flavor of flavors) {
       this.sources.push(
         new NodeMaintenanceSource({
@@ -149,6 +154,17 @@ export class Forwarder {
   async start(): Promise<void> {
     const { settings, logger } = this.#parts;
     this.metrics.leader.set(0);
+    // Every replica serves the admission webhook (the Service spreads the API server's calls); first, so
+    // that a certificate it cannot have stops the start before anything watches.
+    if (settings.webhookAddress && this.#flavors.length > 0) {
+      this.#webhook = await serveNodeMaintenanceWebhook({
+        client: this.#parts.client,
+        namespace: this.#parts.namespace,
+        address: settings.webhookAddress,
+        flavors: this.#flavors,
+        logger,
+      });
+    }
     const outlet = drainOptionsOutlet(this.publisher, this.#parts.drain ?? {});
     for (const source of this.sources) await source.start(outlet);
     this.nodes.start();
@@ -191,6 +207,7 @@ export class Forwarder {
     this.#parts.client.close();
     await stopped;
     await this.#ops?.close();
+    await this.#webhook?.close();
   }
 
   #lead(previousHolder: string | undefined): void {

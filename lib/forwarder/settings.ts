@@ -63,6 +63,16 @@ export const FORWARDER_SETTINGS = {
     help: 'also handle the older KubeVirt NodeMaintenance (nodemaintenance.kubevirt.io/v1beta1; its CRD from deploy/components/nodemaintenance-kubevirt)',
     readBy: FORWARDER,
   }),
+  /** Where the NodeMaintenance admission webhook listens (undefined: not served). */
+  webhookAddress: setting({
+    env: 'DRAINBRIDGE_NODE_MAINTENANCE_WEBHOOK',
+    parse: z.union([z.literal('off').transform(() => undefined), hostPort('0.0.0.0:9443')], {
+      error: 'must be off or host:port, e.g. 0.0.0.0:9443',
+    }),
+    default: 'off',
+    help: '`off`, or host:port where the NodeMaintenance admission webhook listens (HTTPS; deploy/components/nodemaintenance-webhook sets 0.0.0.0:9443)',
+    readBy: FORWARDER,
+  }),
   coexistence: setting({
     env: 'DRAINBRIDGE_NMO_COEXISTENCE',
     parse: z.enum(['refuse', 'act'], { error: 'must be refuse or act' }),

@@ -74,6 +74,7 @@ const NODE_MAINTENANCE_PART: ServicePart = {
     call('patch', 'nodemaintenances', 'mirror the evacuation into the status', { ...NMO, subresource: 'status' }),
     call('list', 'evacuations', 'list the Evacuation records (the status mirror)', RECORDS),
     call('watch', 'evacuations', 'watch the Evacuation records (the status mirror)', RECORDS),
+    call('list', 'pods', "count the node's pods for the first status (NMO's totalpods, evictionPods)"),
     call('get', 'customresourcedefinitions', 'see whether node-maintenance-operator owns the CRD', {
       group: 'apiextensions.k8s.io',
       name: 'nodemaintenances.nodemaintenance.medik8s.io',

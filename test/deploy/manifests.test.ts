@@ -214,12 +214,21 @@ describe('clusters that already run node-maintenance-operator (deploy/components
         'Namespace/medik8s-leases',
         'Role/drainbridge-node-leases',
         `RoleBinding/drainbridge-${service}-node-leases`,
+        // deploy/components/nodemaintenance-webhook: NMO serves its own webhook.
+        'ClusterRole/drainbridge-nodemaintenance-webhook',
+        'ClusterRoleBinding/drainbridge-nodemaintenance-webhook',
+        'Role/drainbridge-nodemaintenance-webhook',
+        'Role/drainbridge-nodemaintenance-webhook-etcd',
+        'RoleBinding/drainbridge-nodemaintenance-webhook',
+        'RoleBinding/drainbridge-nodemaintenance-webhook-etcd',
+        'Service/drainbridge-nodemaintenance-webhook',
+        'ValidatingWebhookConfiguration/drainbridge-nodemaintenance',
       ];
       for (const name of nmoOnly) assert.ok(names(without).includes(name), `${plain} has ${name}`);
       assert.deepEqual(
         names(withNmo),
         names(without).filter((name) => !nmoOnly.includes(name)),
-        "only drainbridge's NodeMaintenance CRD and the node Leases' namespace and role are left out",
+        "only drainbridge's NodeMaintenance CRD, the node Leases' namespace and role, and the webhook are left out",
       );
       const [deployment] = workloadsOf(join(ROOT, nmo));
       assert.equal(deployment?.env.get('DRAINBRIDGE_NODE_MAINTENANCE'), 'false');

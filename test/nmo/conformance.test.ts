@@ -4,8 +4,8 @@
  * objects applied with the real kubectl as NMO's tests write them. Each case names the NMO test it
  * follows (medik8s/node-maintenance-operator: test/e2e/node_maintenance_test.go, internal/controller/
  * nodemaintenance_controller_test.go, internal/webhook/v1beta1/nodemaintenance_webhook.go). Where NMO's
- * webhook rejects a request outright, drainbridge (no webhook) leaves the object Failed with NMO's message
- * and touches nothing; where the API server can refuse (the CRD's CEL rule), either answer is checked.
+ * webhook rejects a request outright, drainbridge's controller (this suite runs without the webhook component;
+ * test/nmo/webhook.test.ts runs with it) leaves the object Failed with NMO's message and touches nothing; where the API server can refuse (the CRD's CEL rule), either answer is checked.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -29,6 +29,7 @@ interface NodeMaintenanceJson {
     drainProgress?: number;
     totalpods?: number;
     evictionPods?: number;
+    pendingPods?: string[];
     errorOnLeaseCount?: number;
   };
 }
@@ -258,6 +259,14 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     );
     const held = await get('test-lease-held');
     assert.equal(held?.status?.phase, 'Running', 'not Failed: NMO waits');
+    // controller test "Testing initMaintenanceStatus" ("should be set for running with 2 pods to drain"): the
+    // first status counts every pod on the node, and as up for eviction all but the DaemonSet's.
+    const onNode = (await cluster.admin.listPods('spec.nodeName=node-5')).filter((p) => !p.metadata?.deletionTimestamp);
+    const evictable = onNode.filter((p) => p.metadata?.ownerReferences?.[0]?.kind !== 'DaemonSet');
+    assert.ok(evictable.length > 0 && evictable.length < onNode.length, 'node-5 runs web pods and the agent');
+    assert.equal(held?.status?.totalpods, onNode.length);
+    assert.equal(held?.status?.evictionPods, evictable.length);
+    assert.deepEqual(held?.status?.pendingPods?.slice().sort(), evictable.map((p) => p.metadata?.name).sort());
     assert.equal(held?.status?.errorOnLeaseCount ?? 0, 0, 'the count stays 0 before the drain');
     assert.notEqual((await node('node-5')).spec?.unschedulable, true, 'node-5 not cordoned');
     assert.equal(
@@ -275,6 +284,31 @@ describe('NodeMaintenance as node-maintenance-operator documents it (drainbridge
     assert.equal(await hasEvent('NodeMaintenance', 'test-lease-held', 'FailedMaintenance'), false);
     await deleteAndWait('test-lease-held');
     assert.equal(await nodeLease('node-5'), undefined);
+  });
+
+  it('controller: errorOnLeaseCount — a Lease lost during the maintenance counts per reconcile; above 3, uncordoned and Failed', async () => {
+    await apply('test-lease-lost', 'node-3');
+    await waitUntil('test-lease-lost Succeeded', phaseIs('test-lease-lost', 'Succeeded'), 60_000);
+    // Another medik8s component has taken the Lease (as after drainbridge was down for an hour).
+    const now = new Date().toISOString().replace('Z', '000Z');
+    const taken = { spec: { holderIdentity: 'self-node-remediation', renewTime: now, acquireTime: now } };
+    const patched = await kubectl(
+      ...['patch', 'lease', '-n', 'medik8s-leases', 'node-node-3', '--type=merge', '-p', JSON.stringify(taken)],
+    );
+    assert.equal(patched.code, 0, patched.stderr);
+    // NMO reconciles on a change to the CR: any change makes drainbridge ask for the Lease again.
+    assert.equal((await kubectl('annotate', 'nodemaintenance', 'test-lease-lost', 'example.com/poke=1')).code, 0);
+    await waitUntil('test-lease-lost Failed', phaseIs('test-lease-lost', 'Failed'), 60_000);
+    const failed = await get('test-lease-lost');
+    assert.equal(failed?.status?.lastError, 'maintenance failed: lease could not be extended after 4 attempts');
+    assert.equal(failed?.status?.errorOnLeaseCount, 4);
+    assert.equal(await hasEvent('NodeMaintenance', 'test-lease-lost', 'FailedMaintenance'), true);
+    await waitUntil('node-3 uncordoned', async () => (await node('node-3')).spec?.unschedulable !== true, 60_000);
+    assert.deepEqual(readLedger(await node('node-3')).holds, {}, "drainbridge's hold ended");
+    assert.equal((await nodeLease('node-3'))?.spec?.holderIdentity, 'self-node-remediation', 'their Lease respected');
+    await deleteAndWait('test-lease-lost');
+    assert.equal((await nodeLease('node-3'))?.spec?.holderIdentity, 'self-node-remediation', 'not released: theirs');
+    assert.equal((await kubectl('delete', 'lease', '-n', 'medik8s-leases', 'node-node-3')).code, 0);
   });
 
   it('controller test "should fail on non existing node" for a node deleted in maintenance: Failed, no hold left, the slot freed', async () => {

@@ -7,9 +7,13 @@
  *    the count unchanged — NMO waits as long as it takes;
  *  - the request failed (the API, the namespace, the role): no request; the count goes up by one;
  *  - the count above MAX_LEASE_ERRORS: Failed with NMO's message, the Lease no longer asked for.
- * Once the request is out, a Lease lost to another holder is reported (NMO's lastError) but the maintenance
- * goes on: ending it would re-enable a node in the middle of a drain, which NMO does (after three more
- * failures) and drainbridge does not — it renews the Lease long before it can lapse.
+ * Once the request is out (NMO: the drain under way), as NMO's controller:
+ *  - taken (renewed): the count is reset;
+ *  - held by another, or the request failed: the count goes up by one, NMO's lastError; the maintenance goes on;
+ *  - the count above MAX_LEASE_ERRORS: the maintenance ends (NMO uncordons; drainbridge ends its request, and
+ *    its restore re-enables only what it disabled and nobody else still holds), Failed with NMO's message.
+ * drainbridge renews long before the Lease can lapse, so only another holder taking a lapsed Lease (drainbridge
+ * down for an hour) or a failing API gets there.
  */
 import { LEASE_ERRORS, MAX_LEASE_ERRORS } from './lease.ts';
 import type { LeaseOutcome } from './node-lease.ts';
@@ -22,6 +26,8 @@ export interface LeaseVerdict {
   readonly status?: NodeMaintenanceStatus;
   /** Fields laid over the record's status. */
   readonly overlay?: NodeMaintenanceStatus;
+  /** The request is to end: too many lease errors once it was out (NMO's uncordon and FailedMaintenance). */
+  readonly end?: true;
 }
 
 /** Is the Lease still to be asked for: not when NMO's count of failures has failed the maintenance. */
@@ -50,13 +56,17 @@ export function leaseVerdict(
 ): LeaseVerdict {
   const count = status?.errorOnLeaseCount ?? 0;
   if (!delivered) return beforeRequest(lease, count);
-  const reset = count !== 0 ? { errorOnLeaseCount: 0 } : {};
+  if (count > MAX_LEASE_ERRORS)
+    return { proceed: false, end: true, status: { phase: 'Failed', lastError: LEASE_ERRORS.failed(count) } };
   switch (lease?.kind) {
     case 'held':
-      return { proceed: true, overlay: { lastError: LEASE_ERRORS.lost(lease.holder, count) } };
+      return {
+        proceed: true,
+        overlay: { lastError: LEASE_ERRORS.lost(lease.holder, count + 1), errorOnLeaseCount: count + 1 },
+      };
     case 'failed':
-      return { proceed: true, overlay: { lastError: lease.error } };
+      return { proceed: true, overlay: { lastError: lease.error, errorOnLeaseCount: count + 1 } };
     default:
-      return { proceed: true, ...(count !== 0 ? { overlay: reset } : {}) };
+      return { proceed: true, ...(count !== 0 ? { overlay: { errorOnLeaseCount: 0 } } : {}) };
   }
 }

@@ -18,7 +18,8 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { EvacuationObject } from '../../kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
-import { leaseVerdict } from './lease-gate.ts';
+import type { FirstCounts } from './first-counts.ts';
+import { type LeaseVerdict, leaseVerdict } from './lease-gate.ts';
 import { NMO_ERRORS, NMO_EVENT_MESSAGES, type NmoEventReason } from './messages.ts';
 import type { LeaseOutcome } from './node-lease.ts';
 import { isHeldBy, statusFromRecord, statusPatch } from './status.ts';
@@ -64,6 +65,8 @@ export interface NodeMaintenanceFacts {
   readonly nmoInstalled: string | undefined;
   /** `refuse` (default): leave NodeMaintenances to NMO when it is there; `act`: handle them anyway. */
   readonly coexistence: 'refuse' | 'act';
+  /** NMO's pod counts for the first status (first-counts.ts), read while the status shows none yet. */
+  readonly firstCounts?: FirstCounts;
   /** What requesting the node's medik8s Lease gave this pass (undefined: not asked). */
   readonly lease?: LeaseOutcome;
   readonly now: Date;
@@ -198,6 +201,42 @@ function planDeletion(facts: NodeMaintenanceFacts, requestId: string): NodeMaint
   return [{ kind: 'publish', detailType: 'Maintenance Ended' }];
 }
 
+/**
+ * Where the request stands in the node's ledger: not out yet, out (held, or a record written), or released.
+ * Unreadable, the ledger cannot say: taken as out, so nothing is published (a request would fail at once on
+ * the same ledger); the status follows the record as before.
+ */
+function delivery(node: V1Node, requestId: string, record: EvacuationObject | undefined): 'none' | 'out' | 'released' {
+  const read = ledgerOf(node);
+  if (read.status === 'unreadable') return 'out';
+  if (Object.hasOwn(read.ledger.released, requestId)) return 'released';
+  return Object.hasOwn(read.ledger.holds, requestId) || record ? 'out' : 'none';
+}
+
+/** The request published: asked for once the Lease allows; ended on NMO's too many lease errors. */
+function requestActions(verdict: LeaseVerdict, stands: 'none' | 'out' | 'released'): NodeMaintenanceAction[] {
+  if (stands === 'none' && verdict.proceed) return [{ kind: 'publish', detailType: 'Maintenance Requested' }];
+  if (verdict.end && stands !== 'released') return [{ kind: 'publish', detailType: 'Maintenance Ended' }];
+  return [];
+}
+
+/**
+ * NMO fills the pod counts in from the first status; drainbridge's evacuation counts the node's pods only once
+ * its pod branches start. Until then the counts are the first status's (facts.firstCounts), then kept as shown.
+ */
+function withCountsUntilRecorded(facts: NodeMaintenanceFacts, desired: NodeMaintenanceStatus): NodeMaintenanceStatus {
+  const branches = facts.record?.status?.branches ?? {};
+  if (branches.pods || branches['infra-pods']) return desired;
+  const shown = facts.nm.status;
+  const counts = facts.firstCounts ?? {
+    totalpods: shown?.totalpods,
+    evictionPods: shown?.evictionPods,
+    pendingPods: shown?.pendingPods,
+    pendingPodsRefs: shown?.pendingPodsRefs,
+  };
+  return { ...desired, ...counts };
+}
+
 export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanceAction[] {
   const { nm, node } = facts;
   const requestId = nodeMaintenanceRequestId(nm);
@@ -209,21 +248,13 @@ export function planNodeMaintenance(facts: NodeMaintenanceFacts): NodeMaintenanc
   if (!adopted) return planAdoption(facts);
   // The node went while in maintenance: its holds went with it; NMO's status for it.
   if (!node) return statusAction(facts, { phase: 'Failed', lastError: NMO_ERRORS.nodeGone(facts.servedNode) });
-  const read = ledgerOf(node);
-  const actions: NodeMaintenanceAction[] = [];
-  // Unreadable, the ledger cannot say whether the request was delivered: nothing is published (a request
-  // would fail at once on the same ledger); the status follows the record as before.
-  const delivered =
-    read.status === 'unreadable' ||
-    Object.hasOwn(read.ledger.holds, requestId) ||
-    Object.hasOwn(read.ledger.released, requestId) ||
-    !!facts.record;
-  const verdict = leaseVerdict(nm.status, facts.lease, delivered);
-  if (!delivered && verdict.proceed) actions.push({ kind: 'publish', detailType: 'Maintenance Requested' });
-  const desired = verdict.status ?? {
-    ...statusFromRecord(facts.record, isHeldBy(node, requestId)),
-    ...verdict.overlay,
-  };
+  const stands = delivery(node, requestId, facts.record);
+  const verdict = leaseVerdict(nm.status, facts.lease, stands !== 'none');
+  const actions = requestActions(verdict, stands);
+  const desired = withCountsUntilRecorded(
+    facts,
+    verdict.status ?? { ...statusFromRecord(facts.record, isHeldBy(node, requestId)), ...verdict.overlay },
+  );
   // The maintenance stays on the node it was taken for; the edit is refused as NMO's webhook refuses it.
   if (nm.spec.nodeName !== facts.servedNode) desired.lastError = NMO_ERRORS.nodeNameUpdate;
   actions.push(...statusAction(facts, desired));

@@ -21,6 +21,7 @@ import type { Logger } from '../../log/logger.ts';
 import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { emitObjectEvent, maintenanceSubject, nodeSubject } from './events.ts';
+import { type FirstCounts, readFirstCounts } from './first-counts.ts';
 import { NODE_LEASE_SECONDS } from './lease.ts';
 import { leaseWanted } from './lease-gate.ts';
 import { NMO_EVENT_MESSAGES } from './messages.ts';
@@ -279,11 +280,14 @@ export class NodeMaintenanceSource implements ForwarderSource {
     const servedNode = servedNodeOf(nm, () => this.#o.nodes.list());
     const now = this.#o.now?.() ?? new Date();
     const lease = await this.#requestLease(nm, servedNode, now);
+    const record = this.#records.get(evacuationName(requestId));
+    const firstCounts = await this.#firstCounts(nm, servedNode, record);
     const actions = planNodeMaintenance({
       nm: statusFromWire(this.#flavor, nm),
       node: this.#o.nodes.get(servedNode),
       servedNode,
-      record: this.#records.get(evacuationName(requestId)),
+      record,
+      ...(firstCounts ? { firstCounts } : {}),
       others: this.#maintenances.list().filter((other) => other.metadata.uid !== nm.metadata.uid),
       nmoInstalled: this.#nmoInstalled,
       coexistence: this.#o.coexistence,
@@ -291,6 +295,30 @@ export class NodeMaintenanceSource implements ForwarderSource {
       now,
     });
     for (const action of actions) await this.#act(nm, servedNode, action);
+  }
+
+  /**
+   * NMO's pod counts for the first status: read while an adopted NodeMaintenance shows none and its
+   * evacuation has no record yet. Unreadable (the pods list not granted): the status goes without them.
+   */
+  async #firstCounts(
+    nm: NodeMaintenance,
+    servedNode: string,
+    record: EvacuationObject | undefined,
+  ): Promise<FirstCounts | undefined> {
+    const adopted = nm.metadata.finalizers?.includes(DRAINBRIDGE_FINALIZER) ?? false;
+    const shown = statusFromWire(this.#flavor, nm).status?.totalpods !== undefined;
+    if (!adopted || nm.metadata.deletionTimestamp || shown || record || !this.#o.nodes.get(servedNode))
+      return undefined;
+    try {
+      return await readFirstCounts(this.#o.client, servedNode);
+    } catch (error) {
+      this.#o.logger.warn('could not count the pods on the node for the first status', {
+        nodeMaintenance: nm.metadata.name,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
   }
 
   /**

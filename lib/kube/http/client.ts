@@ -16,6 +16,7 @@ import type {
   V1CustomResourceDefinition,
   V1Lease,
   V1Node,
+  V1Pod,
 } from '@kubernetes/client-node';
 import { DrainbridgeError } from '../../errors/index.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../../util/retry.ts';
@@ -238,6 +239,40 @@ export class KubeHttpClient {
       const page: ListPage<V1Node> = await this.request('list nodes', {
         method: 'GET',
         path: `/api/v1/nodes${query({ limit: 500, continue: token, labelSelector })}`,
+      });
+      items.push(...page.items);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
+  }
+
+  /** Pods (all pages), in `namespace` or every namespace, by label and field selector. */
+  async listPods(
+    select: { readonly namespace?: string; readonly labelSelector?: string; readonly fieldSelector?: string } = {},
+  ): Promise<V1Pod[]> {
+    const { namespace, labelSelector, fieldSelector } = select;
+    const base = namespace ? `/api/v1/namespaces/${segment(namespace)}/pods` : '/api/v1/pods';
+    const items: V1Pod[] = [];
+    let token: string | undefined;
+    do {
+      const page: ListPage<V1Pod> = await this.request(`list pods (${labelSelector ?? fieldSelector ?? 'all'})`, {
+        method: 'GET',
+        path: `${base}${query({ limit: 500, continue: token, labelSelector, fieldSelector })}`,
+      });
+      items.push(...page.items);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
+  }
+
+  /** Every object of a cluster-scoped custom resource (all pages). */
+  async listClusterObjects<T>(api: ClusterResource): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page: ListPage<T> = await this.request(`list ${api.plural}.${api.group}`, {
+        method: 'GET',
+        path: `${customPath(api)}${query({ limit: 500, continue: token })}`,
       });
       items.push(...page.items);
       token = page.metadata?.continue || undefined;

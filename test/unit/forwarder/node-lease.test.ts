@@ -122,9 +122,27 @@ describe("NMO's Lease rules (lease-gate.ts)", () => {
     });
   });
 
-  it('once the request is out, a lost Lease is reported and the maintenance goes on', () => {
-    const verdict = leaseVerdict({ phase: 'Running' }, held, true);
-    assert.equal(verdict.proceed, true);
-    assert.match(verdict.overlay?.lastError ?? '', /^failed to extend a lease that used to be owned by us/);
+  it("once the request is out (NMO's controller): each held or failed request counts; above 3, the maintenance ends, Failed", () => {
+    const lost = leaseVerdict({ phase: 'Succeeded', errorOnLeaseCount: 1 }, held, true);
+    assert.equal(lost.proceed, true);
+    assert.equal(lost.end, undefined, 'the maintenance goes on while the count is 3 or less');
+    assert.deepEqual(lost.overlay, {
+      lastError:
+        "failed to extend a lease that used to be owned by us, incrementing error on lease count: can't update or invalidate the lease because it is held by different owner: self-node-remediation, errorOnLeaseCount: 2",
+      errorOnLeaseCount: 2,
+    });
+    assert.deepEqual(leaseVerdict({ errorOnLeaseCount: 3 }, failed, true).overlay, {
+      lastError: failed.error,
+      errorOnLeaseCount: 4,
+    });
+    assert.deepEqual(leaseVerdict({ errorOnLeaseCount: 4 }, undefined, true), {
+      proceed: false,
+      end: true,
+      status: { phase: 'Failed', lastError: 'maintenance failed: lease could not be extended after 4 attempts' },
+    });
+    assert.deepEqual(leaseVerdict({ errorOnLeaseCount: 3 }, { kind: 'taken' }, true), {
+      proceed: true,
+      overlay: { errorOnLeaseCount: 0 },
+    });
   });
 });
