@@ -2,6 +2,7 @@
 
 import { DrainbridgeRun } from '../../embedded/run/run.ts';
 import { loadBusServerSettings } from '../../lib/bus/bus-key.ts';
+import { readServerTls } from '../../lib/bus/bus-tls.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
@@ -53,7 +54,8 @@ export const runCommand: Command = {
     'Nova with DRAINBRIDGE_NOVA=true and OS_* credentials. Stops on SIGTERM/SIGINT (flushes, releases the Lease).',
     '  --retry-interval-ms  replace every Retry interval of the state machines (demos, fast simulated clocks)',
     '  --bus-address        serve the bus endpoint for node agents (`forwarder --node-agent --bus-endpoint`):',
-    '                       PutEvents signed with DRAINBRIDGE_BUS_KEY; cloud notices only (lib/bus/README.md)',
+    '                       PutEvents signed with DRAINBRIDGE_BUS_KEY, over TLS (DRAINBRIDGE_BUS_TLS_CERT/_KEY);',
+    '                       cloud notices only (lib/bus/README.md)',
     SERVICE_DRAIN_FLAGS_HELP,
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
@@ -73,6 +75,8 @@ export const runCommand: Command = {
     const config = { ...fromEnv, drainDefaults: { ...fromEnv.drainDefaults, ...drainOptionsSetBy(parsed) } };
     const settings = loadForwarderSettings(env);
     const busEndpoint = loadBusServerSettings(env);
+    // The certificate files are read before anything starts: a bad file stops run here, naming its variable.
+    const busTls = busEndpoint ? readServerTls(busEndpoint.tls) : undefined;
     const grace = shutdownGraceSeconds(parsed);
     const retryText = flagValue(parsed, 'retry-interval-ms');
     const retryIntervalMs =
@@ -87,6 +91,7 @@ export const runCommand: Command = {
       logger,
       ...(retryIntervalMs !== undefined ? { retryIntervalMs } : {}),
       ...(busEndpoint ? { busEndpoint } : {}),
+      ...(busTls ? { busTls } : {}),
     });
     await run.start();
     const signal = await untilSignal();

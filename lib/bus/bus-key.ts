@@ -20,6 +20,22 @@ export const BUS_ENDPOINT_ENV_VARS = {
     default: undefined,
     help: 'the key both sides sign and check with (at least 32 characters; from a Secret)',
   },
+  DRAINBRIDGE_BUS_TLS_CERT: {
+    default: undefined,
+    help: "`drainbridge run`: PEM file of the endpoint's TLS certificate (tls.crt of a Secret)",
+  },
+  DRAINBRIDGE_BUS_TLS_KEY: {
+    default: undefined,
+    help: "`drainbridge run`: PEM file of that certificate's private key (tls.key of the same Secret)",
+  },
+  DRAINBRIDGE_BUS_CA: {
+    default: undefined,
+    help: 'node agent: PEM file of the certificate to trust for the endpoint (unset: the system CAs)',
+  },
+  DRAINBRIDGE_BUS_PLAINTEXT: {
+    default: undefined,
+    help: '`allow`: serve / send without TLS (tests on one machine only; anyone on the path reads the events)',
+  },
 } as const;
 
 /** The shortest key accepted: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
@@ -31,16 +47,22 @@ export function busSigningKey(secret: string): SigningKey {
   return { accessKeyId: `DRAINBRIDGE${fingerprint.toUpperCase()}`, secretAccessKey: secret };
 }
 
+/** The PEM files of run's TLS certificate and key (read by bus-tls.ts); `plaintext` when explicitly allowed. */
+export type BusServerTls = { readonly certFile: string; readonly keyFile: string } | 'plaintext';
+
 export interface BusServerSettings {
   readonly host: string;
   readonly port: number;
   readonly key: SigningKey;
+  readonly tls: BusServerTls;
 }
 
 export interface BusClientSettings {
   /** The endpoint URL, without a trailing slash. */
   readonly endpoint: string;
   readonly key: SigningKey;
+  /** The PEM file of the certificate the agent trusts for an https endpoint (undefined: the system CAs). */
+  readonly caFile?: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -55,6 +77,32 @@ function keyProblem(env: Env, needed: string): FieldProblem | undefined {
   return undefined;
 }
 
+const PLAINTEXT_ALLOWED = 'allow';
+
+function plaintextProblem(env: Env): FieldProblem | undefined {
+  const value = env.DRAINBRIDGE_BUS_PLAINTEXT;
+  if (value === undefined || value === '' || value === PLAINTEXT_ALLOWED) return undefined;
+  return { path: 'DRAINBRIDGE_BUS_PLAINTEXT', message: `must be ${PLAINTEXT_ALLOWED} or unset` };
+}
+
+/** TLS from the two PEM files, or plain HTTP only when DRAINBRIDGE_BUS_PLAINTEXT=allow says so. */
+function serverTls(env: Env, problems: FieldProblem[]): BusServerTls {
+  const certFile = env.DRAINBRIDGE_BUS_TLS_CERT ?? '';
+  const keyFile = env.DRAINBRIDGE_BUS_TLS_KEY ?? '';
+  if (certFile !== '' && keyFile !== '') return { certFile, keyFile };
+  if (certFile !== '' || keyFile !== '') {
+    const missing = certFile === '' ? 'DRAINBRIDGE_BUS_TLS_CERT' : 'DRAINBRIDGE_BUS_TLS_KEY';
+    problems.push({ path: missing, message: 'is required with the other TLS file (both come from one Secret)' });
+  } else if (env.DRAINBRIDGE_BUS_PLAINTEXT !== PLAINTEXT_ALLOWED) {
+    problems.push({
+      path: 'DRAINBRIDGE_BUS_TLS_CERT',
+      message:
+        'and DRAINBRIDGE_BUS_TLS_KEY are required with DRAINBRIDGE_BUS_ADDRESS (the endpoint serves TLS; DRAINBRIDGE_BUS_PLAINTEXT=allow serves plain HTTP)',
+    });
+  }
+  return 'plaintext';
+}
+
 /** `drainbridge run`'s endpoint settings; undefined when DRAINBRIDGE_BUS_ADDRESS is not set (no endpoint). */
 export function loadBusServerSettings(env: Env): BusServerSettings | undefined {
   const address = env.DRAINBRIDGE_BUS_ADDRESS;
@@ -67,11 +115,15 @@ export function loadBusServerSettings(env: Env): BusServerSettings | undefined {
   }
   const key = keyProblem(env, 'DRAINBRIDGE_BUS_ADDRESS');
   if (key) problems.push(key);
+  const plaintext = plaintextProblem(env);
+  if (plaintext) problems.push(plaintext);
+  const tls = serverTls(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host: (match?.[1] ?? '').replace(/^\[|\]$/g, '') || '0.0.0.0',
     port,
     key: busSigningKey(env.DRAINBRIDGE_BUS_KEY as string),
+    tls,
   };
 }
 
@@ -89,11 +141,23 @@ export function loadBusClientSettings(env: Env): BusClientSettings | undefined {
   if (!url || !['http:', 'https:'].includes(url.protocol) || (url.pathname !== '/' && url.pathname !== '')) {
     problems.push({
       path: 'DRAINBRIDGE_BUS_ENDPOINT',
-      message: 'must be an http(s) URL without a path, e.g. http://drainbridge-run-bus.drainbridge.svc:8471',
+      message: 'must be an https URL without a path, e.g. https://drainbridge-run-bus.drainbridge.svc:8471',
+    });
+  } else if (url.protocol === 'http:' && env.DRAINBRIDGE_BUS_PLAINTEXT !== PLAINTEXT_ALLOWED) {
+    problems.push({
+      path: 'DRAINBRIDGE_BUS_ENDPOINT',
+      message: 'must be https: (plain http only with DRAINBRIDGE_BUS_PLAINTEXT=allow)',
     });
   }
   const key = keyProblem(env, 'DRAINBRIDGE_BUS_ENDPOINT');
   if (key) problems.push(key);
+  const plaintext = plaintextProblem(env);
+  if (plaintext) problems.push(plaintext);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { endpoint: endpoint.replace(/\/+$/, ''), key: busSigningKey(env.DRAINBRIDGE_BUS_KEY as string) };
+  const caFile = env.DRAINBRIDGE_BUS_CA;
+  return {
+    endpoint: endpoint.replace(/\/+$/, ''),
+    key: busSigningKey(env.DRAINBRIDGE_BUS_KEY as string),
+    ...(caFile ? { caFile } : {}),
+  };
 }
