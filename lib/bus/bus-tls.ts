@@ -4,6 +4,7 @@
  * trusts. Read once at start; a problem names the variable, the path and the reason, never the
  * file's content (the key file holds a secret, so no parser excerpt of it is ever shown).
  */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '../errors/index.ts';
@@ -60,6 +61,8 @@ export function readTrustedCa(caFile: string | undefined): Buffer | undefined {
   if (caFile === undefined) return undefined;
   const ca = readPem('DRAINBRIDGE_BUS_CA', caFile);
   try {
+    // A file that is no certificate would be ignored by TLS (trusting nothing): refused here instead.
+    new X509Certificate(ca);
     createSecureContext({ ca });
   } catch (error) {
     throw new ConfigError([
