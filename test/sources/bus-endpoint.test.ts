@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
@@ -29,6 +30,7 @@ import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { verifySigV4 } from '../../lib/bus/sigv4.ts';
 import type { ConfigError } from '../../lib/errors/index.ts';
 import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../../lib/events/index.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { makeTestCertificate, type TestCertificate } from '../support/tls-cert.ts';
 
 const KEY = 'k3y-for-tests-0123456789abcdef0123456789abcdef';
@@ -394,6 +396,40 @@ describe("drainbridge run's bus endpoint: signed PutEvents from node agents over
       () => readServerTls({ certFile: '/nonexistent/tls.crt', keyFile: CERT.keyFile }),
       /DRAINBRIDGE_BUS_TLS_CERT: cannot read \/nonexistent\/tls\.crt \(ENOENT\)/,
     );
+  });
+
+  it('the real commands refuse plain HTTP by default before contacting anything: run without TLS files, an agent with http:', async () => {
+    const kubeconfig = join(CERT.dir, 'no-kubeconfig');
+    const [run, agent] = await Promise.all([
+      runCli(['run', '--bus-address', '127.0.0.1:0', '--metrics-address', '127.0.0.1:0', '--kubeconfig', kubeconfig], {
+        DRAINBRIDGE_BUS_KEY: KEY,
+      }),
+      runCli(
+        [
+          'forwarder',
+          '--node-agent',
+          '--node',
+          'node-2',
+          '--provider',
+          'azure',
+          '--bus-endpoint',
+          'http://127.0.0.1:8471',
+          '--metrics-address',
+          '127.0.0.1:0',
+          '--kubeconfig',
+          kubeconfig,
+        ],
+        { DRAINBRIDGE_BUS_KEY: KEY },
+      ),
+    ]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stderr,
+      /DRAINBRIDGE_BUS_TLS_CERT: and DRAINBRIDGE_BUS_TLS_KEY are required with DRAINBRIDGE_BUS_ADDRESS/,
+    );
+    assert.equal(agent.code, 2, agent.stderr);
+    assert.match(agent.stderr, /DRAINBRIDGE_BUS_ENDPOINT: must be https:/);
+    for (const text of [run.stdout, run.stderr, agent.stdout, agent.stderr]) assert.ok(!text.includes(KEY), text);
   });
 
   it('refuses bad settings naming the variable, without the key', () => {
