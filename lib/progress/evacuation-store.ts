@@ -374,12 +374,13 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   }
 
   /**
-   * Marks the end of a request that never held its node (nothing to restore), once: its record then
-   * expires as a restored one does (expiry.ts). Only an existing record is marked.
+   * Marks the end of a request that never held its node (nothing to restore): its record then expires as
+   * a restored one does (expiry.ts). The latest end counts (the same id run again and failing again keeps
+   * its record the full time). Only an existing record is marked.
    */
   async markEnded(requestId: string, at: Date): Promise<void> {
     if (!(await this.#get(requestId))) return;
-    await this.#update(requestId, (status) => (status.endedAt ? undefined : { ...status, endedAt: at.toISOString() }), {
+    await this.#update(requestId, (status) => ({ ...status, endedAt: at.toISOString() }), {
       [ENDED_LABEL]: 'true',
     });
   }
