@@ -65,6 +65,8 @@ function failureReason(error: Error, recorded: RecordedOutcomes): string {
 
 function failed(error: Error, recorded: RecordedOutcomes, known: Known): EndWords {
   const reason = failureReason(error, recorded);
+  // Refused at the first step (a request id that names another node): nothing was written.
+  if (error.name === 'SkipEvent') return skipped(causeText(error.message), known);
   if (error.name === 'TargetNotFound' || error.name === 'InvalidInput') {
     return { exit: EXIT.usage, lines: [`drainbridge evacuate: ${causeText(error.message)}; nothing was changed.`] };
   }

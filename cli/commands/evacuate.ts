@@ -1,6 +1,9 @@
 /** `drainbridge evacuate NODE`: run the Evacuate state machine embedded against a cluster (and Nova). */
 import type { DetailByType } from '../../lib/events/contracts.ts';
+import { isNotFound } from '../../lib/kube/errors.ts';
+import { evacuationName } from '../../lib/kube/paths.ts';
 import { drivingSentence } from '../../lib/workflow/driver.ts';
+import { otherNodeOf, reusedIdMessage } from '../../lib/workflow/request-node.ts';
 import { type Cluster, connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import {
@@ -173,6 +176,16 @@ async function existingOn(args: EvacuateArgs, cluster: Cluster): Promise<Existin
   });
 }
 
+/** The node `requestId`'s record names when it is not `node` (a request id reused for another node). */
+async function nodeOfRequest(cluster: Cluster, requestId: string, node: string): Promise<string | undefined> {
+  try {
+    return otherNodeOf(await cluster.client.getEvacuation(evacuationName(requestId)), node);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
 /** The same command, for another request (one that runs already): its resume and restore hints name it. */
 function forRequest(args: EvacuateArgs, detail: EvacuateArgs['detail']): EvacuateArgs {
   return { ...args, detail };
@@ -183,6 +196,14 @@ function forRequest(args: EvacuateArgs, detail: EvacuateArgs['detail']): Evacuat
  * if its driver stops), or resumes it at once when nothing drives it. No second hold is taken.
  */
 async function evacuateOrFollow(args: EvacuateArgs, cluster: Cluster, context: CommandContext): Promise<ExitCode> {
+  // At once, before waiting for the request to be handed back: its namesake on the other node holds it.
+  const elsewhere = await nodeOfRequest(cluster, args.detail.requestId, args.node);
+  if (elsewhere) {
+    context.err(
+      `drainbridge evacuate: refused: ${reusedIdMessage(args.detail.requestId, elsewhere, args.node)}. Nothing was done.`,
+    );
+    return EXIT.refused;
+  }
   const existing = await existingOn(args, cluster);
   if (existing.action === 'run')
     return evacuate(existing.detail ? forRequest(args, existing.detail) : args, cluster, context);

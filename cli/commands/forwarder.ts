@@ -88,11 +88,12 @@ async function startNodeAgent(
       import('../../lib/bus/bus-key.ts'),
     ]);
   const loaded = loadAgentConfig(env);
+  // Before anything is contacted: a plain-HTTP endpoint without DRAINBRIDGE_BUS_PLAINTEXT=allow is refused here.
+  const bus = loadBusClientSettings(env);
   // The drain flags travel in each Maintenance Requested (the evacuation runs elsewhere).
   const agentConfig = { ...loaded, policy: policyWithDrain(loaded.policy, settings.drain) };
   const config = configOf(env, kubeconfig);
   await preflightService('node-agent', config, { nodeMaintenance: false }, logger);
-  const bus = loadBusClientSettings(env);
   const agent = new NodeAgentProcess({
     client: await connectKube(config),
     config: agentConfig,

@@ -2,6 +2,7 @@
 
 import { DrainbridgeRun } from '../../embedded/run/run.ts';
 import { loadBusServerSettings } from '../../lib/bus/bus-key.ts';
+import { readServerTls } from '../../lib/bus/bus-tls.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
@@ -59,6 +60,8 @@ export const runCommand: Command = {
     const config = { ...fromEnv, drainDefaults: { ...fromEnv.drainDefaults, ...drainOptionsSetBy(parsed) } };
     const settings = loadForwarderSettings(env);
     const busEndpoint = loadBusServerSettings(env);
+    // The certificate files are read before anything starts: a bad file stops run here, naming its variable.
+    const busTls = busEndpoint ? readServerTls(busEndpoint.tls) : undefined;
     const grace = shutdownGraceSeconds(parsed);
     const retryText = flagValue(parsed, 'retry-interval-ms');
     const retryIntervalMs =
@@ -73,6 +76,7 @@ export const runCommand: Command = {
       logger,
       ...(retryIntervalMs !== undefined ? { retryIntervalMs } : {}),
       ...(busEndpoint ? { busEndpoint } : {}),
+      ...(busTls ? { busTls } : {}),
     });
     await run.start();
     const signal = await untilSignal();

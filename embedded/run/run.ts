@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
 import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
+import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
 import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
@@ -40,6 +41,8 @@ export interface RunOptions {
   readonly nova?: NovaFactory;
   /** Serve the bus endpoint for node agents (DRAINBRIDGE_BUS_ADDRESS, lib/bus/bus-endpoint.ts). */
   readonly busEndpoint?: BusServerSettings;
+  /** The endpoint's certificate and key, read at start (else read from busEndpoint.tls's files). */
+  readonly busTls?: TlsMaterial;
   /** Why this process is not ready besides its caches (the startup preflight's sources left out), for /readyz. */
   readonly notReady?: () => string[];
 }
@@ -133,6 +136,7 @@ export class DrainbridgeRun {
     if (settings) {
       this.#busEndpoint = await startBusEndpoint({
         settings,
+        ...(this.#options.busTls ? { tls: this.#options.busTls } : {}),
         bus: this.runtime.bus,
         // A replica that does not lead has no running executions: the agent's retries find the leader.
         available: () =>

@@ -12,17 +12,21 @@
  *  - only while this process leads (`available`): a follower answers 503, which the SDK and the agent's
  *    queue retry, rather than putting events on a bus whose executions no longer run.
  *
- * A replayed call within the five minutes is harmless: every event carries its requestId, and the
- * workflow drops repeats.
+ * A call is served over TLS with the certificate of a Secret (bus-tls.ts), plain HTTP only when
+ * DRAINBRIDGE_BUS_PLAINTEXT=allow says so; a connection that does not speak TLS is dropped and logged.
+ * A signature is taken once: the same signed call again within its five minutes is refused as a replay
+ * (replay-guard.ts) — and were one to pass, every event carries its requestId and the workflow drops repeats.
  */
 import { NOTICE_PROVIDERS } from '../domain/notice.ts';
 import { CONTRACTS, type DetailType, parseDetail } from '../events/index.ts';
 import type { BusServerSettings } from './bus-key.ts';
+import { readServerTls, type TlsMaterial } from './bus-tls.ts';
 import type { PutEventsResultEntry } from './entry.ts';
 import type { PutEventsEntry } from './envelope.ts';
 import { type InProcessBus, MAX_PUT_ENTRIES, type PutEventsOutput } from './in-process-bus.ts';
 import { PutEventsError, type PutEventsServer, startPutEventsServer } from './put-events-server.ts';
-import { EVENTBRIDGE_SIGNING_SERVICE, verifySigV4 } from './sigv4.ts';
+import { SeenSignatures } from './replay-guard.ts';
+import { EVENTBRIDGE_SIGNING_SERVICE, type SignedRequest, type SigV4Result, verifySigV4 } from './sigv4.ts';
 
 /** What the node agent publishes: all the endpoint takes by default. */
 export const NODE_AGENT_DETAIL_TYPES: readonly DetailType[] = ['Maintenance Requested', 'Maintenance Ended'];
@@ -34,6 +38,8 @@ export interface BusEndpointLogger {
 
 export interface BusEndpointOptions {
   readonly settings: BusServerSettings;
+  /** run's certificate and key, when already read (else read here from settings.tls's files). */
+  readonly tls?: TlsMaterial;
   readonly bus: Pick<InProcessBus, 'putEvents' | 'busName'>;
   /** Why events cannot be taken now (e.g. another replica leads), or undefined when they can. */
   readonly available: () => string | undefined;
@@ -114,17 +120,38 @@ class LogThrottle {
   }
 }
 
+/** SigV4 with the shared key, then each signature once. */
+function signedOnce(settings: BusServerSettings, now: () => number): (request: SignedRequest) => SigV4Result {
+  const seen = new SeenSignatures();
+  return (request) => {
+    const at = now();
+    const result = verifySigV4(request, [settings.key], { service: EVENTBRIDGE_SIGNING_SERVICE, now: at });
+    if (!result.ok || result.signature === undefined || result.signedAt === undefined) return result;
+    if (seen.admit(result.signature, result.signedAt, at)) return result;
+    return {
+      ok: false,
+      code: 'InvalidSignatureException',
+      message: 'this signed request was already taken: a replay (every call and every retry is signed anew)',
+    };
+  };
+}
+
 /** Serves the endpoint; `close()` stops it. */
-export function startBusEndpoint(options: BusEndpointOptions): Promise<PutEventsServer> {
+export async function startBusEndpoint(options: BusEndpointOptions): Promise<PutEventsServer> {
   const { settings, bus, logger } = options;
   const detailTypes = options.detailTypes ?? NODE_AGENT_DETAIL_TYPES;
   const now = options.now ?? Date.now;
   const throttle = new LogThrottle();
+  const tls = settings.tls === 'plaintext' ? undefined : (options.tls ?? readServerTls(settings.tls));
   return startPutEventsServer({
     host: settings.host,
     port: settings.port,
-    authenticate: (request) =>
-      verifySigV4(request, [settings.key], { service: EVENTBRIDGE_SIGNING_SERVICE, now: now() }),
+    ...(tls ? { tls } : {}),
+    authenticate: signedOnce(settings, now),
+    onTlsRefused: (refusal) => {
+      if (throttle.allow(`tls|${refusal.remote}`, now()) === undefined) return;
+      logger.warn('bus endpoint: connection refused, no TLS handshake (plain HTTP?)', { ...refusal });
+    },
     onRefused: (refusal) => {
       const repeats = throttle.allow(`${refusal.type}|${refusal.remote}`, now());
       if (repeats !== undefined) {

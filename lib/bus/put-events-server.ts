@@ -7,6 +7,7 @@
  * the SDK turns into the error's name.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { InvalidInput } from '../errors/index.ts';
 import type { PutEventsEntry } from './envelope.ts';
@@ -41,6 +42,10 @@ export interface PutEventsCall {
 export interface PutEventsServerOptions {
   readonly host?: string;
   readonly port?: number;
+  /** Serve HTTPS with this certificate and key (PEM); none: plain HTTP. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
+  /** Told of a connection that did not complete a TLS handshake (e.g. plain HTTP on the TLS port). */
+  readonly onTlsRefused?: (refusal: { readonly reason: string; readonly remote: string }) => void;
   /** Checks the caller (the whole request, body included) before anything is parsed. None: everyone. */
   readonly authenticate?: (request: SignedRequest) => SigV4Result;
   /** Takes the entries of an authenticated call. A `PutEventsError` refuses the whole call. */
@@ -55,7 +60,7 @@ export interface PutEventsServerOptions {
 }
 
 export interface PutEventsServer {
-  /** `http://<host>:<port>`. */
+  /** `http://<host>:<port>`, or `https://…` with `tls`. */
   readonly url: string;
   readonly calls: readonly PutEventsCall[];
   close(): Promise<void>;
@@ -170,13 +175,20 @@ export async function startPutEventsServer(options: PutEventsServerOptions): Pro
     }
   };
   const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof PutEventsError) refuse(res, req, error);
       else refuse(res, req, new PutEventsError(500, 'InternalException', 'the endpoint failed to handle the call'));
     });
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, listener)
+    : createServer(listener);
+  server.on('tlsClientError', (error: Error & { code?: string }, socket: Socket) => {
+    // The code only (e.g. ERR_SSL_HTTP_REQUEST for plain HTTP): nothing the peer sent is repeated.
+    options.onTlsRefused?.({ reason: error.code ?? 'TLS handshake failed', remote: socket.remoteAddress ?? '' });
   });
-  server.on('connection', (socket) => {
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -187,7 +199,7 @@ export async function startPutEventsServer(options: PutEventsServerOptions): Pro
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     calls,
     close: () =>
       new Promise((resolve) => {

@@ -46,7 +46,15 @@ export type SigV4Refusal = {
     | 'InvalidSignatureException';
   readonly message: string;
 };
-export type SigV4Result = { readonly ok: true; readonly accessKeyId: string } | SigV4Refusal;
+export type SigV4Result =
+  | {
+      readonly ok: true;
+      readonly accessKeyId: string;
+      /** The verified signature (hex) and its X-Amz-Date (ms): what replay protection remembers. */
+      readonly signature?: string;
+      readonly signedAt?: number;
+    }
+  | SigV4Refusal;
 
 const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
@@ -207,5 +215,5 @@ export function verifySigV4(
       'the request signature does not match: signed with another key, or altered on the way',
     );
   }
-  return { ok: true, accessKeyId: key.accessKeyId };
+  return { ok: true, accessKeyId: key.accessKeyId, signature: auth.signature, signedAt };
 }

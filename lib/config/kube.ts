@@ -11,6 +11,7 @@ import { ConfigError } from '../errors/index.ts';
 import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR_VARIABLE, serviceAccountDir } from '../kube/http/endpoint.ts';
 import { registerSecret } from '../log/redact.ts';
 import { resolveMaybeRef, resolveSecretRef, type SecretFetcher } from '../secrets/secret-refs.ts';
+import { credentialFileProblem } from '../util/yaml-error-line.ts';
 import { buildEksKubeConfig, EksTokenSource } from './eks.ts';
 import type { Config } from './schema.ts';
 
@@ -116,8 +117,9 @@ export async function buildKubeConfig(
       try {
         kc.loadFromFile(path);
       } catch (error) {
+        // Never the parser's message: it quotes the lines around the error, which may hold a token.
         throw new ConfigError([
-          { path: 'KUBECONFIG', message: `cannot read kubeconfig ${path}: ${(error as Error).message}` },
+          { path: 'KUBECONFIG', message: `cannot read kubeconfig ${path}: ${credentialFileProblem(error)}` },
         ]);
       }
       selectContext(kc, access.context, path);

@@ -66,6 +66,14 @@ export interface EvacuationBranchStatus {
   }[];
 }
 
+/** What releasing a request's hold did (the Restore's ReleaseHold), as the record keeps it. */
+export interface RecordedRelease {
+  lastHold: boolean;
+  uncordoned: boolean;
+  restoredSummary: string;
+  leftAlone?: string[];
+}
+
 export interface EvacuationStatus {
   /** When drainbridge created the record (its own clock, as every time in the record; ISO 8601). */
   requestedAt?: string;
@@ -88,8 +96,16 @@ export interface EvacuationStatus {
   blocked?: { error: string; message: string; at: string };
   /** Why the evacuation failed (`<ErrorName>: <message>`). */
   lastError?: string;
-  /** A Restore of this request: when it started and finished (resumption after a restart). */
-  restore?: { startedAt?: string; finishedAt?: string };
+  /**
+   * When a request that never held its node ended (it failed waiting in line, or was aborted there): it
+   * has nothing to restore, so this starts its record's expiry as a finished Restore does (expiry.ts).
+   */
+  endedAt?: string;
+  /**
+   * A Restore of this request: when it started and finished (resumption after a restart), and what its
+   * release of the hold did — so a Restore resumed after the release reports that, not "nothing".
+   */
+  restore?: { startedAt?: string; finishedAt?: string; release?: RecordedRelease };
   /**
    * Set by the first pass of an execution that nears Step Functions' history limit: every branch of that
    * execution leaves at its next pass, and the execution continues as a new one (workflow/evacuate.asl.yml).

@@ -103,6 +103,8 @@ export interface ReleaseResult {
   readonly restored: Restored;
   /** The node no longer exists: nothing to restore. */
   readonly nodeGone: boolean;
+  /** The request was released before (its tombstone): `restored` is empty, the earlier release restored. */
+  readonly alreadyReleased: boolean;
 }
 
 function describeRestored(restored: Restored): string {
@@ -133,10 +135,13 @@ export async function releaseHold(
     const result = await updateNode(client, nodeName, (node) => {
       const decision = planRelease(node, requestId, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
       if (decision.action === 'none') {
-        return { value: { last: decision.last, restored: NOTHING_RESTORED, neverHeld: false } };
+        return { value: { last: decision.last, restored: NOTHING_RESTORED, neverHeld: false, already: true } };
       }
       const neverHeld = decision.neverHeld === true;
-      return { value: { last: decision.last, restored: decision.restored, neverHeld }, patch: decision.patch };
+      return {
+        value: { last: decision.last, restored: decision.restored, neverHeld, already: false },
+        patch: decision.patch,
+      };
     });
     if (result.written) {
       const what = result.value.last ? `; last hold: ${describeRestored(result.value.restored)}` : '';
@@ -145,9 +150,16 @@ export async function releaseHold(
         : `maintenance hold ${requestId} released${what}`;
       await emitNodeEvent(client, result.node, { reason: 'MaintenanceHoldReleased', message }, now);
     }
-    return { last: result.value.last, restored: result.value.restored, nodeGone: false };
+    return {
+      last: result.value.last,
+      restored: result.value.restored,
+      nodeGone: false,
+      alreadyReleased: result.value.already,
+    };
   } catch (error) {
-    if (error instanceof EvacuationFailed) return { last: true, restored: NOTHING_RESTORED, nodeGone: true };
+    if (error instanceof EvacuationFailed) {
+      return { last: true, restored: NOTHING_RESTORED, nodeGone: true, alreadyReleased: false };
+    }
     throw error;
   }
 }

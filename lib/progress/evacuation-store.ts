@@ -23,11 +23,12 @@ import {
   type EvacuationStart,
   type EvacuationStatus,
   evacuationName,
+  type RecordedRelease,
 } from '../kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 import { sameJson } from '../util/same-json.ts';
-import { RESTORED_LABEL } from './expiry.ts';
+import { ENDED_LABEL, RESTORED_LABEL } from './expiry.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -370,6 +371,34 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
         status.restore?.[stage] ? status : { ...status, restore: { ...status.restore, [stage]: at.toISOString() } },
       labels,
     );
+  }
+
+  /**
+   * Marks the end of a request that never held its node (nothing to restore): its record then expires as
+   * a restored one does (expiry.ts). The latest end counts (the same id run again and failing again keeps
+   * its record the full time). Only an existing record is marked.
+   */
+  async markEnded(requestId: string, at: Date): Promise<void> {
+    if (!(await this.#get(requestId))) return;
+    await this.#update(requestId, (status) => ({ ...status, endedAt: at.toISOString() }), {
+      [ENDED_LABEL]: 'true',
+    });
+  }
+
+  /**
+   * Keeps what the Restore's release of the hold did, once (the first release is the one that acted): a
+   * Restore resumed after it finds the hold released already and reports this instead.
+   */
+  async markReleased(requestId: string, release: RecordedRelease): Promise<void> {
+    if (!(await this.#get(requestId))) return;
+    await this.#update(requestId, (status) =>
+      status.restore?.release ? undefined : { ...status, restore: { ...status.restore, release } },
+    );
+  }
+
+  /** What an earlier release of `requestId`'s hold did, when its record kept it. */
+  async recordedRelease(requestId: string): Promise<RecordedRelease | undefined> {
+    return (await this.#get(requestId))?.status?.restore?.release;
   }
 
   /**

@@ -4,8 +4,10 @@
  *
  * Ended means restored: the Restore machine's last step (FinishRestore) marked `status.restore.finishedAt`
  * and labelled the record RESTORED_LABEL. That covers an evacuation that drained and was restored, one that
- * failed and was restored, and one cancelled by a Restore while it ran. A record is deleted once that is
- * `recordTtlHours` old and nothing may still need it:
+ * failed and was restored, and one cancelled by a Restore while it ran. A request that failed without ever
+ * holding its node (timed out in line, aborted there) has nothing to restore and may never see a Restore:
+ * FailEvacuation marks `status.endedAt` and labels it ENDED_LABEL, and it expires from then alike.
+ * A record is deleted once that is `recordTtlHours` old and nothing may still need it:
  *  - its node's ledger does not hold the request (a hold, not a record, is what keeps a node cordoned;
  *    a ledger that cannot be read keeps every record of its node: it may hold any of them);
  *  - no execution still claims the request (`stillRunning`: a fresh owner mark — an execution that was
@@ -24,8 +26,10 @@ import { isNotFound } from '../kube/errors.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
 
-/** Set on a record when its Restore finished: the sweep lists only these. */
+/** Set on a record when its Restore finished: the sweep lists these… */
 export const RESTORED_LABEL = 'drainbridge.io/restored';
+/** …and these: set when a request that never held its node ended (nothing to restore). */
+export const ENDED_LABEL = 'drainbridge.io/ended';
 
 /** At most this many records are deleted per sweep (one step's worth of calls); the rest go at the next. */
 export const SWEEP_LIMIT = 20;
@@ -41,16 +45,16 @@ export interface ExpiryCheck {
   readonly stillRunning: boolean;
 }
 
-/** When the record's Restore finished, as milliseconds, or undefined. */
+/** When the record's request ended — its Restore finished, or it ended never having held — as ms, or undefined. */
 function restoredAt(record: EvacuationObject): number | undefined {
-  const finished = Date.parse(record.status?.restore?.finishedAt ?? '');
+  const finished = Date.parse(record.status?.restore?.finishedAt ?? record.status?.endedAt ?? '');
   return Number.isFinite(finished) ? finished : undefined;
 }
 
 /** Whether `record` may be deleted now, and if not why. Pure. */
 export function planExpiry(record: EvacuationObject, check: ExpiryCheck): ExpiryDecision {
   const finished = restoredAt(record);
-  if (finished === undefined) return { action: 'keep', why: 'its request was not restored' };
+  if (finished === undefined) return { action: 'keep', why: 'its request was not restored and has not ended' };
   const expiresAt = finished + check.ttlHours * 3_600_000;
   if (check.now.getTime() < expiresAt) {
     return { action: 'keep', why: `it expires at ${new Date(expiresAt).toISOString()}` };
@@ -117,7 +121,9 @@ async function deleteAsRead(client: KubeClient, record: EvacuationObject): Promi
  */
 export async function sweepExpiredRecords(client: KubeClient, settings: SweepSettings): Promise<SweepResult> {
   const restored = await client.listEvacuations(`${RESTORED_LABEL}=true`);
-  const due = dueRecords(restored, settings.now, settings.ttlHours, settings.limit ?? SWEEP_LIMIT);
+  const ended = await client.listEvacuations(`${ENDED_LABEL}=true`);
+  const listed = new Map([...restored, ...ended].map((record) => [record.metadata.name, record]));
+  const due = dueRecords([...listed.values()], settings.now, settings.ttlHours, settings.limit ?? SWEEP_LIMIT);
   const nodes = new Map<string, V1Node | undefined>();
   const deleted: string[] = [];
   const kept: { name: string; why: string }[] = [];

@@ -5,6 +5,7 @@
  */
 export { EvacuationProgressStore, newEvacuation, type ProgressRecorder, summarise } from './evacuation-store.ts';
 export {
+  ENDED_LABEL,
   type ExpiryDecision,
   planExpiry,
   RESTORED_LABEL,

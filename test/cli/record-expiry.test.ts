@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { RESTORED_LABEL } from '../../lib/progress/expiry.ts';
+import { ENDED_LABEL, RESTORED_LABEL } from '../../lib/progress/expiry.ts';
 import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { assertNoNoise, runCli } from './run-cli.ts';
@@ -76,6 +76,26 @@ describe('Evacuation records expire after their request was restored', () => {
     });
   }
 
+  /** Moves a never-held request's end, and the owner mark its execution left, `hours` into the past. */
+  function endedAgo(name: string, hours: number): void {
+    cluster.sim.store.mutate(EVACUATIONS, { name }, (record) => {
+      const object = record as unknown as {
+        metadata: { annotations?: Record<string, string> };
+        status: { endedAt?: string };
+      };
+      object.status.endedAt = new Date(Date.now() - hours * HOUR).toISOString();
+      const mark = object.metadata.annotations?.[OWNER_ANNOTATION];
+      if (mark) {
+        const seen = new Date(Date.parse(JSON.parse(mark).seen) - hours * HOUR).toISOString();
+        object.metadata.annotations = {
+          ...object.metadata.annotations,
+          [OWNER_ANNOTATION]: JSON.stringify({ ...JSON.parse(mark), seen }),
+        };
+      }
+      return record;
+    });
+  }
+
   it('kubectl lists a restored record until its TTL, then not; a late duplicate writes nothing', async () => {
     await drainbridge(0, ['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'exp-1']);
     await drainbridge(0, ['restore', 'node-2']);
@@ -129,5 +149,35 @@ describe('Evacuation records expire after their request was restored', () => {
     await drainbridge(0, ['restore', 'node-2']);
     await drainbridge(0, ['restore', 'node-3']);
     assert.deepEqual(await listed(), ['exp-5'], 'exp-3 and exp-4 expired; exp-5 was restored just now');
+  });
+
+  it('a request that failed in line, never holding its node, ends there and its record expires alike', async () => {
+    // Both slots taken; exp-8 waits in line for node-1 until its deadline and fails, never having held it.
+    await drainbridge(0, ['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'exp-6']);
+    await drainbridge(0, ['evacuate', 'node-3', '--ignore-daemonsets', '--request-id', 'exp-7']);
+    // Far enough ahead for the command to start on a loaded machine; it waits in line until then.
+    const deadline = new Date(Date.now() + 60_000).toISOString();
+    const failed = await runCli(
+      [
+        'evacuate',
+        'node-1',
+        '--ignore-daemonsets',
+        '--request-id',
+        'exp-8',
+        '--deadline',
+        deadline,
+        '--kubeconfig',
+        cluster.kubeconfigPath,
+      ],
+      env,
+    );
+    assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+    assert.match(failed.stderr, /DeadlineExceeded/);
+    assert.deepEqual(await listed(`${ENDED_LABEL}=true`), ['exp-8'], 'the failed, never-held request ended');
+    // 25 h later, the next Restore's sweep deletes it (exp-6 is restored just now and stays).
+    endedAgo('exp-8', 25);
+    await drainbridge(0, ['restore', 'node-2']);
+    assert.ok(!(await listed()).includes('exp-8'), `exp-8 expired: ${(await listed()).join(', ')}`);
+    await drainbridge(0, ['restore', 'node-3']);
   });
 });

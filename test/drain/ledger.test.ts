@@ -74,6 +74,7 @@ describe('ownership ledger in the simulator', () => {
       last: true,
       restored: { uncordoned: false, annotationsRemoved: [], taintsRemoved: [] },
       nodeGone: false,
+      alreadyReleased: true,
     });
     assert.deepEqual(writes(mark), [], 'a repeated release writes nothing');
   });
@@ -171,6 +172,7 @@ describe('ownership ledger in the simulator', () => {
       last: true,
       restored: { uncordoned: false, annotationsRemoved: [], taintsRemoved: [] },
       nodeGone: true,
+      alreadyReleased: false,
     });
   });
 

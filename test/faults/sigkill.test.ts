@@ -387,7 +387,7 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
   });
 
   scenario(
-    'killed in FinishRestore as it marks the Restore finished; the resumed Restore reports it once',
+    'killed in FinishRestore as it marks the Restore finished; the resumed Restore reports it once, as it was',
     { cluster },
     async (w) => {
       await openSpareNodes(w);
@@ -403,7 +403,8 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
       const restored = eventsOf(w, 'Node Restored', 'req-node-1');
       assert.equal(restored.length, 1, 'one Node Restored');
       assert.equal(restored[0]?.lastHold, true, 'as the last hold');
-      // (Its `uncordoned` says what the resumed Restore itself did: false, the killed one had uncordoned.)
+      // The killed Restore uncordoned node-1; the resumed one reports that (the record kept it), not "nothing".
+      assert.equal(restored[0]?.uncordoned, true, 'uncordoned by the Restore, as the record kept it');
       assert.notEqual(unschedulable(w), true, 'uncordoned');
     },
   );
@@ -430,6 +431,7 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
       const restored = eventsOf(w, 'Node Restored', 'req-node-1');
       assert.equal(restored.length, 1, 'one Node Restored');
       assert.equal(restored[0]?.lastHold, true, 'as the last hold');
+      assert.equal(restored[0]?.uncordoned, true, 'the killed Restore uncordoned node-1, and it says so');
       assert.notEqual(unschedulable(w), true, 'uncordoned');
     },
   );

@@ -1,8 +1,10 @@
 /**
  * Cloud notices without AWS, as deployed with deploy/overlays/node-agent-run: `drainbridge run` (a real
- * child process) serves its bus endpoint (`--bus-address`, DRAINBRIDGE_BUS_KEY), and the node agent
- * (`drainbridge forwarder --node-agent --bus-endpoint`, another child process) publishes an Azure Reboot
- * notice from the fake Scheduled Events service there, signed with the same key. run evacuates node-2
+ * child process) serves its bus endpoint (`--bus-address`, DRAINBRIDGE_BUS_KEY) over TLS with a certificate
+ * from files as a TLS Secret mounts them (DRAINBRIDGE_BUS_TLS_CERT/_KEY), and the node agent
+ * (`drainbridge forwarder --node-agent --bus-endpoint`, another child process, trusting that certificate
+ * through DRAINBRIDGE_BUS_CA) publishes an Azure Reboot notice from the fake Scheduled Events service
+ * there, signed with the same key. run evacuates node-2
  * through the packaged state machines, the agent approves the event once node-2 is drained, the event
  * goes away, and run restores node-2. An agent holding another key is refused with an error that says
  * so, and nothing it sent reaches the bus.
@@ -23,10 +25,12 @@ import {
   type TestCluster,
   waitUntil,
 } from '../forwarder/harness.ts';
+import { makeTestCertificate } from '../support/tls-cert.ts';
 import { AZURE_VMSS } from './harness.ts';
 
 const KEY = 'e2e-bus-key-0123456789abcdef0123456789abcdef';
 const WRONG_KEY = 'not-the-bus-key-0123456789abcdef0123456789ab';
+const CERT = makeTestCertificate();
 
 function scenario() {
   const base = spreadScenario(3);
@@ -75,9 +79,10 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
         '--bus-address',
         '127.0.0.1:0',
       ],
-      { DRAINBRIDGE_BUS_KEY: KEY },
+      { DRAINBRIDGE_BUS_KEY: KEY, DRAINBRIDGE_BUS_TLS_CERT: CERT.certFile, DRAINBRIDGE_BUS_TLS_KEY: CERT.keyFile },
     );
     busUrl = String((await run.waitForLog('bus endpoint listening')).url);
+    assert.match(busUrl, /^https:/);
     await run.waitForLog('leader election: this replica leads');
   });
   after(async () => {
@@ -110,6 +115,7 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
       ],
       {
         DRAINBRIDGE_BUS_KEY: key,
+        DRAINBRIDGE_BUS_CA: CERT.certFile,
         DRAINBRIDGE_AGENT_AZURE_URL: imds.url,
         DRAINBRIDGE_AGENT_POLL_SECONDS: '1',
         DRAINBRIDGE_AGENT_AZURE_APPROVAL_CHECK_SECONDS: '1',
@@ -189,8 +195,10 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
       !run.logs('Maintenance Requested').some((l) => (l.detail as { requestId?: string })?.requestId === requestId),
     );
     assert.equal((await cluster.admin.getNode('node-1')).spec?.unschedulable, undefined);
+    const tlsKeyLine = CERT.keyPem.split('\n')[1] ?? CERT.keyPem;
     for (const text of [...run.output, ...agent.output]) {
       assert.ok(!text.includes(KEY) && !text.includes(WRONG_KEY), `a key in the log: ${text}`);
+      assert.ok(!text.includes(tlsKeyLine), `the TLS key in the log: ${text}`);
     }
   });
 });

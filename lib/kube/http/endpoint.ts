@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors/index.ts';
 import { registerSecret } from '../../log/redact.ts';
 import { setting, textsOf } from '../../settings/setting.ts';
+import { credentialFileProblem } from '../../util/yaml-error-line.ts';
 
 export interface TlsSettings {
   readonly ca?: string | Buffer;
@@ -190,8 +191,9 @@ function kubeconfigEndpoint(path: string, context: string | undefined): KubeEndp
   try {
     document = parse(readFileSync(path, 'utf8')) as Fields;
   } catch (error) {
+    // Never the parser's message: it quotes the line of the error, which may hold a token.
     throw new ConfigError([
-      { path: 'KUBECONFIG', message: `cannot read kubeconfig ${path}: ${(error as Error).message}` },
+      { path: 'KUBECONFIG', message: `cannot read kubeconfig ${path}: ${credentialFileProblem(error)}` },
     ]);
   }
   const current = context ?? text(document['current-context']);

@@ -65,6 +65,27 @@ function blockersOf(branches: readonly RecordedBranch[], withWaiting: boolean): 
 }
 
 /**
+ * Writes phase Failed on the node when `request` holds it; says whether it does. A damaged ledger is left
+ * exactly as it is (no phase written to a node drainbridge cannot read): `unknown`. A node gone holds nothing.
+ */
+async function markNodeFailedIfHeld(
+  deps: WorkflowDeps,
+  request: TaskInput['request'],
+  now: Date,
+): Promise<'held' | 'not held' | 'unknown'> {
+  try {
+    const read = ledgerOf(await readNodeOrFail(deps.kube, request.nodeName));
+    if (read.status !== 'ok') return 'unknown';
+    if (!read.ledger.holds[request.requestId]) return 'not held';
+    await setPhase(deps.kube, request.nodeName, 'Failed', now);
+    return 'held';
+  } catch (caught) {
+    if (!(caught instanceof EvacuationFailed)) throw caught;
+    return 'not held';
+  }
+}
+
+/**
  * Records the failure and publishes Evacuation Failed. Changes nothing else: the node stays cordoned,
  * nova-compute stays disabled and the hold is kept until a Restore — the safe state. A node that is
  * gone, or that this request no longer holds, gets no phase written.
@@ -89,15 +110,7 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
       for (const problem of problems)
         tools.logger.warn('could not report the blocked request', { reason: problem.message });
     }
-    try {
-      const node = await readNodeOrFail(deps.kube, input.request.nodeName);
-      // A damaged ledger is left exactly as it is: no phase written to a node drainbridge cannot read.
-      const read = ledgerOf(node);
-      if (read.status === 'ok' && read.ledger.holds[input.request.requestId])
-        await setPhase(deps.kube, input.request.nodeName, 'Failed', tools.now());
-    } catch (caught) {
-      if (!(caught instanceof EvacuationFailed)) throw caught;
-    }
+    const hold = await markNodeFailedIfHeld(deps, input.request, tools.now());
     // A request that failed while it waited for a slot leaves the line now (else it blocks it for minutes).
     await leaveQueue(deps.kube, deps.config.namespace, input.request.requestId, tools.now()).catch(
       (caught: unknown) => {
@@ -107,6 +120,10 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     const record = await deps.progress.ensure(input.request, tools.now());
     await deps.progress.setPhase(input.request.requestId, 'Failed', tools.now());
     await deps.progress.recordError(input.request.requestId, `${error.name}: ${error.message}`);
+    // Never held (failed in line, aborted there): nothing to restore, and perhaps no Restore ever — it ends
+    // here, so its record expires (expiry.ts). Only the request's own record: a reused id names another node.
+    if (hold === 'not held' && record.spec.nodeName === input.request.nodeName)
+      await deps.progress.markEnded(input.request.requestId, tools.now());
     const branches = Object.values(record.status?.branches ?? {});
     const blockers = blockersOf(branches, error.name === 'DeadlineExceeded');
     await deps.publisher.publish(
@@ -168,20 +185,43 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
       });
     }
     const summary = result.last ? JSON.stringify(result.restored) : 'other holds remain';
-    tools.logger.info('hold released', { lastHold: result.last, restored: summary });
     const kept = result.restored.cordonKeptFor;
     const leftAlone = kept
       ? [`node ${request.nodeName} stays cordoned: ${kept} cordoned it after drainbridge did (managedFields)`]
       : [];
-    return {
+    const release = {
       lastHold: result.last,
       uncordoned: result.restored.uncordoned,
-      nodeGone: result.nodeGone,
       restoredSummary: summary,
       leftAlone,
     };
+    if (result.alreadyReleased)
+      return { ...(await earlierRelease(deps, input, release, tools)), nodeGone: result.nodeGone };
+    tools.logger.info('hold released', { lastHold: result.last, restored: summary });
+    await deps.progress.markReleased(request.requestId, release);
+    return { ...release, nodeGone: result.nodeGone };
   },
 };
+
+/**
+ * A Restore resumed after its release (drainbridge run restarted mid-Restore) finds the hold gone: what
+ * happened is what the first release did, as the record kept it — else (killed between the release and
+ * that write) only that the hold was released before.
+ */
+async function earlierRelease(
+  deps: WorkflowDeps,
+  input: TaskInput,
+  now: Omit<Released, 'nodeGone'>,
+  tools: { logger: { info(message: string, extra: Record<string, unknown>): void } },
+): Promise<Omit<Released, 'nodeGone'>> {
+  const recorded = await deps.progress.recordedRelease(input.request.requestId);
+  tools.logger.info('hold released before (a resumed Restore)', { recorded: recorded !== undefined });
+  if (!recorded) {
+    const note = `the hold of ${input.request.requestId} was released by an earlier Restore whose outcome was not recorded`;
+    return { ...now, leftAlone: [...now.leftAlone, note] };
+  }
+  return { ...recorded, leftAlone: recorded.leftAlone ?? [] };
+}
 
 export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = {
   name: 'restoreNova',

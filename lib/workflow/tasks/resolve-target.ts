@@ -1,10 +1,14 @@
-/** Step 1 of both machines: validate the input (pure) and find the node (a read). Changes nothing. */
+/**
+ * Step 1 of both machines: validate the input (pure), find the node and check the request id names no
+ * other node (reads). Changes nothing.
+ */
 
 import type { TaskSpec } from '../../lambda/task.ts';
 import { resolveNode } from '../../node/resolve.ts';
 import { acceptRequest } from '../accept.ts';
 import { chainOf, splitContinuation } from '../continuation.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
+import { refuseReusedRequestId } from '../request-node.ts';
 import { ResolveInput, type TaskInput } from '../state.ts';
 
 export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> = {
@@ -15,6 +19,7 @@ export const resolveTargetTask: TaskSpec<ResolveInput, TaskInput, WorkflowDeps> 
     const { event, continuedFrom } = splitContinuation(input.machine, input.input);
     const request = acceptRequest(input.machine, event, deps.config.drainDefaults);
     const nodeName = await resolveNode(deps.kube, request.target);
+    await refuseReusedRequestId(deps.kube, request.requestId, nodeName);
     const chain = chainOf(continuedFrom);
     logger.info('request accepted', { requestId: request.requestId, node: nodeName, origin: request.origin, ...chain });
     // The evacuation starts now; a request with notBefore starts when PlanStart says, which sets startedAt

@@ -56,6 +56,31 @@ describe('planExpiry', () => {
   });
 });
 
+describe('a request that never held its node (status.endedAt, set when it failed)', () => {
+  const neverHeld = (endedAt: string): EvacuationObject => ({
+    ...record('r2'),
+    status: { phase: 'Failed', endedAt },
+  });
+  const free = node(JSON.stringify({ holds: {}, released: {} }));
+
+  it('expires like a restored one: kept until the TTL, deleted after, still kept while held or claimed', () => {
+    assert.deepEqual(planExpiry(neverHeld(hoursAgo(23)), check({ node: free })), {
+      action: 'keep',
+      why: `it expires at ${hoursAgo(-1)}`,
+    });
+    assert.deepEqual(planExpiry(neverHeld(hoursAgo(25)), check({ node: free })), { action: 'delete' });
+    const heldByR2 = JSON.stringify({ holds: { r2: { requester: 'a', origin: 'manual', since } }, released: {} });
+    assert.equal(planExpiry(neverHeld(hoursAgo(25)), check({ node: node(heldByR2) })).action, 'keep');
+    assert.equal(planExpiry(neverHeld(hoursAgo(25)), check({ node: free, stillRunning: true })).action, 'keep');
+    assert.deepEqual(
+      dueRecords([neverHeld(hoursAgo(25)), record('r3', hoursAgo(26)), neverHeld(hoursAgo(1))], NOW, 24, 10).map(
+        (r) => `${r.metadata.name}:${r.status?.endedAt ?? r.status?.restore?.finishedAt}`,
+      ),
+      [`r3:${hoursAgo(26)}`, `r2:${hoursAgo(25)}`],
+    );
+  });
+});
+
 describe('dueRecords', () => {
   it('only restored records past the TTL, oldest first, at most the limit', () => {
     const records = [
