@@ -7,11 +7,12 @@
 import type { Config } from '../../config/index.ts';
 import type { ReconcilePass } from '../../domain/pass.ts';
 import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts';
-import type { DrainOptions } from '../../domain/request.ts';
+import type { DrainOptions, ResolvedRequest } from '../../domain/request.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
+import type { NodeRestoredEvent } from '../../events/contracts.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
-import type { WorkflowDeps } from '../deps.ts';
+import type { BranchConnector, WorkflowDeps } from '../workflow-deps.ts';
 
 /**
  * When a branch runs in the Evacuate machine: `parallel` — in the Parallel state, beside the other
@@ -26,6 +27,20 @@ export interface BranchCancelled {
   readonly aborted: number;
   /** What the branch saw and left alone, as sentences for the `Node Restored` event (e.g. someone else's migration). */
   readonly leftAlone: readonly string[];
+}
+
+/** What a branch's prepare did, for the log and the PrepareBranches step's output. */
+export interface BranchPrepared {
+  /** One sentence: what was done or why nothing was (Nova: "nova-compute on compute-1 disabled by drainbridge"). */
+  readonly note: string;
+}
+
+/** What a branch's restore undid, and what it left alone. */
+export interface BranchRestored {
+  /** What the branch saw and left alone, as sentences for the `Node Restored` event. */
+  readonly leftAlone: readonly string[];
+  /** The branch's fields of the `Node Restored` event (Nova: whether nova-compute was re-enabled). */
+  readonly restoredFields?: Partial<Pick<NodeRestoredEvent, 'novaServiceEnabled'>>;
 }
 
 /** What a branch's planner may use: the configuration, the cluster, the drain options and the pod drain's shared plan. */
@@ -56,6 +71,22 @@ export interface BranchDefinition {
   readonly stateFormat: RecordFormat<unknown>;
   /** The comment on the branch's pass state in the state machine, if it needs one. */
   readonly aslComment?: string;
+  /**
+   * Makes the branch's connection to its own outside world once per deps (Nova: its OpenStack clients);
+   * the branch finds it in `deps.connections` under its name. Absent when the cluster client is enough.
+   */
+  readonly connect?: BranchConnector;
+  /**
+   * The PrepareBranches step, before any pass (Nova: disable the host's nova-compute service so that no
+   * new server lands there). Idempotent: the step is retried. Absent when there is nothing to prepare.
+   */
+  prepare?(deps: WorkflowDeps, request: ResolvedRequest): Promise<BranchPrepared>;
+  /**
+   * The RestoreBranches step, when the last hold goes, after every branch's cancel: undoes what prepare
+   * did if it is still drainbridge's doing for this request or one of `otherRequestIds` (the node's
+   * earlier holds). Idempotent. Absent when prepare is.
+   */
+  restore?(deps: WorkflowDeps, request: ResolvedRequest, otherRequestIds: readonly string[]): Promise<BranchRestored>;
   /** The branch's reconcile pass (lib/domain/pass.ts), over the workflow's dependencies. */
   pass(deps: WorkflowDeps): ReconcilePass;
   /**

@@ -7,7 +7,7 @@ import type { PodBranch } from '../../drain/branch-filters.ts';
 import { createEvictionPass } from '../../drain/eviction-pass.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
 import { DRAIN_STATE_FORMAT } from '../../drain/tracking.ts';
-import type { WorkflowDeps } from '../deps.ts';
+import type { WorkflowDeps } from '../workflow-deps.ts';
 import type { BranchDefinition } from './branch.ts';
 
 function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {

@@ -1,17 +1,19 @@
 /**
  * The branches of an evacuation, in one place. The pass task, Restore's and abort's cancel,
  * `drainbridge plan`, the progress lines and the Evacuate state machine (its Parallel branches are
- * generated from this list by `npm run asl`) all follow it: a new branch is one definition here plus
- * its implementation, and `npm run definitions`.
+ * generated from this list by `npm run asl`), the PrepareBranches and RestoreBranches steps, the
+ * workflow's connections (deps.ts) all follow it: a new branch is one definition here plus its
+ * implementation, and `npm run definitions` (docs/development.md, "Add a branch").
  *
  * Order matters twice: it is the order of the Parallel state's branches (and of the `after-vms`
  * states), and the order `drainbridge plan` prints the branches in.
  */
 import type { BranchName } from '../../domain/plan.ts';
-import type { WorkflowDeps } from '../deps.ts';
-import type { BranchCancelled, BranchDefinition, BranchStage } from './branch.ts';
+import type { ResolvedRequest } from '../../domain/request.ts';
+import type { WorkflowDeps } from '../workflow-deps.ts';
+import type { BranchCancelled, BranchDefinition, BranchPrepared, BranchRestored, BranchStage } from './branch.ts';
 import { kubeVirtBranch } from './kubevirt.ts';
-import { novaBranch } from './nova.ts';
+import { novaBranch } from './nova/definition.ts';
 import { infraPodsBranch, podsBranch } from './pods.ts';
 
 export const BRANCH_REGISTRY: readonly BranchDefinition[] = Object.freeze([
@@ -59,4 +61,36 @@ export async function cancelBranches(
     leftAlone.push(...cancelled.leftAlone);
   }
   return { aborted, leftAlone };
+}
+
+/** The PrepareBranches step: every branch's prepare, in registry order; what each did, by branch name. */
+export async function prepareBranches(
+  deps: WorkflowDeps,
+  request: ResolvedRequest,
+): Promise<Record<string, BranchPrepared>> {
+  const prepared: Record<string, BranchPrepared> = {};
+  for (const branch of BRANCH_REGISTRY) {
+    if (branch.prepare) prepared[branch.name] = await branch.prepare(deps, request);
+  }
+  return prepared;
+}
+
+/**
+ * The RestoreBranches step's undoing, after the cancel: every branch's restore, in registry order; what
+ * they left alone, and their fields of the `Node Restored` event.
+ */
+export async function restoreBranches(
+  deps: WorkflowDeps,
+  request: ResolvedRequest,
+  otherRequestIds: readonly string[],
+): Promise<Required<BranchRestored>> {
+  const leftAlone: string[] = [];
+  let restoredFields: BranchRestored['restoredFields'] = {};
+  for (const branch of BRANCH_REGISTRY) {
+    if (!branch.restore) continue;
+    const restored = await branch.restore(deps, request, otherRequestIds);
+    leftAlone.push(...restored.leftAlone);
+    restoredFields = { ...restoredFields, ...restored.restoredFields };
+  }
+  return { leftAlone, restoredFields };
 }
