@@ -8,10 +8,11 @@ import type { Config } from '../../config/index.ts';
 import type { ReconcilePass } from '../../domain/pass.ts';
 import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts';
 import type { DrainOptions, ResolvedRequest } from '../../domain/request.ts';
+import type { ItemTimeline } from '../../domain/timeline.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
 import type { NodeRestoredEvent } from '../../events/contracts.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import type { RecordFormat } from '../../util/json-record.ts';
+import { decodeRecord, type RecordFormat } from '../../util/json-record.ts';
 import type { BranchConnector, WorkflowDeps } from '../workflow-deps.ts';
 
 /**
@@ -20,6 +21,44 @@ import type { BranchConnector, WorkflowDeps } from '../workflow-deps.ts';
  * (infra pods such as nova-compute and libvirt may go only once the VMs have left).
  */
 export type BranchStage = 'parallel' | 'after-vms';
+
+/**
+ * What a branch moves, as the readers of progress see it. Each reader asks the kind a question instead of
+ * switching on a list of kinds, so a new kind (say an IPMI power-off) is one more value, not an edit of
+ * every reader.
+ */
+export interface MoveKind {
+  /**
+   * Its items are pods evicted as `kubectl drain` does: the start-time estimate counts their grace periods
+   * and budgets, and a NodeMaintenance's progress (evictionPods, pendingPods, drainProgress) counts them, as
+   * node-maintenance-operator counts pods only. Otherwise the estimate counts seconds per item moved.
+   */
+  readonly podEviction: boolean;
+  /** The counter of `drainbridge run`'s metrics its moved items add to (`none`: no counter fits). */
+  readonly counter: 'pods-evicted' | 'servers-migrated' | 'none';
+  /** The `drainbridge status` column its counts add to (the two pod branches share one). */
+  readonly column: StatusColumn;
+}
+
+export interface StatusColumn {
+  /** The name its counts carry in `drainbridge status -o json` (`branches[].branch`). */
+  readonly key: string;
+  readonly heading: string;
+  /** Its place among the columns, left to right. */
+  readonly position: number;
+}
+
+/** A branch's rows of `drainbridge report` from the state its pass keeps: read through its format (throws when unreadable). */
+export function itemRowsReader<S>(
+  format: RecordFormat<S>,
+  rows: (branch: string, state: S) => ItemTimeline[],
+): (branch: string, state: unknown) => ItemTimeline[] {
+  return (branch, state) => {
+    const read = decodeRecord(state, format);
+    if (read.status === 'unreadable') throw new Error(read.reason);
+    return read.status === 'ok' ? rows(branch, read.value) : [];
+  };
+}
 
 /** What a branch's cancel stopped (Restore and abort; the items stay where they are). */
 export interface BranchCancelled {
@@ -56,12 +95,8 @@ export interface PlanSetup {
 export interface BranchDefinition {
   readonly name: BranchName;
   readonly stage: BranchStage;
-  /**
-   * What it moves: pods (evicted, as `kubectl drain` does: the estimate counts their grace periods and
-   * budgets; run's metrics count them as evicted) or VMs (live-migrated: the estimate counts seconds per
-   * VM; run's metrics count them as migrated).
-   */
-  readonly moves: 'pods' | 'vms';
+  /** What it moves: what the estimate, run's metrics, `drainbridge status` and a NodeMaintenance's progress make of it. */
+  readonly moves: MoveKind;
   /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
   readonly words: { readonly toMove: string; readonly moved: string };
   /**
@@ -69,6 +104,11 @@ export interface BranchDefinition {
    * the pass reads it with, and what `drainbridge repair` checks it against.
    */
   readonly stateFormat: RecordFormat<unknown>;
+  /**
+   * Its rows of `drainbridge report`: one per item in the state its pass keeps (`itemRowsReader`); throws
+   * when the state cannot be read.
+   */
+  itemRows(branch: string, state: unknown): ItemTimeline[];
   /** The comment on the branch's pass state in the state machine, if it needs one. */
   readonly aslComment?: string;
   /**

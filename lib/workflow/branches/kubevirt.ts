@@ -12,8 +12,9 @@ import {
   kubeVirtPlanLines,
   planKubeVirtNode,
 } from '../../kubevirt/index.ts';
+import { vmiTimelines } from '../../kubevirt/progress.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
-import type { BranchDefinition } from './branch.ts';
+import { type BranchDefinition, itemRowsReader } from './branch.ts';
 
 export function kubeVirtOptions(config: Config): KubeVirtOptions {
   return { ...config.kubevirt };
@@ -22,9 +23,10 @@ export function kubeVirtOptions(config: Config): KubeVirtOptions {
 export const kubeVirtBranch: BranchDefinition = {
   name: 'kubevirt',
   stage: 'parallel',
-  moves: 'vms',
+  moves: { podEviction: false, counter: 'servers-migrated', column: { key: 'kubevirt', heading: 'VMS', position: 1 } },
   words: { toMove: 'to move', moved: 'VMs moved' },
   stateFormat: KUBEVIRT_STATE_FORMAT as RecordFormat<unknown>,
+  itemRows: itemRowsReader(KUBEVIRT_STATE_FORMAT, vmiTimelines),
   aslComment: "KubeVirt VMs, by drainbridge's own live migrations within KubeVirt's limits",
   pass: (deps) =>
     new KubeVirtPass({

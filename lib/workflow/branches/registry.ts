@@ -11,17 +11,36 @@
 import type { BranchName } from '../../domain/plan.ts';
 import type { ResolvedRequest } from '../../domain/request.ts';
 import type { WorkflowDeps } from '../workflow-deps.ts';
-import type { BranchCancelled, BranchDefinition, BranchPrepared, BranchRestored, BranchStage } from './branch.ts';
+import type {
+  BranchCancelled,
+  BranchDefinition,
+  BranchPrepared,
+  BranchRestored,
+  BranchStage,
+  StatusColumn,
+} from './branch.ts';
 import { kubeVirtBranch } from './kubevirt.ts';
 import { novaBranch } from './nova/definition.ts';
 import { infraPodsBranch, podsBranch } from './pods.ts';
 
-export const BRANCH_REGISTRY: readonly BranchDefinition[] = Object.freeze([
-  podsBranch,
-  infraPodsBranch,
-  novaBranch,
-  kubeVirtBranch,
-]);
+const branches: BranchDefinition[] = [podsBranch, infraPodsBranch, novaBranch, kubeVirtBranch];
+
+export const BRANCH_REGISTRY: readonly BranchDefinition[] = branches;
+
+/**
+ * Adds a branch after the built-in ones, for tests that prove a branch needs nothing but its definition
+ * (test/workflow/fake-branch.test.ts). A real branch is a line in the list above: the Evacuate machine is
+ * generated from that list (`npm run asl`). Returns how to take the branch out again.
+ */
+export function registerBranch(definition: BranchDefinition): () => void {
+  if (branches.some((b) => b.name === definition.name))
+    throw new Error(`branch ${definition.name} is registered already`);
+  branches.push(definition);
+  return () => {
+    const at = branches.indexOf(definition);
+    if (at >= 0) branches.splice(at, 1);
+  };
+}
 
 /**
  * The definition of a branch. The event contracts name every branch drainbridge has or will have
@@ -40,7 +59,23 @@ export function branchesOf(stage: BranchStage): BranchDefinition[] {
 
 /** The words for a branch, with neutral ones for a name not built yet. */
 export function wordsOf(name: string): BranchDefinition['words'] {
-  return BRANCH_REGISTRY.find((b) => b.name === name)?.words ?? { toMove: 'to move', moved: 'moved' };
+  return branchCalled(name)?.words ?? { toMove: 'to move', moved: 'moved' };
+}
+
+/** The definition of a branch by its name in a record, or undefined for a name not built (an older or newer drainbridge's). */
+export function branchCalled(name: string): BranchDefinition | undefined {
+  return BRANCH_REGISTRY.find((b) => b.name === name);
+}
+
+/** The columns of `drainbridge status`, left to right, each once. */
+export function statusColumns(): StatusColumn[] {
+  const columns = new Map(BRANCH_REGISTRY.map((b) => [b.moves.column.key, b.moves.column]));
+  return [...columns.values()].sort((a, b) => a.position - b.position);
+}
+
+/** The branches whose items are pods evicted as kubectl drain does (a NodeMaintenance's progress counts them). */
+export function podEvictionBranches(): string[] {
+  return BRANCH_REGISTRY.filter((b) => b.moves.podEviction).map((b) => b.name);
 }
 
 /**

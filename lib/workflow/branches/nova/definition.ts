@@ -5,10 +5,10 @@
  */
 import type { BranchPlan } from '../../../domain/plan.ts';
 import type { NovaPlan } from '../../../nova/index.ts';
-import { NOVA_STATE_FORMAT } from '../../../nova/model.ts';
+import { NOVA_STATE_FORMAT, serverTimelines } from '../../../nova/model.ts';
 import type { RecordFormat } from '../../../util/json-record.ts';
 import type { WorkflowDeps } from '../../workflow-deps.ts';
-import type { BranchDefinition } from '../branch.ts';
+import { type BranchDefinition, itemRowsReader } from '../branch.ts';
 import { NO_NOVA, type NovaPort } from './port.ts';
 import { novaPlannerFor, novaPortFor } from './wiring.ts';
 
@@ -38,9 +38,10 @@ function portOf(deps: WorkflowDeps): NovaPort {
 export const novaBranch: BranchDefinition = {
   name: 'nova',
   stage: 'parallel',
-  moves: 'vms',
+  moves: { podEviction: false, counter: 'servers-migrated', column: { key: 'nova', heading: 'SERVERS', position: 2 } },
   words: { toMove: 'to live-migrate', moved: 'servers migrated' },
   stateFormat: NOVA_STATE_FORMAT as RecordFormat<unknown>,
+  itemRows: itemRowsReader(NOVA_STATE_FORMAT, serverTimelines),
   connect: novaPortFor,
   prepare: (deps, request) => portOf(deps).prepare(request),
   pass: (deps) => portOf(deps).pass(),
