@@ -5,6 +5,7 @@
  * branch is one `BranchDefinition` in registry.ts; nothing else names branches one by one.
  */
 import type { Config } from '../../config/index.ts';
+import type { AccessSettings, ApiAccess } from '../../domain/api-access.ts';
 import type { ReconcilePass } from '../../domain/pass.ts';
 import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts';
 import type { DrainOptions, ResolvedRequest } from '../../domain/request.ts';
@@ -58,6 +59,13 @@ export function itemRowsReader<S>(
     if (read.status === 'unreadable') throw new Error(read.reason);
     return read.status === 'ok' ? rows(branch, read.value) : [];
   };
+}
+
+/** A branch's calls of the Kubernetes API during an evacuation, a plan and a Restore (its cancel). */
+export interface BranchAccess {
+  readonly evacuate?: (settings: AccessSettings) => ApiAccess[];
+  readonly plan?: (settings: AccessSettings) => ApiAccess[];
+  readonly restore?: (settings: AccessSettings) => ApiAccess[];
 }
 
 /** What a branch's cancel stopped (Restore and abort; the items stay where they are). */
@@ -135,6 +143,11 @@ export interface BranchDefinition {
    * nothing to stop (an eviction cannot be taken back).
    */
   cancel?(deps: WorkflowDeps, requestIds: readonly string[], nodeName: string): Promise<BranchCancelled>;
+  /**
+   * The Kubernetes calls the branch makes, by operation (the preflight asks for them; the RBAC test holds
+   * the branch to them). Absent when it calls nothing of the cluster's beyond the workflow's own.
+   */
+  readonly access?: BranchAccess;
   /** `drainbridge plan`: the branch's planner, or undefined when the branch is off (Nova not enabled). */
   planner(setup: PlanSetup): Promise<BranchPlanner | undefined>;
   /** Lines under the branch's heading in `drainbridge plan` (Nova: its host, the room on the other hosts). */

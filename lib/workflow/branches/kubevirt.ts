@@ -4,6 +4,7 @@
  * VMs and stops only its own migrations on Restore and abort.
  */
 import type { Config } from '../../config/index.ts';
+import { KUBEVIRT_ACCESS } from '../../kubevirt/access.ts';
 import {
   cancelKubeVirtMigrations,
   KUBEVIRT_STATE_FORMAT,
@@ -36,6 +37,7 @@ export const kubeVirtBranch: BranchDefinition = {
       // Where the migration claims every evacuation shares live (the cluster-wide limit across nodes).
       namespace: deps.config.namespace,
     }),
+  access: KUBEVIRT_ACCESS,
   cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),
   planner: async (setup) => async (nodeName) =>
     planKubeVirtNode(setup.kube, nodeName, {
