@@ -10,10 +10,10 @@ import { handler as finishRestore } from '../functions/finish-restore.ts';
 import { handler as openWindow } from '../functions/open-window.ts';
 import { handler as pass } from '../functions/pass.ts';
 import { handler as planStart } from '../functions/plan-start.ts';
-import { handler as prepareNova } from '../functions/prepare-nova.ts';
+import { handler as prepareBranches } from '../functions/prepare-branches.ts';
 import { handler as releaseHold } from '../functions/release-hold.ts';
 import { handler as resolveTarget } from '../functions/resolve-target.ts';
-import { handler as restoreNova } from '../functions/restore-nova.ts';
+import { handler as restoreBranches } from '../functions/restore-branches.ts';
 import type { WorkflowDeps } from '../lib/workflow/deps.ts';
 import type { LocalHandler } from './executor.ts';
 
@@ -21,12 +21,12 @@ const FUNCTIONS = {
   resolveTarget,
   planStart,
   admit,
-  prepareNova,
+  prepareBranches,
   pass,
   finishEvacuation,
   failEvacuation,
   releaseHold,
-  restoreNova,
+  restoreBranches,
   finishRestore,
   openWindow,
 };

@@ -12,7 +12,7 @@ import { CONTRACTS } from '../lib/events/contracts.ts';
 import { parseDetail } from '../lib/events/parse.ts';
 import type { KubeClientOptions } from '../lib/kube/client.ts';
 import type { WindowDefinition } from '../lib/windows/definition.ts';
-import { connectDeps, type NovaFactory, type WorkflowDeps } from '../lib/workflow/deps.ts';
+import { type BranchConnectors, connectDeps, type WorkflowDeps } from '../lib/workflow/deps.ts';
 import type { WindowOpened } from '../lib/workflow/tasks/window-steps.ts';
 import {
   EmbeddedExecutor,
@@ -55,7 +55,8 @@ export interface TrackedExecution extends Execution {
 
 export interface EmbeddedOptions extends ExecutorOptions {
   readonly config: Config;
-  readonly nova?: NovaFactory;
+  /** Connectors that replace branches' own (tests: Nova against a lab with its own credentials). */
+  readonly connectors?: BranchConnectors;
   /** Deliver every bus event twice (EventBridge is at-least-once), to test idempotency. */
   readonly duplicateDeliveries?: boolean | 'concurrent';
   /** Called for every event put on the bus (requests and outcomes). */
@@ -119,7 +120,7 @@ export class EmbeddedRuntime {
     const deps = await connectDeps(
       { ...options.config, eventBusName: EMBEDDED_BUS },
       observed,
-      options.nova,
+      options.connectors,
       options.kubeClient,
     );
     const handlers = embeddedHandlers(deps, options.now);

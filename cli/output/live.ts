@@ -148,7 +148,7 @@ function hasWork(counts: BranchCounts, blocked: boolean): boolean {
  * shows the record's branches and waits. A Restore reads the same record but moves nothing: its frame
  * shows none of them (an evacuation stopped midway would otherwise look as if it still ran).
  */
-const DRAINING_STEPS: ReadonlySet<string> = new Set(['admit', 'prepareNova', 'pass']);
+const DRAINING_STEPS: ReadonlySet<string> = new Set(['admit', 'prepareBranches', 'pass']);
 
 /** One run's frame: what it shows, and since when. */
 class RunView {

@@ -5,12 +5,8 @@
  * lines are diffed from. Pure; each branch state is read through its schema-checked format.
  */
 import type { BranchSpan, ItemTimeline, Span } from '../../lib/domain/timeline.ts';
-import { DRAIN_STATE_FORMAT, podTimelines } from '../../lib/drain/tracking.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import { KUBEVIRT_STATE_FORMAT } from '../../lib/kubevirt/model.ts';
-import { vmiTimelines } from '../../lib/kubevirt/progress.ts';
-import { NOVA_STATE_FORMAT, serverTimelines } from '../../lib/nova/model.ts';
-import { decodeRecord, type RecordFormat } from '../../lib/util/json-record.ts';
+import { branchCalled } from '../../lib/workflow/branches/registry.ts';
 
 export interface BranchTimeline {
   readonly name: string;
@@ -43,23 +39,6 @@ export interface EvacuationTimeline {
   /** Branch states that could not be read, each with its reason (their items are missing). */
   readonly unreadable: readonly string[];
 }
-
-type Reader = (branch: string, state: unknown) => ItemTimeline[];
-
-function reader<S>(format: RecordFormat<S>, rows: (branch: string, state: S) => ItemTimeline[]) {
-  return (branch: string, state: unknown): ItemTimeline[] => {
-    const read = decodeRecord(state, format);
-    if (read.status === 'unreadable') throw new Error(read.reason);
-    return read.status === 'ok' ? rows(branch, read.value) : [];
-  };
-}
-
-const READERS: Readonly<Record<string, Reader>> = {
-  pods: reader(DRAIN_STATE_FORMAT, podTimelines),
-  'infra-pods': reader(DRAIN_STATE_FORMAT, podTimelines),
-  kubevirt: reader(KUBEVIRT_STATE_FORMAT, vmiTimelines),
-  nova: reader(NOVA_STATE_FORMAT, serverTimelines),
-};
 
 const KIND_OF_ITEM: Readonly<Record<string, ItemTimeline['kind']>> = {
   Pod: 'pod',
@@ -120,7 +99,8 @@ function branchPart(name: string, entry: BranchEntry) {
   let own: ItemTimeline[] = [];
   let unreadable: string | undefined;
   try {
-    own = READERS[name]?.(name, entry.state) ?? [];
+    // Each branch reads its own state (the registry); a branch this build does not have lists no items.
+    own = branchCalled(name)?.itemRows(name, entry.state) ?? [];
   } catch (error) {
     unreadable = (error as Error).message;
   }

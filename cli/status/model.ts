@@ -13,7 +13,7 @@ import { decodeRecord, readJsonRecord } from '../../lib/util/json-record.ts';
 import { ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../../lib/workflow/admission.ts';
 import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../../lib/workflow/admission-intents.ts';
 import type { AdmissionQueue } from '../../lib/workflow/admission-plan.ts';
-import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
+import { BRANCH_REGISTRY, branchCalled, statusColumns } from '../../lib/workflow/branches/registry.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
 import { OWNER_ANNOTATION, OWNER_FORMAT } from '../../lib/workflow/ownership.ts';
 import type { Snapshot } from './snapshot.ts';
@@ -145,12 +145,12 @@ function nodeStatus(node: V1Node, asked: boolean): NodeStatus | undefined {
   };
 }
 
-/** The record's branches, the two pod branches as one (`pods`), in the order pods, kubevirt, nova. */
+/** The record's branches, grouped by their status column (the registry's: the two pod branches as one, `pods`), in column order. */
 function branchesOf(record: EvacuationObject | undefined): BranchStatus[] {
   const entries = Object.entries(record?.status?.branches ?? {});
   const groups = new Map<string, BranchStatus>();
   for (const [name, entry] of entries) {
-    const branch = name === 'infra-pods' ? 'pods' : name;
+    const branch = branchCalled(name)?.moves.column.key ?? name;
     const known = groups.get(branch);
     const done = entry.finishedAt !== undefined;
     groups.set(branch, {
@@ -162,7 +162,7 @@ function branchesOf(record: EvacuationObject | undefined): BranchStatus[] {
       done: known ? known.done && done : done,
     });
   }
-  const order = ['pods', 'kubevirt', 'nova'];
+  const order = statusColumns().map((column) => column.key);
   return [...groups.values()].sort((a, b) => order.indexOf(a.branch) - order.indexOf(b.branch));
 }
 

@@ -4,6 +4,7 @@
  * itself as JSON or YAML (`-o json|yaml`). Pure.
  */
 import { stringify as toYaml } from 'yaml';
+import { statusColumns } from '../../lib/workflow/branches/registry.ts';
 import { describeDriver } from '../../lib/workflow/driver.ts';
 import type { BranchStatus, RequestStatus, StatusReport } from './model.ts';
 
@@ -67,9 +68,7 @@ function requestRow(request: RequestStatus, wide: boolean): string[] {
     request.state,
     request.phase ?? '-',
     request.elapsedSeconds === undefined ? '-' : duration(request.elapsedSeconds),
-    branchCell(request.branches, 'pods'),
-    branchCell(request.branches, 'kubevirt'),
-    branchCell(request.branches, 'nova'),
+    ...statusColumns().map((column) => branchCell(request.branches, column.key)),
     String(request.blockers.length),
   ];
   if (!wide) return row;
@@ -134,8 +133,12 @@ function damageLines(report: StatusReport): string[] {
   ];
 }
 
-const REQUEST_HEADER = ['REQUEST', 'NODE', 'STATE', 'PHASE', 'ELAPSED', 'PODS', 'VMS', 'SERVERS', 'BLOCKERS'];
-const WIDE_HEADER = [...REQUEST_HEADER, 'IN-FLIGHT', 'REQUESTER', 'ORIGIN', 'SINCE', 'NOTE'];
+/** The progress columns are the registry's (lib/workflow/branches): PODS, VMS, SERVERS. */
+function requestHeader(): string[] {
+  const progress = statusColumns().map((column) => column.heading);
+  return ['REQUEST', 'NODE', 'STATE', 'PHASE', 'ELAPSED', ...progress, 'BLOCKERS'];
+}
+const WIDE_COLUMNS = ['IN-FLIGHT', 'REQUESTER', 'ORIGIN', 'SINCE', 'NOTE'];
 const NODE_HEADER = ['NODE', 'CORDONED', 'PHASE', 'HELD-BY', 'REQUESTER', 'ORIGIN', 'SINCE'];
 
 /** The human view: nodes and their holds, requests and their progress, then the sentences. */
@@ -145,7 +148,7 @@ function tables(report: StatusReport, wide: boolean): string[] {
   if (report.requests.length > 0) {
     sections.push(
       table(
-        wide ? WIDE_HEADER : REQUEST_HEADER,
+        wide ? [...requestHeader(), ...WIDE_COLUMNS] : requestHeader(),
         report.requests.map((r) => requestRow(r, wide)),
       ),
     );

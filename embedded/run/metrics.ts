@@ -4,6 +4,7 @@
  * registry says it moves: pods or VMs — Nova servers and KubeVirt VMs alike), evacuation duration.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { MoveKind } from '../../lib/workflow/branches/branch.ts';
 import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
 import type { TaskCall } from '../executor.ts';
 
@@ -19,8 +20,8 @@ export interface RunMetrics {
 }
 
 /** What each branch moves, from the registry (lib/workflow/branches). */
-const MOVES: ReadonlyMap<string, 'pods' | 'vms'> = new Map(
-  BRANCH_REGISTRY.map((branch) => [branch.name, branch.moves]),
+const COUNTERS: ReadonlyMap<string, MoveKind['counter']> = new Map(
+  BRANCH_REGISTRY.map((branch) => [branch.name, branch.moves.counter]),
 );
 
 export function createRunMetrics(registry: Registry, countInProgress: () => number): RunMetrics {
@@ -44,7 +45,7 @@ export function createRunMetrics(registry: Registry, countInProgress: () => numb
     registers: [registry],
   });
   // Every VM branch shows from the start, at 0 (a rate over a series that does not exist yet is empty).
-  for (const [branch, moves] of MOVES) if (moves === 'vms') serversMigrated.inc({ branch }, 0);
+  for (const [branch, counter] of COUNTERS) if (counter === 'servers-migrated') serversMigrated.inc({ branch }, 0);
   const duration = new Histogram({
     name: 'drainbridge_evacuation_duration_seconds',
     help: 'Time from the start of an evacuation to its end, by outcome',
@@ -68,9 +69,9 @@ export function createRunMetrics(registry: Registry, countInProgress: () => numb
       const delta = output.progress.moved - (moved.get(key) ?? 0);
       moved.set(key, output.progress.moved);
       if (delta <= 0) return;
-      const moves = MOVES.get(output.branch);
-      if (moves === 'pods') podsEvicted.inc(delta);
-      else if (moves === 'vms') serversMigrated.inc({ branch: output.branch }, delta);
+      const counter = COUNTERS.get(output.branch);
+      if (counter === 'pods-evicted') podsEvicted.inc(delta);
+      else if (counter === 'servers-migrated') serversMigrated.inc({ branch: output.branch }, delta);
     },
     observeOutcome(detailType, detail) {
       if (detailType === 'Evacuation Succeeded' && typeof detail.durationSeconds === 'number') {

@@ -25,7 +25,7 @@ import { isNotFound } from '../../lib/kube/errors.ts';
 import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { WindowScheduler } from '../../lib/windows/scheduler.ts';
-import type { NovaFactory } from '../../lib/workflow/deps.ts';
+import type { BranchConnectors } from '../../lib/workflow/deps.ts';
 import { clearDeadOwner } from '../../lib/workflow/ownership.ts';
 import { planResume } from '../../lib/workflow/resume.ts';
 import { EmbeddedRuntime, type TrackedExecution } from '../runtime.ts';
@@ -38,7 +38,7 @@ export interface RunOptions {
   readonly logger: Logger;
   /** Replaces every Retry interval of the state machines (demos and tests on a fast simulated clock). */
   readonly retryIntervalMs?: number;
-  readonly nova?: NovaFactory;
+  readonly connectors?: BranchConnectors;
   /** Serve the bus endpoint for node agents (DRAINBRIDGE_BUS_ADDRESS, lib/bus/bus-endpoint.ts). */
   readonly busEndpoint?: BusServerSettings;
   /** The endpoint's certificate and key, read at start (else read from busEndpoint.tls's files). */
@@ -107,7 +107,7 @@ export class DrainbridgeRun {
     let run: DrainbridgeRun | undefined;
     const runtime = await EmbeddedRuntime.create({
       config: options.config,
-      ...(options.nova ? { nova: options.nova } : {}),
+      ...(options.connectors ? { connectors: options.connectors } : {}),
       ...(options.retryIntervalMs !== undefined ? { retryIntervalMs: options.retryIntervalMs } : {}),
       executionName: () => `${RUN_EXECUTION_PREFIX}${settings.identity}.${randomUUID()}`,
       onTask: (call) => {

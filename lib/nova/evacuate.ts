@@ -172,8 +172,9 @@ export class NovaEvacuationPass implements ReconcilePass {
   }
 
   /**
-   * The workflow's PrepareNova step: find the node's host and its nova-compute service, disable it with
-   * drainbridge's reason, and record that for the passes. Idempotent (a re-run finds the state it wrote).
+   * The Nova branch's prepare (the workflow's PrepareBranches step): find the node's host and its
+   * nova-compute service, disable it with drainbridge's reason, and record that for the passes.
+   * Idempotent (a re-run finds the state it wrote).
    */
   async prepare(
     request: ResolvedRequest,

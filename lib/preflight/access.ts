@@ -2,67 +2,25 @@
  * The Kubernetes calls each operation makes, as RBAC sees them (verb, group, resource, subresource,
  * namespace), with why. The preflight asks a SelfSubjectAccessReview for exactly these; a test runs each
  * operation against the simulator and checks its request log against this list, so a new call without an
- * entry fails there. Pure data.
+ * entry fails there. Pure data: the workflow's own calls here, each branch's from its definition (the
+ * branch registry, lib/workflow/branches).
  */
+import type { AccessSettings, ApiAccess } from '../domain/api-access.ts';
+import { call } from '../domain/api-access.ts';
+import { BRANCH_REGISTRY } from '../workflow/branches/registry.ts';
 
-export interface ApiAccess {
-  readonly verb: string;
-  readonly group: string;
-  readonly resource: string;
-  readonly subresource?: string;
-  /** One object only, for a rule restricted by resourceNames (e.g. one CRD). */
-  readonly name?: string;
-  /** Empty: cluster-scoped, or every namespace. */
-  readonly namespace: string;
-  /** What the call is for, in a phrase. */
-  readonly why: string;
-}
+export type { AccessSettings, ApiAccess } from '../domain/api-access.ts';
+export { call } from '../domain/api-access.ts';
 
 /** `check` is every other operation at once. */
 export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'status' | 'report' | 'check';
 
-export interface AccessSettings {
-  /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */
-  readonly namespace: string;
-  /** `--disable-eviction`: pods are deleted instead of evicted. */
-  readonly disableEviction?: boolean;
-  /** `plan`: the API server dry-runs each eviction. */
-  readonly serverDryRun?: boolean;
-  /** The KubeVirt restart opt-in: the VMI's VirtualMachine is read. */
-  readonly kubevirtRestart?: boolean;
+/** The calls each branch declares for `operation` (its `access`), in registry order. */
+function branchAccess(operation: 'evacuate' | 'plan' | 'restore', settings: AccessSettings): ApiAccess[] {
+  return BRANCH_REGISTRY.flatMap((branch) => branch.access?.[operation]?.(settings) ?? []);
 }
 
-/** One call as RBAC sees it: `more` adds the group, subresource or namespace. */
-export const call = (verb: string, resource: string, why: string, more: Partial<ApiAccess> = {}): ApiAccess => ({
-  verb,
-  group: '',
-  resource,
-  namespace: '',
-  why,
-  ...more,
-});
-
 const EVACUATIONS = { group: 'drainbridge.io' } as const;
-const KUBEVIRT = { group: 'kubevirt.io' } as const;
-
-/** KubeVirt's objects, read where KubeVirt runs (elsewhere they answer 404: no VMs to move). */
-const KUBEVIRT_READS = [
-  call('list', 'kubevirts', "read KubeVirt's eviction-strategy default and migration limits", KUBEVIRT),
-  call('list', 'virtualmachineinstances', 'list the VMs on the node', KUBEVIRT),
-  call(
-    'list',
-    'virtualmachineinstancemigrations',
-    'follow live migrations (everyone’s count toward the limits)',
-    KUBEVIRT,
-  ),
-];
-const KUBEVIRT_ABORTS = call(
-  'delete',
-  'virtualmachineinstancemigrations',
-  "abort drainbridge's own live migrations",
-  KUBEVIRT,
-);
-
 const READ_NODE = call('get', 'nodes', 'read the node and its ledger');
 const RECORD_READ = call('get', 'evacuations', 'read the Evacuation record', EVACUATIONS);
 const RECORD_UPDATE = call('update', 'evacuations', 'record progress on the Evacuation record', EVACUATIONS);
@@ -106,12 +64,7 @@ function evacuateAccess(settings: AccessSettings): ApiAccess[] {
     RECORD_UPDATE,
     RECORD_LIST,
     ...RECORD_EXPIRY,
-    ...KUBEVIRT_READS,
-    call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
-    KUBEVIRT_ABORTS,
-    ...(settings.kubevirtRestart
-      ? [call('get', 'virtualmachines', "check a VM's run strategy before a restart", KUBEVIRT)]
-      : []),
+    ...branchAccess('evacuate', settings),
   ];
 }
 
@@ -126,8 +79,7 @@ function planAccess(settings: AccessSettings): ApiAccess[] {
       ? []
       : [call('create', 'pods', 'dry-run each eviction on the API server', { subresource: 'eviction' })]),
     RECORD_LIST,
-    ...KUBEVIRT_READS,
-    ...(settings.kubevirtRestart ? [call('get', 'virtualmachines', "check a VM's run strategy", KUBEVIRT)] : []),
+    ...branchAccess('plan', settings),
   ];
 }
 
@@ -184,10 +136,8 @@ function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
         RECORD_READ,
         RECORD_UPDATE,
         ...RECORD_EXPIRY,
-        // Restore stops drainbridge's live migrations of the request first.
-        call('list', 'virtualmachineinstances', 'find the VMs drainbridge was moving', KUBEVIRT),
-        call('list', 'virtualmachineinstancemigrations', "find drainbridge's live migrations still running", KUBEVIRT),
-        KUBEVIRT_ABORTS,
+        // Restore stops every branch's moves of the request first (KubeVirt: its live migrations).
+        ...branchAccess('restore', settings),
       ];
     case 'abort':
       // A request waiting for a slot is also taken off the admission queue (lib/workflow/abort.ts): a

@@ -1,11 +1,6 @@
 /** What one preflight check found, and the install commands its fixes name. */
 
-/**
- * The one command (as a cluster admin, from a checkout) that installs what drainbridge needs in a cluster:
- * deploy/base — the Evacuation and NodeMaintenance CRDs, the namespace, every RBAC role drainbridge's
- * commands and services use.
- */
-export const INSTALL_COMMAND = 'kubectl apply -k deploy/base';
+export { INSTALL_COMMAND } from '../domain/install.ts';
 /** The same where medik8s node-maintenance-operator already owns the NodeMaintenance CRD (it is left alone). */
 export const INSTALL_COMMAND_NMO = 'kubectl apply -k deploy/overlays/nmo-installed';
 /** What --disable-eviction needs on top. */

@@ -8,33 +8,31 @@ import type { EventPublisher } from '../bus/types.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
 import { KubeClient, type KubeClientOptions } from '../kube/client.ts';
 import { EvacuationProgressStore } from '../progress/evacuation-store.ts';
-import type { NovaPort } from './nova-port.ts';
-import { type NovaWiringBase, novaPortFor } from './nova-wiring.ts';
+import { BRANCH_REGISTRY } from './branches/registry.ts';
+import type { BranchConnector, WorkflowDeps } from './workflow-deps.ts';
 
-export interface WorkflowDeps {
-  readonly config: Config;
-  readonly kube: KubeClient;
-  /** The Evacuation records: per-branch progress, counts and blockers. */
-  readonly progress: EvacuationProgressStore;
-  readonly publisher: EventPublisher;
-  readonly nova: NovaPort;
-}
+export type { BranchConnector, WorkflowDeps } from './workflow-deps.ts';
 
-/** Connects the clients for a validated configuration. */
+/** Connectors that replace a branch's own (tests: Nova against a lab with its own credentials). */
+export type BranchConnectors = Readonly<Record<string, BranchConnector>>;
+
+/** Connects the clients for a validated configuration, and each branch that has a connection. */
 export async function connectDeps(
   config: Config,
   publisher: EventPublisher,
-  nova: NovaFactory = novaPortFor,
+  connectors: BranchConnectors = {},
   kubeOptions: Omit<KubeClientOptions, 'chunkSize'> = {},
 ): Promise<WorkflowDeps> {
   const kubeConfig = await buildKubeConfig(config);
   const kube = new KubeClient(kubeConfig, { ...kubeOptions, chunkSize: config.drainDefaults.chunkSize });
   const progress = new EvacuationProgressStore(kube);
-  return { config, kube, progress, publisher, nova: await nova(config, { kube, progress }) };
+  const connections = new Map<string, unknown>();
+  for (const branch of BRANCH_REGISTRY) {
+    const connect = connectors[branch.name] ?? branch.connect;
+    if (connect) connections.set(branch.name, await connect(config, { kube, progress }));
+  }
+  return { config, kube, progress, publisher, connections };
 }
-
-/** Builds the Nova port; NO_NOVA when Nova is not enabled. */
-export type NovaFactory = (config: Config, base: NovaWiringBase) => Promise<NovaPort>;
 
 /**
  * A handler's dependencies from the environment: on Lambda (DRAINBRIDGE_MODE=aws) outcome events go to

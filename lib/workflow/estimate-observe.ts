@@ -104,9 +104,9 @@ export async function estimateNode(
   const podBranches: PodBranchFacts[] = [];
   const vmBranches: VmBranchFacts[] = [];
   for (const branchPlan of plan.plan.branches) {
-    // The registry says what each branch moves: evicted pods (grace periods, budgets) or migrated VMs.
+    // The registry says what each branch moves: evicted pods (grace periods, budgets) or items moved one by one.
     const { moves, stage } = branchNamed(branchPlan.branch);
-    if (moves === 'pods') {
+    if (moves.podEviction) {
       podBranches.push({ branch: branchPlan.branch, stage, pods: podsToEvict(branchPlan, byUid, budgets, options) });
     } else {
       vmBranches.push(vmBranch(branchPlan, records, config));

@@ -53,7 +53,7 @@ export const PLAN_ROUND_EVENTS = 5 * EVENTS_PER_STATE + EVENTS_PER_LAMBDA_CALL *
 
 /**
  * An execution continues as new once its count reaches this. What remains below the limit covers one
- * more iteration and the way out: the states that were not counted (Admit's and PrepareNova's successful
+ * more iteration and the way out: the states that were not counted (Admit's and PrepareBranches' successful
  * calls, the Parallel state and the branch ends, the continuation or FinishEvacuation/RecordFailure).
  */
 export const CONTINUE_AT = 24_000;

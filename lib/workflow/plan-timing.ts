@@ -5,12 +5,13 @@
  * records). Reads only.
  */
 import type { Config } from '../config/index.ts';
+import { INSTALL_COMMAND } from '../domain/install.ts';
 import type { DrainOptions } from '../domain/request.ts';
 import type { NodePlan } from '../drain/plan-node.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { EvacuationObject, EvacuationStart } from '../kube/paths.ts';
-import { INSTALL_COMMAND } from '../preflight/result.ts';
+
 import type { Estimate } from './estimate.ts';
 import { estimateNode } from './estimate-observe.ts';
 import { lateWarning, planStart } from './start-time.ts';

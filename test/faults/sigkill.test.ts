@@ -3,7 +3,7 @@
  * The killed process is the real `drainbridge evacuate` / `restore` command, a child process against the
  * simulator; it is killed from inside the simulator at the moment its step's write arrives (an admission
  * hook kills it, then lets the write land or not), so the kill is exactly mid-step; a step that writes
- * nothing (RestoreNova with Nova off) is killed while its read waits for an answer. The resume runs the
+ * nothing (RestoreBranches with Nova off) is killed while its read waits for an answer. The resume runs the
  * same packaged state machines on the simulator's fast clock, so the dead owner's claim is old at once
  * (a person re-running the command waits up to OWNER_TTL_SECONDS for it).
  */
@@ -251,7 +251,7 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
     killAndResume(w, { matches: (r) => r.resource === 'nodes' && bodyHas(r, 'drainbridge.io/ledger'), applied: true }),
   );
 
-  scenario('killed in PrepareNova as it records phase NodeDraining', { cluster }, (w) =>
+  scenario('killed in PrepareBranches as it records phase NodeDraining', { cluster }, (w) =>
     killAndResume(w, { matches: (r) => r.resource === 'nodes' && bodyHas(r, 'NodeDraining'), applied: true }),
   );
 
@@ -344,7 +344,7 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
     assert.notEqual((node?.spec as { unschedulable?: boolean } | undefined)?.unschedulable, true, 'uncordoned');
   });
 
-  // ---- the infra-pods pass, FinishRestore and RestoreNova --------------------------------------------
+  // ---- the infra-pods pass, FinishRestore and RestoreBranches --------------------------------------------
 
   const infra = { cluster: INFRA_SCENARIO, env: INFRA_ENV };
 
@@ -410,24 +410,24 @@ describe('fault injection: SIGKILL in each step, resumed with the same requestId
   );
 
   scenario(
-    'killed in RestoreNova as it reads the ledger (Nova off); the resumed Restore runs RestoreNova again and finishes',
+    'killed in RestoreBranches as it reads the ledger (Nova off); the resumed Restore runs RestoreBranches again and finishes',
     { cluster },
     async (w) => {
       await openSpareNodes(w);
       await expectSucceeded(w, await evacuate(w, 'node-1'));
-      // ReleaseHold's last act is the PhaseChanged Event of NodeUncordoned; RestoreNova then reads the node.
+      // ReleaseHold's last act is the PhaseChanged Event of NodeUncordoned; RestoreBranches then reads the node.
       const { killed } = await runUntilKilledAtRead(
         w,
         ['restore', 'node-1', ...REQUEST],
         (r) => r.resource === 'events' && r.verb === 'create' && bodyHas(r, 'NodeUncordoned'),
         { user: DRAINBRIDGE_SA, verbs: ['get'], resources: ['nodes'] },
       );
-      assert.ok(killed, 'killed in RestoreNova, its ledger read in flight');
+      assert.ok(killed, 'killed in RestoreBranches, its ledger read in flight');
       assert.deepEqual(holdsOf(w), [], 'the killed Restore had released the hold');
       const resumed = await restore(w, 'node-1');
       assert.equal((await resumed.outcome).ok, true);
       const steps = w.taskCalls.filter((c) => c.executionId === resumed.id).map((c) => c.functionKey);
-      assert.ok(steps.includes('restoreNova'), `the resumed Restore ran RestoreNova: ${steps.join(', ')}`);
+      assert.ok(steps.includes('restoreBranches'), `the resumed Restore ran RestoreBranches: ${steps.join(', ')}`);
       const restored = eventsOf(w, 'Node Restored', 'req-node-1');
       assert.equal(restored.length, 1, 'one Node Restored');
       assert.equal(restored[0]?.lastHold, true, 'as the last hold');

@@ -148,8 +148,8 @@ describe('execution history of the Evacuate machine, however long the evacuation
     assert.ok(start >= prefix, `the count starts at ${start} ≥ ${prefix}`);
     const byTask = new Map(loops.map((loop) => [loop.task, loop]));
     const admit = byTask.get('Admit') as Loop;
-    // Not counted: Admit's successful call, PrepareNova and the check before the Parallel state.
-    const toParallel = taskEvents(state('Admit')) + taskEvents(state('PrepareNova')) + STATE;
+    // Not counted: Admit's successful call, PrepareBranches and the check before the Parallel state.
+    const toParallel = taskEvents(state('Admit')) + taskEvents(state('PrepareBranches')) + STATE;
     const entryLimit = leavesAt(state('BeforeEvacuate'));
     const branchLoops = (state('Evacuate').Branches ?? []).map((b) => byTask.get(b.StartAt) as Loop);
     // Each branch: its loop leaves at most one round past its share; then its end Pass state.

@@ -42,13 +42,13 @@ const TASK_INPUT = {
 const VALID_INPUTS: Record<string, Record<string, unknown>> = {
   planStart: { ...TASK_INPUT, request: { ...REQUEST, notBefore: '2026-11-21T01:00:00.000Z' } },
   admit: TASK_INPUT,
-  prepareNova: TASK_INPUT,
+  prepareBranches: TASK_INPUT,
   pass: { ...TASK_INPUT, branch: 'pods' },
   finishEvacuation: TASK_INPUT,
   failEvacuation: { ...TASK_INPUT, error: { Error: 'DeadlineExceeded', Cause: 'test' } },
   releaseHold: TASK_INPUT,
-  restoreNova: TASK_INPUT,
-  finishRestore: { ...TASK_INPUT, release: { lastHold: true, uncordoned: true }, nova: { skipped: true } },
+  restoreBranches: TASK_INPUT,
+  finishRestore: { ...TASK_INPUT, release: { lastHold: true, uncordoned: true }, branches: { skipped: true } },
 };
 
 interface BadInput {

@@ -18,10 +18,9 @@ import type { DrainState } from '../../drain/tracking.ts';
 import type { EvacuationObject } from '../../kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
 import { sameJson } from '../../util/same-json.ts';
+import { podEvictionBranches } from '../../workflow/branches/registry.ts';
 import { NMO_ERRORS } from './messages.ts';
 import type { MaintenancePhase, NodeMaintenanceStatus, PodReference } from './types.ts';
-
-const POD_BRANCHES = ['pods', 'infra-pods'] as const;
 
 function phaseOf(recordPhase: string | undefined): MaintenancePhase {
   if (recordPhase === 'NodeDrained') return 'Succeeded';
@@ -31,7 +30,7 @@ function phaseOf(recordPhase: string | undefined): MaintenancePhase {
 
 function pendingOf(record: EvacuationObject): PodReference[] {
   const refs: PodReference[] = [];
-  for (const branch of POD_BRANCHES) {
+  for (const branch of podEvictionBranches()) {
     const state = record.status?.branches?.[branch]?.state as DrainState | undefined;
     for (const pod of Object.values(state?.pods ?? {})) {
       const [namespace = '', name = ''] = pod.name.split('/');
@@ -73,7 +72,7 @@ export function statusFromRecord(record: EvacuationObject | undefined, held = tr
   const branches = record.status?.branches ?? {};
   let evictionPods = 0;
   let moved = 0;
-  for (const branch of POD_BRANCHES) {
+  for (const branch of podEvictionBranches()) {
     evictionPods += branches[branch]?.total ?? 0;
     moved += branches[branch]?.moved ?? 0;
   }

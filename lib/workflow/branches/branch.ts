@@ -5,13 +5,16 @@
  * branch is one `BranchDefinition` in registry.ts; nothing else names branches one by one.
  */
 import type { Config } from '../../config/index.ts';
+import type { AccessSettings, ApiAccess } from '../../domain/api-access.ts';
 import type { ReconcilePass } from '../../domain/pass.ts';
 import type { BranchName, BranchPlan, BranchPlanner } from '../../domain/plan.ts';
-import type { DrainOptions } from '../../domain/request.ts';
+import type { DrainOptions, ResolvedRequest } from '../../domain/request.ts';
+import type { ItemTimeline } from '../../domain/timeline.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
+import type { NodeRestoredEvent } from '../../events/contracts.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import type { RecordFormat } from '../../util/json-record.ts';
-import type { WorkflowDeps } from '../deps.ts';
+import { decodeRecord, type RecordFormat } from '../../util/json-record.ts';
+import type { BranchConnector, WorkflowDeps } from '../workflow-deps.ts';
 
 /**
  * When a branch runs in the Evacuate machine: `parallel` — in the Parallel state, beside the other
@@ -20,12 +23,71 @@ import type { WorkflowDeps } from '../deps.ts';
  */
 export type BranchStage = 'parallel' | 'after-vms';
 
+/**
+ * What a branch moves, as the readers of progress see it. Each reader asks the kind a question instead of
+ * switching on a list of kinds, so a new kind (say an IPMI power-off) is one more value, not an edit of
+ * every reader.
+ */
+export interface MoveKind {
+  /**
+   * Its items are pods evicted as `kubectl drain` does: the start-time estimate counts their grace periods
+   * and budgets, and a NodeMaintenance's progress (evictionPods, pendingPods, drainProgress) counts them, as
+   * node-maintenance-operator counts pods only. Otherwise the estimate counts seconds per item moved.
+   */
+  readonly podEviction: boolean;
+  /** The counter of `drainbridge run`'s metrics its moved items add to (`none`: no counter fits). */
+  readonly counter: 'pods-evicted' | 'servers-migrated' | 'none';
+  /** The `drainbridge status` column its counts add to (the two pod branches share one). */
+  readonly column: StatusColumn;
+}
+
+export interface StatusColumn {
+  /** The name its counts carry in `drainbridge status -o json` (`branches[].branch`). */
+  readonly key: string;
+  readonly heading: string;
+  /** Its place among the columns, left to right. */
+  readonly position: number;
+}
+
+/** A branch's rows of `drainbridge report` from the state its pass keeps: read through its format (throws when unreadable). */
+export function itemRowsReader<S>(
+  format: RecordFormat<S>,
+  rows: (branch: string, state: S) => ItemTimeline[],
+): (branch: string, state: unknown) => ItemTimeline[] {
+  return (branch, state) => {
+    const read = decodeRecord(state, format);
+    if (read.status === 'unreadable') throw new Error(read.reason);
+    return read.status === 'ok' ? rows(branch, read.value) : [];
+  };
+}
+
+/** A branch's calls of the Kubernetes API during an evacuation, a plan and a Restore (its cancel). */
+export interface BranchAccess {
+  readonly evacuate?: (settings: AccessSettings) => ApiAccess[];
+  readonly plan?: (settings: AccessSettings) => ApiAccess[];
+  readonly restore?: (settings: AccessSettings) => ApiAccess[];
+}
+
 /** What a branch's cancel stopped (Restore and abort; the items stay where they are). */
 export interface BranchCancelled {
   /** Moves drainbridge had in flight and stopped (live migrations aborted). */
   readonly aborted: number;
   /** What the branch saw and left alone, as sentences for the `Node Restored` event (e.g. someone else's migration). */
   readonly leftAlone: readonly string[];
+}
+
+/** What a branch's prepare did, for the log and the PrepareBranches step's output. */
+export interface BranchPrepared {
+  /** One sentence: what was done or why nothing was (Nova: "nova-compute on compute-1 disabled by drainbridge"). */
+  readonly note: string;
+}
+
+/** What a branch's restore undid, and what it left alone. */
+export interface BranchRestored {
+  /** What the branch saw and left alone, as sentences for the `Node Restored` event. */
+  readonly leftAlone: readonly string[];
+  /** The branch's fields of the `Node Restored` event (Nova: whether nova-compute was re-enabled). */
+  readonly restoredFields?: Partial<Pick<NodeRestoredEvent, 'novaServiceEnabled'>>;
 }
 
 /** What a branch's planner may use: the configuration, the cluster, the drain options and the pod drain's shared plan. */
@@ -41,12 +103,8 @@ export interface PlanSetup {
 export interface BranchDefinition {
   readonly name: BranchName;
   readonly stage: BranchStage;
-  /**
-   * What it moves: pods (evicted, as `kubectl drain` does: the estimate counts their grace periods and
-   * budgets; run's metrics count them as evicted) or VMs (live-migrated: the estimate counts seconds per
-   * VM; run's metrics count them as migrated).
-   */
-  readonly moves: 'pods' | 'vms';
+  /** What it moves: what the estimate, run's metrics, `drainbridge status` and a NodeMaintenance's progress make of it. */
+  readonly moves: MoveKind;
   /** Words for people: the plan's heading of what would move ("to evict"), progress lines ("pods evicted"). */
   readonly words: { readonly toMove: string; readonly moved: string };
   /**
@@ -54,8 +112,29 @@ export interface BranchDefinition {
    * the pass reads it with, and what `drainbridge repair` checks it against.
    */
   readonly stateFormat: RecordFormat<unknown>;
+  /**
+   * Its rows of `drainbridge report`: one per item in the state its pass keeps (`itemRowsReader`); throws
+   * when the state cannot be read.
+   */
+  itemRows(branch: string, state: unknown): ItemTimeline[];
   /** The comment on the branch's pass state in the state machine, if it needs one. */
   readonly aslComment?: string;
+  /**
+   * Makes the branch's connection to its own outside world once per deps (Nova: its OpenStack clients);
+   * the branch finds it in `deps.connections` under its name. Absent when the cluster client is enough.
+   */
+  readonly connect?: BranchConnector;
+  /**
+   * The PrepareBranches step, before any pass (Nova: disable the host's nova-compute service so that no
+   * new server lands there). Idempotent: the step is retried. Absent when there is nothing to prepare.
+   */
+  prepare?(deps: WorkflowDeps, request: ResolvedRequest): Promise<BranchPrepared>;
+  /**
+   * The RestoreBranches step, when the last hold goes, after every branch's cancel: undoes what prepare
+   * did if it is still drainbridge's doing for this request or one of `otherRequestIds` (the node's
+   * earlier holds). Idempotent. Absent when prepare is.
+   */
+  restore?(deps: WorkflowDeps, request: ResolvedRequest, otherRequestIds: readonly string[]): Promise<BranchRestored>;
   /** The branch's reconcile pass (lib/domain/pass.ts), over the workflow's dependencies. */
   pass(deps: WorkflowDeps): ReconcilePass;
   /**
@@ -64,6 +143,11 @@ export interface BranchDefinition {
    * nothing to stop (an eviction cannot be taken back).
    */
   cancel?(deps: WorkflowDeps, requestIds: readonly string[], nodeName: string): Promise<BranchCancelled>;
+  /**
+   * The Kubernetes calls the branch makes, by operation (the preflight asks for them; the RBAC test holds
+   * the branch to them). Absent when it calls nothing of the cluster's beyond the workflow's own.
+   */
+  readonly access?: BranchAccess;
   /** `drainbridge plan`: the branch's planner, or undefined when the branch is off (Nova not enabled). */
   planner(setup: PlanSetup): Promise<BranchPlanner | undefined>;
   /** Lines under the branch's heading in `drainbridge plan` (Nova: its host, the room on the other hosts). */

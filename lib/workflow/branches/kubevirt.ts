@@ -4,6 +4,7 @@
  * VMs and stops only its own migrations on Restore and abort.
  */
 import type { Config } from '../../config/index.ts';
+import { KUBEVIRT_ACCESS } from '../../kubevirt/access.ts';
 import {
   cancelKubeVirtMigrations,
   KUBEVIRT_STATE_FORMAT,
@@ -12,8 +13,9 @@ import {
   kubeVirtPlanLines,
   planKubeVirtNode,
 } from '../../kubevirt/index.ts';
+import { vmiTimelines } from '../../kubevirt/progress.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
-import type { BranchDefinition } from './branch.ts';
+import { type BranchDefinition, itemRowsReader } from './branch.ts';
 
 export function kubeVirtOptions(config: Config): KubeVirtOptions {
   return { ...config.kubevirt };
@@ -22,9 +24,10 @@ export function kubeVirtOptions(config: Config): KubeVirtOptions {
 export const kubeVirtBranch: BranchDefinition = {
   name: 'kubevirt',
   stage: 'parallel',
-  moves: 'vms',
+  moves: { podEviction: false, counter: 'servers-migrated', column: { key: 'kubevirt', heading: 'VMS', position: 1 } },
   words: { toMove: 'to move', moved: 'VMs moved' },
   stateFormat: KUBEVIRT_STATE_FORMAT as RecordFormat<unknown>,
+  itemRows: itemRowsReader(KUBEVIRT_STATE_FORMAT, vmiTimelines),
   aslComment: "KubeVirt VMs, by drainbridge's own live migrations within KubeVirt's limits",
   pass: (deps) =>
     new KubeVirtPass({
@@ -34,6 +37,7 @@ export const kubeVirtBranch: BranchDefinition = {
       // Where the migration claims every evacuation shares live (the cluster-wide limit across nodes).
       namespace: deps.config.namespace,
     }),
+  access: KUBEVIRT_ACCESS,
   cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),
   planner: async (setup) => async (nodeName) =>
     planKubeVirtNode(setup.kube, nodeName, {

@@ -6,9 +6,9 @@ import type { BranchPlan } from '../../domain/plan.ts';
 import type { PodBranch } from '../../drain/branch-filters.ts';
 import { createEvictionPass } from '../../drain/eviction-pass.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
-import { DRAIN_STATE_FORMAT } from '../../drain/tracking.ts';
-import type { WorkflowDeps } from '../deps.ts';
-import type { BranchDefinition } from './branch.ts';
+import { DRAIN_STATE_FORMAT, podTimelines } from '../../drain/tracking.ts';
+import type { WorkflowDeps } from '../workflow-deps.ts';
+import { type BranchDefinition, itemRowsReader, type MoveKind } from './branch.ts';
 
 function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {
   return plan.plan.branches.find((b) => b.branch === branch) ?? { branch, toMove: [], skipped: [], blockers: [] };
@@ -34,12 +34,20 @@ function evictionPass(branch: PodBranch, deps: WorkflowDeps) {
   });
 }
 
+/** Pods evicted as kubectl drain does; both pod branches add to the PODS column of `drainbridge status`. */
+const EVICTED_PODS: MoveKind = {
+  podEviction: true,
+  counter: 'pods-evicted',
+  column: { key: 'pods', heading: 'PODS', position: 0 },
+};
+
 export const podsBranch: BranchDefinition = {
   name: 'pods',
   stage: 'parallel',
-  moves: 'pods',
+  moves: EVICTED_PODS,
   words: { toMove: 'to evict', moved: 'pods evicted' },
   stateFormat: DRAIN_STATE_FORMAT,
+  itemRows: itemRowsReader(DRAIN_STATE_FORMAT, podTimelines),
   pass: (deps) => evictionPass('pods', deps),
   planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'pods'),
 };
@@ -47,9 +55,10 @@ export const podsBranch: BranchDefinition = {
 export const infraPodsBranch: BranchDefinition = {
   name: 'infra-pods',
   stage: 'after-vms',
-  moves: 'pods',
+  moves: EVICTED_PODS,
   words: { toMove: 'to evict', moved: 'infra pods evicted' },
   stateFormat: DRAIN_STATE_FORMAT,
+  itemRows: itemRowsReader(DRAIN_STATE_FORMAT, podTimelines),
   aslComment: 'pods matching infraPodSelector (nova-compute, libvirt, agents) go only after the VMs have left',
   pass: (deps) => evictionPass('infra-pods', deps),
   planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'infra-pods'),

@@ -1,25 +1,46 @@
 /**
  * The branches of an evacuation, in one place. The pass task, Restore's and abort's cancel,
  * `drainbridge plan`, the progress lines and the Evacuate state machine (its Parallel branches are
- * generated from this list by `npm run asl`) all follow it: a new branch is one definition here plus
- * its implementation, and `npm run definitions`.
+ * generated from this list by `npm run asl`), the PrepareBranches and RestoreBranches steps, the
+ * workflow's connections (deps.ts) all follow it: a new branch is one definition here plus its
+ * implementation, and `npm run definitions` (docs/development.md, "Add a branch").
  *
  * Order matters twice: it is the order of the Parallel state's branches (and of the `after-vms`
  * states), and the order `drainbridge plan` prints the branches in.
  */
 import type { BranchName } from '../../domain/plan.ts';
-import type { WorkflowDeps } from '../deps.ts';
-import type { BranchCancelled, BranchDefinition, BranchStage } from './branch.ts';
+import type { ResolvedRequest } from '../../domain/request.ts';
+import type { WorkflowDeps } from '../workflow-deps.ts';
+import type {
+  BranchCancelled,
+  BranchDefinition,
+  BranchPrepared,
+  BranchRestored,
+  BranchStage,
+  StatusColumn,
+} from './branch.ts';
 import { kubeVirtBranch } from './kubevirt.ts';
-import { novaBranch } from './nova.ts';
+import { novaBranch } from './nova/definition.ts';
 import { infraPodsBranch, podsBranch } from './pods.ts';
 
-export const BRANCH_REGISTRY: readonly BranchDefinition[] = Object.freeze([
-  podsBranch,
-  infraPodsBranch,
-  novaBranch,
-  kubeVirtBranch,
-]);
+const branches: BranchDefinition[] = [podsBranch, infraPodsBranch, novaBranch, kubeVirtBranch];
+
+export const BRANCH_REGISTRY: readonly BranchDefinition[] = branches;
+
+/**
+ * Adds a branch after the built-in ones, for tests that prove a branch needs nothing but its definition
+ * (test/workflow/fake-branch.test.ts). A real branch is a line in the list above: the Evacuate machine is
+ * generated from that list (`npm run asl`). Returns how to take the branch out again.
+ */
+export function registerBranch(definition: BranchDefinition): () => void {
+  if (branches.some((b) => b.name === definition.name))
+    throw new Error(`branch ${definition.name} is registered already`);
+  branches.push(definition);
+  return () => {
+    const at = branches.indexOf(definition);
+    if (at >= 0) branches.splice(at, 1);
+  };
+}
 
 /**
  * The definition of a branch. The event contracts name every branch drainbridge has or will have
@@ -38,7 +59,23 @@ export function branchesOf(stage: BranchStage): BranchDefinition[] {
 
 /** The words for a branch, with neutral ones for a name not built yet. */
 export function wordsOf(name: string): BranchDefinition['words'] {
-  return BRANCH_REGISTRY.find((b) => b.name === name)?.words ?? { toMove: 'to move', moved: 'moved' };
+  return branchCalled(name)?.words ?? { toMove: 'to move', moved: 'moved' };
+}
+
+/** The definition of a branch by its name in a record, or undefined for a name not built (an older or newer drainbridge's). */
+export function branchCalled(name: string): BranchDefinition | undefined {
+  return BRANCH_REGISTRY.find((b) => b.name === name);
+}
+
+/** The columns of `drainbridge status`, left to right, each once. */
+export function statusColumns(): StatusColumn[] {
+  const columns = new Map(BRANCH_REGISTRY.map((b) => [b.moves.column.key, b.moves.column]));
+  return [...columns.values()].sort((a, b) => a.position - b.position);
+}
+
+/** The branches whose items are pods evicted as kubectl drain does (a NodeMaintenance's progress counts them). */
+export function podEvictionBranches(): string[] {
+  return BRANCH_REGISTRY.filter((b) => b.moves.podEviction).map((b) => b.name);
 }
 
 /**
@@ -59,4 +96,36 @@ export async function cancelBranches(
     leftAlone.push(...cancelled.leftAlone);
   }
   return { aborted, leftAlone };
+}
+
+/** The PrepareBranches step: every branch's prepare, in registry order; what each did, by branch name. */
+export async function prepareBranches(
+  deps: WorkflowDeps,
+  request: ResolvedRequest,
+): Promise<Record<string, BranchPrepared>> {
+  const prepared: Record<string, BranchPrepared> = {};
+  for (const branch of BRANCH_REGISTRY) {
+    if (branch.prepare) prepared[branch.name] = await branch.prepare(deps, request);
+  }
+  return prepared;
+}
+
+/**
+ * The RestoreBranches step's undoing, after the cancel: every branch's restore, in registry order; what
+ * they left alone, and their fields of the `Node Restored` event.
+ */
+export async function restoreBranches(
+  deps: WorkflowDeps,
+  request: ResolvedRequest,
+  otherRequestIds: readonly string[],
+): Promise<Required<BranchRestored>> {
+  const leftAlone: string[] = [];
+  let restoredFields: BranchRestored['restoredFields'] = {};
+  for (const branch of BRANCH_REGISTRY) {
+    if (!branch.restore) continue;
+    const restored = await branch.restore(deps, request, otherRequestIds);
+    leftAlone.push(...restored.leftAlone);
+    restoredFields = { ...restoredFields, ...restored.restoredFields };
+  }
+  return { leftAlone, restoredFields };
 }

@@ -14,10 +14,10 @@ import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../admission.ts';
-import { branchNamed } from '../branches/registry.ts';
+import type { BranchPrepared } from '../branches/branch.ts';
+import { branchNamed, prepareBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
-import type { NovaPrepared } from '../nova-port.ts';
 import { progressEvent } from '../outcomes.ts';
 import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
 import { sweepRecords } from '../record-expiry.ts';
@@ -144,14 +144,15 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
   },
 };
 
-export const prepareNovaTask: TaskSpec<TaskInput, NovaPrepared, WorkflowDeps> = {
-  name: 'prepareNova',
+/** Every branch's step before the passes (Nova: disable the host's nova-compute service), then NodeDraining. */
+export const prepareBranchesTask: TaskSpec<TaskInput, Record<string, BranchPrepared>, WorkflowDeps> = {
+  name: 'prepareBranches',
   input: TaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     await checkStep(input, deps, tools);
-    const prepared = await deps.nova.prepare(input.request);
-    tools.logger.info('nova prepared', { ...prepared });
+    const prepared = await prepareBranches(deps, input.request);
+    tools.logger.info('branches prepared', { ...prepared });
     await advancePhase(deps, input, 'NodeDraining', tools);
     return prepared;
   },

@@ -9,9 +9,9 @@ import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf, readLedger } from '../../node/ledger.ts';
 import { leaveQueue, noteReleased } from '../admission.ts';
 import { reportBlocked } from '../blocked.ts';
-import { cancelBranches } from '../branches/registry.ts';
+import type { BranchRestored } from '../branches/branch.ts';
+import { cancelBranches, restoreBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
-import type { NovaRestored } from '../nova-port.ts';
 import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';
 import { sweepRecords } from '../record-expiry.ts';
 import { TaskInput } from '../state.ts';
@@ -223,12 +223,18 @@ async function earlierRelease(
   return { ...recorded, leftAlone: recorded.leftAlone ?? [] };
 }
 
-export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = {
-  name: 'restoreNova',
+/** What the RestoreBranches step did: the moves it stopped, what the branches left alone, their event fields. */
+export interface BranchesRestored extends Required<BranchRestored> {
+  /** Moves drainbridge had in flight and stopped (live migrations aborted; the VMs stay where they are). */
+  readonly abortedMigrations: number;
+}
+
+export const restoreBranchesTask: TaskSpec<TaskInput, BranchesRestored, WorkflowDeps> = {
+  name: 'restoreBranches',
   input: TaskInput,
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
-    // This request's hold was the last: the node's earlier holds (now tombstones) disabled Nova for the same maintenance.
+    // This request's hold was the last: the node's earlier holds (now tombstones) prepared the branches for the same maintenance.
     let others: string[] = [];
     try {
       const node = await readNodeOrFail(deps.kube, input.request.nodeName);
@@ -237,16 +243,16 @@ export const restoreNovaTask: TaskSpec<TaskInput, NovaRestored, WorkflowDeps> = 
     } catch (error) {
       if (!(error instanceof EvacuationFailed)) throw error;
     }
-    // Every branch's in-flight moves stop first (servers stay where they are), then the service.
+    // Every branch's in-flight moves stop first (VMs stay where they are), then each branch undoes its prepare.
     const requestIds = [input.request.requestId, ...others];
     const cancelled = await reportingBlocked(deps, input, tools.now(), () =>
       cancelBranches(deps, requestIds, input.request.nodeName),
     );
-    const service = await deps.nova.restore(input.request, others);
+    const restored = await restoreBranches(deps, input.request, others);
     return {
-      serviceEnabled: service.serviceEnabled,
       abortedMigrations: cancelled.aborted,
-      leftAlone: [...service.leftAlone, ...cancelled.leftAlone],
+      leftAlone: [...restored.leftAlone, ...cancelled.leftAlone],
+      restoredFields: restored.restoredFields,
     };
   },
 };
@@ -257,11 +263,15 @@ const FinishRestoreInput = TaskInput.extend({
     uncordoned: z.boolean(),
     leftAlone: z.array(z.string()).optional(),
   }),
-  nova: z.looseObject({ serviceEnabled: z.boolean().optional(), leftAlone: z.array(z.string()).optional() }),
+  branches: z.looseObject({
+    restoredFields: z.looseObject({ novaServiceEnabled: z.boolean().optional() }).optional(),
+    leftAlone: z.array(z.string()).optional(),
+  }),
 });
 type FinishRestoreInput = TaskInput & {
   readonly release: Released;
-  readonly nova: Partial<NovaRestored> & { skipped?: boolean };
+  /** RestoreBranches' output, or `{ skipped: true }` when other holds remain. */
+  readonly branches: Partial<BranchesRestored> & { skipped?: boolean };
 };
 
 export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }, WorkflowDeps> = {
@@ -273,8 +283,8 @@ export const finishRestoreTask: TaskSpec<FinishRestoreInput, { published: true }
     const event = restoredEvent(input.request, input.executionId, {
       lastHold: input.release.lastHold,
       uncordoned: input.release.uncordoned,
-      novaServiceEnabled: input.nova.serviceEnabled ?? false,
-      leftAlone: [...(input.release.leftAlone ?? []), ...(input.nova.leftAlone ?? [])],
+      novaServiceEnabled: input.branches.restoredFields?.novaServiceEnabled ?? false,
+      leftAlone: [...(input.release.leftAlone ?? []), ...(input.branches.leftAlone ?? [])],
     });
     await deps.publisher.publish('Node Restored', event);
     // Every Restore ends a request: records of requests restored long enough ago go (lib/progress/expiry.ts).

@@ -12,12 +12,12 @@ const EVENTS = new URL('../../../events/', import.meta.url);
 export const FUNCTIONS = [
   'resolve-target',
   'admit',
-  'prepare-nova',
+  'prepare-branches',
   'pass',
   'finish-evacuation',
   'fail-evacuation',
   'release-hold',
-  'restore-nova',
+  'restore-branches',
   'finish-restore',
   'normalize-aws-notice',
   'plan-start',
@@ -364,12 +364,12 @@ const semanticResolve: BadInputCase[] = [
 
 const TASK_SAMPLES: Record<Exclude<FunctionFile, 'resolve-target' | 'normalize-aws-notice' | 'open-window'>, string> = {
   admit: 'admit.json',
-  'prepare-nova': 'prepare-nova.json',
+  'prepare-branches': 'prepare-branches.json',
   pass: 'pass-pods.json',
   'finish-evacuation': 'finish-evacuation.json',
   'fail-evacuation': 'fail-evacuation.json',
   'release-hold': 'release-hold.json',
-  'restore-nova': 'restore-nova.json',
+  'restore-branches': 'restore-branches.json',
   'finish-restore': 'finish-restore.json',
   'plan-start': 'plan-start.json',
 };
@@ -497,18 +497,18 @@ const specificCases: BadInputCase[] = [
   },
   {
     fn: 'finish-restore',
-    what: 'no nova result',
-    event: broken(FINISH, (e) => void delete e.nova),
-    names: ['nova'],
+    what: 'no branches result',
+    event: broken(FINISH, (e) => void delete e.branches),
+    names: ['branches'],
     error: 'InvalidInput',
   },
   {
     fn: 'finish-restore',
     what: 'leftAlone that is not a list',
     event: broken(FINISH, (e) => {
-      obj(e.nova).leftAlone = 'compute-1';
+      obj(e.branches).leftAlone = 'compute-1';
     }),
-    names: ['nova.leftAlone'],
+    names: ['branches.leftAlone'],
     error: 'InvalidInput',
   },
 ];
@@ -543,9 +543,9 @@ const semanticTasks: BadInputCase[] = [
     error: 'DeadlineExceeded',
   },
   {
-    fn: 'prepare-nova',
+    fn: 'prepare-branches',
     what: 'a request that holds no node',
-    event: live('prepare-nova.json'),
+    event: live('prepare-branches.json'),
     names: ['no longer holds node node-1'],
     error: 'EvacuationCancelled',
   },

@@ -17,7 +17,7 @@ import type { TaskCall } from '../../../embedded/executor.ts';
 import { EmbeddedRuntime, type TrackedExecution } from '../../../embedded/runtime.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { readLedger } from '../../../lib/node/ledger.ts';
-import { novaPortFor } from '../../../lib/workflow/nova-wiring.ts';
+import { novaPortFor } from '../../../lib/workflow/branches/nova/wiring.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../../sim/drainbridge.ts';
 import { uncleanParts } from '../../support/clean-error.ts';
 import { type WatchedRun, watchInvariants } from '../../support/invariants.ts';
@@ -107,11 +107,13 @@ describe('Nova faults through the packaged state machines (real Nova)', () => {
     const runtime = await EmbeddedRuntime.create({
       config,
       waitMs: 0,
-      nova: (c, base) =>
-        novaPortFor(
-          migrationTimeoutSeconds === undefined ? c : { ...c, nova: { ...c.nova, migrationTimeoutSeconds } },
-          { ...base, env: credentials },
-        ),
+      connectors: {
+        nova: (c, base) =>
+          novaPortFor(
+            migrationTimeoutSeconds === undefined ? c : { ...c, nova: { ...c.nova, migrationTimeoutSeconds } },
+            { ...base, env: credentials },
+          ),
+      },
       onTask: (call) => calls.push(call),
       onBusEvent: (detailType, detail) => events.push({ detailType, detail: detail as Record<string, unknown> }),
     });

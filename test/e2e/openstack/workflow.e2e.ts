@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { EmbeddedRuntime } from '../../../embedded/runtime.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import type { MaintenanceRequestedEvent } from '../../../lib/events/contracts.ts';
-import { novaPortFor } from '../../../lib/workflow/nova-wiring.ts';
+import { novaPortFor } from '../../../lib/workflow/branches/nova/wiring.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../../sim/drainbridge.ts';
 import {
   bootServers,
@@ -107,7 +107,7 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
     runtime = await EmbeddedRuntime.create({
       config,
       retryIntervalMs: 500,
-      nova: (c, base) => novaPortFor(c, { ...base, env }),
+      connectors: { nova: (c, base) => novaPortFor(c, { ...base, env }) },
       onBusEvent: (detailType, detail) => outcomes.push({ detailType, detail: detail as Record<string, unknown> }),
     });
   });
@@ -193,7 +193,7 @@ describe('Evacuate and Restore with the real Nova (packaged state machines, embe
     const other = await EmbeddedRuntime.create({
       config,
       retryIntervalMs: 500,
-      nova: (c, base) => novaPortFor(c, { ...base, env }),
+      connectors: { nova: (c, base) => novaPortFor(c, { ...base, env }) },
     });
     try {
       await other.put('Maintenance Requested', requested('wf-plain'));

@@ -92,9 +92,9 @@ const CASES: readonly Case[] = [
     field: 'request.nodeName',
   },
   {
-    fn: 'prepare-nova',
+    fn: 'prepare-branches',
     what: 'no requestId',
-    event: broken('prepare-nova.json', (e) => {
+    event: broken('prepare-branches.json', (e) => {
       delete requestOf(e).requestId;
     }),
     field: 'request.requestId',
@@ -132,9 +132,9 @@ const CASES: readonly Case[] = [
     field: 'request.drain.gracePeriodSeconds',
   },
   {
-    fn: 'restore-nova',
+    fn: 'restore-branches',
     what: 'an unknown field',
-    event: broken('restore-nova.json', (e) => {
+    event: broken('restore-branches.json', (e) => {
       requestOf(e).hostOverride = 'compute-9';
     }),
     field: 'request.hostOverride',

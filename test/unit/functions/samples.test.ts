@@ -16,13 +16,13 @@ import { problemsOf } from '../../../lib/events/parse.ts';
 import { normalizeAwsNoticeTask } from '../../../lib/sources/aws/normalize.ts';
 import { checkDeadline } from '../../../lib/workflow/guard.ts';
 import { ResolveInput, type TaskInput } from '../../../lib/workflow/state.ts';
-import { admitTask, passTask, prepareNovaTask } from '../../../lib/workflow/tasks/evacuate-steps.ts';
+import { admitTask, passTask, prepareBranchesTask } from '../../../lib/workflow/tasks/evacuate-steps.ts';
 import {
   failEvacuationTask,
   finishEvacuationTask,
   finishRestoreTask,
   releaseHoldTask,
-  restoreNovaTask,
+  restoreBranchesTask,
 } from '../../../lib/workflow/tasks/outcome-steps.ts';
 import { resolveTargetTask } from '../../../lib/workflow/tasks/resolve-target.ts';
 import { planStartTask } from '../../../lib/workflow/tasks/start-steps.ts';
@@ -51,14 +51,14 @@ const FUNCTION_SAMPLES: Record<string, Spec> = {
   'resolve-target.json': resolveTargetTask,
   'resolve-target-restore.json': resolveTargetTask,
   'admit.json': admitTask,
-  'prepare-nova.json': prepareNovaTask,
+  'prepare-branches.json': prepareBranchesTask,
   'pass-pods.json': passTask,
   'pass-nova.json': passTask,
   'pass-infra-pods.json': passTask,
   'finish-evacuation.json': finishEvacuationTask,
   'fail-evacuation.json': failEvacuationTask,
   'release-hold.json': releaseHoldTask,
-  'restore-nova.json': restoreNovaTask,
+  'restore-branches.json': restoreBranchesTask,
   'finish-restore.json': finishRestoreTask,
   'normalize-aws-notice-health.json': normalizeAwsNoticeTask,
   'normalize-aws-notice-spot.json': normalizeAwsNoticeTask,

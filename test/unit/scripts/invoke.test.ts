@@ -19,11 +19,11 @@ describe('npm run invoke', () => {
     for (const fn of [
       'resolveTarget',
       'admit',
-      'prepareNova',
+      'prepareBranches',
       'finishEvacuation',
       'failEvacuation',
       'releaseHold',
-      'restoreNova',
+      'restoreBranches',
       'finishRestore',
     ]) {
       assert.ok(samples.has(`${sampleName(fn)}.json`), fn);

@@ -3,8 +3,8 @@
  * Nova is enabled; `NO_NOVA` is the behaviour for clusters without OpenStack: nothing to disable,
  * nothing to migrate, nothing to restore.
  */
-import type { PassInput, PassResult, ReconcilePass } from '../domain/pass.ts';
-import type { ResolvedRequest } from '../domain/request.ts';
+import type { PassInput, PassResult, ReconcilePass } from '../../../domain/pass.ts';
+import type { ResolvedRequest } from '../../../domain/request.ts';
 
 export interface NovaPrepared {
   /** The node's Nova host, or null when the node is not a Nova host (or Nova is not enabled). */
@@ -14,7 +14,7 @@ export interface NovaPrepared {
   readonly note: string;
 }
 
-/** What the Restore machine's RestoreNova step returns (its migrations are cancelled through the branch registry). */
+/** What Nova's part of the Restore machine's RestoreBranches step did (its migrations are cancelled through the branch registry's cancel). */
 export interface NovaRestored {
   readonly serviceEnabled: boolean;
   /** Migrations drainbridge aborted (servers stay where they are). */

@@ -1,18 +1,18 @@
 /**
- * The Nova port from the configuration: NO_NOVA unless DRAINBRIDGE_NOVA=true, else the Nova branch
- * (lib/nova) over credentials from OS_* / OS_CLOUD (values may be ssm:/secretsmanager: references),
+ * The Nova branch's connection, its port, from the configuration: NO_NOVA unless DRAINBRIDGE_NOVA=true,
+ * else the Nova branch (lib/nova) over credentials from OS_* / OS_CLOUD (values may be ssm:/secretsmanager: references),
  * with the node → host mapping read from the node (annotation/label) and DRAINBRIDGE_NOVA_HOST_RULE.
  */
-import type { Config } from '../config/index.ts';
-import type { PassResult, ProgressStore } from '../domain/pass.ts';
-import type { BranchPlanner } from '../domain/plan.ts';
-import { TransientError } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { matchesAll } from '../kube/selectors.ts';
-import { createLogger } from '../log/logger.ts';
-import { type HostMapping, NOVA_HOST_KEY, novaHostOf } from '../nova/host-mapping.ts';
-import { MemoryProgressStore } from '../progress/memory-store.ts';
-import { NO_NOVA, type NovaPort } from './nova-port.ts';
+import type { Config } from '../../../config/index.ts';
+import type { PassResult, ProgressStore } from '../../../domain/pass.ts';
+import type { BranchPlanner } from '../../../domain/plan.ts';
+import { TransientError } from '../../../errors/index.ts';
+import type { KubeClient } from '../../../kube/client.ts';
+import { matchesAll } from '../../../kube/selectors.ts';
+import { createLogger } from '../../../log/logger.ts';
+import { type HostMapping, NOVA_HOST_KEY, novaHostOf } from '../../../nova/host-mapping.ts';
+import { MemoryProgressStore } from '../../../progress/memory-store.ts';
+import { NO_NOVA, type NovaPort } from './port.ts';
 
 /** What the Nova port needs from the rest of the workflow's dependencies. */
 export interface NovaWiringBase {
@@ -57,7 +57,7 @@ const NOT_A_NOVA_HOST: PassResult = {
  * HTTP stack (axios and what it pulls in) is a large part of a function's cold import.
  */
 async function branchFor(config: Config, base: NovaWiringBase) {
-  const { createNovaBranch, NOVA_PASS_WAIT, novaOptionsFromConfig } = await import('../nova/index.ts');
+  const { createNovaBranch, NOVA_PASS_WAIT, novaOptionsFromConfig } = await import('../../../nova/index.ts');
   const hostOf = hostResolver(config, base.kube);
   return createNovaBranch({
     credentials: { env: base.env ?? process.env },
@@ -96,7 +96,7 @@ async function ridingOutages<T>(step: () => Promise<T>): Promise<T> {
     return await step();
   } catch (error) {
     // Loaded here, as the branch is (branchFor): the OpenStack HTTP module brings axios.
-    const { isRetryableHttp } = await import('../openstack/http.ts');
+    const { isRetryableHttp } = await import('../../../openstack/http.ts');
     if (isRetryableHttp(error)) throw new TransientError((error as Error).message, { cause: error });
     throw error;
   }
