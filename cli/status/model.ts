@@ -6,13 +6,13 @@
  * snapshot gives the same report (what `-o json|yaml` prints, and what the table is drawn from).
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../../lib/admission/admit.ts';
+import type { AdmissionQueue } from '../../lib/admission/decision.ts';
+import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../../lib/admission/intents.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { decodeRecord, readJsonRecord } from '../../lib/util/json-record.ts';
-import { ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../../lib/workflow/admission.ts';
-import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../../lib/workflow/admission-intents.ts';
-import type { AdmissionQueue } from '../../lib/workflow/admission-plan.ts';
 import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
 import { OWNER_ANNOTATION, OWNER_FORMAT } from '../../lib/workflow/ownership.ts';

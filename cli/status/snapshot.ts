@@ -4,11 +4,11 @@
  * ones the preflight's `status` list names (lib/preflight/access.ts).
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import { ADMISSION_LEASE } from '../../lib/admission/admit.ts';
 import type { KubeClient } from '../../lib/kube/client.ts';
 import { readLease } from '../../lib/kube/lease.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { listNodesMaybeHeld } from '../../lib/node/hold.ts';
-import { ADMISSION_LEASE } from '../../lib/workflow/admission.ts';
 import { readNamedNode } from '../node-state.ts';
 
 export interface Snapshot {

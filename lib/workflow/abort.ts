@@ -4,9 +4,10 @@
  * a slot — its place in the admission queue taken away: a waiting request decides from the admission Lease
  * alone (admission.ts, waitFromLease) and reads its record only once it has no place there.
  */
+
+import { leaveQueue } from '../admission/admit.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { EvacuationProgressStore } from '../progress/evacuation-store.ts';
-import { leaveQueue } from './admission.ts';
 
 export interface AbortTarget {
   readonly requestId: string;

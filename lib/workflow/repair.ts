@@ -8,6 +8,8 @@
  * record that changed since the operator looked is not overwritten (run repair again).
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import { ADMISSION_LEASE, ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../admission/admit.ts';
+import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../admission/intents.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
@@ -15,8 +17,6 @@ import { emitNodeEvent } from '../node/events.ts';
 import { LEDGER_ANNOTATION, LEDGER_FORMAT, ledgerOf } from '../node/ledger.ts';
 import { salvageLedger } from '../node/salvage.ts';
 import { decodeRecord, type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
-import { ADMISSION_LEASE, ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from './admission.ts';
-import { INTENTS_ANNOTATION, INTENTS_FORMAT } from './admission-intents.ts';
 import { BRANCH_REGISTRY } from './branches/registry.ts';
 import { OWNER_ANNOTATION, OWNER_FORMAT } from './ownership.ts';
 

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ADMISSION_LEASE, admitRequest, QUEUE_ANNOTATION, readQueue } from '../../lib/admission/admit.ts';
 import type { ResolvedRequest } from '../../lib/domain/request.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { SlotUnavailable } from '../../lib/errors/index.ts';
-import { ADMISSION_LEASE, admitRequest, QUEUE_ANNOTATION, readQueue } from '../../lib/workflow/admission.ts';
 import { type DrainSim, startDrainSim } from '../drain/harness.ts';
 
 const NAMESPACE = 'drainbridge';

@@ -4,6 +4,7 @@
  * phase changes.
  */
 
+import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../../admission/admit.ts';
 import type { Config } from '../../config/index.ts';
 import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
@@ -13,7 +14,6 @@ import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
-import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../admission.ts';
 import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';

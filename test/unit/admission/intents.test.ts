@@ -1,4 +1,4 @@
-/** Admissions in flight on the admission Lease (lib/workflow/admission-intents.ts), pure. */
+/** Admissions in flight on the admission Lease (lib/admission/intents.ts), pure. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -9,7 +9,7 @@ import {
   readIntents,
   settledIntents,
   withIntent,
-} from '../../../lib/workflow/admission-intents.ts';
+} from '../../../lib/admission/intents.ts';
 
 const T0 = new Date('2026-01-02T03:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);

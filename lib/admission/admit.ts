@@ -24,6 +24,15 @@ import {
 } from '../node/ledger.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 import {
+  type AdmissionQueue,
+  describeHolders,
+  planAdmission,
+  type QueueEntry,
+  requestsAhead,
+  type SlotHolder,
+  type SlotLimit,
+} from './decision.ts';
+import {
   INTENTS_ANNOTATION,
   type Intents,
   nodesInFlight,
@@ -32,16 +41,7 @@ import {
   settledIntents,
   withIntent,
   writeIntents,
-} from './admission-intents.ts';
-import {
-  type AdmissionQueue,
-  describeHolders,
-  planAdmission,
-  type QueueEntry,
-  requestsAhead,
-  type SlotHolder,
-  type SlotLimit,
-} from './admission-plan.ts';
+} from './intents.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
 export const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
