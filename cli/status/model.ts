@@ -6,9 +6,7 @@
  * snapshot gives the same report (what `-o json|yaml` prints, and what the table is drawn from).
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../../lib/admission/admit.ts';
-import type { AdmissionQueue } from '../../lib/admission/decision.ts';
-import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../../lib/admission/intents.ts';
+import { type AdmissionQueue, readAdmissionView } from '../../lib/admission/index.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
@@ -273,20 +271,11 @@ const repair = (node: string | undefined) => (node ? `drainbridge repair ${node}
 
 /** The queue as written, or why it cannot be read. */
 function queueOf(snapshot: Snapshot): { queue: AdmissionQueue; damage: Damage[] } {
-  const annotations = snapshot.lease?.metadata?.annotations;
-  const damage: Damage[] = [];
-  const queue = readJsonRecord(annotations?.[QUEUE_ANNOTATION], ADMISSION_QUEUE_FORMAT);
-  const intents = readJsonRecord(annotations?.[INTENTS_ANNOTATION], INTENTS_FORMAT);
-  for (const [read, format] of [
-    [queue, ADMISSION_QUEUE_FORMAT],
-    [intents, INTENTS_FORMAT],
-  ] as const) {
-    if (read.status !== 'unreadable') continue;
-    // Any node's repair rewrites the Lease's records; name the node asked about, or one in maintenance.
-    const node = snapshot.node ?? snapshot.nodes[0]?.metadata?.name;
-    damage.push({ record: format.what, problem: read.reason, fix: repair(node) });
-  }
-  return { queue: queue.status === 'ok' ? queue.value : {}, damage };
+  const view = readAdmissionView(snapshot.lease);
+  // Any node's repair rewrites the Lease's records; name the node asked about, or one in maintenance.
+  const node = snapshot.node ?? snapshot.nodes[0]?.metadata?.name;
+  const damage = view.damaged.map((damaged) => ({ ...damaged, fix: repair(node) }));
+  return { queue: view.queue, damage };
 }
 
 /** The record's owner claim and branch states that cannot be read (what `drainbridge repair` resets). */

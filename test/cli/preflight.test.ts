@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/admission/admit.ts';
+import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/admission/records.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { describeAccess, type Operation, requiredAccess } from '../../lib/preflight/index.ts';
 import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { INTENTS_ANNOTATION } from '../../lib/admission/intents.ts';
+import { INTENTS_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
-import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/admission/admit.ts';
+import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
 import {

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMISSION_LEASE, leaveQueue } from '../../lib/admission/admit.ts';
+import { leaveQueue } from '../../lib/admission/index.ts';
+import { ADMISSION_LEASE } from '../../lib/admission/records.ts';
 import type { ResolvedRequest } from '../../lib/domain/request.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';

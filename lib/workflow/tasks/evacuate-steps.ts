@@ -4,12 +4,11 @@
  * phase changes.
  */
 
-import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../../admission/admit.ts';
+import { type Admitted, admitRequest, readAdmissionLease, waitFromLease } from '../../admission/index.ts';
 import type { Config } from '../../config/index.ts';
 import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
-import { readLease } from '../../kube/lease.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
@@ -90,7 +89,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // A request waiting in line, or one that would find admission busy, is told so from the admission
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
     // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
-    const lease = await readLease(deps.kube, config.namespace, ADMISSION_LEASE);
+    const lease = await readAdmissionLease(deps.kube, config.namespace);
     const waiting = await waitFromLease(deps.kube, input.request, settings, { lease, now: tools.now() });
     if (waiting !== undefined) throw waiting;
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —

@@ -1,6 +1,6 @@
 /** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
 import { z } from 'zod';
-import { leaveQueue, noteReleased } from '../../admission/admit.ts';
+import { leaveQueue, noteReleased } from '../../admission/index.ts';
 import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../domain/plan.ts';
 import { type BranchSpan, shortReason } from '../../domain/timeline.ts';
 import { EvacuationFailed, RecordUnreadable } from '../../errors/index.ts';

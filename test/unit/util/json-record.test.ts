@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { ADMISSION_QUEUE_FORMAT } from '../../../lib/admission/admit.ts';
+import { ADMISSION_QUEUE_FORMAT } from '../../../lib/admission/records.ts';
 import { LEDGER_FORMAT } from '../../../lib/node/ledger.ts';
 import {
   decodeRecord,
