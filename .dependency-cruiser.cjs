@@ -51,6 +51,14 @@ module.exports = {
       to: { path: '^lib/admission/', pathNot: '^lib/admission/index\\.ts$' },
     },
     {
+      name: 'owner-claim-through-ownership',
+      comment:
+        'The owner claim on an Evacuation record (lib/workflow/owner-record.ts) is read and written only by lib/workflow/ownership.ts; status, repair and the workflow ask it. Tests may reach the codec to test it.',
+      severity: 'error',
+      from: { pathNot: '^(lib/workflow/ownership\\.ts|test/)' },
+      to: { path: '^lib/workflow/owner-record\\.ts$' },
+    },
+    {
       name: 'resolvable',
       comment: 'Every import resolves: an import the check cannot follow is one it cannot judge.',
       severity: 'error',

@@ -10,10 +10,10 @@ import { type AdmissionQueue, readAdmissionView } from '../../lib/admission/inde
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
-import { decodeRecord, readJsonRecord } from '../../lib/util/json-record.ts';
+import { decodeRecord } from '../../lib/util/json-record.ts';
 import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
-import { OWNER_ANNOTATION, OWNER_FORMAT } from '../../lib/workflow/ownership.ts';
+import { damagedOwner } from '../../lib/workflow/ownership.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export interface HoldStatus {
@@ -283,10 +283,10 @@ function recordDamage(record: EvacuationObject): Damage[] {
   const node = record.spec.nodeName || undefined;
   const where = `of Evacuation ${record.metadata.name}`;
   const found: Damage[] = [];
-  const owner = readJsonRecord(record.metadata.annotations?.[OWNER_ANNOTATION], OWNER_FORMAT);
-  if (owner.status === 'unreadable') {
+  const owner = damagedOwner(record);
+  if (owner) {
     found.push({
-      record: `${OWNER_FORMAT.what} ${where}`,
+      record: owner.what,
       ...(node ? { node } : {}),
       problem: owner.reason,
       fix: repair(node),

@@ -14,9 +14,9 @@ import type { EvacuationObject } from '../kube/paths.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { LEDGER_ANNOTATION, LEDGER_FORMAT, ledgerOf } from '../node/ledger.ts';
 import { salvageLedger } from '../node/salvage.ts';
-import { decodeRecord, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import { decodeRecord, writeJsonRecord } from '../util/json-record.ts';
 import { BRANCH_REGISTRY } from './branches/registry.ts';
-import { OWNER_ANNOTATION, OWNER_FORMAT } from './ownership.ts';
+import { damagedOwner, withOwner } from './ownership.ts';
 
 /** One damaged record and what repair writes instead. */
 export interface RepairAction {
@@ -69,18 +69,17 @@ function ledgerAction(kube: KubeClient, node: V1Node, settings: RepairSettings):
 function repairedRecord(record: EvacuationObject): { record: EvacuationObject; found: Omit<RepairAction, 'apply'>[] } {
   const found: Omit<RepairAction, 'apply'>[] = [];
   const name = record.metadata.name;
-  const annotations = { ...record.metadata.annotations };
-  const owner = readJsonRecord(annotations[OWNER_ANNOTATION], OWNER_FORMAT);
-  if (owner.status === 'unreadable') {
+  const owner = damagedOwner(record);
+  if (owner) {
     found.push({
-      record: `${OWNER_FORMAT.what} of Evacuation ${name}`,
+      record: owner.what,
       problem: owner.reason,
-      current: annotations[OWNER_ANNOTATION] ?? '',
+      current: owner.text,
       next: '(removed)',
       notes: ['the next step of a running evacuation claims the request again'],
     });
-    delete annotations[OWNER_ANNOTATION];
   }
+  const annotations = { ...(owner ? withOwner(record, undefined) : record).metadata.annotations };
   const branches = { ...record.status?.branches };
   for (const definition of BRANCH_REGISTRY) {
     const entry = branches[definition.name];

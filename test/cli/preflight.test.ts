@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/admission/records.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { describeAccess, type Operation, requiredAccess } from '../../lib/preflight/index.ts';
-import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { isStateChange } from '../../sim/server/request-log.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';

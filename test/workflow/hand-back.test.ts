@@ -11,7 +11,8 @@ import type { ResolvedRequest } from '../../lib/domain/request.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
-import { OWNER_ANNOTATION, reconcileOwnership, releaseOwnership } from '../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
+import { reconcileOwnership, releaseOwnership } from '../../lib/workflow/ownership.ts';
 import { ownerWaitMessage } from '../../lib/workflow/tasks/evacuate-steps.ts';
 import { type DrainSim, startDrainSim } from '../drain/harness.ts';
 

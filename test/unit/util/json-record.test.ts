@@ -10,7 +10,7 @@ import {
   VERSION_KEY,
   writeJsonRecord,
 } from '../../../lib/util/json-record.ts';
-import { OWNER_FORMAT } from '../../../lib/workflow/ownership.ts';
+import { OWNER_FORMAT } from '../../../lib/workflow/owner-record.ts';
 
 interface Claim {
   readonly who: string;
