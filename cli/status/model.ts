@@ -10,6 +10,7 @@ import { type AdmissionQueue, readAdmissionView } from '../../lib/admission/inde
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
+import { abortRequestedBy, blockedBlocker } from '../../lib/progress/mailboxes.ts';
 import { decodeRecord } from '../../lib/util/json-record.ts';
 import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
@@ -190,12 +191,13 @@ interface RequestFacts {
 function problemsOf(record: EvacuationObject | undefined) {
   const status = record?.status;
   const branches = Object.values(status?.branches ?? {});
-  const blocked = status?.blocked ? [`${status.blocked.error}: ${status.blocked.message}`] : [];
+  const blocked = blockedBlocker(status);
+  const abortedBy = abortRequestedBy(status);
   return {
-    blockers: [...blocked, ...branches.flatMap((entry) => entry.blockers ?? [])],
+    blockers: [...(blocked ? [blocked] : []), ...branches.flatMap((entry) => entry.blockers ?? [])],
     waiting: branches.flatMap((entry) => entry.waiting ?? []),
     ...(status?.lastError ? { lastError: status.lastError } : {}),
-    ...(status?.abortRequested ? { abortRequestedBy: status.abortRequested.by } : {}),
+    ...(abortedBy !== undefined ? { abortRequestedBy: abortedBy } : {}),
   };
 }
 

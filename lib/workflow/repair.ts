@@ -14,6 +14,7 @@ import type { EvacuationObject } from '../kube/paths.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { LEDGER_ANNOTATION, LEDGER_FORMAT, ledgerOf } from '../node/ledger.ts';
 import { salvageLedger } from '../node/salvage.ts';
+import { withoutBlocked } from '../progress/mailboxes.ts';
 import { decodeRecord, writeJsonRecord } from '../util/json-record.ts';
 import { BRANCH_REGISTRY } from './branches/registry.ts';
 import { damagedOwner, withOwner } from './ownership.ts';
@@ -98,9 +99,8 @@ function repairedRecord(record: EvacuationObject): { record: EvacuationObject; f
     // No state (JSON drops the undefined): the pass reads "nothing yet" and writes a fresh one.
     branches[definition.name] = { ...entry, state: undefined, version: String(Number(entry.version) + 1 || 1) };
   }
-  const status = record.status ? { ...record.status, branches } : record.status;
-  const { blocked: _cleared, ...unblocked } = status ?? {};
-  const next = { ...record, metadata: { ...record.metadata, annotations }, status: status ? unblocked : status };
+  const status = record.status ? withoutBlocked({ ...record.status, branches }) : record.status;
+  const next = { ...record, metadata: { ...record.metadata, annotations }, status };
   return { record: next, found };
 }
 

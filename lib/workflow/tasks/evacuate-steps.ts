@@ -13,6 +13,7 @@ import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
+import { abortRequestedBy, continueRequestedOf } from '../../progress/mailboxes.ts';
 import { branchNamed } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
@@ -104,7 +105,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       );
     }
     const existing = await deps.progress.ensure(input.request, tools.now());
-    const abortedBy = existing.status?.abortRequested?.by;
+    const abortedBy = abortRequestedBy(existing.status);
     if (abortedBy !== undefined && !existing.status?.phase) {
       throw new EvacuationAborted(
         `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
@@ -178,14 +179,14 @@ async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools)
   // that, before the ownership claim reads (or writes) its Evacuation record.
   const node = await guardStep(deps.kube, input.request, guardOf(input, deps, tools, undefined));
   const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input, tools.now());
-  const abortedBy = ownership.status?.abortRequested?.by;
+  const abortedBy = abortRequestedBy(ownership.status);
   if (abortedBy !== undefined) checkStillWanted(node, input.request, abortedBy);
   if (ownership.action === 'yield') {
     throw new SkipEvent(
       `request ${input.request.requestId} was taken over by ${describeOwner(ownership)}; this execution stops`,
     );
   }
-  return ownership.status?.continueRequested?.executionId;
+  return continueRequestedOf(ownership.status);
 }
 
 /** Summary for NotYetDone's message: what is left, what is in flight and what blocks. */
