@@ -43,6 +43,22 @@ module.exports = {
       to: { pathNot: '^(lib/|node_modules/)', dependencyTypesNot: ['core'] },
     },
     {
+      name: 'admission-through-its-facade',
+      comment:
+        "Admission's Lease records (lib/admission/records.ts) are read and written only inside lib/admission/: everything else (the workflow, status, repair, run) goes through its facade, lib/admission/index.ts. Tests may reach a part to test it.",
+      severity: 'error',
+      from: { pathNot: '^(lib/admission/|test/)' },
+      to: { path: '^lib/admission/', pathNot: '^lib/admission/index\\.ts$' },
+    },
+    {
+      name: 'owner-claim-through-ownership',
+      comment:
+        'The owner claim on an Evacuation record (lib/workflow/owner-record.ts) is read and written only by lib/workflow/ownership.ts; status, repair and the workflow ask it. Tests may reach the codec to test it.',
+      severity: 'error',
+      from: { pathNot: '^(lib/workflow/ownership\\.ts|test/)' },
+      to: { path: '^lib/workflow/owner-record\\.ts$' },
+    },
+    {
       name: 'resolvable',
       comment: 'Every import resolves: an import the check cannot follow is one it cannot judge.',
       severity: 'error',

@@ -5,8 +5,8 @@
  * whose execution continues as new ones (long evacuations) is followed to the last.
  */
 import type { EmbeddedRuntime, TrackedExecution } from '../embedded/runtime.ts';
+import { leaveQueue } from '../lib/admission/index.ts';
 import type { KubeClient } from '../lib/kube/client.ts';
-import { leaveQueue } from '../lib/workflow/admission.ts';
 import { releaseOwnership } from '../lib/workflow/ownership.ts';
 import type { CommandContext } from './command.ts';
 

@@ -6,16 +6,15 @@
  * snapshot gives the same report (what `-o json|yaml` prints, and what the table is drawn from).
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { type AdmissionQueue, readAdmissionView } from '../../lib/admission/index.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
-import { decodeRecord, readJsonRecord } from '../../lib/util/json-record.ts';
-import { ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from '../../lib/workflow/admission.ts';
-import { INTENTS_ANNOTATION, INTENTS_FORMAT } from '../../lib/workflow/admission-intents.ts';
-import type { AdmissionQueue } from '../../lib/workflow/admission-plan.ts';
+import { abortRequestedBy, blockedBlocker } from '../../lib/progress/mailboxes.ts';
+import { decodeRecord } from '../../lib/util/json-record.ts';
 import { BRANCH_REGISTRY, branchCalled, statusColumns } from '../../lib/workflow/branches/registry.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
-import { OWNER_ANNOTATION, OWNER_FORMAT } from '../../lib/workflow/ownership.ts';
+import { damagedOwner } from '../../lib/workflow/ownership.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export interface HoldStatus {
@@ -192,12 +191,13 @@ interface RequestFacts {
 function problemsOf(record: EvacuationObject | undefined) {
   const status = record?.status;
   const branches = Object.values(status?.branches ?? {});
-  const blocked = status?.blocked ? [`${status.blocked.error}: ${status.blocked.message}`] : [];
+  const blocked = blockedBlocker(status);
+  const abortedBy = abortRequestedBy(status);
   return {
-    blockers: [...blocked, ...branches.flatMap((entry) => entry.blockers ?? [])],
+    blockers: [...(blocked ? [blocked] : []), ...branches.flatMap((entry) => entry.blockers ?? [])],
     waiting: branches.flatMap((entry) => entry.waiting ?? []),
     ...(status?.lastError ? { lastError: status.lastError } : {}),
-    ...(status?.abortRequested ? { abortRequestedBy: status.abortRequested.by } : {}),
+    ...(abortedBy !== undefined ? { abortRequestedBy: abortedBy } : {}),
   };
 }
 
@@ -273,20 +273,11 @@ const repair = (node: string | undefined) => (node ? `drainbridge repair ${node}
 
 /** The queue as written, or why it cannot be read. */
 function queueOf(snapshot: Snapshot): { queue: AdmissionQueue; damage: Damage[] } {
-  const annotations = snapshot.lease?.metadata?.annotations;
-  const damage: Damage[] = [];
-  const queue = readJsonRecord(annotations?.[QUEUE_ANNOTATION], ADMISSION_QUEUE_FORMAT);
-  const intents = readJsonRecord(annotations?.[INTENTS_ANNOTATION], INTENTS_FORMAT);
-  for (const [read, format] of [
-    [queue, ADMISSION_QUEUE_FORMAT],
-    [intents, INTENTS_FORMAT],
-  ] as const) {
-    if (read.status !== 'unreadable') continue;
-    // Any node's repair rewrites the Lease's records; name the node asked about, or one in maintenance.
-    const node = snapshot.node ?? snapshot.nodes[0]?.metadata?.name;
-    damage.push({ record: format.what, problem: read.reason, fix: repair(node) });
-  }
-  return { queue: queue.status === 'ok' ? queue.value : {}, damage };
+  const view = readAdmissionView(snapshot.lease);
+  // Any node's repair rewrites the Lease's records; name the node asked about, or one in maintenance.
+  const node = snapshot.node ?? snapshot.nodes[0]?.metadata?.name;
+  const damage = view.damaged.map((damaged) => ({ ...damaged, fix: repair(node) }));
+  return { queue: view.queue, damage };
 }
 
 /** The record's owner claim and branch states that cannot be read (what `drainbridge repair` resets). */
@@ -294,10 +285,10 @@ function recordDamage(record: EvacuationObject): Damage[] {
   const node = record.spec.nodeName || undefined;
   const where = `of Evacuation ${record.metadata.name}`;
   const found: Damage[] = [];
-  const owner = readJsonRecord(record.metadata.annotations?.[OWNER_ANNOTATION], OWNER_FORMAT);
-  if (owner.status === 'unreadable') {
+  const owner = damagedOwner(record);
+  if (owner) {
     found.push({
-      record: `${OWNER_FORMAT.what} ${where}`,
+      record: owner.what,
       ...(node ? { node } : {}),
       problem: owner.reason,
       fix: repair(node),

@@ -4,11 +4,10 @@
  * ones the preflight's `status` list names (lib/preflight/access.ts).
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import { readAdmissionLease } from '../../lib/admission/index.ts';
 import type { KubeClient } from '../../lib/kube/client.ts';
-import { readLease } from '../../lib/kube/lease.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { listNodesMaybeHeld } from '../../lib/node/hold.ts';
-import { ADMISSION_LEASE } from '../../lib/workflow/admission.ts';
 import { readNamedNode } from '../node-state.ts';
 
 export interface Snapshot {
@@ -37,7 +36,7 @@ export async function readSnapshot(source: SnapshotSource, node?: string): Promi
   const [nodes, records, lease] = await Promise.all([
     node ? readNamedNode(client, node).then((found) => [found]) : listNodesMaybeHeld(client),
     client.listEvacuations(node ? `drainbridge.io/node=${node}` : undefined),
-    readLease(client, namespace, ADMISSION_LEASE),
+    readAdmissionLease(client, namespace),
   ]);
   return {
     at: new Date(),

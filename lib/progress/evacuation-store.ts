@@ -29,6 +29,7 @@ import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 import { sameJson } from '../util/same-json.ts';
 import { ENDED_LABEL, RESTORED_LABEL } from './expiry.ts';
+import { abortRequestedBy, blockedBlocker, withAbortRequest, withBlocked, withContinueRequest } from './mailboxes.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -44,8 +45,8 @@ export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject 
 /** Recomputes the summary fields the printer columns show from the branches. Pure. */
 export function summarise(status: EvacuationStatus): EvacuationStatus {
   const branches = Object.values(status.branches ?? {});
-  const blocked = status.blocked ? [`${status.blocked.error}: ${status.blocked.message}`] : [];
-  const blockers = [...blocked, ...branches.flatMap((branch) => branch.blockers ?? [])];
+  const blocked = blockedBlocker(status);
+  const blockers = [...(blocked ? [blocked] : []), ...branches.flatMap((branch) => branch.blockers ?? [])];
   const summary: EvacuationStatus = {
     ...status,
     moved: branches.reduce((sum, branch) => sum + (branch.moved ?? 0), 0),
@@ -419,9 +420,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
         { path: 'requestId', message: `no running or held request "${requestId}": ${refusal}` },
       ]);
     }
-    await this.#update(requestId, (status) =>
-      status.abortRequested ? status : { ...status, abortRequested: { by, at: at.toISOString() } },
-    );
+    await this.#update(requestId, (status) => withAbortRequest(status, by, at));
   }
 
   /**
@@ -468,21 +467,17 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   /** Records what blocks the request until an operator acts (an unreadable record); shown first in `kubectl get evacuations`. */
   async recordBlocked(request: ResolvedRequest, blocked: { error: string; message: string }, at: Date): Promise<void> {
     await this.ensure(request, at);
-    await this.#update(request.requestId, (status) => ({ ...status, blocked: { ...blocked, at: at.toISOString() } }));
+    await this.#update(request.requestId, (status) => withBlocked(status, blocked, at));
   }
 
   /** Who asked to abort `requestId`'s evacuation, or undefined. */
   async abortRequestedBy(requestId: string): Promise<string | undefined> {
-    return (await this.#get(requestId))?.status?.abortRequested?.by;
+    return abortRequestedBy((await this.#get(requestId))?.status);
   }
 
   /** Asks every branch of `executionId` to leave so that it continues as new. Idempotent. */
   async requestContinue(requestId: string, executionId: string, at: Date): Promise<void> {
-    await this.#update(requestId, (status) =>
-      status.continueRequested?.executionId === executionId
-        ? status
-        : { ...status, continueRequested: { executionId, at: at.toISOString() } },
-    );
+    await this.#update(requestId, (status) => withContinueRequest(status, executionId, at));
   }
 
   async #get(requestId: string): Promise<EvacuationObject | undefined> {

@@ -2,11 +2,11 @@
  * An operator's abort of a request, in one place for every caller (`drainbridge abort`, tests): the mark on
  * its Evacuation record, which the evacuation sees at its next step, and — for a request still waiting for
  * a slot — its place in the admission queue taken away: a waiting request decides from the admission Lease
- * alone (admission.ts, waitFromLease) and reads its record only once it has no place there.
+ * alone (lib/admission, waitFromLease) and reads its record only once it has no place there.
  */
+import { leaveQueue } from '../admission/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { EvacuationProgressStore } from '../progress/evacuation-store.ts';
-import { leaveQueue } from './admission.ts';
 
 export interface AbortTarget {
   readonly requestId: string;

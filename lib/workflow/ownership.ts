@@ -4,22 +4,18 @@
  * evict side by side. The execution that runs an evacuation records itself as the owner on the
  * request's Evacuation record (an annotation, refreshed while it runs); another execution for the same
  * request waits while the owner is alive and takes over only when the owner stopped refreshing — the
- * case of a process killed mid-step and re-run with the same input.
+ * case of a process killed mid-step and re-run with the same input. The claim's codec is owner-record.ts,
+ * which only this module uses: status and repair ask here (readOwner, damagedOwner, withOwner).
  */
 import { hostname } from 'node:os';
-import { z } from 'zod';
-import { RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { retryOnConflict, unlessConflict } from '../kube/conflict.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
-import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import { damagedOwner, type Owner, readOwner, withOwner } from './owner-record.ts';
 
-export const OWNER_ANNOTATION = 'drainbridge.io/owner';
-/**
- * An owner not seen for this long is gone. Steps of a live execution are at most a retry delay
- * (MaxDelaySeconds 30) plus one task run apart, so a live owner always refreshes well within it.
- */
+export { damagedOwner, type Owner, readOwner, withOwner };
+
 /**
  * The owner refreshes its mark (its heartbeat) when it is older than this, at the step it is running: a
  * record write per half minute at most, never one per pass, and none of its own between steps.
@@ -33,22 +29,6 @@ export const OWNER_REFRESH_SECONDS = 30;
 export const OWNER_TTL_SECONDS = 4 * OWNER_REFRESH_SECONDS;
 /** Fewer than a node write's: a claim that keeps colliding is another execution claiming at the same time. */
 const CONFLICT_ATTEMPTS = 3;
-
-/** Who runs a request's evacuation, and when it last said so (ISO 8601). */
-export interface Owner {
-  readonly executionId: string;
-  readonly seen: string;
-  /**
-   * The process that runs it, `pid@host`, for an execution embedded in a drainbridge process; absent on
-   * AWS, where the execution's ARN names it.
-   */
-  readonly driver?: string | undefined;
-  /**
-   * When the execution handed the request back (Ctrl-C): the mark stays, so that `drainbridge status`
-   * can say who drove the request last and since when nobody does, but it claims nothing any more.
-   */
-  readonly released?: string | undefined;
-}
 
 /** The region of an embedded execution's ARN (embedded/executor.ts): it runs in a drainbridge process. */
 const EMBEDDED_EXECUTION = /^arn:aws:states:local:/;
@@ -67,31 +47,6 @@ export type OwnerDecision =
   | { readonly action: 'keep' }
   | { readonly action: 'claim'; readonly owner: Owner }
   | { readonly action: 'yield'; readonly owner: Owner; readonly ageSeconds: number };
-
-/** The owner claim as executions write it (extra fields are dropped: the claim is rewritten whole). */
-export const OWNER_FORMAT: RecordFormat<Owner> = {
-  what: `owner claim (Evacuation annotation ${OWNER_ANNOTATION})`,
-  versions: [
-    z.object({
-      executionId: z.string().min(1),
-      seen: z.iso.datetime({ offset: true }),
-      driver: z.string().min(1).optional(),
-      released: z.iso.datetime({ offset: true }).optional(),
-    }),
-  ],
-};
-
-/**
- * The owner recorded on the Evacuation record, or undefined when none is. An unreadable claim throws
- * RecordUnreadable rather than reading as "no owner": another execution may be running the request, and
- * claiming it would let two evict side by side. `drainbridge repair` clears it.
- */
-export function readOwner(record: EvacuationObject): Owner | undefined {
-  const read = readJsonRecord(record.metadata.annotations?.[OWNER_ANNOTATION], OWNER_FORMAT);
-  if (read.status === 'ok') return read.value;
-  if (read.status === 'absent') return undefined;
-  throw new RecordUnreadable({ what: OWNER_FORMAT.what, reason: read.reason, nodeName: record.spec.nodeName });
-}
 
 /**
  * Decides, purely, whether `executionId` keeps, claims (or refreshes) or yields the request at `now`.
@@ -138,8 +93,7 @@ export async function releaseOwnership(
   const owner = readOwner(record);
   if (owner?.executionId !== executionId || owner.released !== undefined) return false;
   const released: Owner = { ...owner, released: now.toISOString() };
-  const annotations = { ...record.metadata.annotations, [OWNER_ANNOTATION]: writeJsonRecord(released, OWNER_FORMAT) };
-  return unlessConflict(() => client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } }));
+  return unlessConflict(() => client.replaceEvacuation(withOwner(record, released)));
 }
 
 /**
@@ -160,11 +114,7 @@ export async function reconcileOwnership(
       const decision = planOwnership(readOwner(record), execution.executionId, now, execution.predecessor);
       // The record's status as read comes along: the caller's other checks (abort, continue) need no second read.
       if (decision.action !== 'claim') return { ...decision, status: record.status };
-      const annotations = {
-        ...record.metadata.annotations,
-        [OWNER_ANNOTATION]: writeJsonRecord(decision.owner, OWNER_FORMAT),
-      };
-      await client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } });
+      await client.replaceEvacuation(withOwner(record, decision.owner));
       return { ...decision, status: record.status };
     },
     { attempts: CONFLICT_ATTEMPTS },
@@ -191,7 +141,5 @@ export async function clearDeadOwner(
   const record = await client.getEvacuation(evacuationName(requestId));
   const owner = readOwner(record);
   if (!owner || !isGone(owner)) return false;
-  const annotations = { ...record.metadata.annotations };
-  delete annotations[OWNER_ANNOTATION];
-  return unlessConflict(() => client.replaceEvacuation({ ...record, metadata: { ...record.metadata, annotations } }));
+  return unlessConflict(() => client.replaceEvacuation(withOwner(record, undefined)));
 }

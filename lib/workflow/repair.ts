@@ -7,18 +7,17 @@
  * Planning reads only. Each action writes conditionally on the resourceVersion it was planned from, so a
  * record that changed since the operator looked is not overwritten (run repair again).
  */
-import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
+import { planAdmissionRepair } from '../admission/index.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { LEDGER_ANNOTATION, LEDGER_FORMAT, ledgerOf } from '../node/ledger.ts';
 import { salvageLedger } from '../node/salvage.ts';
-import { decodeRecord, type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
-import { ADMISSION_LEASE, ADMISSION_QUEUE_FORMAT, QUEUE_ANNOTATION } from './admission.ts';
-import { INTENTS_ANNOTATION, INTENTS_FORMAT } from './admission-intents.ts';
+import { withoutBlocked } from '../progress/mailboxes.ts';
+import { decodeRecord, writeJsonRecord } from '../util/json-record.ts';
 import { BRANCH_REGISTRY } from './branches/registry.ts';
-import { OWNER_ANNOTATION, OWNER_FORMAT } from './ownership.ts';
+import { damagedOwner, withOwner } from './ownership.ts';
 
 /** One damaged record and what repair writes instead. */
 export interface RepairAction {
@@ -67,70 +66,21 @@ function ledgerAction(kube: KubeClient, node: V1Node, settings: RepairSettings):
   };
 }
 
-async function readLease(kube: KubeClient, namespace: string): Promise<V1Lease | undefined> {
-  try {
-    return await kube.getLease(namespace, ADMISSION_LEASE);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-/** The records on the admission Lease: the waiting queue and the admissions in flight. */
-const LEASE_RECORDS = [
-  {
-    annotation: QUEUE_ANNOTATION,
-    format: ADMISSION_QUEUE_FORMAT as RecordFormat<unknown>,
-    note: 'the queue is emptied: every waiting request takes its place again at its next retry (within 30 s)',
-  },
-  {
-    annotation: INTENTS_ANNOTATION,
-    format: INTENTS_FORMAT as RecordFormat<unknown>,
-    note: 'emptied: a hold still being written lands in a ledger, where admission counts it',
-  },
-];
-
-/** Damaged records on the Lease, emptied in one write (the Lease is replaced whole). */
-function leaseActions(kube: KubeClient, lease: V1Lease | undefined, namespace: string): RepairAction[] {
-  if (!lease) return [];
-  const damaged = LEASE_RECORDS.flatMap((record) => {
-    const text = lease.metadata?.annotations?.[record.annotation];
-    const read = readJsonRecord(text, record.format);
-    return read.status === 'unreadable' ? [{ ...record, text: text ?? '', reason: read.reason }] : [];
-  });
-  const annotations = { ...lease.metadata?.annotations };
-  for (const record of damaged) annotations[record.annotation] = '{}';
-  let written: Promise<unknown> | undefined;
-  const apply = async () => {
-    written ??= kube.replaceLease(namespace, { ...lease, metadata: { ...lease.metadata, annotations } });
-    await written;
-  };
-  return damaged.map((record) => ({
-    record: `${record.format.what} ${namespace}/${ADMISSION_LEASE}`,
-    problem: record.reason,
-    current: record.text,
-    next: '{}',
-    notes: [record.note],
-    apply,
-  }));
-}
-
 /** The record with its damaged owner claim removed and its damaged branch states reset, and what changed. */
 function repairedRecord(record: EvacuationObject): { record: EvacuationObject; found: Omit<RepairAction, 'apply'>[] } {
   const found: Omit<RepairAction, 'apply'>[] = [];
   const name = record.metadata.name;
-  const annotations = { ...record.metadata.annotations };
-  const owner = readJsonRecord(annotations[OWNER_ANNOTATION], OWNER_FORMAT);
-  if (owner.status === 'unreadable') {
+  const owner = damagedOwner(record);
+  if (owner) {
     found.push({
-      record: `${OWNER_FORMAT.what} of Evacuation ${name}`,
+      record: owner.what,
       problem: owner.reason,
-      current: annotations[OWNER_ANNOTATION] ?? '',
+      current: owner.text,
       next: '(removed)',
       notes: ['the next step of a running evacuation claims the request again'],
     });
-    delete annotations[OWNER_ANNOTATION];
   }
+  const annotations = { ...(owner ? withOwner(record, undefined) : record).metadata.annotations };
   const branches = { ...record.status?.branches };
   for (const definition of BRANCH_REGISTRY) {
     const entry = branches[definition.name];
@@ -149,9 +99,8 @@ function repairedRecord(record: EvacuationObject): { record: EvacuationObject; f
     // No state (JSON drops the undefined): the pass reads "nothing yet" and writes a fresh one.
     branches[definition.name] = { ...entry, state: undefined, version: String(Number(entry.version) + 1 || 1) };
   }
-  const status = record.status ? { ...record.status, branches } : record.status;
-  const { blocked: _cleared, ...unblocked } = status ?? {};
-  const next = { ...record, metadata: { ...record.metadata, annotations }, status: status ? unblocked : status };
+  const status = record.status ? withoutBlocked({ ...record.status, branches }) : record.status;
+  const next = { ...record, metadata: { ...record.metadata, annotations }, status };
   return { record: next, found };
 }
 
@@ -176,7 +125,7 @@ export async function planRepair(
   const actions: RepairAction[] = [];
   const ledger = ledgerAction(kube, node, settings);
   if (ledger) actions.push(ledger);
-  actions.push(...leaseActions(kube, await readLease(kube, settings.namespace), settings.namespace));
+  actions.push(...(await planAdmissionRepair(kube, settings.namespace)));
   for (const record of await kube.listEvacuations(`drainbridge.io/node=${nodeName}`)) {
     actions.push(...recordActions(kube, record));
   }

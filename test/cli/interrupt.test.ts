@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';
-import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { assertNoNoise, runCli, startCli } from './run-cli.ts';
 

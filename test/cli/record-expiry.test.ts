@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ENDED_LABEL, RESTORED_LABEL } from '../../lib/progress/expiry.ts';
-import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { assertNoNoise, runCli } from './run-cli.ts';
 

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { StatusReport } from '../../cli/status/model.ts';
+import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/admission/records.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
-import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/workflow/admission.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { assertNoNoise, type RunningCli, runCli, startCli } from './run-cli.ts';
 

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
+import { INTENTS_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
-import { INTENTS_ANNOTATION } from '../../lib/workflow/admission-intents.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import {
   delayWrites,

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
+import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
-import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/workflow/admission.ts';
 import {
   DRAINBRIDGE_USER,
   failureOf,

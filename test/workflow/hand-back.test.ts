@@ -5,12 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { leaveQueue } from '../../lib/admission/index.ts';
+import { ADMISSION_LEASE } from '../../lib/admission/records.ts';
 import type { ResolvedRequest } from '../../lib/domain/request.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
-import { ADMISSION_LEASE, leaveQueue } from '../../lib/workflow/admission.ts';
-import { OWNER_ANNOTATION, reconcileOwnership, releaseOwnership } from '../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
+import { reconcileOwnership, releaseOwnership } from '../../lib/workflow/ownership.ts';
 import { ownerWaitMessage } from '../../lib/workflow/tasks/evacuate-steps.ts';
 import { type DrainSim, startDrainSim } from '../drain/harness.ts';
 

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
-import { OWNER_ANNOTATION } from '../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { drainbridge } from '../support/cli.ts';

@@ -4,16 +4,16 @@
  * phase changes.
  */
 
+import { type Admitted, admitRequest, readAdmissionLease, waitFromLease } from '../../admission/index.ts';
 import type { Config } from '../../config/index.ts';
 import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
-import { readLease } from '../../kube/lease.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
-import { ADMISSION_LEASE, type Admitted, admitRequest, waitFromLease } from '../admission.ts';
+import { abortRequestedBy, continueRequestedOf } from '../../progress/mailboxes.ts';
 import type { BranchPrepared } from '../branches/branch.ts';
 import { branchNamed, prepareBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
@@ -90,7 +90,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // A request waiting in line, or one that would find admission busy, is told so from the admission
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
     // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
-    const lease = await readLease(deps.kube, config.namespace, ADMISSION_LEASE);
+    const lease = await readAdmissionLease(deps.kube, config.namespace);
     const waiting = await waitFromLease(deps.kube, input.request, settings, { lease, now: tools.now() });
     if (waiting !== undefined) throw waiting;
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
@@ -105,7 +105,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       );
     }
     const existing = await deps.progress.ensure(input.request, tools.now());
-    const abortedBy = existing.status?.abortRequested?.by;
+    const abortedBy = abortRequestedBy(existing.status);
     if (abortedBy !== undefined && !existing.status?.phase) {
       throw new EvacuationAborted(
         `request ${input.request.requestId} was aborted by ${abortedBy} while it waited for a slot; node ${input.request.nodeName} was not touched`,
@@ -180,14 +180,14 @@ async function checkStep(input: TaskInput, deps: WorkflowDeps, tools: TaskTools)
   // that, before the ownership claim reads (or writes) its Evacuation record.
   const node = await guardStep(deps.kube, input.request, guardOf(input, deps, tools, undefined));
   const ownership = await reconcileOwnership(deps.kube, input.request.requestId, input, tools.now());
-  const abortedBy = ownership.status?.abortRequested?.by;
+  const abortedBy = abortRequestedBy(ownership.status);
   if (abortedBy !== undefined) checkStillWanted(node, input.request, abortedBy);
   if (ownership.action === 'yield') {
     throw new SkipEvent(
       `request ${input.request.requestId} was taken over by ${describeOwner(ownership)}; this execution stops`,
     );
   }
-  return ownership.status?.continueRequested?.executionId;
+  return continueRequestedOf(ownership.status);
 }
 
 /** Summary for NotYetDone's message: what is left, what is in flight and what blocks. */

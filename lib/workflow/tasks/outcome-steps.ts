@@ -1,5 +1,6 @@
 /** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
 import { z } from 'zod';
+import { leaveQueue, noteReleased } from '../../admission/index.ts';
 import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../domain/plan.ts';
 import { type BranchSpan, shortReason } from '../../domain/timeline.ts';
 import { EvacuationFailed, RecordUnreadable } from '../../errors/index.ts';
@@ -7,7 +8,6 @@ import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf, readLedger } from '../../node/ledger.ts';
-import { leaveQueue, noteReleased } from '../admission.ts';
 import { reportBlocked } from '../blocked.ts';
 import type { BranchRestored } from '../branches/branch.ts';
 import { cancelBranches, restoreBranches } from '../branches/registry.ts';

@@ -1,7 +1,7 @@
 /**
  * OpenWindow: a maintenance window's schedule fired. Lists the nodes its selector matches and puts one
  * `Maintenance Requested` per node on the bus (lib/windows/occurrence.ts); each becomes an Evacuate
- * execution that waits in admission for one of the window's slots (lib/workflow/admission.ts), so the
+ * execution that waits in admission for one of the window's slots (lib/admission), so the
  * nodes go through maintenance `maxNodes` at a time, and those not admitted before the window closes
  * are not started. Changes nothing in the cluster itself.
  */

@@ -5,7 +5,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { type ExistingFacts, planExisting } from '../../../cli/commands/evacuate-existing.ts';
 import type { EvacuationObject } from '../../../lib/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
-import { OWNER_ANNOTATION } from '../../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../../lib/workflow/owner-record.ts';
 
 const NOW = new Date('2030-01-10T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();

@@ -5,11 +5,12 @@ import type { V1Node } from '@kubernetes/client-node';
 import { statusReport, withoutClock } from '../../../cli/status/model.ts';
 import { duration, renderReport, table } from '../../../cli/status/render.ts';
 import type { Snapshot } from '../../../cli/status/snapshot.ts';
+import { QUEUE_ANNOTATION } from '../../../lib/admission/records.ts';
 import type { EvacuationObject } from '../../../lib/kube/paths.ts';
 import { HELD_LABEL, LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../../lib/node/phase.ts';
-import { QUEUE_ANNOTATION } from '../../../lib/workflow/admission.ts';
-import { OWNER_ANNOTATION, OWNER_TTL_SECONDS } from '../../../lib/workflow/ownership.ts';
+import { OWNER_ANNOTATION } from '../../../lib/workflow/owner-record.ts';
+import { OWNER_TTL_SECONDS } from '../../../lib/workflow/ownership.ts';
 
 const NOW = new Date('2030-01-10T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();

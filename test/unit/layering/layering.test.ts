@@ -76,6 +76,30 @@ describe('the layering check', () => {
     assert.match(result.output, /no-lib-folder-cycles: lib\/config →\s+lib\/nova →\s+lib\/openstack →\s+lib\/config/);
   });
 
+  it("keeps the admission Lease's records and the owner claim to their one reader and writer", async () => {
+    const kept = await check({
+      'lib/admission/records.ts': "export const QUEUE = 'q';\n",
+      'lib/admission/index.ts': "import { QUEUE } from './records.ts';\nexport const view = () => QUEUE;\n",
+      'lib/workflow/owner-record.ts': "export const OWNER = 'o';\n",
+      'lib/workflow/ownership.ts': "import { OWNER } from './owner-record.ts';\nexport const owner = () => OWNER;\n",
+      'cli/status.ts':
+        "import { view } from '../lib/admission/index.ts';\nimport { owner } from '../lib/workflow/ownership.ts';\nexport const s = [view(), owner()];\n",
+    });
+    assert.equal(kept.code, 0, kept.output);
+    const broken = await check({
+      'lib/admission/records.ts': "export const QUEUE = 'q';\n",
+      'lib/workflow/owner-record.ts': "export const OWNER = 'o';\n",
+      'lib/workflow/repair.ts': "import { QUEUE } from '../admission/records.ts';\nexport const r = QUEUE;\n",
+      'cli/status.ts': "import { OWNER } from '../lib/workflow/owner-record.ts';\nexport const s = OWNER;\n",
+    });
+    assert.notEqual(broken.code, 0);
+    assert.match(
+      broken.output,
+      /admission-through-its-facade: lib\/workflow\/repair\.ts → lib\/admission\/records\.ts/,
+    );
+    assert.match(broken.output, /owner-claim-through-ownership: cli\/status\.ts → lib\/workflow\/owner-record\.ts/);
+  });
+
   it('refuses an import it cannot resolve (it could not judge it)', async () => {
     const result = await check({ 'lib/x.ts': "import { y } from './missing.ts';\nexport const x = y;\n" });
     assert.notEqual(result.code, 0);

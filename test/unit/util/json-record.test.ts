@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
+import { ADMISSION_QUEUE_FORMAT } from '../../../lib/admission/records.ts';
 import { LEDGER_FORMAT } from '../../../lib/node/ledger.ts';
 import {
   decodeRecord,
@@ -9,8 +10,7 @@ import {
   VERSION_KEY,
   writeJsonRecord,
 } from '../../../lib/util/json-record.ts';
-import { ADMISSION_QUEUE_FORMAT } from '../../../lib/workflow/admission.ts';
-import { OWNER_FORMAT } from '../../../lib/workflow/ownership.ts';
+import { OWNER_FORMAT } from '../../../lib/workflow/owner-record.ts';
 
 interface Claim {
   readonly who: string;

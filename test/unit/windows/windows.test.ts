@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
+import { planAdmission } from '../../../lib/admission/decision.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
 import { parseDetail } from '../../../lib/events/index.ts';
 import { rebootEnds } from '../../../lib/forwarder/reboot/plan.ts';
@@ -8,7 +9,6 @@ import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
 import { parseWindows } from '../../../lib/windows/definition.ts';
 import { occurrenceOf, windowRequestId, windowRequests } from '../../../lib/windows/occurrence.ts';
 import { scheduleEvents } from '../../../lib/windows/serverless.ts';
-import { planAdmission } from '../../../lib/workflow/admission-plan.ts';
 
 const WINDOW = {
   name: 'weekly',

@@ -11,13 +11,9 @@
  *
  * An intent ends when its admitter unlocks, when the node's ledger shows the request's hold (it is
  * counted from the ledger then), or after INTENT_TTL_SECONDS — longer than any write can stall (the API
- * server gives up on a request after 60 s). Pure.
+ * server gives up on a request after 60 s). Pure; records.ts reads and writes them on the Lease.
  */
-import { z } from 'zod';
-import { RecordUnreadable } from '../errors/index.ts';
-import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 
-export const INTENTS_ANNOTATION = 'drainbridge.io/admissions-in-flight';
 /** How long an admitter's intent counts after it locked, unless it ends sooner. */
 export const INTENT_TTL_SECONDS = 120;
 
@@ -33,32 +29,6 @@ export interface Intent {
 }
 
 export type Intents = Readonly<Record<string, Intent>>;
-
-export const INTENTS_FORMAT: RecordFormat<Intents> = {
-  what: `admissions in flight (Lease annotation ${INTENTS_ANNOTATION})`,
-  versions: [
-    z.record(
-      z.string(),
-      z.looseObject({
-        node: z.string().min(1),
-        since: z.iso.datetime({ offset: true }),
-        requester: z.string().min(1).optional(),
-      }),
-    ),
-  ],
-};
-
-/** The intents on the Lease; unreadable is RecordUnreadable (never "none in flight"). */
-export function readIntents(annotations: Readonly<Record<string, string>> | undefined, nodeName?: string): Intents {
-  const read = readJsonRecord(annotations?.[INTENTS_ANNOTATION], INTENTS_FORMAT);
-  if (read.status === 'ok') return read.value;
-  if (read.status === 'absent') return {};
-  throw new RecordUnreadable({ what: INTENTS_FORMAT.what, reason: read.reason, ...(nodeName ? { nodeName } : {}) });
-}
-
-export function writeIntents(intents: Intents): string {
-  return writeJsonRecord(intents, INTENTS_FORMAT);
-}
 
 function live(intents: Intents, now: Date): Record<string, Intent> {
   const kept: Record<string, Intent> = {};

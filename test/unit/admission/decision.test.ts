@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { type AdmissionFacts, planAdmission, requestsAhead } from '../../../lib/admission/decision.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
-import { type AdmissionFacts, planAdmission, requestsAhead } from '../../../lib/workflow/admission-plan.ts';
 
 const NOW = new Date('2026-11-21T10:00:00Z');
 const ZONES: Record<string, Record<string, string>> = {

@@ -1,15 +1,14 @@
-/** Admissions in flight on the admission Lease (lib/workflow/admission-intents.ts), pure. */
+/** Admissions in flight on the admission Lease (lib/admission/intents.ts, pure) and their codec (records.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   INTENT_TTL_SECONDS,
-  INTENTS_ANNOTATION,
   nodesInFlight,
   nodesInFlightFor,
-  readIntents,
   settledIntents,
   withIntent,
-} from '../../../lib/workflow/admission-intents.ts';
+} from '../../../lib/admission/intents.ts';
+import { INTENTS_ANNOTATION, readIntents } from '../../../lib/admission/records.ts';
 
 const T0 = new Date('2026-01-02T03:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -53,8 +52,11 @@ describe('admissions in flight', () => {
 
   it('an unreadable record is RecordUnreadable, never "none in flight"', () => {
     assert.deepEqual(readIntents(undefined), {});
-    assert.throws(() => readIntents({ [INTENTS_ANNOTATION]: '{"a": {"node": "n"}}' }, 'node-1'), {
-      name: 'RecordUnreadable',
-    });
+    assert.throws(
+      () => readIntents({ metadata: { annotations: { [INTENTS_ANNOTATION]: '{"a": {"node": "n"}}' } } }, 'node-1'),
+      {
+        name: 'RecordUnreadable',
+      },
+    );
   });
 });

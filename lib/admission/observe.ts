@@ -1,0 +1,139 @@
+/**
+ * What admission decides on: the nodes drainbridge holds (from their ledgers) and who holds them, read
+ * from the cluster — never a list of every node unless the Lease's memory of admitted nodes is damaged —
+ * and the decision itself over what was read (decision.ts, planAdmission).
+ */
+import type { V1Lease, V1Node } from '@kubernetes/client-node';
+import type { ResolvedRequest } from '../domain/request.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { Labels } from '../kube/selectors.ts';
+import { listNodesMaybeHeld } from '../node/hold.ts';
+import { countsAsHeld, HELD_LABEL, type LedgerSettings, ledgerOf } from '../node/ledger.ts';
+import { planAdmission, type SlotHolder, type SlotLimit } from './decision.ts';
+import { type Intents, nodesInFlight, nodesInFlightFor } from './intents.ts';
+import { readQueue } from './records.ts';
+import { QUEUE_TTL_SECONDS } from './schedule.ts';
+
+export interface AdmissionSettings {
+  readonly namespace: string;
+  readonly maxHeldNodes: number;
+  readonly slotLimits?: readonly SlotLimit[];
+  readonly ledger?: LedgerSettings;
+}
+
+export interface ObservedNodes {
+  /** Nodes drainbridge holds (from their ledgers; an unreadable ledger counts as held). */
+  readonly held: string[];
+  readonly labels: Map<string, Labels>;
+  /** Who holds each node, from its readable ledger. */
+  readonly holders: Map<string, SlotHolder[]>;
+  /** The requestIds each node's ledger holds. */
+  holds(node: string): readonly string[];
+  /** Nodes held by a request of `requester` (a maintenance window's). */
+  heldBy(requester: string): string[];
+}
+
+/**
+ * What the locked decision reads beyond the lists, all of it under the mutex: the nodes the Lease
+ * remembers admitting, those other admitters are taking a hold on now (their labels count against the
+ * label-selector limits) and the requested node itself.
+ */
+export interface ThoroughRead {
+  readonly admitted: string[] | 'unreadable';
+  readonly alsoRead: readonly string[];
+}
+
+/**
+ * The held nodes' labels and the requested node's, the names of those drainbridge holds and who holds them
+ * (from their ledgers) — never a list of every node of the cluster. `thorough` (the locked decision):
+ * every node that may be held (thoroughCandidates), and the requested node, all read under the mutex:
+ * nothing read before it (the caller's `requested`, maybe seconds old) is decided on. Otherwise only the
+ * labelled ones and the caller's `requested`: enough for telling a waiting request that it still waits,
+ * since counting fewer held nodes can only send it on to the locked decision, never admit it.
+ */
+export async function observeNodes(
+  client: KubeClient,
+  requested: V1Node,
+  thorough: ThoroughRead | undefined,
+): Promise<ObservedNodes> {
+  const candidates = thorough ? await thoroughCandidates(client, thorough) : await client.listNodes(HELD_LABEL);
+  // The requested node for its labels (slot limits): the thorough read has it (unless it was deleted since:
+  // then its hold write fails on its own).
+  const listed = candidates.some((node) => node.metadata?.name === requested.metadata?.name);
+  const nodes = listed ? candidates : [...candidates, requested];
+  const labels = new Map(nodes.map((node) => [node.metadata?.name ?? '', node.metadata?.labels ?? {}]));
+  // A node whose ledger cannot be read counts as held: it may be under maintenance.
+  const held = nodes.filter(countsAsHeld).map((node) => node.metadata?.name ?? '');
+  const holders = new Map<string, SlotHolder[]>();
+  for (const node of nodes) {
+    const read = ledgerOf(node);
+    const holds = read.status === 'ok' ? Object.entries(read.ledger.holds) : [];
+    if (holds.length === 0) continue;
+    holders.set(
+      node.metadata?.name ?? '',
+      holds.map(([requestId, hold]) => ({ requestId, requester: hold.requester, since: hold.since })),
+    );
+  }
+  const heldBy = (requester: string) =>
+    [...holders].filter(([, holds]) => holds.some((hold) => hold.requester === requester)).map(([name]) => name);
+  const holds = (name: string) => (holders.get(name) ?? []).map((holder) => holder.requestId);
+  return { held, labels, holders, holds, heldBy };
+}
+
+/**
+ * Every node that may be held, for the locked decision: the labelled and cordoned ones
+ * (listNodesMaybeHeld), and those the Lease remembers admitting or `alsoRead` names, read one by one
+ * (normally only the requested node beyond the lists). A damaged memory is no reason to count fewer:
+ * then every node of the cluster is read.
+ */
+async function thoroughCandidates(client: KubeClient, read: ThoroughRead): Promise<V1Node[]> {
+  if (read.admitted === 'unreadable') return client.listNodes();
+  const listed = await listNodesMaybeHeld(client);
+  const known = new Set(listed.map((node) => node.metadata?.name ?? ''));
+  const extra: V1Node[] = [];
+  for (const name of new Set([...read.admitted, ...read.alsoRead].filter((name) => !known.has(name)))) {
+    try {
+      extra.push(await client.getNode(name));
+    } catch (error) {
+      if (!isNotFound(error)) throw error; // a node deleted since holds nothing
+    }
+  }
+  return [...listed, ...extra];
+}
+
+/** What admission decides for `request` on what it read (pure: planAdmission over the observed nodes and queue). */
+export function decide(
+  request: ResolvedRequest,
+  settings: AdmissionSettings,
+  read: { nodes: ObservedNodes; lease: V1Lease | undefined; intents: Intents; now: Date },
+) {
+  const { nodes, lease, intents, now } = read;
+  const window = request.window;
+  return planAdmission({
+    requestId: request.requestId,
+    node: request.nodeName,
+    now,
+    // Holds other admitters may be writing right now count too (a stalled write lands later).
+    heldNodes: [...nodes.held, ...nodesInFlight(intents, request.requestId, now)],
+    maxHeldNodes: settings.maxHeldNodes,
+    slotLimits: settings.slotLimits ?? [],
+    labelsOf: (name) => nodes.labels.get(name) ?? {},
+    queue: readQueue(lease, request.nodeName),
+    queueTtlSeconds: QUEUE_TTL_SECONDS,
+    // The window's own slots count its admissions in flight too (a stalled hold write of another of its nodes).
+    ...(window
+      ? {
+          windowLimit: {
+            window: window.name,
+            max: window.maxNodes,
+            heldNodes: [
+              ...nodes.heldBy(request.requester),
+              ...nodesInFlightFor(intents, request.requestId, now, request.requester),
+            ],
+          },
+        }
+      : {}),
+    holdersOf: (name) => nodes.holders.get(name) ?? [],
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The wait schedule: how long a place in line lasts and is refreshed, and which error a waiting request
+ * throws — the error picks how soon the workflow asks again (workflow/evacuate.asl.yml, Admit). Pure.
+ */
+import { SlotUnavailable, WaitingInLine } from '../errors/index.ts';
+import { type AdmissionQueue, requestsAhead } from './decision.ts';
+
+/** A waiting request refreshes its entry at every retry (≤ 30 s apart); gone for this long, it is dropped. */
+export const QUEUE_TTL_SECONDS = 180;
+
+/** A request that keeps finding no free slot writes its place in the queue again after this long (≪ QUEUE_TTL_SECONDS). */
+export const QUEUE_REFRESH_SECONDS = 60;
+
+/**
+ * A place older than this is not waited on from the Lease alone (its refreshes there kept failing): the
+ * request decides on the nodes again (wait.ts, waitWithoutLock), which writes its place anew.
+ */
+export const LEASE_ONLY_WAIT_SECONDS = 120;
+
+/**
+ * The error a waiting request throws, which picks its retry schedule (workflow/evacuate.asl.yml, Admit):
+ * SlotUnavailable (every 0–3 s) when fewer than twice as many requests wait ahead of it for the
+ * cluster-wide slots as there are slots — the next round of releases admits it, or brings it to the
+ * front; WaitingInLine (every 0–10 s) when it waits further back, on a label-selector limit or a
+ * window, or has no place yet.
+ */
+export function waitError(
+  message: string,
+  decision: { readonly queue: AdmissionQueue; readonly limited?: boolean },
+  at: { readonly requestId: string; readonly maxHeldNodes: number; readonly now: Date },
+): SlotUnavailable {
+  const ahead = requestsAhead(decision.queue, at.requestId, { now: at.now, ttlSeconds: QUEUE_TTL_SECONDS });
+  const next = !decision.limited && ahead !== undefined && ahead < 2 * at.maxHeldNodes;
+  return next ? new SlotUnavailable(message) : new WaitingInLine(message);
+}
