@@ -175,14 +175,20 @@ class LoopRunner {
     }
   }
 
-  #report(error: unknown): void {
+  /**
+   * Logs (once while it persists) and counts a failed read, a malformed document, or — `oneEvent` — one
+   * malformed event of a document whose other events are handled as usual.
+   */
+  #report(error: unknown, oneEvent = false): void {
     const { logger, metrics } = this.#context;
     const source = this.#loop.source;
     const message = error instanceof Error ? error.message : String(error);
     metrics.count(error instanceof NoticeParseError ? 'parseErrors' : 'failures', source);
     this.#problems.add(message);
     if (this.#lastProblems.has(message)) return;
-    if (error instanceof NoticeParseError) logger.error('malformed document: nothing published', { source, message });
+    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, message });
+    else if (error instanceof NoticeParseError)
+      logger.error('malformed document: nothing published', { source, message });
     else logger.warn('reading the notices failed; trying again', { source, message });
   }
 
@@ -192,7 +198,7 @@ class LoopRunner {
       return;
     }
     this.#handled = undefined;
-    for (const rejected of document.rejected) this.#report(rejected);
+    for (const rejected of document.rejected) this.#report(rejected, true);
     const notices = await this.#loop.mine(document.notices, signal, this.#tracker);
     const snapshot = { notices, complete: document.rejected.length === 0 };
     let allOut = snapshot.complete;

@@ -1,9 +1,13 @@
 /**
- * The providers' date formats, read exactly: a value in another format is a parse error, never a guess
- * (`Date.parse` would accept almost anything, in local time too).
- *  - RFC 1123 (HTTP-date): Azure `NotBefore`, AWS Health `startTime` — `Mon, 19 Sep 2016 18:29:47 GMT`;
+ * The providers' date formats, read exactly: a value in none of the forms a field accepts is a parse
+ * error, never a guess (`Date.parse` would accept almost anything, in local time too).
+ *  - RFC 1123 (HTTP-date), day of one or two digits: Azure `NotBefore`, AWS Health `startTime` —
+ *    `Mon, 19 Sep 2016 18:29:47 GMT`;
  *  - EC2 IMDS scheduled events: `21 Jan 2019 09:00:43 GMT` (Go layout `2 Jan 2006 15:04:05 GMT`);
- *  - RFC 3339 with an offset: spot `time`, rebalance `noticeTime`, GCE maintenance windows.
+ *  - RFC 3339 (ISO 8601 with an offset): spot `time`, rebalance `noticeTime`, GCE maintenance windows,
+ *    and Microsoft's Scheduled Events mock server's `NotBefore` (`2025-07-01T10:15:00Z`). An ISO time
+ *    without an offset is refused: it names no instant.
+ * A field lists the forms its provider's documentation and official tools emit (`parseDateIn`).
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
@@ -53,6 +57,36 @@ export function parseRfc3339(text: string): string | undefined {
   const check = new Date(Date.UTC(y, m - 1, d));
   if (check.getUTCDate() !== d || check.getUTCMonth() !== m - 1) return undefined;
   return new Date(time).toISOString();
+}
+
+/** A date form a provider writes. */
+export type DateForm = 'rfc1123' | 'ec2-imds' | 'rfc3339';
+
+const READERS: Readonly<Record<DateForm, (text: string) => string | undefined>> = {
+  rfc1123: parseRfc1123,
+  'ec2-imds': parseEc2ImdsDate,
+  rfc3339: parseRfc3339,
+};
+
+/** Examples of each form, for the messages that refuse a value. */
+export const DATE_FORM_EXAMPLES: Readonly<Record<DateForm, string>> = {
+  rfc1123: '"Mon, 19 Sep 2016 18:29:47 GMT"',
+  'ec2-imds': '"21 Jan 2019 09:00:43 GMT"',
+  rfc3339: '"2019-01-21T09:00:43Z"',
+};
+
+/** `text` read in the first of `forms` it matches → ISO 8601 (UTC), or undefined when it matches none. */
+export function parseDateIn(text: string, forms: readonly DateForm[]): string | undefined {
+  for (const form of forms) {
+    const instant = READERS[form](text);
+    if (instant !== undefined) return instant;
+  }
+  return undefined;
+}
+
+/** What a field in `forms` must look like: `a date such as "…" or "…"`. */
+export function describeDateForms(forms: readonly DateForm[]): string {
+  return `a date such as ${forms.map((form) => DATE_FORM_EXAMPLES[form]).join(' or ')}`;
 }
 
 /** An instant as an RFC 1123 date (`Date.prototype.toUTCString` writes exactly that). */

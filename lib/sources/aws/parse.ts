@@ -4,7 +4,10 @@
  *    `{ "NotBefore": "21 Jan 2019 09:00:43 GMT", "Code": "system-reboot", "Description": "scheduled reboot",
  *       "EventId": "instance-event-0d59937288b749b32", "NotAfter": "21 Jan 2019 09:17:23 GMT", "State": "active" }`
  *    with Code one of instance-reboot, system-reboot, system-maintenance, instance-retirement,
- *    instance-stop, and State active, completed or canceled (completed and canceled events stay listed);
+ *    instance-stop, and State active, completed or canceled (completed and canceled events stay listed).
+ *    NotAfter is optional (AWS leaves it out for events without an end, e.g. an instance-stop on degraded
+ *    hardware) and has been seen as `""` (AWS Node Termination Handler #147, PR #182): both mean no end.
+ *    Dates are read in the IMDS form and also as RFC 3339 (the form AWS's EC2 metadata mock takes them in);
  *  - `/latest/meta-data/spot/instance-action` (404 until an interruption is scheduled):
  *    `{ "action": "terminate", "time": "2017-09-18T08:22:00Z" }`, action terminate, stop or hibernate,
  *    about two minutes ahead;
@@ -13,7 +16,7 @@
  */
 import { z } from 'zod';
 import { problemsOf, safeParseReporting } from '../../events/parse.ts';
-import { parseEc2ImdsDate, parseRfc3339 } from '../dates.ts';
+import { type DateForm, describeDateForms, parseDateIn, parseRfc3339 } from '../dates.ts';
 import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
 
 export const EC2_EVENT_CODES = [
@@ -28,10 +31,18 @@ export const SPOT_ACTIONS = ['terminate', 'stop', 'hibernate'] as const;
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join(', ')} (got ${JSON.stringify(issue.input)})` });
+/** The IMDS form as documented, and RFC 3339. */
+const SCHEDULED_DATE_FORMS: readonly DateForm[] = ['ec2-imds', 'rfc3339'];
+const SCHEDULED_DATE_MESSAGE = `must be ${describeDateForms(SCHEDULED_DATE_FORMS)}`;
+const readScheduledDate = (text: string) => parseDateIn(text, SCHEDULED_DATE_FORMS);
 const imdsDate = z
-  .string({ error: 'must be a date such as "21 Jan 2019 09:00:43 GMT"' })
-  .refine((text) => parseEc2ImdsDate(text) !== undefined, {
-    error: 'must be a date such as "21 Jan 2019 09:00:43 GMT"',
+  .string({ error: SCHEDULED_DATE_MESSAGE })
+  .refine((text) => readScheduledDate(text) !== undefined, { error: SCHEDULED_DATE_MESSAGE });
+/** `""` is no end, as an absent NotAfter. */
+const imdsEndDate = z
+  .string({ error: `${SCHEDULED_DATE_MESSAGE}, or ""` })
+  .refine((text) => text === '' || readScheduledDate(text) !== undefined, {
+    error: `${SCHEDULED_DATE_MESSAGE}, or ""`,
   });
 const rfc3339 = z
   .string({ error: 'must be an RFC 3339 time such as "2017-09-18T08:22:00Z"' })
@@ -44,14 +55,14 @@ const ScheduledEvent = z.looseObject({
   EventId: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(256),
   State: oneOf(EC2_EVENT_STATES),
   NotBefore: imdsDate,
-  NotAfter: imdsDate.optional(),
+  NotAfter: imdsEndDate.optional(),
   Description: z.string({ error: 'must be a string' }).optional(),
 });
 type ScheduledEvent = z.infer<typeof ScheduledEvent>;
 
 function scheduledNotice(event: ScheduledEvent): Notice {
-  const notBefore = parseEc2ImdsDate(event.NotBefore);
-  const notAfter = event.NotAfter ? parseEc2ImdsDate(event.NotAfter) : undefined;
+  const notBefore = readScheduledDate(event.NotBefore);
+  const notAfter = event.NotAfter ? readScheduledDate(event.NotAfter) : undefined;
   return {
     provider: 'aws',
     source: 'aws-scheduled-events',

@@ -6,19 +6,25 @@
  *     "EventType": "Freeze", "ResourceType": "VirtualMachine", "Resources": ["WestNO_0", "WestNO_1"],
  *     "NotBefore": "Mon, 11 Apr 2026 22:26:58 GMT", "Description": "…", "EventSource": "Platform",
  *     "DurationInSeconds": 5 } ] }
- * `NotBefore` is an RFC 1123 date, or "" once the event has started. There is no completed status: an
+ * `NotBefore` is an RFC 1123 date (the day in one or two digits), or "" once the event has started;
+ * Microsoft's own Scheduled Events mock server (github.com/Azure-Samples/scheduled-events-mock-server,
+ * the tool its docs point testers to) writes ISO 8601 instead (`2025-07-01T10:15:00Z`), so both are
+ * read. There is no completed status: an
  * event that is over (or was cancelled by Azure) is no longer listed. A malformed event is rejected on
  * its own; a malformed document (no incarnation, no event list) is rejected whole.
  */
 import { z } from 'zod';
 import type { FieldProblem } from '../../errors/index.ts';
 import { problemsOf, safeParseReporting } from '../../events/parse.ts';
-import { parseRfc1123 } from '../dates.ts';
+import { type DateForm, describeDateForms, parseDateIn } from '../dates.ts';
 import { type Notice, NoticeParseError, type ParsedDocument } from '../notice.ts';
 
 export const AZURE_EVENT_TYPES = ['Freeze', 'Reboot', 'Redeploy', 'Preempt', 'Terminate'] as const;
 export const AZURE_EVENT_STATUSES = ['Scheduled', 'Started'] as const;
 const SOURCE = 'azure-scheduled-events';
+/** RFC 1123 as Azure's IMDS documents it; RFC 3339 as Microsoft's mock server writes it. */
+const NOT_BEFORE_FORMS: readonly DateForm[] = ['rfc1123', 'rfc3339'];
+const NOT_BEFORE_MESSAGE = `must be ${describeDateForms(NOT_BEFORE_FORMS)}, or ""`;
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join(', ')} (got ${JSON.stringify(issue.input)})` });
@@ -42,9 +48,9 @@ const AzureEvent = z.looseObject({
     .min(1, 'must name at least one resource'),
   EventStatus: oneOf(AZURE_EVENT_STATUSES),
   NotBefore: z
-    .string({ error: 'must be an RFC 1123 date or ""' })
-    .refine((text) => text === '' || parseRfc1123(text) !== undefined, {
-      error: 'must be an RFC 1123 date such as "Mon, 19 Sep 2016 18:29:47 GMT", or ""',
+    .string({ error: NOT_BEFORE_MESSAGE })
+    .refine((text) => text === '' || parseDateIn(text, NOT_BEFORE_FORMS) !== undefined, {
+      error: NOT_BEFORE_MESSAGE,
     }),
   Description: z.string({ error: 'must be a string' }).optional(),
   EventSource: oneOf(['Platform', 'User']).optional(),
@@ -62,7 +68,7 @@ function describe(event: AzureEvent): string {
 }
 
 function toNotice(event: AzureEvent): Notice {
-  const notBefore = event.NotBefore === '' ? undefined : parseRfc1123(event.NotBefore);
+  const notBefore = event.NotBefore === '' ? undefined : parseDateIn(event.NotBefore, NOT_BEFORE_FORMS);
   return {
     provider: 'azure',
     source: SOURCE,

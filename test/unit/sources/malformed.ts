@@ -92,16 +92,17 @@ export const MALFORMED: readonly MalformedCase[] = [
     names: 'Events[0].EventStatus: must be one of Scheduled, Started',
   },
   {
-    name: 'Azure: NotBefore in ISO 8601 instead of RFC 1123',
+    name: 'Azure: NotBefore in ISO 8601 without an offset (names no instant)',
     source: 'azure-scheduled-events',
-    body: azureWith({ NotBefore: '2016-09-19T18:29:47Z' }),
-    names: 'Events[0].NotBefore: must be an RFC 1123 date',
+    body: azureWith({ NotBefore: '2016-09-19T18:29:47' }),
+    names:
+      'Events[0].NotBefore: must be a date such as "Mon, 19 Sep 2016 18:29:47 GMT" or "2019-01-21T09:00:43Z", or ""',
   },
   {
     name: 'Azure: NotBefore on a day the month does not have',
     source: 'azure-scheduled-events',
     body: azureWith({ NotBefore: 'Thu, 31 Apr 2026 10:00:00 GMT' }),
-    names: 'Events[0].NotBefore: must be an RFC 1123 date',
+    names: 'Events[0].NotBefore: must be a date such as',
   },
   {
     name: 'Azure: no EventId',
@@ -159,6 +160,12 @@ export const MALFORMED: readonly MalformedCase[] = [
     source: 'aws-scheduled-events',
     body: ec2With({ NotAfter: '20 Jan 2019 09:00:00 GMT' }),
     names: '[0].NotAfter: is before NotBefore',
+  },
+  {
+    name: 'EC2: NotAfter in no date form',
+    source: 'aws-scheduled-events',
+    body: ec2With({ NotAfter: 'soon' }),
+    names: '[0].NotAfter: must be a date such as "21 Jan 2019 09:00:43 GMT" or "2019-01-21T09:00:43Z", or ""',
   },
   {
     name: 'EC2 spot: unknown action',

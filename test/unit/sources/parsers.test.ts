@@ -101,6 +101,33 @@ const CASES: readonly Case[] = [
     notices: [{ eventType: 'Freeze', status: 'started', resources: ['aks-testspot-38041100-vmss_25'] }],
   },
   {
+    file: 'azure/mock-server-reboot-scheduled.json',
+    parse: parseAzureScheduledEvents,
+    version: '1',
+    // Microsoft's mock server writes NotBefore in ISO 8601: the same instant as RFC 1123 would say.
+    notices: [
+      { eventType: 'Reboot', status: 'scheduled', notBefore: '2025-11-05T20:19:11.000Z', resources: ['vmss_vm1'] },
+    ],
+  },
+  {
+    file: 'aws/scheduled-instance-stop-no-end.json',
+    parse: parseEc2ScheduledEvents,
+    notices: [{ eventType: 'instance-stop', notBefore: '2021-02-25T02:00:00.000Z', notAfter: undefined }],
+  },
+  {
+    file: 'aws/scheduled-instance-stop-empty-end.json',
+    parse: parseEc2ScheduledEvents,
+    // "NotAfter": "" is no end, as an absent NotAfter (AWS NTH PR #182), not a malformed event.
+    notices: [{ eventType: 'instance-stop', notBefore: '2020-12-28T06:00:00.000Z', notAfter: undefined }],
+  },
+  {
+    file: 'aws/scheduled-instance-reboot-rfc3339.json',
+    parse: parseEc2ScheduledEvents,
+    notices: [
+      { eventType: 'instance-reboot', notBefore: '2022-07-19T22:25:00.000Z', notAfter: '2022-07-19T23:00:00.000Z' },
+    ],
+  },
+  {
     file: 'aws/scheduled-system-reboot.json',
     parse: parseEc2ScheduledEvents,
     notices: [{ ...systemReboot, status: 'scheduled', providerStatus: 'active', description: 'scheduled reboot' }],
@@ -223,6 +250,29 @@ describe('notice parsers on the documented payloads', () => {
       parseGceMaintenanceEvent('TERMINATE_ON_HOST_MAINTENANCE', 'b2').notices[0]?.eventType,
       'TERMINATE_ON_HOST_MAINTENANCE',
     );
+  });
+
+  it('Azure: an RFC 1123 NotBefore with a one-digit day (RFC 1123 §5.2.14 allows 1*2DIGIT) and an ISO 8601 one with an offset', () => {
+    const event = {
+      EventId: 'a',
+      EventStatus: 'Scheduled',
+      EventType: 'Reboot',
+      ResourceType: 'VirtualMachine',
+      Resources: ['vm-0'],
+    };
+    const read = (NotBefore: string) =>
+      parseAzureScheduledEvents({ DocumentIncarnation: 1, Events: [{ ...event, NotBefore }] }).notices[0]?.notBefore;
+    assert.equal(read('Mon, 5 Jan 2026 09:05:00 GMT'), '2026-01-05T09:05:00.000Z');
+    assert.equal(read('Mon, 05 Jan 2026 09:05:00 GMT'), '2026-01-05T09:05:00.000Z');
+    assert.equal(read('2026-01-05T10:05:00+01:00'), '2026-01-05T09:05:00.000Z');
+    assert.equal(read(''), undefined, 'started: no NotBefore');
+  });
+
+  it('EC2: the IMDS form with a one-digit day, as Go layout "2 Jan 2006" writes it', () => {
+    const parsed = parseEc2ScheduledEvents([
+      { Code: 'system-reboot', EventId: 'e', State: 'active', NotBefore: '5 Jan 2026 09:05:00 GMT' },
+    ]);
+    assert.equal(parsed.notices[0]?.notBefore, '2026-01-05T09:05:00.000Z');
   });
 
   it('a 404 (no document) is no notice', () => {
