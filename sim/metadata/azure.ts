@@ -29,10 +29,30 @@ export interface FakeAzureOptions {
   readonly vmName?: string;
   /** What an approval does: `record` it only (default), or also `start` the event as Azure would. */
   readonly onApproval?: 'record' | 'start';
+  /**
+   * Scheduled Events is enabled by the first request for the document, and Microsoft documents that
+   * this first answer can take up to two minutes. With this set, document GETs are answered no sooner
+   * than `enablingMs` after the first one arrived (0, the default: at once, as on a VM that already
+   * asked).
+   */
+  readonly enablingMs?: number;
   readonly port?: number;
 }
 
 const json = (status: number, body: unknown): FakeReply => ({ status, body: JSON.stringify(body) });
+
+/** Resolves at `time` (epoch ms), or at once when the server stops. */
+function waitUntil(time: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, Math.max(0, time - Date.now()));
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 export class FakeAzureMetadata {
   readonly server: FakeHttpServer;
@@ -40,6 +60,11 @@ export class FakeAzureMetadata {
   readonly startRequests: { eventId: string; at: Date }[] = [];
   vmName: string;
   onApproval: 'record' | 'start';
+  readonly #enablingMs: number;
+  /** Document GETs that arrived while the service was being enabled (the first one included). */
+  requestsWhileEnabling = 0;
+  /** When the service is enabled (set by the first document GET when `enablingMs` is given). */
+  #enabledAt: number | undefined;
   #incarnation = 1;
   #events: AzureScheduledEvent[] = [];
   /** When set, served instead of the document (malformed-document tests). */
@@ -49,11 +74,15 @@ export class FakeAzureMetadata {
     this.server = server;
     this.vmName = options.vmName ?? 'vm-0';
     this.onApproval = options.onApproval ?? 'record';
+    this.#enablingMs = options.enablingMs ?? 0;
   }
 
   static async start(options: FakeAzureOptions = {}): Promise<FakeAzureMetadata> {
     let fake: FakeAzureMetadata | undefined;
-    const server = await FakeHttpServer.start((request) => (fake as FakeAzureMetadata).handle(request), options.port);
+    const server = await FakeHttpServer.start(
+      (request, signal) => (fake as FakeAzureMetadata).answer(request, signal),
+      options.port,
+    );
     fake = new FakeAzureMetadata(server, options);
     return fake;
   }
@@ -110,6 +139,17 @@ export class FakeAzureMetadata {
 
   approved(eventId: string): boolean {
     return this.startRequests.some((r) => r.eventId.toLowerCase() === eventId.toLowerCase());
+  }
+
+  /** Waits while Scheduled Events is being enabled (document GETs only), then answers. */
+  private async answer(request: RecordedRequest, signal: AbortSignal): Promise<FakeReply> {
+    const enabling = request.path === SCHEDULED_EVENTS_PATH && request.method === 'GET' && this.#enablingMs > 0;
+    if (enabling) {
+      this.#enabledAt ??= Date.now() + this.#enablingMs;
+      if (Date.now() < this.#enabledAt) this.requestsWhileEnabling += 1;
+      await waitUntil(this.#enabledAt, signal);
+    }
+    return this.handle(request);
   }
 
   private handle(request: RecordedRequest): FakeReply {

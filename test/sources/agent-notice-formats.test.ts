@@ -119,3 +119,27 @@ describe('node agent: dates as the clouds and their official tools write them', 
     });
   }
 });
+
+describe('node agent: timeouts from the provider', () => {
+  it('Azure: the first Scheduled Events read waits while the service enables itself (Microsoft: up to two minutes)', async () => {
+    // The default agent timeout is 2 s; this service takes 3 s to answer its first request.
+    const imds = await FakeAzureMetadata.start({ vmName: 'vmss_vm1', enablingMs: 3_000 });
+    imds.setDocument(fixture<AzureDocument>('azure/mock-server-reboot-scheduled.json'));
+    const config = testConfig({
+      DRAINBRIDGE_NODE_NAME: 'node-3',
+      DRAINBRIDGE_AGENT_PROVIDER: 'azure',
+      DRAINBRIDGE_AGENT_AZURE_URL: imds.url,
+    });
+    assert.equal(config.timeoutMs, 2_000, 'the default timeout, shorter than the enabling');
+    const { agent, publisher, metrics, logger } = runAgent(config, cluster.kube);
+    try {
+      await waitUntil('requested', () => publisher.of('Maintenance Requested').length === 1, 15_000);
+      assert.equal(imds.requestsWhileEnabling, 1, 'one request, waited for: not given up after 2 s and sent again');
+      assert.equal(metrics.get('failures'), 0);
+      assert.equal(logger.has('reading the notices failed; trying again'), false);
+    } finally {
+      await agent.stop();
+      await imds.server.stop();
+    }
+  });
+});

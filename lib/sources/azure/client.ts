@@ -14,12 +14,22 @@ import {
   statusError,
 } from '../http.ts';
 
+/**
+ * Scheduled Events is enabled for a VM by its first request for the document, and Microsoft documents
+ * that this first answer may take up to two minutes ("Enabling and disabling Scheduled Events",
+ * learn.microsoft.com/azure/virtual-machines/linux/scheduled-events). The document reads wait that long
+ * until one has been answered; later reads use the agent's timeout.
+ */
+export const AZURE_FIRST_READ_TIMEOUT_MS = 120_000;
+
 export interface AzureClientOptions {
   /** `http://169.254.169.254` on Azure; a fake server in tests. */
   readonly baseUrl: string;
   /** The Scheduled Events api-version (2020-07-01: every field the parser reads). */
   readonly apiVersion: string;
   readonly timeoutMs: number;
+  /** The timeout of document reads until one was answered (at least `timeoutMs`). */
+  readonly firstReadTimeoutMs?: number;
   readonly retry?: MetadataRetry;
   readonly http?: AxiosInstance;
 }
@@ -30,6 +40,8 @@ const COMPUTE_API_VERSION = '2021-02-01';
 export class AzureScheduledEventsClient {
   readonly #options: AzureClientOptions;
   readonly #http: AxiosInstance;
+  /** Whether IMDS answered a document read: Scheduled Events is enabled, the first-read wait is over. */
+  #answered = false;
 
   constructor(options: AzureClientOptions) {
     this.#options = options;
@@ -40,11 +52,11 @@ export class AzureScheduledEventsClient {
     return `${this.#options.baseUrl}/metadata/scheduledevents`;
   }
 
-  async #call(request: Omit<MetadataRequest, 'timeoutMs'>, signal?: AbortSignal): Promise<string> {
+  async #call(request: Omit<MetadataRequest, 'timeoutMs'>, signal?: AbortSignal, timeoutMs?: number): Promise<string> {
     const full: MetadataRequest = {
       ...request,
       headers: { Metadata: 'true', ...request.headers },
-      timeoutMs: this.#options.timeoutMs,
+      timeoutMs: timeoutMs ?? this.#options.timeoutMs,
       ...(signal ? { signal } : {}),
     };
     return callWithRetry(
@@ -59,8 +71,16 @@ export class AzureScheduledEventsClient {
   }
 
   /** The Scheduled Events document, as text. */
-  fetchDocument(signal?: AbortSignal): Promise<string> {
-    return this.#call({ method: 'GET', url: this.#url, params: { 'api-version': this.#options.apiVersion } }, signal);
+  async fetchDocument(signal?: AbortSignal): Promise<string> {
+    const { timeoutMs, firstReadTimeoutMs = timeoutMs } = this.#options;
+    const request = { method: 'GET' as const, url: this.#url, params: { 'api-version': this.#options.apiVersion } };
+    const text = await this.#call(
+      request,
+      signal,
+      this.#answered ? timeoutMs : Math.max(timeoutMs, firstReadTimeoutMs),
+    );
+    this.#answered = true;
+    return text;
   }
 
   /** Approves events: Azure may start them before their NotBefore. */

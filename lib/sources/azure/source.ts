@@ -12,7 +12,7 @@ import { type Notice, type ParsedDocument, parseJsonText } from '../notice.ts';
 import { ruleFor } from '../policy.ts';
 import type { NoticeTracker } from '../tracker.ts';
 import { type DrainEvidence, decideApproval } from './approval.ts';
-import { AzureScheduledEventsClient } from './client.ts';
+import { AZURE_FIRST_READ_TIMEOUT_MS, AzureScheduledEventsClient } from './client.ts';
 import { parseAzureScheduledEvents } from './parse.ts';
 import { mapResources, resourceNameOfNode } from './resources.ts';
 
@@ -33,7 +33,13 @@ export class AzureSource implements SourceLoop {
     this.#context = context;
     const { azure, timeoutMs } = context.config;
     this.#client =
-      client ?? new AzureScheduledEventsClient({ baseUrl: azure.baseUrl, apiVersion: azure.apiVersion, timeoutMs });
+      client ??
+      new AzureScheduledEventsClient({
+        baseUrl: azure.baseUrl,
+        apiVersion: azure.apiVersion,
+        timeoutMs,
+        firstReadTimeoutMs: AZURE_FIRST_READ_TIMEOUT_MS,
+      });
     this.intervalMs = context.config.pollSeconds * 1000;
   }
 
