@@ -23,6 +23,7 @@ import { pause } from './loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from './metrics.ts';
 import { describeNotice, type Notice, NoticeParseError, type ParsedDocument } from './notice.ts';
 import { NoticeTracker, type TrackerAction } from './tracker.ts';
+import { overdueRequests, Unreadability } from './unreadable.ts';
 
 export interface NodeAgentOptions {
   readonly config: AgentConfig;
@@ -123,6 +124,8 @@ class LoopRunner {
   /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
   #lastProblems = new Set<string>();
   #problems = new Set<string>();
+  /** Since when the source has been unreadable (no answer, or a document or event that could not be read). */
+  readonly #unreadable = new Unreadability();
 
   constructor(loop: SourceLoop, context: LoopContext, publisher: EventPublisher) {
     this.#loop = loop;
@@ -133,19 +136,75 @@ class LoopRunner {
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      let ok = true;
       this.#problems = new Set();
-      try {
-        await this.#adopt();
-        await this.#handle(await this.#loop.read(signal), signal);
-      } catch (error) {
-        ok = false;
-        if (signal.aborted) break;
-        this.#report(error);
-      }
+      const ok = await this.#once(signal);
+      if (signal.aborted) break;
       this.#lastProblems = this.#problems;
       // After a failure even a waiting source pauses, so a broken endpoint is not hammered.
       await pause(ok ? this.#loop.intervalMs : this.#context.config.pollSeconds * 1000, signal);
+    }
+  }
+
+  /** One read and what follows; false when something failed (reported). */
+  async #once(signal: AbortSignal): Promise<boolean> {
+    let document: ParsedDocument;
+    try {
+      await this.#adopt();
+      document = await this.#loop.read(signal);
+    } catch (error) {
+      if (signal.aborted) return false;
+      this.#report(error);
+      // A failed adoption read nothing of the source: only a failed read makes it unreadable.
+      if (this.#adopted) await this.#whileUnreadable(signal);
+      return false;
+    }
+    try {
+      await this.#handle(document, signal);
+      return true;
+    } catch (error) {
+      if (!signal.aborted) this.#report(error);
+      return false;
+    }
+  }
+
+  /**
+   * The source could not be read (or an event of its document could not): nothing counts as gone, and
+   * requests whose notice's end — or the configured limit — has passed meanwhile are ended (unreadable.ts).
+   */
+  async #whileUnreadable(signal: AbortSignal, listed: ReadonlySet<string> = new Set()): Promise<void> {
+    const { config, logger, metrics, now } = this.#context;
+    const source = this.#loop.source;
+    const at = now();
+    if (this.#unreadable.begin(at)) {
+      logger.warn('notice source unreadable: nothing counts as gone until it is read again', {
+        source,
+        since: at.toISOString(),
+        open: this.#tracker.active(),
+      });
+    }
+    const since = this.#unreadable.since ?? at;
+    // A notice still listed, readable, next to an unreadable event is what the provider says: kept.
+    const open = this.#tracker.open().filter((request) => !listed.has(request.requestId));
+    for (const overdue of overdueRequests(open, since, at, config.unreadableLimitSeconds)) {
+      if (signal.aborted) return;
+      logger.warn('notice source unreadable past the notice’s end: ending its request', {
+        source,
+        requestId: overdue.requestId,
+        why: overdue.why,
+      });
+      const action = { kind: 'end' as const, ...overdue };
+      if (await this.#carryOut(action)) metrics.count('unreadableEnds', source);
+    }
+  }
+
+  /** A whole document was read: the source is readable (again). */
+  #readable(): void {
+    const since = this.#unreadable.end();
+    if (since) {
+      this.#context.logger.info('notice source readable again', {
+        source: this.#loop.source,
+        unreadableSince: since.toISOString(),
+      });
     }
   }
 
@@ -194,6 +253,7 @@ class LoopRunner {
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
     if (document.version !== undefined && document.version === this.#handled?.version) {
+      this.#readable();
       await this.#loop.after?.(this.#handled.notices, this.#tracker, signal);
       return;
     }
@@ -207,6 +267,8 @@ class LoopRunner {
       if (!(await this.#carryOut(action))) allOut = false;
     }
     this.#tracker.forgetUnlisted(snapshot);
+    if (snapshot.complete) this.#readable();
+    else await this.#whileUnreadable(signal, new Set(notices.map((notice) => this.#tracker.requestIdOf(notice))));
     if (allOut && document.version !== undefined) {
       this.#handled = { version: document.version, notices };
       this.#context.logger.debug('document handled', { source: this.#loop.source, version: document.version });

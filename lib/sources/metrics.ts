@@ -16,6 +16,8 @@ export const NOTICE_COUNTERS = {
   ignored: 'drainbridge_notice_ignored_total',
   /** Azure events approved (StartRequests posted). */
   approved: 'drainbridge_notice_approvals_total',
+  /** Requests ended because their source stayed unreadable past the notice's end or the limit. */
+  unreadableEnds: 'drainbridge_notice_unreadable_ends_total',
   /** A metadata service or bus call that failed (after its retries). */
   failures: 'drainbridge_notice_failures_total',
 } as const;

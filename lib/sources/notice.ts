@@ -76,6 +76,10 @@ export class NoticeParseError extends InvalidInput {
 
 /** JSON text → value; text that is not JSON is a NoticeParseError for `source`. */
 export function parseJsonText(source: NoticeSource, text: string): unknown {
+  if (text.trim() === '') {
+    // A 200 with no body is not one of the documented empty answers ([], {}, Events: [], or 404).
+    throw new NoticeParseError(source, [{ path: '', message: 'is empty: unreadable, not "no events"' }]);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -50,6 +50,17 @@ export const AGENT_SETTINGS = {
     help: 'timeout of one metadata request (ms)',
     readBy: AGENT,
   }),
+  /**
+   * How long a source may stay unreadable before a request from a notice without an end (NotAfter) is
+   * ended; a notice with an end is ended once that has passed. 0: never end on an unreadable source.
+   */
+  unreadableLimitSeconds: setting({
+    env: 'DRAINBRIDGE_AGENT_UNREADABLE_LIMIT_SECONDS',
+    parse: wholeNumber(0, 2_592_000),
+    default: '3600',
+    help: 'seconds a notice source may stay unreadable before a request from a notice without an end is ended (one with an end: once it passed); 0: never',
+    readBy: AGENT,
+  }),
   /** The overrides' text; the loader merges it into the default policy (config.ts: parseNoticePolicy). */
   policy: setting({
     env: 'DRAINBRIDGE_NOTICE_POLICY',

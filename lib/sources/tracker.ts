@@ -66,6 +66,11 @@ export class NoticeTracker {
     for (const id of requestIds) if (this.owns(id) && !this.#active.has(id)) this.#active.set(id, {});
   }
 
+  /** The active requests with the notice each came from (none for one taken over from a previous run). */
+  open(): { requestId: string; notice?: Notice; rule?: NoticeRule }[] {
+    return [...this.#active].map(([requestId, tracked]) => ({ requestId, ...tracked }));
+  }
+
   /** Request ids currently active (for tests and logs). */
   active(): string[] {
     return [...this.#active.keys()];
