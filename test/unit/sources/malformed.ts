@@ -56,6 +56,12 @@ export const MALFORMED: readonly MalformedCase[] = [
   // Azure Scheduled Events
   { name: 'Azure: not JSON', source: 'azure-scheduled-events', body: '<html>proxy error</html>', names: 'is not JSON' },
   {
+    name: 'Azure: 200 with an empty body (no events are "Events": [])',
+    source: 'azure-scheduled-events',
+    body: '',
+    names: 'is empty: unreadable, not "no events"',
+  },
+  {
     name: 'Azure: a list, not a document',
     source: 'azure-scheduled-events',
     body: '[]',
@@ -130,6 +136,12 @@ export const MALFORMED: readonly MalformedCase[] = [
   },
   // EC2 IMDS
   { name: 'EC2: not JSON', source: 'aws-scheduled-events', body: 'scheduled reboot', names: 'is not JSON' },
+  {
+    name: 'EC2: 200 with an empty body (unreadable, not "no events": those are [] or 404)',
+    source: 'aws-scheduled-events',
+    body: '',
+    names: 'is empty: unreadable, not "no events"',
+  },
   {
     name: 'EC2: an object, not a list',
     source: 'aws-scheduled-events',
