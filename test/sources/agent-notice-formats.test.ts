@@ -40,7 +40,14 @@ async function azureAgent(document: AzureDocument) {
     }),
     cluster.kube,
   );
-  return { ...running, imds, stop: async () => (await running.agent.stop(), await imds.server.stop()) };
+  return {
+    ...running,
+    imds,
+    stop: async () => {
+      await running.agent.stop();
+      await imds.server.stop();
+    },
+  };
 }
 
 describe('node agent: dates as the clouds and their official tools write them', () => {
