@@ -30,4 +30,11 @@ function imageCommands(catalog: readonly CommandEntry[]): CommandEntry[] {
     .map((entry) => (entry.needsDefinitions ? { ...entry, load: () => withPackagedDefinitions(entry.load()) } : entry));
 }
 
-process.exitCode = await dispatch(process.argv.slice(2), imageCommands(COMMAND_CATALOG), processContext());
+/** The catalog's other commands: the npm package ships them all. */
+const ELSEWHERE = {
+  names: COMMAND_CATALOG.filter((entry) => !entry.inImage).map((entry) => entry.name),
+  message: (name: string) =>
+    `"${name}" is not in the container image, which ships the commands a cluster runs: run it from the npm package (npx drainbridge ${name})`,
+};
+
+process.exitCode = await dispatch(process.argv.slice(2), imageCommands(COMMAND_CATALOG), processContext(), ELSEWHERE);

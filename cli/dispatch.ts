@@ -139,9 +139,17 @@ export async function runCommand(command: Command, argv: readonly string[], cont
   }
 }
 
-/** Why the first word is not a command: a flag before any command, or a name not in `commands`. */
-function notACommand(name: string, commands: readonly CommandSummary[]): string {
+/** Commands of the catalog this entry does not serve (the image's), and what to say when one is typed. */
+export interface ServedElsewhere {
+  readonly names: readonly string[];
+  /** Why `name` is not here and where to run it. */
+  readonly message: (name: string) => string;
+}
+
+/** Why the first word is not a command here: a flag before any command, one served elsewhere, or no command. */
+function notACommand(name: string, commands: readonly CommandSummary[], elsewhere?: ServedElsewhere): string {
   if (name.startsWith('-')) return `a command comes first, not the flag ${name}`;
+  if (elsewhere?.names.includes(name)) return elsewhere.message(name);
   const hint = didYouMean(
     name,
     commands.map((c) => c.name),
@@ -155,6 +163,7 @@ export async function dispatch(
   argv: readonly string[],
   commands: readonly LoadableCommand[],
   context: CommandContext,
+  elsewhere?: ServedElsewhere,
 ): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -168,7 +177,7 @@ export async function dispatch(
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    context.err(`drainbridge: ${notACommand(name, commands)}\nRun 'drainbridge --help' for the commands.`);
+    context.err(`drainbridge: ${notACommand(name, commands, elsewhere)}\nRun 'drainbridge --help' for the commands.`);
     return EXIT.usage;
   }
   const command = await entry.load();
