@@ -19,13 +19,8 @@ import { main } from '../../cli/main.ts';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { bundle } from '../../scripts/bundle.ts';
 import { startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
-import {
-  DrainbridgeProcess,
-  forwarderNodeFlags,
-  spreadScenario,
-  startTestCluster,
-  waitUntil,
-} from '../forwarder/harness.ts';
+import { DrainbridgeProcess, forwarderNodeFlags, spreadScenario, startTestCluster } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 import { testContext } from '../unit/cli/context.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'drainbridge-bundle-'));
@@ -169,12 +164,9 @@ describe('the image bundle', () => {
         30_000,
       );
       await cluster.admin.patchNode('node-1', { spec: { unschedulable: true } } as never);
-      await waitUntil(
-        'Node Cordoned on the bus',
-        () => published.length > 0,
-        15_000,
-        () => forwarder.output.slice(-10).join('\n'),
-      );
+      await waitUntil('Node Cordoned on the bus', () => published.length > 0, 15_000, {
+        context: () => forwarder.output.slice(-10).join('\n'),
+      });
       assert.deepEqual(published, ['Node Cordoned {"nodeName":"node-1"}']);
       assert.deepEqual(
         forwarder.lines.filter((l) => l.level === 'ERROR').map((l) => l.message),
