@@ -10,6 +10,7 @@ import { KubeClient } from '../../lib/kube/client.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';
 import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { waitUntil } from '../support/wait.ts';
 import { assertNoNoise, runCli, startCli } from './run-cli.ts';
 
 describe('SIGINT during an evacuation, then the same command again', () => {
@@ -64,18 +65,19 @@ describe('SIGINT during an evacuation, then the same command again', () => {
     // The operator clears the blocker — `kubectl delete pod` returns once the pod is gone (its grace period
     // over) — then runs the very same command.
     await admin.core.deleteNamespacedPod({ name: 'debug', namespace: 'default' });
-    for (const give = Date.now() + 10_000; ; ) {
-      const left = await admin.core.readNamespacedPod({ name: 'debug', namespace: 'default' }).then(
-        () => true,
-        (error: { code?: number }) => {
-          if (error.code === 404) return false;
-          throw error;
-        },
-      );
-      if (!left) break;
-      assert.ok(Date.now() < give, 'the debug pod is gone within 10 s of its deletion');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(
+      'the debug pod is gone (within 10 s of its deletion)',
+      () =>
+        admin.core.readNamespacedPod({ name: 'debug', namespace: 'default' }).then(
+          () => false,
+          (error: { code?: number }) => {
+            if (error.code === 404) return true;
+            throw error;
+          },
+        ),
+      10_000,
+      { everyMs: 50 },
+    );
     const second = startCli(command);
     const started = Date.now();
     await second.waitFor(/pods: \d+\/\d+ pods evicted/, 5_000);

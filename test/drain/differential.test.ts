@@ -16,6 +16,7 @@ import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
 import type { Simulator } from '../../sim/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   type DrainSim,
   evictedBy,
@@ -144,14 +145,6 @@ function scenarioOf(c: Case): Manifest {
     pdbs: c.scenario.pdbs ?? [],
     pods: c.scenario.pods ?? [],
   };
-}
-
-async function waitFor(what: string, check: () => boolean, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function podPhase(sim: Simulator, namespace: string, name: string): string | undefined {
@@ -323,7 +316,7 @@ const CASES: Case[] = [
       pods: [barePod('done', { annotations: { 'sim.drainbridge.io/run-seconds': '1' } })],
     },
     flags: [],
-    arrange: (sim) => waitFor('pod done to finish', () => podPhase(sim, 'default', 'done') === 'Succeeded'),
+    arrange: (sim) => waitUntil('pod done to finish', () => podPhase(sim, 'default', 'done') === 'Succeeded'),
   },
   { name: 'pod-selector', scenario: { workloads: replicated }, flags: ['--pod-selector=app=web'] },
   {
@@ -419,8 +412,19 @@ const CASES: Case[] = [
     },
     flags: ['--force', '--skip-wait-for-delete-timeout=1'],
     arrange: async (sim) => {
-      sim.store.delete({ group: '', resource: 'pods' }, { namespace: 'default', name: 'stuck' });
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const pods = { group: '', resource: 'pods' };
+      sim.store.delete(pods, { namespace: 'default', name: 'stuck' });
+      // Until the deletion is over the 1 s timeout old by both clocks that judge it: kubectl's (real time)
+      // and the simulator's. Ages only grow, so both drains see it as past the timeout.
+      const stamp = sim.store.get(pods, 'default', 'stuck')?.metadata.deletionTimestamp;
+      assert.ok(stamp, 'stuck is terminating (its finalizer holds it)');
+      const deleted = Date.parse(stamp);
+      await waitUntil(
+        'the deletion of stuck older than 1 s',
+        () => Math.min(Date.now(), sim.clock.now()) - deleted > 1_000,
+        10_000,
+        { everyMs: 50 },
+      );
     },
   },
 ];
