@@ -34,12 +34,16 @@ interface Judged {
 const ok = (status: number): boolean => status >= 200 && status < 300;
 
 function noPodDeleted(log: SoakLog): Judged {
-  const deletes = log.podRemovals.filter((r) => r.how === 'delete' && ok(r.status));
-  const evictions = log.podRemovals.filter((r) => r.how === 'eviction' && ok(r.status));
-  if (log.deletesAllowed) return { checked: deletes.length + evictions.length, broken: [] };
+  const removals = log.podRemovals.filter((r) => ok(r.status));
+  // Tried counts as much as done: RBAC refusing the DELETE (403) does not make asking for it right.
+  const deletes = log.podRemovals.filter((r) => r.how === 'delete');
+  if (log.deletesAllowed) return { checked: removals.length, broken: [] };
   return {
-    checked: deletes.length + evictions.length,
-    broken: deletes.map((r) => `${r.user} deleted pod ${r.namespace}/${r.name} where an eviction was possible`),
+    checked: removals.length + deletes.length,
+    broken: deletes.map(
+      (r) =>
+        `${r.user} ${ok(r.status) ? 'deleted' : `tried to delete (answered ${r.status})`} pod ${r.namespace}/${r.name} where an eviction was possible`,
+    ),
   };
 }
 

@@ -3,6 +3,7 @@
  * checker over what the cluster saw. Exits 1 when an invariant broke (naming it and the seed), 2 on bad
  * arguments. See docs/safety.md, "Soak".
  */
+import { readFileSync } from 'node:fs';
 import { RUN_USER } from '../test/forwarder/harness.ts';
 import { DRAINBRIDGE_SA } from '../test/support/request-log.ts';
 import { checkInvariants } from './checker.ts';
@@ -24,13 +25,21 @@ function options(): SoakOptions {
   }
 }
 
-/** The self-test's bug: drainbridge's account deletes a pod outright, through the simulator's API. */
+/**
+ * The self-test's bug: drainbridge's account, given the optional delete role (deploy/base/rbac/
+ * disable-eviction.yaml), deletes a pod of the PDB at its limit outright, through the simulator's API.
+ */
 async function seededBug(w: SoakWorld): Promise<void> {
-  const pod = w.sim.store.list({ group: '', resource: 'pods' }, { namespace: 'shop' }).items[0];
+  w.sim.apply(readFileSync(new URL('../deploy/base/rbac/disable-eviction.yaml', import.meta.url), 'utf8'));
+  const pods = w.sim.store.list({ group: '', resource: 'pods' }, { namespace: 'shop', labelSelector: 'app=ledger' });
+  const pod = pods.items.find((p) => !p.metadata.deletionTimestamp);
   if (!pod) return;
   const asDrainbridge = w.kubectl.withKubeconfig(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')));
-  await asDrainbridge.run(['delete', 'pod', '-n', 'shop', pod.metadata.name ?? '', '--wait=false']);
+  const result = await asDrainbridge.run(['delete', 'pod', '-n', 'shop', pod.metadata.name ?? '', '--wait=false']);
   asDrainbridge.close();
+  console.log(
+    `soak: seeded bug: drainbridge's account deleted pod shop/${pod.metadata.name}: kubectl exit ${result.code}`,
+  );
   count(w, 'seeded bug: direct pod DELETE as drainbridge');
 }
 

@@ -1,15 +1,17 @@
 /**
- * The seeded schedule: until the end, wait a random 1–5 s and run one event picked by weight. Every
- * choice (when, what, on which node, for how long) comes from the world's seeded random source, so
- * `--seed N` runs the same schedule again (what drainbridge does in between depends on timing).
+ * The seeded schedule: until the end, wait a random 1–5 s and run one event picked by weight. The seed
+ * draws, per event, the wait, the kind and a seed of its own for the event's choices (which node, how
+ * long): so `--seed N` runs the same kinds at the same times again, whatever the cluster did between,
+ * and each event's choices among the same candidates are the same.
  */
 import { ACTIONS } from './actions.ts';
+import { type Random, seededRandom } from './random.ts';
 import type { SoakWorld } from './world.ts';
 
 const TOTAL_WEIGHT = ACTIONS.reduce((sum, a) => sum + a.weight, 0);
 
-function pickAction(w: SoakWorld): (typeof ACTIONS)[number] {
-  let left = w.random.next() * TOTAL_WEIGHT;
+function pickAction(random: Random): (typeof ACTIONS)[number] {
+  let left = random.next() * TOTAL_WEIGHT;
   for (const action of ACTIONS) {
     left -= action.weight;
     if (left < 0) return action;
@@ -23,10 +25,12 @@ export function count(w: SoakWorld, kind: string): void {
 
 /** Runs events until `endsAt`; `each` is called every loop (request-log reading, RSS samples). */
 export async function runSchedule(w: SoakWorld, endsAt: number, each: () => void): Promise<void> {
+  const schedule = w.random;
   while (Date.now() < endsAt) {
-    await new Promise((resolve) => setTimeout(resolve, w.random.int(1_000, 5_000)));
+    await new Promise((resolve) => setTimeout(resolve, schedule.int(1_000, 5_000)));
     each();
-    const action = pickAction(w);
+    const action = pickAction(schedule);
+    w.random = seededRandom(schedule.int(0, 2 ** 31));
     try {
       if (await action.act(w)) count(w, action.kind);
     } catch (error) {

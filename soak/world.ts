@@ -19,7 +19,8 @@ export interface CliRun {
 export interface SoakWorld {
   readonly sim: Simulator;
   readonly proxy: OutageProxy;
-  readonly random: Random;
+  /** This event's random source (each event gets its own, drawn from the seed: see schedule.ts). */
+  random: Random;
   readonly people: People;
   readonly replicas: readonly Replica[];
   /** The admin's kubectl, straight to the simulator: the people at their keyboards. */

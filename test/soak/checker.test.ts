@@ -111,6 +111,18 @@ describe('soak invariant checker', () => {
       detail: /deleted pod shop\/db-0 where an eviction was possible/,
     },
     {
+      name: 'a direct pod DELETE that RBAC refused',
+      invariant: 'no-pod-deleted',
+      change: (l) => ({
+        ...l,
+        podRemovals: [
+          ...l.podRemovals,
+          { ...l.podRemovals[0]!, name: 'db-1', how: 'delete', status: 403, budgets: [] },
+        ],
+      }),
+      detail: /tried to delete \(answered 403\) pod shop\/db-1/,
+    },
+    {
       name: 'a pod removed while its PDB allowed nothing',
       invariant: 'pdb-minimum-kept',
       change: (l) => ({
