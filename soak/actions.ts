@@ -5,6 +5,7 @@
  * come from the simulator (sim.faults), the proxy in front of it, or writes to its store.
  */
 import { join } from 'node:path';
+import { bootIdOf } from '../sim/scenarios/load.ts';
 import type { KubeObject } from '../sim/store/types.ts';
 import { RUN_USER } from '../test/forwarder/harness.ts';
 import { ledgerHolds } from '../test/support/invariants.ts';
@@ -239,6 +240,29 @@ const leaseConflict: Action = async (w) => {
   return true;
 };
 
+// ---- maintenance windows ------------------------------------------------------------------------------------
+
+const EVACUATIONS = { group: 'drainbridge.io', resource: 'evacuations' };
+
+/** A node a window's request drained reboots (new boot ID, still Ready): its maintenance ends on that. */
+const windowNodeReboots: Action = async (w) => {
+  const drained = w.sim.store
+    .list(EVACUATIONS)
+    .items.filter(
+      (e) =>
+        (e.spec as { origin?: string }).origin === 'schedule' &&
+        (e.status as { phase?: string } | undefined)?.phase === 'NodeDrained',
+    )
+    .map((e) => (e.spec as { nodeName: string }).nodeName);
+  if (drained.length === 0) return false;
+  const node = w.random.pick(drained);
+  w.sim.store.mutate(NODES, { name: node }, (copy) => {
+    const status = copy.status as { nodeInfo?: { bootID?: string } };
+    status.nodeInfo = { ...status.nodeInfo, bootID: bootIdOf(node, ++w.serial) };
+  });
+  return true;
+};
+
 /** The schedule's events by kind, with their weights. */
 export const ACTIONS: readonly { readonly kind: string; readonly weight: number; readonly act: Action }[] = [
   { kind: 'person cordons', weight: 6, act: personCordons },
@@ -247,6 +271,7 @@ export const ACTIONS: readonly { readonly kind: string; readonly weight: number;
   { kind: 'person re-cordons a held node', weight: 2, act: personRecordonsHeld },
   { kind: 'NodeMaintenance created', weight: 4, act: nodeMaintenanceCreated },
   { kind: 'NodeMaintenance deleted', weight: 4, act: nodeMaintenanceDeleted },
+  { kind: 'window node reboots', weight: 3, act: windowNodeReboots },
   { kind: 'CLI evacuate', weight: 5, act: cliEvacuates },
   { kind: 'CLI Ctrl-C', weight: 2, act: cliInterrupted },
   { kind: 'CLI restore', weight: 5, act: cliRestores },

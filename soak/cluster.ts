@@ -4,6 +4,9 @@
  * DaemonSet, bare pods (a drain without --force refuses them) and KubeVirt VMs that live-migrate.
  */
 
+/** Every fifth node is in the soak's maintenance window (setup.ts). */
+export const WINDOW_LABEL = 'soak.drainbridge.io/window';
+
 export const SOAK_NAMESPACES = ['shop', 'data', 'monitoring', 'vms', 'debug'] as const;
 
 function deployment(name: string, namespace: string, replicas: number): Record<string, unknown> {
@@ -83,7 +86,11 @@ export function soakScenario(nodes: number, speed: number): Record<string, unkno
     podStartupDelaySeconds: 2,
     nodes: Array.from({ length: nodes }, (_, i) => ({
       name: soakNodeName(i),
-      labels: { 'topology.kubernetes.io/zone': `zone-${'abc'[i % 3]}`, 'node-role.kubernetes.io/worker': '' },
+      labels: {
+        'topology.kubernetes.io/zone': `zone-${'abc'[i % 3]}`,
+        'node-role.kubernetes.io/worker': '',
+        ...(i % 5 === 4 ? { [WINDOW_LABEL]: 'nightly' } : {}),
+      },
       capacity: { pods: 110, cpu: '32', memory: '128Gi' },
     })),
     namespaces: [...SOAK_NAMESPACES],

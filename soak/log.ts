@@ -59,11 +59,15 @@ export interface VmHistory {
 export interface RequestHistory {
   readonly requestId: string;
   readonly node: string;
+  /** Who asked: cordon, NodeMaintenance, schedule (a window), manual (the CLI)… */
+  readonly origin?: string;
   readonly firstSeenAt: number;
   /** The latest outcome: succeeded (NodeDrained), failed, aborted, restored; undefined: never ended. */
   readonly outcome?: 'succeeded' | 'failed' | 'aborted' | 'restored';
   /** When it first reached any of those (the bound is judged on this). */
   readonly endedAt?: number;
+  /** The record's phase when last seen (what a request that never ended was left in). */
+  readonly lastPhase?: string;
   /** A failure's blocker (lastError), which must be named. */
   readonly lastError?: string;
 }

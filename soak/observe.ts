@@ -125,7 +125,7 @@ const END_OF = (phase: string | undefined, status: Record<string, unknown>): Req
 
 /** The request's history after one more change to its record. */
 function nextHistory(seen: RequestHistory | undefined, record: KubeObject, now: number): RequestHistory {
-  const spec = record.spec as { requestId?: string; nodeName?: string };
+  const spec = record.spec as { requestId?: string; nodeName?: string; origin?: string };
   const status = (record.status ?? {}) as Record<string, unknown>;
   const outcome = END_OF(status.phase as string | undefined, status) ?? seen?.outcome;
   const endedAt = seen?.endedAt ?? (outcome ? now : undefined);
@@ -133,10 +133,12 @@ function nextHistory(seen: RequestHistory | undefined, record: KubeObject, now: 
   return {
     requestId: spec.requestId ?? record.metadata.name ?? '',
     node: spec.nodeName ?? '',
+    ...(spec.origin ? { origin: spec.origin } : {}),
     firstSeenAt: seen?.firstSeenAt ?? now,
     ...(outcome ? { outcome } : {}),
     ...(endedAt ? { endedAt } : {}),
     ...(lastError ? { lastError } : {}),
+    ...(typeof status.phase === 'string' ? { lastPhase: status.phase } : {}),
   };
 }
 

@@ -16,6 +16,12 @@ export function requestsByOutcome(log: SoakLog): [string, number][] {
   return [...counts];
 }
 
+function requestsByOrigin(log: SoakLog): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const r of log.requests) counts.set(r.origin ?? 'unknown', (counts.get(r.origin ?? 'unknown') ?? 0) + 1);
+  return [...counts];
+}
+
 function cliByExit(w: SoakWorld): [string, number][] {
   const counts = new Map<string, number>();
   for (const run of w.cli) {
@@ -38,6 +44,12 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
     ...table(others),
     `requests: ${log.requests.length} by outcome`,
     ...table(requestsByOutcome(log)),
+    ...log.requests
+      .filter((r) => !r.outcome)
+      .slice(0, 10)
+      .map((r) => `    never ended: ${r.requestId} (${r.node}, ${r.origin ?? '?'}, last phase ${r.lastPhase ?? 'none'})`),
+    'requests by origin',
+    ...table(requestsByOrigin(log)),
     'CLI commands by exit',
     ...table(cliByExit(w)),
     'invariants (facts judged, breaches):',

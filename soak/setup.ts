@@ -11,7 +11,7 @@ import { renderKubeconfig } from '../sim/kubeconfig.ts';
 import { whenSettled } from '../sim/scenarios/index.ts';
 import { findKubectl, Kubectl } from '../test/fidelity/kubectl-runner.ts';
 import { CLUSTER_MANIFESTS } from '../test/forwarder/harness.ts';
-import { soakNodeName, soakScenario } from './cluster.ts';
+import { soakNodeName, soakScenario, WINDOW_LABEL } from './cluster.ts';
 import type { People } from './observe.ts';
 import type { SoakOptions } from './options.ts';
 import { Replica } from './processes.ts';
@@ -30,6 +30,19 @@ export function soakEnv(options: SoakOptions): Record<string, string> {
     // A drain that cannot finish (the ledger PDB at its limit, bare pods) ends in 2 minutes, naming its blocker.
     DRAINBRIDGE_DRAIN_TIMEOUT: '120',
     POWERTOOLS_LOG_LEVEL: 'INFO',
+    // A window opening every 3 minutes for 2, one node at a time, each maintenance ended by the node's
+    // reboot (the schedule's "window node reboots" event).
+    DRAINBRIDGE_MAINTENANCE_WINDOWS: JSON.stringify([
+      {
+        name: 'soak',
+        schedule: 'cron(0/3 * * * ? *)',
+        timezone: 'UTC',
+        durationMinutes: 2,
+        nodeSelector: `${WINDOW_LABEL}=nightly`,
+        maxNodes: 1,
+        endsOn: 'reboot',
+      },
+    ]),
   };
 }
 
