@@ -47,7 +47,9 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
     ...log.requests
       .filter((r) => !r.outcome)
       .slice(0, 10)
-      .map((r) => `    never ended: ${r.requestId} (${r.node}, ${r.origin ?? '?'}, last phase ${r.lastPhase ?? 'none'})`),
+      .map(
+        (r) => `    never ended: ${r.requestId} (${r.node}, ${r.origin ?? '?'}, last phase ${r.lastPhase ?? 'none'})`,
+      ),
     'requests by origin',
     ...table(requestsByOrigin(log)),
     'CLI commands by exit',
