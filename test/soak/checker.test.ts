@@ -186,7 +186,19 @@ describe('soak invariant checker', () => {
       name: 'a request that never ended',
       invariant: 'requests-end',
       change: (l) => ({ ...l, requests: [...l.requests, { requestId: 'r9', node: 'node-9', firstSeenAt: T0 }] }),
-      detail: /request r9 \(node-9\) did not end within 600 s/,
+      detail: /request r9 \(node-9\) never ended: its record shows no end \(phase none\)/,
+    },
+    {
+      name: 'a request that ended past its bound',
+      invariant: 'requests-end',
+      change: (l) => ({
+        ...l,
+        requests: [
+          ...l.requests,
+          { requestId: 'r7', node: 'node-7', firstSeenAt: T0, outcome: 'restored', endedAt: T0 + 900_000 },
+        ],
+      }),
+      detail: /request r7 \(node-7\) took 900 s \(bound 600 s\)/,
     },
     {
       name: 'a failure naming no blocker',
