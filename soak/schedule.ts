@@ -4,6 +4,8 @@
  * long): so `--seed N` runs the same kinds at the same times again, whatever the cluster did between,
  * and each event's choices among the same candidates are the same.
  */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ACTIONS } from './actions.ts';
 import { type Random, seededRandom } from './random.ts';
 import type { SoakWorld } from './world.ts';
@@ -19,8 +21,10 @@ function pickAction(random: Random): (typeof ACTIONS)[number] {
   return ACTIONS[0] as (typeof ACTIONS)[number];
 }
 
+/** Counts an event and writes it, timed, to events.log beside the processes' logs (to line them up). */
 export function count(w: SoakWorld, kind: string): void {
   w.counts.set(kind, (w.counts.get(kind) ?? 0) + 1);
+  appendFileSync(join(w.dir, 'events.log'), `${new Date().toISOString()} ${kind}\n`);
 }
 
 /** Runs events until `endsAt`; `each` is called every loop (request-log reading, RSS samples). */
