@@ -130,6 +130,35 @@ describe('quorumBlocker', () => {
     const nodes = [schedNode('w'), cp('cp-1', false)];
     assert.equal(quorumBlocker(nodes[0] as V1Node, nodes, []), undefined);
   });
+  test('a member on a node another request holds counts as lost (issue 25)', () => {
+    const held = schedNode('cp-2', {
+      labels: { 'node-role.kubernetes.io/control-plane': '', 'drainbridge.io/held': 'true' },
+    });
+    const nodes = [cp('cp-1'), held, cp('cp-3')];
+    const blocker = quorumBlocker(nodes[0] as V1Node, nodes, []);
+    assert.equal(blocker?.code, 'ControlPlaneQuorum');
+    assert.match(
+      blocker?.reason ?? '',
+      /leave 1 of 3 etcd members healthy; quorum needs 2 \(members on nodes in maintenance count as lost: cp-2\)/,
+    );
+  });
+  test('an etcd member on a cordoned node counts as lost; the node being drained is judged whatever its cordon', () => {
+    const nodes = [
+      schedNode('cp-1', { labels: { 'node-role.kubernetes.io/control-plane': '' }, unschedulable: true }),
+      schedNode('cp-2', { labels: { 'node-role.kubernetes.io/control-plane': '' }, unschedulable: true }),
+      cp('cp-3'),
+    ];
+    const etcd = (nodeName: string): V1Pod => ({
+      metadata: { name: `etcd-${nodeName}`, namespace: 'kube-system', labels: { component: 'etcd' } },
+      spec: { nodeName, containers: [] },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const pods = ['cp-1', 'cp-2', 'cp-3'].map(etcd);
+    assert.equal(quorumBlocker(nodes[0] as V1Node, nodes, pods)?.code, 'ControlPlaneQuorum');
+    // Nothing else in maintenance: cp-1 (cordoned by the person who asked) may go.
+    const alone = [nodes[0] as V1Node, cp('cp-2'), cp('cp-3')];
+    assert.equal(quorumBlocker(nodes[0] as V1Node, alone, pods), undefined);
+  });
 });
 
 describe('flags and arguments', () => {
