@@ -28,8 +28,8 @@ import {
   spreadScenario,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../test/forwarder/harness.ts';
+import { waitUntil } from '../test/support/wait.ts';
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -156,12 +156,9 @@ async function latency(): Promise<{ p50: number; p95: number; max: number; rssId
     const node = `node-${i}`;
     await patchNode(setup.cluster, node, { spec: { unschedulable: true } });
     const answered = Date.now();
-    await waitUntil(
-      `${node} on the bus`,
-      () => setup.arrivals.has(node),
-      10_000,
-      () => setup.forwarder.output.slice(-15).join('\n'),
-    );
+    await waitUntil(`${node} on the bus`, () => setup.arrivals.has(node), 10_000, {
+      context: () => setup.forwarder.output.slice(-15).join('\n'),
+    });
     latencies.push((setup.arrivals.get(node) as number) - answered);
     await sleep(300);
   }

@@ -1,7 +1,8 @@
 /**
- * The dispatch every entry shares: help, the logging flags every command accepts, and failures turned into
- * one plain message and an exit status from the table (cli/exit-codes.ts). It imports no command, so the
- * container image's entry (cli/bundle-entry.ts) can load each command only when it runs.
+ * The dispatch every entry shares (cli/main.ts over the whole catalog, cli/bundle-entry.ts over what the image
+ * ships): help, version, "did you mean", the logging flags every command accepts, and failures turned into one
+ * plain message and an exit status from the table (cli/exit-codes.ts). It imports no command: each is loaded
+ * from its catalog entry only when it runs.
  */
 import { configureLogging, type LogSettings, resolveLogSettings } from '../lib/log/sink.ts';
 import { type Command, type CommandContext, UsageError } from './command.ts';
@@ -9,11 +10,17 @@ import { presentError } from './errors.ts';
 import { EXIT, type ExitName, exitTable } from './exit-codes.ts';
 import { flagHelp } from './flags.ts';
 import { LOG_FLAGS } from './log-flags.ts';
+import { didYouMean } from './suggest.ts';
 
 /** What `drainbridge --help` lists of a command. */
 export interface CommandSummary {
   readonly name: string;
   readonly summary: string;
+}
+
+/** A command the dispatcher can run: its summary, and its module loaded on demand. */
+export interface LoadableCommand extends CommandSummary {
+  readonly load: () => Promise<Command>;
 }
 
 export function helpText(commands: readonly CommandSummary[]): string {
@@ -130,4 +137,53 @@ export async function runCommand(command: Command, argv: readonly string[], cont
     }
     return presented.exit;
   }
+}
+
+/** Commands of the catalog this entry does not serve (the image's), and what to say when one is typed. */
+export interface ServedElsewhere {
+  readonly names: readonly string[];
+  /** Why `name` is not here and where to run it. */
+  readonly message: (name: string) => string;
+}
+
+/** Why the first word is not a command here: a flag before any command, one served elsewhere, or no command. */
+function notACommand(name: string, commands: readonly CommandSummary[], elsewhere?: ServedElsewhere): string {
+  if (name.startsWith('-')) return `a command comes first, not the flag ${name}`;
+  if (elsewhere?.names.includes(name)) return elsewhere.message(name);
+  const hint = didYouMean(
+    name,
+    commands.map((c) => c.name),
+    (n) => `"${n}"`,
+  );
+  return `unknown command "${name}"${hint}`;
+}
+
+/** Runs `drainbridge argv` over `commands`: loads only the command that runs (or whose --help is asked for). */
+export async function dispatch(
+  argv: readonly string[],
+  commands: readonly LoadableCommand[],
+  context: CommandContext,
+  elsewhere?: ServedElsewhere,
+): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    context.out(topic ? commandHelp(await topic.load()) : helpText(commands));
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  if (asksVersion(name)) {
+    context.out(await versionText());
+    return EXIT.ok;
+  }
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
+    context.err(`drainbridge: ${notACommand(name, commands, elsewhere)}\nRun 'drainbridge --help' for the commands.`);
+    return EXIT.usage;
+  }
+  const command = await entry.load();
+  if (wantsHelp(rest)) {
+    context.out(commandHelp(command));
+    return EXIT.ok;
+  }
+  return runCommand(command, rest, context);
 }

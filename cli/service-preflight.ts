@@ -5,8 +5,9 @@
  */
 import type { Config } from '../lib/config/schema.ts';
 import { connectKube } from '../lib/forwarder/kube.ts';
+import { apiStatusOf, isTransientStatus } from '../lib/kube/errors.ts';
 import type { Logger } from '../lib/log/logger.ts';
-import type { Service } from '../lib/preflight/service-access.ts';
+import type { Service, ServiceSettings } from '../lib/preflight/service-access.ts';
 import { checkService, explainRefusal } from '../lib/preflight/service-check.ts';
 import { EXIT } from './exit-codes.ts';
 import { CommandFailed } from './failures.ts';
@@ -16,6 +17,37 @@ export interface StartDecision {
   readonly nodeMaintenance: boolean;
   /** What /readyz reports for the sources left out (empty: nothing left out). */
   readonly notReady: () => string[];
+}
+
+/**
+ * How long a starting service waits out an API server that answers 429 or 5xx (overloaded, restarting)
+ * before it gives up: a replica that exits on the first burst comes back only by its restart policy's
+ * backoff, and both replicas may start into the same burst. An unreachable server (no answer at all) is
+ * still an error at once.
+ */
+const TRANSIENT_PATIENCE_MS = 60_000;
+
+async function reviewPatiently(
+  client: Parameters<typeof checkService>[0],
+  service: Service,
+  settings: ServiceSettings,
+  logger: Logger,
+): Promise<Awaited<ReturnType<typeof checkService>>> {
+  const deadline = Date.now() + TRANSIENT_PATIENCE_MS;
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 8_000)) {
+    try {
+      return await checkService(client, service, settings);
+    } catch (error) {
+      const status = apiStatusOf(error);
+      const transient = status !== undefined && status.code !== 0 && isTransientStatus(status);
+      if (!transient || Date.now() + waitMs > deadline) throw error;
+      logger.warn('preflight: the API server answered a transient error; asking again', {
+        error: (error as Error).message,
+        retryInMs: waitMs,
+      });
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
 }
 
 /**
@@ -31,7 +63,7 @@ export async function preflightService(
   const client = await connectKube(config);
   let readiness: Awaited<ReturnType<typeof checkService>>;
   try {
-    readiness = await checkService(client, service, { namespace: config.namespace, ...settings });
+    readiness = await reviewPatiently(client, service, { namespace: config.namespace, ...settings }, logger);
   } finally {
     client.close();
   }

@@ -1,8 +1,10 @@
 /**
  * Builds dist/: the `drainbridge` command the container image runs (forwarder, run, evacuate, …) as ES
  * modules for Node 24, dependencies included — what the Dockerfile copies into the image and what CI runs
- * as the container would (`node dist/drainbridge.mjs …`). The entry (cli/bundle-entry.ts) loads each
- * command when it runs; esbuild splits there, so each command's process reads only its own chunks
+ * as the container would (`node dist/drainbridge.mjs …`). The entry (cli/bundle-entry.ts) runs the catalog's
+ * commands the image ships (cli/commands/catalog.ts, `inImage`); the others' modules are left out of the
+ * bundle (NOT_SHIPPED). It loads each command when it runs; esbuild splits there, so each command's process
+ * reads only its own chunks
  * (dist/chunks/): the forwarder's stays small; node-fetch and its dependencies are beside it in
  * dist/node_modules (SHIPPED_AS_MODULES). Minified (names kept, so stack traces still name
  * functions): the source text of the loaded chunks lives in the process's heap. No source maps in the
@@ -10,7 +12,8 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { COMMAND_CATALOG } from '../cli/commands/catalog.ts';
 
 /**
  * Packages left out of the bundle and shipped as node_modules beside it (dist/node_modules), as the Lambda
@@ -21,6 +24,23 @@ import { build, type Metafile } from 'esbuild';
  * dependency's, and nothing is printed.
  */
 const SHIPPED_AS_MODULES = ['node-fetch'];
+
+/**
+ * Leaves out of the bundle what the catalog loads for the commands the image does not ship (their modules,
+ * and what their loaders import beside them, e.g. the simulator's scenarios): from cli/commands/catalog.ts,
+ * only the module of a shipped command (cli/commands/NAME.ts) is followed. The image's entry never calls
+ * the loaders of the others, so the import left in their place never runs.
+ */
+const NOT_SHIPPED: Plugin = {
+  name: 'not-shipped',
+  setup(build) {
+    const shipped = new Set(COMMAND_CATALOG.filter((entry) => entry.inImage).map((entry) => `./${entry.name}.ts`));
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.kind !== 'dynamic-import' || !args.importer.endsWith(join('cli', 'commands', 'catalog.ts'))) return;
+      return shipped.has(args.path) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
 
 /** Copies `name` and the packages it depends on (hoisted node_modules) into `into`/node_modules. */
 function copyWithDependencies(name: string, into: string, copied = new Set<string>()): void {
@@ -53,6 +73,7 @@ export async function bundle(outdir = 'dist'): Promise<Metafile> {
     metafile: true,
     logLevel: 'warning',
     external: SHIPPED_AS_MODULES,
+    plugins: [NOT_SHIPPED],
     // Some CommonJS dependencies call require(); give every ES module chunk one.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

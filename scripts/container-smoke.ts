@@ -21,8 +21,8 @@ import {
   spreadScenario,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../test/forwarder/harness.ts';
+import { waitUntil } from '../test/support/wait.ts';
 
 const image = mkdtempSync(join(tmpdir(), 'drainbridge-image-'));
 cpSync('dist/drainbridge.mjs', join(image, 'drainbridge.mjs'));
@@ -71,7 +71,7 @@ async function runEvacuates(cluster: TestCluster): Promise<void> {
       'node-2 evacuated',
       async () => (await cluster.admin.listEvacuations()).some((r) => r.status?.phase === 'NodeDrained'),
       60_000,
-      () => run.output.slice(-20).join('\n'),
+      { context: () => run.output.slice(-20).join('\n') },
     );
     await stops(run, 'drainbridge run');
   } finally {

@@ -7,11 +7,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadOpenStackCredentials } from '../../lib/openstack/credentials.ts';
 import { KeystoneSession } from '../../lib/openstack/keystone.ts';
 import { NovaClient } from '../../lib/openstack/nova.ts';
 import { serverOnHost } from '../../test/e2e/openstack/support.ts';
+import { waitUntil } from '../../test/support/wait.ts';
 
 /** Where `test/e2e/openstack/lab/lab.sh` keeps its state (same default as the lab). */
 export const LAB_DIR = process.env.NOVALAB ?? join(process.env.TMPDIR ?? tmpdir(), 'drainbridge-novalab');
@@ -79,21 +79,6 @@ export async function compute<T>(
   return response.data;
 }
 
-/** Polls `check` every `everyMs` until it returns a value; throws naming `what` after `seconds`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  limits: { seconds: number; everyMs?: number },
-): Promise<T> {
-  const deadline = Date.now() + limits.seconds * 1000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${limits.seconds} s waiting for ${what}`);
-    await sleep(limits.everyMs ?? 500);
-  }
-}
-
 /** Boots `count` m1.tiny servers forced onto `host` and waits until every one is ACTIVE and idle. */
 export async function bootServers(lab: NovaLab, host: string, count: number, prefix: string): Promise<string[]> {
   const ids: string[] = [];
@@ -102,14 +87,15 @@ export async function bootServers(lab: NovaLab, host: string, count: number, pre
     const created = await compute<{ server: { id: string } }>(lab, 'POST', '/servers', serverOnHost(name, host));
     ids.push(created.server.id);
   }
-  await waitFor(
+  await waitUntil(
     `${count} servers ACTIVE on ${host}`,
     async () => {
       const servers = await Promise.all(ids.map((id) => lab.nova.getServer(id)));
       if (servers.some((s) => s?.status === 'ERROR')) throw new Error(`a server booted on ${host} went to ERROR`);
       return servers.every((s) => s?.status === 'ACTIVE' && s.taskState === null) ? true : undefined;
     },
-    { seconds: 180 },
+    180_000,
+    { everyMs: 500 },
   );
   return ids;
 }
@@ -145,10 +131,11 @@ export async function labBusyReason(lab: NovaLab): Promise<string | undefined> {
 export async function deleteBenchServers(lab: NovaLab): Promise<void> {
   const mine = (await listAllServers(lab)).filter((s) => s.name.startsWith(BENCH_SERVER_PREFIX));
   for (const server of mine) await compute(lab, 'DELETE', `/servers/${server.id}`);
-  await waitFor(
+  await waitUntil(
     'the benchmark servers deleted',
     async () => ((await listAllServers(lab)).some((s) => s.name.startsWith(BENCH_SERVER_PREFIX)) ? undefined : true),
-    { seconds: 180 },
+    180_000,
+    { everyMs: 500 },
   );
 }
 

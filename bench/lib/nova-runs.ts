@@ -9,7 +9,8 @@ import { NovaEvacuationPass } from '../../lib/nova/evacuate.ts';
 import { NOVA_PASS_WAIT } from '../../lib/nova/index.ts';
 import { restoreNovaHost } from '../../lib/nova/restore.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
-import { allMovedOff, type NovaLab, waitFor } from './nova-lab.ts';
+import { waitUntil } from '../../test/support/wait.ts';
+import { allMovedOff, type NovaLab } from './nova-lab.ts';
 import { driveLikeStepFunctions, notYetDoneRetry } from './sfn-retry.ts';
 
 /** One measured evacuation of a host. */
@@ -105,10 +106,11 @@ export async function runNovaHostEvacuateLive(
     const command = await runNovaCommand(lab, settings.host, settings.timeoutMs);
     const commandSeconds = (performance.now() - started) / 1000;
     if (command.code !== 0) throw new Error(`nova host-evacuate-live exited ${command.code}: ${command.stderr}`);
-    await waitFor(
+    await waitUntil(
       `every server off ${settings.host}`,
       async () => ((await allMovedOff(lab, ids, settings.host)) ? true : undefined),
-      { seconds: settings.timeoutMs / 1000, everyMs: 250 },
+      settings.timeoutMs,
+      { everyMs: 250 },
     );
     const wallMs = performance.now() - started;
     return { ...base, ok: true, wallMs, detail: { commandSeconds: Number(commandSeconds.toFixed(2)) }, failure: '' };
@@ -122,14 +124,15 @@ export async function runNovaHostEvacuateLive(
 async function migrateAndWait(lab: NovaLab, id: string, settings: { host: string; pollMs: number }): Promise<number> {
   const started = performance.now();
   await lab.nova.liveMigrate(id);
-  await waitFor(
+  await waitUntil(
     `server ${id} ACTIVE off ${settings.host}`,
     async () => {
       const server = await lab.nova.getServer(id);
       if (server?.status === 'ERROR') throw new Error(`server ${id} went to ERROR while migrating`);
       return (await allMovedOff(lab, [id], settings.host)) ? true : undefined;
     },
-    { seconds: 300, everyMs: settings.pollMs },
+    300_000,
+    { everyMs: settings.pollMs },
   );
   return performance.now() - started;
 }

@@ -196,7 +196,10 @@ fi
 }
 
 /** The command, over the list of commands it completes (its own entry included). */
-export function completionCommandFor(commands: () => readonly Command[], scenarios: () => readonly string[]): Command {
+export function completionCommandFor(
+  commands: () => Promise<readonly Command[]>,
+  scenarios: () => readonly string[],
+): Command {
   return {
     name: 'completion',
     summary: 'print a shell completion script: drainbridge completion bash|zsh',
@@ -218,8 +221,8 @@ export function completionCommandFor(commands: () => readonly Command[], scenari
       if (!(SHELLS as readonly string[]).includes(shell)) {
         throw new UsageError(`SHELL must be one of ${SHELLS.join(', ')}, not "${shell}"${didYouMean(shell, SHELLS)}`);
       }
-      const script =
-        (shell as Shell) === 'bash' ? bashScript(commands(), scenarios()) : zshScript(commands(), scenarios());
+      const all = await commands();
+      const script = (shell as Shell) === 'bash' ? bashScript(all, scenarios()) : zshScript(all, scenarios());
       context.out(script.trimEnd());
       return EXIT.ok;
     },

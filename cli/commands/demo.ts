@@ -20,7 +20,6 @@ import type { EventSource } from '../output/renderer.ts';
 
 const NODE = 'node-1';
 const REQUEST = 'demo-node-1';
-const BLOCKER_TEXT = 'declare no controller';
 
 interface DemoTally {
   pdbWaits: number;
@@ -112,7 +111,17 @@ async function runDemo(output: RunOutput, { speed, started, recordClock }: DemoR
     const config = configFor(cluster.kubeconfigPath, {});
     const options = { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true };
     const settings = { options, infraPodSelector: '', serverDryRun: true };
-    say(renderPlanText(await planEvacuation(config, client, NODE, settings)));
+    const planned = await planEvacuation(config, client, NODE, settings);
+    say(renderPlanText(planned));
+    // kubectl drain (and so an evacuation) fails at once on the bare pod: the operator reads the plan first.
+    if (planned.plan.branches.some((branch) => branch.blockers.some((blocker) => blocker.code === 'BarePod'))) {
+      say(
+        '→ operator: the plan names the bare pod default/debug; it is disposable: `kubectl delete pod debug -n default`',
+      );
+      await admin.core.deleteNamespacedPod({ name: 'debug', namespace: 'default' });
+      await waitUntilGone(admin, 'default', 'debug');
+      tally.blockerCleared = true;
+    }
 
     heading(`drainbridge evacuate ${NODE} --ignore-daemonsets   (the Evacuate state machine, embedded)`);
     const events: EventSource = output.events;
@@ -123,7 +132,7 @@ async function runDemo(output: RunOutput, { speed, started, recordClock }: DemoR
       onBusEvent: events.bus,
       onTask: (call: TaskCall) => {
         events.task(call);
-        void reactTo(call, tally, admin, events);
+        countWaits(call, tally);
       },
     });
     runtime.deps.progress.watch(events.record);
@@ -177,14 +186,24 @@ async function runDemo(output: RunOutput, { speed, started, recordClock }: DemoR
   }
 }
 
-/** The demo's operator: counts waits and, once, clears the blocker the evacuation explained. */
-async function reactTo(call: TaskCall, tally: DemoTally, admin: KubeClient, events: EventSource): Promise<void> {
+/** Counts the polls that found nothing to do, and of them those a budget held. */
+function countWaits(call: TaskCall, tally: DemoTally): void {
   if (call.error?.name !== 'NotYetDone') return;
   tally.polls++;
   if (/disruption budget/i.test(call.error.message)) tally.pdbWaits++;
-  if (!tally.blockerCleared && call.error.message.includes(BLOCKER_TEXT)) {
-    tally.blockerCleared = true;
-    events.note('→ operator: the debug pod is disposable; `kubectl delete pod debug -n default`');
-    await admin.core.deleteNamespacedPod({ name: 'debug', namespace: 'default' });
+}
+
+/** Waits until the pod is gone (its grace period over), as `kubectl delete pod` returns. */
+async function waitUntilGone(admin: KubeClient, namespace: string, name: string): Promise<void> {
+  for (;;) {
+    const present = await admin.core.readNamespacedPod({ name, namespace }).then(
+      () => true,
+      (error: { code?: number }) => {
+        if (error.code === 404) return false;
+        throw error;
+      },
+    );
+    if (!present) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

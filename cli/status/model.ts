@@ -84,6 +84,11 @@ export interface RequestStatus {
   readonly driving?: 'driven' | 'abandoned';
   /** The command that resumes an abandoned request. */
   readonly resume?: string;
+  /**
+   * A held request whose node someone uncordoned: its pod drain is paused (no eviction while the node is
+   * schedulable) until the node is cordoned again or the maintenance ends; the sentence says so.
+   */
+  readonly paused?: string;
 }
 
 export interface QueueEntry {
@@ -185,6 +190,8 @@ interface RequestFacts {
   readonly record?: EvacuationObject;
   readonly hold?: HoldStatus;
   readonly queued?: { since: string };
+  /** Whether the node it names is cordoned (known for the nodes status read). */
+  readonly nodeCordoned?: boolean;
 }
 
 /** What stops or stopped the request: blockers (and a record it cannot read), waits, its failure, an abort. */
@@ -266,7 +273,13 @@ function requestStatus(facts: RequestFacts, now: number, ttlHours: number): Requ
     ...problemsOf(record),
     ...(start ? { startsAt: start } : {}),
     ...drivingFacts(facts, now),
+    ...(state === 'held' && facts.nodeCordoned === false ? { paused: pausedSentence(facts.node) } : {}),
   };
+}
+
+/** What a held request on an uncordoned node waits for (lib/drain/eviction-pass.ts pauses its drain). */
+export function pausedSentence(node: string): string {
+  return `uncordoned by someone else; no pod is evicted while node ${node} is schedulable — re-cordon it to continue (kubectl cordon ${node}), or end the maintenance (drainbridge restore ${node})`;
 }
 
 const repair = (node: string | undefined) => (node ? `drainbridge repair ${node}` : 'drainbridge repair NODE');
@@ -317,7 +330,9 @@ function requestFacts(snapshot: Snapshot, nodes: readonly NodeStatus[], queue: A
     facts.set(requestId, { ...known, requestId, node: known?.node || node, ...more });
   };
   for (const record of snapshot.records) merge(record.spec.requestId, record.spec.nodeName, { record });
-  for (const node of nodes) for (const hold of node.holds) merge(hold.requestId, node.name, { hold });
+  for (const node of nodes) {
+    for (const hold of node.holds) merge(hold.requestId, node.name, { hold, nodeCordoned: node.cordoned });
+  }
   for (const [requestId, entry] of Object.entries(queue)) {
     if (!snapshot.node || entry.node === snapshot.node)
       merge(requestId, entry.node, { queued: { since: entry.since } });

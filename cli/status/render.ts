@@ -49,6 +49,7 @@ function nodeRows(report: StatusReport): string[][] {
 /** What a wide row says beyond the counts: when it starts, when its record expires, an abort asked for. */
 function note(request: RequestStatus): string {
   const notes: string[] = [];
+  if (request.paused) notes.push('paused: uncordoned by someone else');
   if (request.startsAt) notes.push(`starts ${request.startsAt}`);
   if (request.abortRequestedBy) notes.push(`abort requested by ${request.abortRequestedBy}`);
   if (request.expiresAt) notes.push(`record expires ${request.expiresAt}`);
@@ -103,6 +104,7 @@ function problemLines(report: StatusReport): string[] {
   for (const request of report.requests) {
     if (request.state === 'restored') continue;
     const said = [
+      ...(request.paused ? [`  paused: ${request.paused}`] : []),
       ...request.blockers.map((blocker) => `  blocked: ${blocker}`),
       ...request.waiting.map((waiting) => `  waiting for: ${waiting}`),
       ...(request.lastError ? [`  failed: ${request.lastError}`] : []),

@@ -4,6 +4,7 @@
  * emptying the damaged ones writes). Reads and plans only; the repair's write is one replace of the Lease.
  */
 import type { V1Lease } from '@kubernetes/client-node';
+import type { RepairAction } from '../domain/repair-action.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { readLease } from '../kube/lease.ts';
 import { readJsonRecord } from '../util/json-record.ts';
@@ -39,14 +40,7 @@ export function readAdmissionView(lease: V1Lease | undefined): AdmissionView {
 }
 
 /** One damaged record on the Lease and what repair writes instead (lib/workflow/repair.ts shows and applies it). */
-export interface AdmissionRepair {
-  readonly record: string;
-  readonly problem: string;
-  readonly current: string;
-  readonly next: string;
-  readonly notes: readonly string[];
-  apply(): Promise<void>;
-}
+export type AdmissionRepair = RepairAction;
 
 /**
  * The damaged records on the admission Lease, each emptied; all in one write (the Lease is replaced

@@ -18,9 +18,9 @@ export interface OriginDrainDefault {
 
 /**
  * The node stays up: DaemonSet pods never block (they cannot move; kubectl's refusal only asks the person
- * to acknowledge that), but emptyDir data and bare pods are kept, as kubectl does: waiting loses nothing
- * on a running node, evicting them loses data or a pod nothing re-creates, and the blocker names the
- * option that lets them go.
+ * to acknowledge that), but emptyDir data and bare pods are kept, as kubectl does: evicting them loses
+ * data or a pod nothing re-creates, so the evacuation fails at once, as `kubectl drain` does, naming the
+ * option that lets them go (the node stays cordoned and held until a restore).
  */
 const NODE_STAYS_UP: Partial<DrainOptions> = Object.freeze({ ignoreDaemonSets: true });
 

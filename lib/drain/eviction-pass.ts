@@ -8,12 +8,12 @@ import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-no
 import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../domain/pass.ts';
 import type { Blocker } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
-import { DeadlineExceeded, EvacuationCancelled } from '../errors/index.ts';
+import { DeadlineExceeded, EvacuationCancelled, EvacuationFailed } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { apiStatusOf } from '../kube/errors.ts';
 import { emitNodeEvent } from '../node/events.ts';
 import { checkOutOfBandUncordon, readNodeOrFail } from '../node/hold.ts';
-import { readLedger } from '../node/ledger.ts';
+import { isUncordonedOutOfBand, readLedger } from '../node/ledger.ts';
 import type { ProgressRecorder } from '../progress/evacuation-store.ts';
 import { sameJson } from '../util/same-json.ts';
 import type { PodBranch } from './branch-filters.ts';
@@ -21,7 +21,7 @@ import { gateByBudgets } from './budget-gate.ts';
 import { NodeView } from './node-view.ts';
 import { describeBudgets } from './observe.ts';
 import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
-import { type DrainSelection, selectionBlockers, selectPods } from './selection.ts';
+import { type DrainSelection, drainRefusedMessage, selectionBlockers, selectPods } from './selection.ts';
 import {
   countInFlight,
   DRAIN_STATE_FORMAT,
@@ -90,6 +90,11 @@ function assertStillHeld(node: V1Node | undefined, request: ResolvedRequest): vo
   }
 }
 
+/** Whether the drain is paused: someone uncordoned the node while drainbridge holds it (hold.ts reports it). */
+function isPaused(node: V1Node | undefined): boolean {
+  return node !== undefined && isUncordonedOutOfBand(node);
+}
+
 /** Whether the request's deadline has passed (as the workflow's checkDeadline: strictly after it). */
 function isPastDeadline(request: ResolvedRequest, now: Date): boolean {
   return request.deadline !== undefined && now.getTime() > Date.parse(request.deadline);
@@ -139,6 +144,12 @@ class EvictionPass implements ReconcilePass {
     await this.#persist(request.requestId, stored, round, result);
     // What the pass saw is on the record before it stops, so that Evacuation Failed names what held it.
     if (round.stopped) throw round.stopped;
+    // As `kubectl drain`: a filter refusal (a bare pod without --force, a DaemonSet pod without
+    // --ignore-daemonsets, emptyDir data without --delete-emptydir-data) fails the drain at once, with
+    // nothing evicted; the node stays cordoned. Waiting would not clear it: it needs a person.
+    if (round.selection.refusals.length > 0) {
+      throw new EvacuationFailed(drainRefusedMessage(request.nodeName, round.selection.refusals));
+    }
     if (!result.done && isPastTimeout(request, input.startedAt, round.now)) {
       throw new DeadlineExceeded(
         `drain of node ${request.nodeName} did not finish within --timeout=${request.drain.timeoutSeconds}s`,
@@ -256,10 +267,16 @@ class EvictionPass implements ReconcilePass {
       daemonSetExists: view.daemonSetExists,
       branch: this.branch,
       infraPodSelector: this.#settings.infraPodSelector,
+      refuseForHeldBack: this.branch === 'pods',
     });
     const tracked = trackDepartures(state, pods, now);
-    // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first.
-    const due = selection.refusals.length > 0 ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));
+    // kubectl evicts nothing while any filter refuses a pod: the refusal needs an operator first. Nor does
+    // the drain while someone else has uncordoned the node (paused): the scheduler would place pods back
+    // and each would be evicted again, churning their workloads until the deadline. A re-cordon (the
+    // node's watch) resumes it; a restore or an abort ends it; the request's deadline still applies.
+    const paused = isPaused(view.node());
+    const due =
+      selection.refusals.length > 0 || paused ? [] : selection.toEvict.filter((pod) => isDue(tracked.state, pod, now));
     const evicted = await this.#evictAll(due, tracked.state, { ...input, now }, view);
     const inFlight = countInFlight(evicted.state, selection.toEvict);
     const held = selection.toEvict.some(
@@ -272,7 +289,7 @@ class EvictionPass implements ReconcilePass {
       now,
       progressed: evicted.accepted > 0 || tracked.movedNow > 0,
       done: selection.toEvict.length === 0,
-      awaitable: selection.refusals.length === 0 && (inFlight > 0 || held),
+      awaitable: selection.refusals.length === 0 && (paused || inFlight > 0 || held),
     };
   }
 
@@ -316,9 +333,9 @@ class EvictionPass implements ReconcilePass {
     seen: { observed: readonly V1Pod[]; outOfBand?: Blocker; now: Date },
   ): Omit<PassResult, 'progressed'> {
     const launcherPodsBlock = this.branch === 'pods' && (this.#settings.launcherPodsBlock ?? true);
-    // An uncordon by someone else is not fought, but it blocks "drained": pods may be landing on the node
-    // again, and an Evacuation Succeeded would tell maintenance automation to go ahead. Re-cordoning the
-    // node lets the drain finish; otherwise the deadline ends it, naming the uncordon.
+    // An uncordon by someone else is not fought, but it pauses the drain and blocks "drained": pods may be
+    // landing on the node again, and an Evacuation Succeeded would tell maintenance automation to go
+    // ahead. Re-cordoning the node resumes the drain; otherwise the deadline ends it, naming the uncordon.
     const blockers = [
       ...selectionBlockers(selection, launcherPodsBlock),
       ...recordedBlockers(state, seen.observed),

@@ -39,7 +39,7 @@ export interface DrainPlanInput {
 
 export interface DrainPlan {
   readonly branches: readonly BranchPlan[];
-  /** kubectl's warning lines for the pods branch. */
+  /** kubectl's warning lines, then `[Unschedulable] …` for replacements that fit nowhere else. */
   readonly warnings: readonly string[];
 }
 
@@ -60,6 +60,11 @@ export function budgetBlockers(pods: readonly V1Pod[], budgets: readonly V1PodDi
     }
   }
   return blockers;
+}
+
+/** The plan's warning for a pod whose replacement fits on no other node (code `Unschedulable`). */
+export function unschedulableWarning(pod: string, schedulerMessage: string): string {
+  return `[Unschedulable] replacement of pod ${pod} cannot schedule anywhere else: ${schedulerMessage}`;
 }
 
 function branchPlan(
@@ -86,15 +91,13 @@ function planBranch(branch: PodBranch, input: DrainPlanInput): { plan: BranchPla
   });
   const nodeName = input.node.metadata?.name ?? '';
   const budgets = input.options.disableEviction ? [] : budgetBlockers(selection.toEvict, input.budgets);
+  // A warning, not a blocker: an evacuation evicts such a pod as kubectl does (its replacement stays
+  // Pending), so `plan` must not exit 3 where the evacuation goes ahead (one decision, docs/safety-blockers.md).
   const unschedulable = unplaceableReplacements(selection.toEvict, nodeName, input.nodes, input.allPods).map(
-    ({ pod, message }): Blocker => ({
-      code: 'Unschedulable',
-      reason: `replacement of pod ${podKey(pod)} cannot schedule anywhere else: ${message}`,
-      item: itemOf(pod),
-    }),
+    ({ pod, message }) => unschedulableWarning(podKey(pod), message),
   );
-  const plan = branchPlan(branch, selection, [...budgets, ...unschedulable], input.launcherPodsBlock ?? true);
-  return { plan, warnings: selection.warnings };
+  const plan = branchPlan(branch, selection, budgets, input.launcherPodsBlock ?? true);
+  return { plan, warnings: [...selection.warnings, ...unschedulable] };
 }
 
 /** Plans both pod branches; the etcd-quorum refusal goes on the `pods` branch. */

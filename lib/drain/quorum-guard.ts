@@ -13,12 +13,14 @@ export const ETCD_POD_SELECTOR = 'component=etcd';
 
 /**
  * The ControlPlaneQuorum blocker for evacuating `node` now, or undefined. Reads only: the etcd pods (one
- * small list) and, only when none is visible and the node is a control-plane node, the nodes that then
- * stand in for the members — quorum.ts reads the nodes for nothing else.
+ * small list) and, only when the node is a control-plane node or hosts a member, the nodes — which stand
+ * in for the members when none is visible, and say which members are on nodes in maintenance (cordoned
+ * or held by another request: counted as lost).
  */
 export async function observeQuorumBlocker(client: KubeClient, node: V1Node): Promise<Blocker | undefined> {
   const etcdPods = await client.listPods(undefined, ETCD_POD_SELECTOR);
-  const membersVisible = etcdPods.some((pod) => pod.metadata?.namespace === 'kube-system');
-  const nodes = membersVisible || !isControlPlaneNode(node) ? [] : await client.listNodes();
-  return quorumBlocker(node, nodes, etcdPods);
+  const name = node.metadata?.name;
+  const hostsMember = etcdPods.some((pod) => pod.metadata?.namespace === 'kube-system' && pod.spec?.nodeName === name);
+  if (!hostsMember && !isControlPlaneNode(node)) return undefined;
+  return quorumBlocker(node, await client.listNodes(), etcdPods);
 }

@@ -23,6 +23,12 @@ export interface SelectionContext extends FilterContext {
   readonly branch: PodBranch;
   /** Label selector (string form) of infrastructure pods kept until the VM branches finish; '' for none. */
   readonly infraPodSelector: string;
+  /**
+   * Whether the `pods` branch also refuses for the pods it leaves to `infra-pods` (the eviction pass: a
+   * drain fails on any refused pod of the node before it evicts anything, as kubectl does, not once the
+   * VM branches are done). A plan reports each refusal under its own branch instead.
+   */
+  readonly refuseForHeldBack?: boolean;
 }
 
 /** Pods refused by one kubectl filter message, grouped as kubectl groups them. */
@@ -85,11 +91,16 @@ class SelectionBuilder {
     }
     if (status.verdict === 'Warning') addTo(this.#warnings, status.message, podKey(pod));
     if (status.delete) this.toEvict.push(pod);
-    else if (status.verdict === 'Error') {
-      const group = this.#errors.get(status.message) ?? { code: status.code ?? 'Other', pods: [] };
-      group.pods.push(pod);
-      this.#errors.set(status.message, group);
-    } else this.skipped.push({ pod, reason: skipReason(pod, status.message) });
+    else if (status.verdict === 'Error') this.addRefusalOf(pod, status);
+    else this.skipped.push({ pod, reason: skipReason(pod, status.message) });
+  }
+
+  /** A pod another branch moves, whose kubectl refusal still refuses this drain (refuseForHeldBack). */
+  addRefusalOf(pod: V1Pod, status: PodDeleteStatus): void {
+    if (status.verdict !== 'Error') return;
+    const group = this.#errors.get(status.message) ?? { code: status.code ?? 'Other', pods: [] };
+    group.pods.push(pod);
+    this.#errors.set(status.message, group);
   }
 
   build(): DrainSelection {
@@ -113,7 +124,10 @@ export function selectPods(pods: readonly V1Pod[], context: SelectionContext): D
   for (const pod of pods) {
     // kubectl lists the node's pods with the pod selector: a pod it does not match is not seen at all.
     if (!matchesAll(podSelector, pod.metadata?.labels)) continue;
-    builder.addFiltered(pod, filterPod(pod, context, filters));
+    const status = filterPod(pod, context, filters);
+    builder.addFiltered(pod, status);
+    if (context.refuseForHeldBack && status.handOff === 'other-pod-branch')
+      builder.addRefusalOf(pod, filterPod(pod, context));
   }
   return builder.build();
 }
@@ -128,6 +142,16 @@ export function daemonSetsToCheck(pods: readonly V1Pod[]): { namespace: string; 
     seen.set(`${namespace}/${ref.name}`, { namespace, name: ref.name });
   }
   return [...seen.values()];
+}
+
+/**
+ * kubectl's failure of a drain that a filter refuses (`unable to drain node "N" due to error: …`): one
+ * error as it is, several in brackets as Go's errors.NewAggregate prints them.
+ */
+export function drainRefusedMessage(nodeName: string, refusals: readonly FilterRefusal[]): string {
+  const lines = refusals.map((refusal) => refusal.line);
+  const text = lines.length === 1 ? (lines[0] ?? '') : `[${lines.join(', ')}]`;
+  return `unable to drain node "${nodeName}" due to error: ${text}`;
 }
 
 /** A pod as a plan item. */

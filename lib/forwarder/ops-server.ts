@@ -3,8 +3,8 @@
  * reasons otherwise), `/metrics` (Prometheus text). Plain node:http, no framework.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listen } from '../util/listen.ts';
 
 export interface OpsServerOptions {
   readonly host: string;
@@ -41,19 +41,5 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz, /readyz or /metrics\n');
   });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listen(server, { host: options.host, port: options.port, scheme: 'http' });
 }

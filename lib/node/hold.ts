@@ -187,7 +187,8 @@ export async function setPhase(
 /**
  * Whether someone uncordoned the node while drainbridge holds it: returns the blocker to report. The
  * first sighting is recorded in the ledger and announced with a Warning event; drainbridge does not
- * cordon again (that would fight a person or controller).
+ * cordon again (that would fight a person or controller), and the pod drain evicts nothing while the
+ * node stays uncordoned (lib/drain/eviction-pass.ts: paused).
  */
 export async function checkOutOfBandUncordon(
   client: KubeClient,
@@ -196,7 +197,7 @@ export async function checkOutOfBandUncordon(
 ): Promise<Blocker | undefined> {
   if (!isUncordonedOutOfBand(node)) return undefined;
   const nodeName = node.metadata?.name ?? '';
-  const reason = `node ${nodeName} was uncordoned by someone else while drainbridge held it; new pods may land on it`;
+  const reason = `node ${nodeName} was uncordoned by someone else while drainbridge held it: the drain is paused (no pod is evicted while the node is schedulable); cordon it again to continue (kubectl cordon ${nodeName}), or end the maintenance (drainbridge restore ${nodeName})`;
   const result = await updateNode(client, nodeName, (fresh) => ({ value: true, patch: planOutOfBandMark(fresh, now) }));
   if (result.written)
     await emitNodeEvent(client, result.node, { reason: 'OutOfBandUncordon', message: reason, type: 'Warning' }, now);

@@ -9,6 +9,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { planAdmissionRepair } from '../admission/index.ts';
+import type { RepairAction } from '../domain/repair-action.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
 import { emitNodeEvent } from '../node/events.ts';
@@ -19,21 +20,7 @@ import { decodeRecord, writeJsonRecord } from '../util/json-record.ts';
 import { BRANCH_REGISTRY } from './branches/registry.ts';
 import { damagedOwner, withOwner } from './ownership.ts';
 
-/** One damaged record and what repair writes instead. */
-export interface RepairAction {
-  /** What the record is and where it lives. */
-  readonly record: string;
-  /** Why it cannot be read. */
-  readonly problem: string;
-  /** Its text now. */
-  readonly current: string;
-  /** What will be written (the new text, or a sentence for a removal or reset). */
-  readonly next: string;
-  /** What was kept, dropped or assumed, for the operator. */
-  readonly notes: readonly string[];
-  /** Writes it (conditional on the version it was planned from). */
-  apply(): Promise<void>;
-}
+export type { RepairAction };
 
 export interface RepairSettings {
   /** Where the admission Lease lives (DRAINBRIDGE_NAMESPACE). */

@@ -11,15 +11,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { bashScript, zshScript } from '../../cli/commands/completion.ts';
-import { COMMANDS } from '../../cli/commands/index.ts';
+import { COMMAND_CATALOG } from '../../cli/commands/catalog.ts';
+import { main } from '../../cli/main.ts';
 import { findKubectl } from '../../sim/kubectl.ts';
-import { bundledScenarios } from '../../sim/scenarios/index.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
+import { testContext } from '../unit/cli/context.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'drainbridge-completion-'));
 const kubectl = findKubectl();
 const hasZsh = spawnSync('zsh', ['--version']).status === 0;
+
+/** The script `drainbridge completion SHELL` prints. */
+async function completionScript(shell: 'bash' | 'zsh'): Promise<string> {
+  const io = testContext();
+  assert.equal(await main(['completion', shell], undefined, io), 0, io.stderr.join('\n'));
+  return `${io.stdout.join('\n')}\n`;
+}
 
 // Asynchronous: the simulator answers kubectl from this process's event loop.
 const run = promisify(execFile);
@@ -62,8 +69,8 @@ async function zsh(line: string): Promise<{ listing: string; line: string }> {
 describe('shell completion', () => {
   let sim: Simulator;
   before(async () => {
-    writeFileSync(join(dir, 'drainbridge.bash'), bashScript(COMMANDS, bundledScenarios()));
-    writeFileSync(join(dir, '_drainbridge'), zshScript(COMMANDS, bundledScenarios()));
+    writeFileSync(join(dir, 'drainbridge.bash'), await completionScript('bash'));
+    writeFileSync(join(dir, '_drainbridge'), await completionScript('zsh'));
     writeFileSync(join(dir, 'zcomp.zsh'), ZSH_DRIVER);
     sim = await startSimulator({ scenario: 'small' });
     writeFileSync(join(dir, 'kubeconfig'), sim.kubeconfig(), { mode: 0o600 });
@@ -77,6 +84,11 @@ describe('shell completion', () => {
     skip: !kubectl && 'kubectl not found',
   }, async () => {
     assert.deepEqual(await bash(['drainbridge', 'eva']), ['evacuate']);
+    assert.deepEqual(
+      await bash(['drainbridge', '']),
+      [...COMMAND_CATALOG.map((entry) => entry.name), 'help', 'version', '--version', '--help'].sort(),
+      'the first word: every command of the catalog',
+    );
     assert.deepEqual(await bash(['drainbridge', 'evacuate', '--ig']), ['--ignore-daemonsets']);
     assert.deepEqual(await bash(['drainbridge', 'sim', '--ig']), [], 'sim takes no drain flags');
     assert.deepEqual(await bash(['drainbridge', 'plan', '--log-level', 'w']), ['warn']);

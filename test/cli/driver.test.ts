@@ -1,6 +1,6 @@
 /**
- * Who drives a request, as a person sees it on the demo scenario (the bare debug pod on node-1 blocks
- * the drain, so an evacuation stays under way until the test deletes it):
+ * Who drives a request, as a person sees it on the demo scenario (the web budget allows no disruption,
+ * so an evacuation stays under way until the test lowers it: demo-blockers.ts):
  *  - Ctrl-C an evacuation: `drainbridge status` calls the request abandoned — no process has driven it
  *    for N s — with the command that resumes it, and names the process that drove it last;
  *  - `drainbridge evacuate node-1` again (no --request-id) resumes that request: no second hold;
@@ -15,9 +15,10 @@ import type { StatusReport } from '../../cli/status/model.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { ledgerOf } from '../../lib/node/ledger.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { BUDGET_BLOCKED, holdDrainOfNode1, releaseDrainOfNode1 } from './demo-blockers.ts';
 import { type RunningCli, runCli, startCli } from './run-cli.ts';
 
-const BLOCKED = /waiting — pods: .*blocked: cannot delete Pods that declare no controller/;
+const BLOCKED = new RegExp(`waiting — pods: .*${BUDGET_BLOCKED.source}`);
 
 describe('who drives a request: status after Ctrl-C, a second evacuate of the same node', () => {
   let cluster: DrainbridgeCluster;
@@ -30,6 +31,7 @@ describe('who drives a request: status after Ctrl-C, a second evacuate of the sa
     kc.loadFromFile(cluster.adminKubeconfigPath);
     admin = new KubeClient(kc);
     k = ['--kubeconfig', cluster.kubeconfigPath];
+    holdDrainOfNode1(cluster.sim);
   });
   after(async () => {
     for (const cli of running) cli.child.kill('SIGKILL');
@@ -93,7 +95,7 @@ describe('who drives a request: status after Ctrl-C, a second evacuate of the sa
     await second.waitFor(/request drv-a: held, phase NodeDraining; pods \d+\/\d+/);
     assert.deepEqual(await holds(), ['drv-a'], 'no second hold');
 
-    cluster.sim.store.delete({ group: '', resource: 'pods' }, { namespace: 'default', name: 'debug' });
+    await releaseDrainOfNode1(cluster.sim);
     const done = await first.exited;
     assert.equal(done.code, 0, done.stderr);
     const followed = await second.exited;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EXIT } from '../../cli/exit-codes.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { holdDrainOfNode1 } from './demo-blockers.ts';
 import { assertNoNoise, runCli, startCli } from './run-cli.ts';
 
 describe('the exit-code table, status by status', () => {
@@ -70,6 +71,8 @@ describe('the exit-code table, status by status', () => {
 
   it('1 then 5: a deadline passes while blocked (the node stays held); the same request again is refused', async () => {
     // Far enough ahead that a loaded machine's CLI start (seen: 4 s) does not pass it before it is parsed.
+    // node-1's drain waits on the web budget (allowing no disruption, from now on) for as long as a case needs.
+    holdDrainOfNode1(cluster.sim);
     const deadline = new Date(Date.now() + 12_000).toISOString();
     const args = ['evacuate', 'node-1', '--ignore-daemonsets', '--request-id', 'late', '--deadline', deadline];
     const failed = await expectExit(EXIT.failed, args);
@@ -84,6 +87,32 @@ describe('the exit-code table, status by status', () => {
     await expectExit(EXIT.ok, ['restore', 'node-1', '--request-id', 'late']);
     const abort = await expectExit(EXIT.refused, ['abort', 'node-1']);
     assert.match(abort.stderr, /nothing to abort/);
+  });
+
+  it('1: a refused drain fails at once, as kubectl drain, naming the pod and the flag; the node stays held', async () => {
+    cluster.sim.store.create(
+      { group: '', resource: 'pods' },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'shell', namespace: 'default' },
+        spec: { nodeName: 'node-3', containers: [{ name: 'shell', image: 'busybox:1.37' }] },
+      },
+    );
+    const mark = cluster.sim.requestLog.mark();
+    const started = Date.now();
+    const failed = await expectExit(EXIT.failed, ['evacuate', 'node-3', '--ignore-daemonsets', '--request-id', 'bare']);
+    assert.match(
+      failed.stderr,
+      /the evacuation failed: EvacuationFailed: unable to drain node "node-3" due to error: cannot delete Pods that declare no controller \(use --force to override\): default\/shell/,
+    );
+    assert.match(failed.stderr, /Node node-3 is cordoned and held by request bare/);
+    assert.ok(Date.now() - started < 30_000, 'at once, not at a timeout or deadline');
+    const evictions = cluster.sim.requestLog
+      .writes({ since: mark, resource: 'pods' })
+      .filter((r) => r.subresource === 'eviction');
+    assert.deepEqual(evictions, [], "nothing evicted: node-3's web pods stay, as with kubectl drain");
+    await expectExit(EXIT.ok, ['restore', 'node-3', '--request-id', 'bare']);
   });
 
   it('130 and 143: stopped by SIGINT or SIGTERM', async () => {

@@ -12,6 +12,7 @@ import type { StatusReport } from '../../cli/status/model.ts';
 import { ADMISSION_LEASE, QUEUE_ANNOTATION } from '../../lib/admission/records.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { BUDGET_BLOCKED, holdDrainOfNode1, releaseDrainOfNode1 } from './demo-blockers.ts';
 import { assertNoNoise, type RunningCli, runCli, startCli } from './run-cli.ts';
 
 const SA = 'system:serviceaccount:drainbridge:drainbridge';
@@ -26,6 +27,7 @@ describe('drainbridge status on the demo scenario', () => {
   before(async () => {
     cluster = await startDrainbridgeCluster({ scenario: 'demo', speed: 50 });
     k = ['--kubeconfig', cluster.kubeconfigPath];
+    holdDrainOfNode1(cluster.sim);
   });
   after(async () => {
     for (const cli of running) cli.child.kill('SIGKILL');
@@ -58,7 +60,7 @@ describe('drainbridge status on the demo scenario', () => {
     const first = startCli(['evacuate', 'node-1', '--ignore-daemonsets', '--request-id', 'st-1', ...k]);
     running.push(first);
     evacuations.set('st-1', first);
-    await first.waitFor(/blocked: cannot delete Pods that declare no controller/, 60_000);
+    await first.waitFor(BUDGET_BLOCKED, 60_000);
     const second = startCli(['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'st-2', ...k]);
     running.push(second);
     evacuations.set('st-2', second);
@@ -67,12 +69,9 @@ describe('drainbridge status on the demo scenario', () => {
     const table = await status();
     assert.match(table.stdout, /^NODE\s+CORDONED\s+PHASE\s+HELD-BY\s+REQUESTER\s+ORIGIN\s+SINCE$/m);
     assert.match(table.stdout, /^node-1\s+yes\s+NodeDraining\s+st-1\s+\S+\s+manual\s+\d{4}-\d\d-\d\dT/m);
-    assert.match(table.stdout, /^st-1\s+node-1\s+held\s+NodeDraining\s+\d+s\s+0\/2\s+0\/0\s+0\/0\s+1$/m);
+    assert.match(table.stdout, /^st-1\s+node-1\s+held\s+NodeDraining\s+\d+s\s+0\/2\s+0\/0\s+0\/0\s+2$/m);
     assert.match(table.stdout, /^st-2\s+node-2\s+queued\s+-\s+\d+s\s+-\s+-\s+-\s+0$/m);
-    assert.match(
-      table.stdout,
-      /st-1 on node-1:\n {2}blocked: cannot delete Pods that declare no controller \(use --force to override\): default\/debug/,
-    );
+    assert.match(table.stdout, new RegExp(`st-1 on node-1:\n {2}${BUDGET_BLOCKED.source}`));
     assert.match(
       table.stdout,
       /Waiting for a maintenance slot, oldest first:\n {2}1\. st-2 for node-2, since \S+ \(\d+s\)/,
@@ -110,7 +109,7 @@ describe('drainbridge status on the demo scenario', () => {
     running.push(watch);
     await watch.waitFor(/"st-2"/, 30_000);
     // The operator clears the blocker: st-1 drains; restored, it frees the slot for st-2.
-    cluster.sim.store.delete({ group: '', resource: 'pods' }, { namespace: 'default', name: 'debug' });
+    await releaseDrainOfNode1(cluster.sim);
     await watch.waitFor(/"phase":"NodeDrained"/, 60_000);
     const restore = await runCli(['restore', 'node-1', ...k]);
     assert.equal(restore.code, 0, restore.stderr);

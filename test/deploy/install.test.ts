@@ -15,7 +15,8 @@ import { parse, stringify } from 'yaml';
 import { INSTALL_COMMAND, INSTALL_COMMAND_NMO } from '../../lib/preflight/index.ts';
 import { type Simulator, startSimulator } from '../../sim/simulator.ts';
 import { runCli } from '../cli/run-cli.ts';
-import { eventually, findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';
+import { findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const NM_CRD = 'nodemaintenances.nodemaintenance.medik8s.io';
@@ -70,10 +71,10 @@ describe(`${INSTALL_COMMAND} on a cluster without drainbridge`, { skip }, () => 
     ]) {
       assert.match(applied.stdout, new RegExp(`${object.replaceAll('.', '\\.')} (created|configured)`), object);
     }
-    await eventually(
+    await waitUntil(
+      'the NodeMaintenance of the README to be accepted',
       async () => (await kubectl.run(['apply', '-f', '-'], { input: nodeMaintenance })).code === 0,
       20_000,
-      'the NodeMaintenance of the README to be accepted',
     );
     const after = await runCli(['check', '--kubeconfig', writeAdmin(dir, sim)]);
     assert.equal(after.code, 0, after.stdout + after.stderr);

@@ -6,6 +6,10 @@
  * Pod names made by controllers carry random suffixes, so pods are compared by stable names
  * (`namespace/generateName*`). kubectl 1.32 prints the "declare no controller" error with a doubled
  * "cannot delete" prefix (fixed upstream later); the comparison collapses it.
+ *
+ * A filter refusal fails both at once: kubectl exits 1 with `error: unable to drain node "N" due to
+ * error: …` before it evicts anything; drainbridge's first pass throws EvacuationFailed with the same
+ * sentence (its errors in another order: kubectl's come from a Go map, in random order).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -13,9 +17,11 @@ import type { Blocker } from '../../lib/domain/plan.ts';
 import type { DrainOptions } from '../../lib/domain/request.ts';
 import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
 import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
+import { EvacuationFailed } from '../../lib/errors/index.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
 import type { Simulator } from '../../sim/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   type DrainSim,
   evictedBy,
@@ -146,14 +152,6 @@ function scenarioOf(c: Case): Manifest {
   };
 }
 
-async function waitFor(what: string, check: () => boolean, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 function podPhase(sim: Simulator, namespace: string, name: string): string | undefined {
   return (sim.store.get({ group: '', resource: 'pods' }, namespace, name)?.status as { phase?: string } | undefined)
     ?.phase;
@@ -177,6 +175,21 @@ function normaliseLine(sim: Simulator, line: string): string {
     .split(', ')
     .sort()
     .join(', ')}`;
+}
+
+/**
+ * The filter errors of `unable to drain node "N" due to error: E` (one, or `[a, b]`), normalised and
+ * sorted (kubectl fails with the same sentence on eviction errors: those are compared above).
+ */
+function drainErrorLines(sim: Simulator, sentence: string): string[] {
+  const match = /unable to drain node "[^"]+" due to error: (.*?)(?:, continuing command\.\.\.)?$/m.exec(sentence);
+  if (!match?.[1]) return [];
+  const body = match[1].startsWith('[') && match[1].endsWith(']') ? match[1].slice(1, -1) : match[1];
+  return body
+    .split(/, (?=cannot delete )/)
+    .filter((line) => line.startsWith('cannot delete'))
+    .map((line) => normaliseLine(sim, line))
+    .sort();
 }
 
 function kubectlFilterErrors(sim: Simulator, stderr: string): string[] {
@@ -221,6 +234,10 @@ interface Outcome {
   readonly filterErrors: string[];
   readonly budgetRefused: string[];
   readonly multipleRefused: string[];
+  /** The errors of the drain's failure sentence (`unable to drain node …`), when a filter refused it. */
+  readonly drainError: string[];
+  /** drainbridge only: passes run before the outcome (a refusal: the first). */
+  readonly passes?: number;
 }
 
 async function runKubectl(c: Case): Promise<Outcome> {
@@ -239,6 +256,7 @@ async function runKubectl(c: Case): Promise<Outcome> {
       filterErrors: kubectlFilterErrors(env.sim, run.stderr),
       budgetRefused: kubectlEvictionRefusals(env.sim, run.stderr, /disruption budget/),
       multipleRefused: kubectlEvictionRefusals(env.sim, run.stderr, /more than one PodDisruptionBudget/),
+      drainError: drainErrorLines(env.sim, run.stderr),
     };
   } finally {
     await env.stop();
@@ -254,7 +272,31 @@ async function runDrainbridge(c: Case, options: DrainOptions): Promise<Outcome> 
     const store = new EvacuationProgressStore(env.client);
     await store.ensure(request);
     const pass = createEvictionPass(env.client, store, { branch: 'pods', infraPodSelector: '', recorder: store });
-    const { result } = await runUntilSettled(env.sim, pass, request);
+    let passes = 0;
+    const counted = {
+      branch: pass.branch,
+      run: (input: Parameters<typeof pass.run>[0]) => {
+        passes++;
+        return pass.run(input);
+      },
+    };
+    const settled = await runUntilSettled(env.sim, counted, request).catch((error: unknown) => {
+      if (error instanceof EvacuationFailed) return error;
+      throw error;
+    });
+    if (settled instanceof EvacuationFailed) {
+      const lines = drainErrorLines(env.sim, settled.message);
+      return {
+        finished: false,
+        evicted: evictedBy(env.sim, SA_USER),
+        filterErrors: lines,
+        budgetRefused: [],
+        multipleRefused: [],
+        drainError: lines,
+        passes,
+      };
+    }
+    const { result } = settled;
     const onlyLaunchers = result.blockers.every((b) => b.code === 'LauncherPod');
     return {
       finished: result.done || (onlyLaunchers && result.progress.moved === result.progress.total),
@@ -262,6 +304,8 @@ async function runDrainbridge(c: Case, options: DrainOptions): Promise<Outcome> 
       filterErrors: ourFilterErrors(env.sim, result.blockers),
       budgetRefused: ourRefusals(env.sim, result.blockers, 'DisruptionBudget'),
       multipleRefused: ourRefusals(env.sim, result.blockers, 'MultiplePodDisruptionBudgets'),
+      drainError: [],
+      passes,
     };
   } finally {
     await env.stop();
@@ -323,7 +367,7 @@ const CASES: Case[] = [
       pods: [barePod('done', { annotations: { 'sim.drainbridge.io/run-seconds': '1' } })],
     },
     flags: [],
-    arrange: (sim) => waitFor('pod done to finish', () => podPhase(sim, 'default', 'done') === 'Succeeded'),
+    arrange: (sim) => waitUntil('pod done to finish', () => podPhase(sim, 'default', 'done') === 'Succeeded'),
   },
   { name: 'pod-selector', scenario: { workloads: replicated }, flags: ['--pod-selector=app=web'] },
   {
@@ -419,8 +463,19 @@ const CASES: Case[] = [
     },
     flags: ['--force', '--skip-wait-for-delete-timeout=1'],
     arrange: async (sim) => {
-      sim.store.delete({ group: '', resource: 'pods' }, { namespace: 'default', name: 'stuck' });
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const pods = { group: '', resource: 'pods' };
+      sim.store.delete(pods, { namespace: 'default', name: 'stuck' });
+      // Until the deletion is over the 1 s timeout old by both clocks that judge it: kubectl's (real time)
+      // and the simulator's. Ages only grow, so both drains see it as past the timeout.
+      const stamp = sim.store.get(pods, 'default', 'stuck')?.metadata.deletionTimestamp;
+      assert.ok(stamp, 'stuck is terminating (its finalizer holds it)');
+      const deleted = Date.parse(stamp);
+      await waitUntil(
+        'the deletion of stuck older than 1 s',
+        () => Math.min(Date.now(), sim.clock.now()) - deleted > 1_000,
+        10_000,
+        { everyMs: 50 },
+      );
     },
   },
 ];
@@ -436,6 +491,9 @@ describe('differential: kubectl drain vs drainbridge passes', { concurrency: 4 }
       assert.deepEqual(ours.evicted, kubectl.evicted, 'evicted pods');
       assert.deepEqual(ours.filterErrors, kubectl.filterErrors, 'filter refusals');
       assert.deepEqual(ours.multipleRefused, kubectl.multipleRefused, 'multiple-PDB refusals');
+      assert.deepEqual(ours.drainError, kubectl.drainError, 'the drain fails with the same errors');
+      // kubectl fails a refused drain before it evicts anything: so does drainbridge's first pass.
+      if (kubectl.drainError.length > 0) assert.equal(ours.passes, 1, 'a filter refusal fails the first pass');
       if (c.name !== 'pdb-wait') assert.deepEqual(ours.budgetRefused, kubectl.budgetRefused, 'PDB refusals');
     });
   }

@@ -15,6 +15,7 @@ import { BACKOFF_BASE_SECONDS } from '../../lib/drain/tracking.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { type KubeObject, type Simulator, startSimulator } from '../../sim/index.ts';
 import { isSettled } from '../../sim/scenarios/index.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const KUBECTL = '/usr/bin/kubectl';
@@ -87,11 +88,7 @@ export async function startDrainSim(
 export async function settle(sim: Simulator, limitMs = 20_000): Promise<void> {
   const scenario = sim.scenario;
   if (!scenario) return;
-  const deadline = Date.now() + limitMs;
-  while (!isSettled(sim.store, scenario)) {
-    if (Date.now() > deadline) throw new Error(`scenario ${scenario.name} did not settle within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitUntil(`scenario ${scenario.name} settled`, () => isSettled(sim.store, scenario), limitMs);
 }
 
 /** A resolved request for tests. */

@@ -9,6 +9,7 @@ import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
 import { EvacuationAborted } from '../../lib/errors/index.ts';
 import { acquireHold, releaseHold } from '../../lib/node/hold.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
+import { waitUntil } from '../support/wait.ts';
 import { type DrainSim, requestFor, SA_USER, startDrainSim } from './harness.ts';
 
 const CONTAINERS = [{ name: 'app', image: 'busybox:1.37' }];
@@ -109,7 +110,9 @@ describe('a pass that waits on its watches', () => {
         name: 'EvacuationCancelled',
       });
       // At speed 1 the first pod takes its 30 s grace period to go: the pass is waiting when the hold goes.
-      await waitFor(() => requestsOf(stopped, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'));
+      await waitUntil('the pass watches nodes', () =>
+        requestsOf(stopped, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'),
+      );
       const mark = stopped.sim.requestLog.mark();
       await releaseHold(stopped.client, 'node-1', 'req-cancel');
       await cancelled;
@@ -145,7 +148,9 @@ describe('a pass that waits on its watches', () => {
       });
       const stopped = assert.rejects(run, { name: 'EvacuationAborted' });
       // At speed 1 the first pod takes its 30 s grace period to go: nothing changes while the pass waits.
-      await waitFor(() => requestsOf(world, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'));
+      await waitUntil('the pass watches nodes', () =>
+        requestsOf(world, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'),
+      );
       aborted = true;
       const abortedAt = performance.now();
       await stopped;
@@ -173,7 +178,9 @@ describe('a pass that waits on its watches', () => {
         startedAt: now().toISOString(),
       });
       // At speed 1 the first pod takes its 30 s grace period to go: the pass is waiting when the uncordon comes.
-      await waitFor(() => requestsOf(world, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'));
+      await waitUntil('the pass watches nodes', () =>
+        requestsOf(world, 0).some((r) => r.verb === 'watch' && r.resource === 'nodes'),
+      );
       await world.admin.patchNode('node-1', { spec: { unschedulable: false } });
       const result = await first;
       assert.equal(result.done, false);
@@ -191,12 +198,3 @@ describe('a pass that waits on its watches', () => {
     }
   });
 });
-
-/** Polls `condition` every 10 ms (up to 10 s): waits for an observable request, never a fixed sleep. */
-async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

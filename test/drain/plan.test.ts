@@ -104,8 +104,12 @@ describe('drainbridge plan in the simulator', () => {
     assert.ok(blockers.includes('BarePod default/debug'));
     assert.ok(blockers.includes('LauncherPod default/virt-launcher-vm1'));
     assert.equal(blockers.filter((b) => b.startsWith('DisruptionBudget shop/web')).length, 2);
-    // node-2 is cordoned, so no replacement can schedule anywhere.
-    assert.equal(blockers.filter((b) => b.startsWith('Unschedulable')).length, 2);
+    // node-2 is cordoned, so no replacement can schedule anywhere: a warning (the evacuation evicts them).
+    assert.equal(blockers.filter((b) => b.startsWith('Unschedulable')).length, 0);
+    assert.equal(
+      nodePlan.warnings.filter((w) => w.startsWith('[Unschedulable] replacement of pod shop/web')).length,
+      2,
+    );
     assert.deepEqual(
       infra?.toMove.map((i) => i.name),
       ['infra/nova-compute-0'],

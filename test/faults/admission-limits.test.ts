@@ -12,7 +12,8 @@ import type { WindowOccurrence } from '../../lib/domain/window.ts';
 import { windowRequester } from '../../lib/domain/window.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
-import { delayWrites, evacuate, type FaultWorld, IDLE_NODES_SCENARIO, scenario, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { delayWrites, evacuate, type FaultWorld, IDLE_NODES_SCENARIO, scenario } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };
 const ZONE = 'topology.kubernetes.io/zone';

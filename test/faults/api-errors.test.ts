@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { readLedger } from '../../lib/node/ledger.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   CLIENT_TIMEOUT_MS,
   delayWrites,
@@ -21,14 +22,13 @@ import {
   realMs,
   scenario,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const cluster = WORKFLOW_SCENARIO;
 
 /** Waits until a step failed with `name` at least `count` times (the fault was felt), then returns. */
-function untilFelt(w: FaultWorld, name: string, count = 1): Promise<void> {
-  return waitUntil(
+async function untilFelt(w: FaultWorld, name: string, count = 1): Promise<void> {
+  await waitUntil(
     `${count} task(s) failed with ${name}`,
     () => w.taskCalls.filter((c) => c.error?.name === name).length >= count,
   );

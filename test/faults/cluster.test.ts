@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { readLedger } from '../../lib/node/ledger.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   BLOCKED_SCENARIO,
   evacuate,
@@ -22,7 +23,6 @@ import {
   scenario,
   untilBlockedByPdb,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };

@@ -9,6 +9,7 @@ import { INTENTS_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   delayWrites,
   evacuate,
@@ -21,7 +22,6 @@ import {
   realMs,
   scenario,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };

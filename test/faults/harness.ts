@@ -14,6 +14,7 @@ import { StatusError } from '../../sim/index.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { type InvariantOptions, type WatchedRun, watchInvariants } from '../support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   failureOf,
@@ -21,11 +22,10 @@ import {
   maintenanceRequested,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from '../workflow/harness.ts';
 
 export { BLOCKED_SCENARIO, IDLE_NODES_SCENARIO, WORKFLOW_SCENARIO } from '../workflow/scenario.ts';
-export { eventsOf, failureOf, maintenanceEnded, maintenanceRequested, waitUntil };
+export { eventsOf, failureOf, maintenanceEnded, maintenanceRequested };
 
 /** Simulated seconds per real second: a 5 s PDB backoff is 17 ms. */
 export const FAULT_SPEED = 300;
@@ -164,8 +164,8 @@ export async function expectEndedWith(execution: Tracked, name: string, message?
 }
 
 /** Waits until the pod branch waits on the PDB (the drain is under way and blocked). */
-export function untilBlockedByPdb(w: FaultWorld): Promise<void> {
-  return waitUntil('the pod branch is blocked by the PDB', () =>
+export async function untilBlockedByPdb(w: FaultWorld): Promise<void> {
+  await waitUntil('the pod branch is blocked by the PDB', () =>
     w.taskCalls.some((call) => call.error?.name === 'NotYetDone' && /PodDisruptionBudget/.test(call.error.message)),
   );
 }

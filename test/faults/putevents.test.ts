@@ -10,6 +10,7 @@ import { after, describe } from 'node:test';
 import { EventBridgePublisher } from '../../lib/bus/eventbridge-publisher.ts';
 import type { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../support/eventbridge-endpoint.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   evacuate,
   eventsOf,
@@ -18,7 +19,6 @@ import {
   IDLE_NODES_SCENARIO,
   scenario,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };

@@ -10,6 +10,7 @@ import { describe } from 'node:test';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   evacuate,
   expectEndedWith,
@@ -21,7 +22,6 @@ import {
   scenario,
   untilBlockedByPdb,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };

@@ -20,6 +20,7 @@ import type { AdmissionRequest } from '../../sim/index.ts';
 import { StatusError } from '../../sim/index.ts';
 import { BIN } from '../support/cli.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import { byDrainbridge, kubeVirtScenario } from '../workflow/kubevirt-scenario.ts';
 import {
   BLOCKED_SCENARIO,
@@ -33,7 +34,6 @@ import {
   restore,
   scenario,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const NODES = { group: '', resource: 'nodes' };

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import { WATCH_OPEN_TIMEOUT_MS } from '../../lib/kube/watched-list.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   evacuate,
   evictions,
@@ -18,7 +19,6 @@ import {
   openSpareNodes,
   scenario,
   WORKFLOW_SCENARIO,
-  waitUntil,
 } from './harness.ts';
 
 const PODS = { group: '', resource: 'pods' };

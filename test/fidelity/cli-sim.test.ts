@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { eventually } from './kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
 
 it('drainbridge sim --scenario small serves the scenario until SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'drainbridge-sim-cli-'));
@@ -25,7 +25,7 @@ it('drainbridge sim --scenario small serves the scenario until SIGTERM', async (
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    await eventually(() => output.includes('admin kubeconfig written'), 15_000, 'the simulator to start');
+    await waitUntil('the simulator to start', () => output.includes('admin kubeconfig written'), 15_000);
     assert.match(output, /serving https:\/\/127\.0\.0\.1:\d+ \(speed 20\)/);
     assert.equal(statSync(kubeconfigPath).mode & 0o777, 0o600);
     assert.doesNotMatch(output, /token/i, 'the token is never printed');

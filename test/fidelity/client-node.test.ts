@@ -20,7 +20,7 @@ import {
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import type { KubeObject } from '../../sim/store/types.ts';
-import { eventually } from './kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const PODS = { group: '', resource: 'pods' };
 
@@ -121,7 +121,7 @@ describe('@kubernetes/client-node against the simulator', () => {
       spec: { containers: [] },
     });
     sim.store.delete(PODS, { namespace: 'default', name: 'watched' });
-    await eventually(() => seen.includes('DELETED watched'), 10_000, 'the DELETED event');
+    await waitUntil('the DELETED event', () => seen.includes('DELETED watched'), 10_000);
     controller.abort();
     assert.deepEqual(seen, ['ADDED watched', 'DELETED watched']);
   });
@@ -151,14 +151,14 @@ describe('@kubernetes/client-node against the simulator', () => {
       body: { metadata: { name: 'web-all' }, spec: { maxUnavailable: 0, selector: { matchLabels: { app: 'web' } } } },
     });
     await policy.deleteNamespacedPodDisruptionBudget({ name: 'web', namespace: 'shop' });
-    await eventually(
+    await waitUntil(
+      'the disruption controller to observe web-all',
       () => {
         const pdb = sim.store.get({ group: 'policy', resource: 'poddisruptionbudgets' }, 'shop', 'web-all');
         const status = (pdb?.status ?? {}) as { observedGeneration?: number; currentHealthy?: number };
         return status.observedGeneration === pdb?.metadata.generation && (status.currentHealthy ?? 0) === 3;
       },
       20_000,
-      'the disruption controller to observe web-all',
     );
     const web = sim.store.list(PODS, { namespace: 'shop', labelSelector: 'app=web' }).items[0];
     const name = web?.metadata.name ?? '';
@@ -227,23 +227,24 @@ describe('@kubernetes/client-node against the simulator', () => {
       body: { metadata: { name: 'guarded' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
     });
     const guarded = (): KubeObject[] => sim.store.list(PODS, { namespace: 'shop', labelSelector: 'app=guarded' }).items;
-    await eventually(
+    await waitUntil(
+      'guarded pods on the target',
       () => guarded().filter((p) => nodeOf(p) === target && phaseOf(p) === 'Running').length === 2,
       20_000,
-      'guarded pods on the target',
     );
-    await eventually(
+    await waitUntil(
+      'the budget to allow one disruption',
       () => {
         const pdb = sim.store.get({ group: 'policy', resource: 'poddisruptionbudgets' }, 'shop', 'guarded');
         return (pdb?.status as { disruptionsAllowed?: number } | undefined)?.disruptionsAllowed === 1;
       },
       20_000,
-      'the budget to allow one disruption',
     );
     for (const node of others) await cordon(node, false);
     await cordon(target, true);
     let refusals = 0;
-    await eventually(
+    await waitUntil(
+      `${target} to be empty`,
       async () => {
         const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${target}` });
         const movable = pods.items.filter((p) => p.metadata?.ownerReferences?.[0]?.kind !== 'DaemonSet');
@@ -259,13 +260,12 @@ describe('@kubernetes/client-node against the simulator', () => {
         return movable.length === 0;
       },
       60_000,
-      `${target} to be empty`,
     );
     assert.ok(refusals >= 1, 'the second guarded pod had to wait for the budget');
-    await eventually(
+    await waitUntil(
+      'guarded replicas running elsewhere',
       () => guarded().length === 2 && guarded().every((p) => nodeOf(p) !== target && phaseOf(p) === 'Running'),
       20_000,
-      'guarded replicas running elsewhere',
     );
     await cordon(target, false);
   });

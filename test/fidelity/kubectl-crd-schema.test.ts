@@ -16,7 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import { generateServingCertificate } from '../../sim/tls.ts';
-import { eventually, findKubectl, Kubectl } from './kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
+import { findKubectl, Kubectl } from './kubectl-runner.ts';
 
 const NMS = { group: 'nodemaintenance.medik8s.io', resource: 'nodemaintenances' };
 const binary = findKubectl();
@@ -141,10 +142,10 @@ describe('kubectl: CRD schemas and the cordon taint', { skip }, () => {
       const out = await ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec.taints}']);
       return out ? (JSON.parse(out) as { key: string; effect: string; timeAdded?: string }[]) : [];
     };
-    await eventually(
+    await waitUntil(
+      'the cordon taint',
       async () => (await taintsOf()).some((t) => t.key === 'node.kubernetes.io/unschedulable'),
       10_000,
-      'the cordon taint',
     );
     const taint = (await taintsOf()).find((t) => t.key === 'node.kubernetes.io/unschedulable');
     assert.equal(taint?.effect, 'NoSchedule');
@@ -152,7 +153,7 @@ describe('kubectl: CRD schemas and the cordon taint', { skip }, () => {
     assert.match(await ok(['describe', 'node', 'node-2']), /Taints:\s+node\.kubernetes\.io\/unschedulable:NoSchedule/);
 
     await ok(['uncordon', 'node-2']);
-    await eventually(async () => (await taintsOf()).length === 0, 10_000, 'the taint gone');
+    await waitUntil('the taint gone', async () => (await taintsOf()).length === 0, 10_000);
     const spec = JSON.parse(await ok(['get', 'node', 'node-2', '-o', 'jsonpath={.spec}'])) as Record<string, unknown>;
     assert.equal(Object.hasOwn(spec, 'unschedulable'), false, `spec after uncordon: ${JSON.stringify(spec)}`);
     assert.equal(Object.hasOwn(spec, 'taints'), false);

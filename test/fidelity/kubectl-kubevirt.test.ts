@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import type { KubeObject } from '../../sim/store/types.ts';
-import { eventually, findKubectl, Kubectl } from './kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
+import { findKubectl, Kubectl } from './kubectl-runner.ts';
 
 const VMIS = { group: 'kubevirt.io', resource: 'virtualmachineinstances' };
 const binary = findKubectl();
@@ -68,20 +69,20 @@ describe('kubectl against the simulated KubeVirt', { skip }, () => {
     try {
       // kubectl lists first, then watches from the list's resourceVersion: a migration created before the
       // list would show up in whatever phase it had reached, so wait until the watch is open.
-      await eventually(
+      await waitUntil(
+        'the watch to open',
         () =>
           sim.requestLog.all({ since: mark, verb: 'watch', resource: 'virtualmachineinstancemigrations' }).length > 0,
         20_000,
-        'the watch to open',
       );
       assert.match(
         await ok(['create', '-f', '-'], migration('move-app-1', 'app-1')),
         /virtualmachineinstancemigration\.kubevirt\.io\/move-app-1 created/,
       );
-      await eventually(
+      await waitUntil(
+        'the watch to show Succeeded',
         () => /move-app-1\s+Succeeded\s+app-1/.test(watch.output()),
         60_000,
-        'the watch to show Succeeded',
       );
     } finally {
       await watch.stop();

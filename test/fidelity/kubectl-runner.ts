@@ -85,16 +85,3 @@ export class Kubectl {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 }
-
-/** Polls `check` until it returns true or `timeoutMs` passes. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

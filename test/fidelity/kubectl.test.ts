@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import type { KubeObject } from '../../sim/store/types.ts';
-import { eventually, findKubectl, Kubectl } from './kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
+import { findKubectl, Kubectl } from './kubectl-runner.ts';
 
 const PODS = { group: '', resource: 'pods' };
 const NODES = { group: '', resource: 'nodes' };
@@ -88,14 +89,14 @@ describe('kubectl against the simulator', { skip }, () => {
   it('get -w streams changes', async () => {
     const watch = kubectl.start(['get', 'pods', '-n', 'default', '-w']);
     try {
-      await eventually(() => watch.output().includes('NAME'), 20_000, 'the initial listing');
+      await waitUntil('the initial listing', () => watch.output().includes('NAME'), 20_000);
       sim.store.create(PODS, {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: 'watched', namespace: 'default' },
         spec: { containers: [{ name: 'c', image: 'busybox' }] },
       });
-      await eventually(() => /watched\s+\S+\s+(Pending|Running)/.test(watch.output()), 20_000, 'the watched pod');
+      await waitUntil('the watched pod', () => /watched\s+\S+\s+(Pending|Running)/.test(watch.output()), 20_000);
     } finally {
       await watch.stop();
     }
@@ -203,7 +204,8 @@ spec:
         .filter((kind) => kind !== 'DaemonSet'),
       [],
     );
-    await eventually(
+    await waitUntil(
+      'web replicas running on other nodes',
       () => {
         const web = sim.store.list(PODS, { namespace: 'shop', labelSelector: 'app=web' }).items;
         return (
@@ -212,7 +214,6 @@ spec:
         );
       },
       20_000,
-      'web replicas running on other nodes',
     );
     await ok(['uncordon', node]);
   });
@@ -243,20 +244,20 @@ spec:
     const applied = await kubectl.run(['apply', '-f', '-'], { input: manifest });
     assert.equal(applied.code, 0, applied.stderr);
     const guarded = (): KubeObject[] => sim.store.list(PODS, { namespace: 'fid', labelSelector: 'app=guarded' }).items;
-    await eventually(
+    await waitUntil(
+      'two guarded pods running on the target',
       () =>
         guarded().filter((p) => nodeNameOf(p) === target && (p.status as { phase?: string }).phase === 'Running')
           .length === 2,
       20_000,
-      'two guarded pods running on the target',
     );
-    await eventually(
+    await waitUntil(
+      'the budget to allow one disruption',
       () => {
         const pdb = sim.store.get({ group: 'policy', resource: 'poddisruptionbudgets' }, 'fid', 'guarded');
         return (pdb?.status as { disruptionsAllowed?: number } | undefined)?.disruptionsAllowed === 1;
       },
       20_000,
-      'the budget to allow one disruption',
     );
     for (const node of others) await ok(['uncordon', node]);
     const result = await kubectl.run(

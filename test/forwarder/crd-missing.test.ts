@@ -11,8 +11,9 @@ import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
-import { metric, spreadScenario, startTestCluster, type TestCluster, waitUntil } from './harness.ts';
+import { metric, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
 
 const CRD_FILE = 'deploy/base/crds/nodemaintenances.yaml';
 const CRD = 'nodemaintenances.nodemaintenance.medik8s.io';

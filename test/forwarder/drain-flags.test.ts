@@ -10,8 +10,9 @@ import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
-import { spreadScenario, startTestCluster, type TestCluster, waitUntil } from './harness.ts';
+import { spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
 
 describe("the forwarder's drain flags ride on Node Cordoned", () => {
   let cluster: TestCluster;

@@ -13,15 +13,8 @@ import { loadConfig } from '../../lib/config/index.ts';
 import { electionTimings, takeoverBoundMs } from '../../lib/forwarder/leader.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
-import {
-  DrainbridgeProcess,
-  metric,
-  scrape,
-  spreadScenario,
-  startTestCluster,
-  type TestCluster,
-  waitUntil,
-} from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { DrainbridgeProcess, metric, scrape, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
 
 const CORDONED = Array.from({ length: 20 }, (_, i) => `node-${i + 1}`);
 const LEASE_SECONDS = 4;

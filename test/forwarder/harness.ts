@@ -14,6 +14,7 @@ import { KubeClient } from '../../lib/kube/client.ts';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import { findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -201,7 +202,7 @@ export class DrainbridgeProcess {
       `log "${message}" ${JSON.stringify(fields)}`,
       () => this.logs(message, fields).length > 0,
       limitMs,
-      () => this.output.slice(-20).join('\n'),
+      { context: () => this.output.slice(-20).join('\n') },
     );
     return this.logs(message, fields)[0] as LogLine;
   }
@@ -269,20 +270,6 @@ export function forwarderNodeFlags(manifest = 'deploy/components/forwarder/deplo
   if (command[0] !== 'node' || !command.at(-1)?.endsWith('drainbridge.mjs'))
     throw new Error(`${manifest}: the command is not "node [flags] /app/drainbridge.mjs": ${command.join(' ')}`);
   return command.slice(1, -1);
-}
-
-/** Waits (real time, polling every 20 ms) until `check` holds; fails naming `what` (and `context()`) after `limitMs`. */
-export async function waitUntil(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  limitMs = 30_000,
-  context: () => string = () => '',
-): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting until ${what}\n${context()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** A Prometheus sample's value from a /metrics text, e.g. `metric(text, 'x_total', { a: 'b' })`. */

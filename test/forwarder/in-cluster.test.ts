@@ -19,6 +19,7 @@ import { inClusterEndpoint, loadKubeEndpoint } from '../../lib/kube/http/endpoin
 import { ADMIN_USER } from '../../sim/auth/authenticator.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import { generateServingCertificate } from '../../sim/tls.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   DrainbridgeProcess,
   FORWARDER_USER,
@@ -27,7 +28,6 @@ import {
   spreadScenario,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from './harness.ts';
 
 describe('in-cluster access: a ServiceAccount directory and KUBERNETES_SERVICE_HOST/PORT', () => {

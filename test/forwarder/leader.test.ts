@@ -11,8 +11,9 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { type ElectionTimings, electionTimings, LeaderElector, takeoverBoundMs } from '../../lib/forwarder/leader.ts';
 import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
-import { FORWARDER_USER, RUN_USER, startTestCluster, type TestCluster, waitUntil } from './harness.ts';
+import { FORWARDER_USER, RUN_USER, startTestCluster, type TestCluster } from './harness.ts';
 
 const NAMESPACE = 'drainbridge';
 const TIMINGS: ElectionTimings = electionTimings(3000);

@@ -14,8 +14,9 @@ import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
-import { FORWARDER_USER, spreadScenario, startTestCluster, type TestCluster, waitUntil } from './harness.ts';
+import { FORWARDER_USER, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
 
 const CRD = 'nodemaintenances.nodemaintenance.medik8s.io';
 const CRD_FILE = new URL('../../deploy/base/crds/nodemaintenances.yaml', import.meta.url);

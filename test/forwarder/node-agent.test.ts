@@ -17,15 +17,8 @@ import { formatEc2ImdsDate, formatRfc1123 } from '../../lib/sources/dates.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import type { KubeObject } from '../../sim/index.ts';
 import { FakeAzureMetadata, FakeEc2Metadata, FakeGceMetadata } from '../../sim/metadata/index.ts';
-import {
-  DrainbridgeProcess,
-  metric,
-  NODE_AGENT_USER,
-  scrape,
-  startTestCluster,
-  type TestCluster,
-  waitUntil,
-} from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { DrainbridgeProcess, metric, NODE_AGENT_USER, scrape, startTestCluster, type TestCluster } from './harness.ts';
 
 const AZURE_VMSS =
   'azure:///subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/aks-pool-12345678-vmss/virtualMachines';
@@ -123,7 +116,7 @@ describe('drainbridge forwarder --node-agent: notices on the bus through the rea
         'Maintenance Requested on the bus',
         () => onBus('Maintenance Requested', requestId).length > 0,
         30_000,
-        () => (agent as DrainbridgeProcess).output.slice(-10).join('\n'),
+        { context: () => (agent as DrainbridgeProcess).output.slice(-10).join('\n') },
       );
       const [requested] = onBus('Maintenance Requested', requestId);
       assert.equal(requested?.source, 'drainbridge.requests');

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   DrainbridgeProcess,
   FORWARDER_USER,
@@ -17,7 +18,6 @@ import {
   spreadScenario,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from './harness.ts';
 
 interface Readiness {

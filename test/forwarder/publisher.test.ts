@@ -11,11 +11,12 @@ import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../../lib/bus
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
 import { Publisher } from '../../lib/forwarder/publisher.ts';
-import { EventBridgeSink } from '../../lib/forwarder/sinks.ts';
+import { type BusSink, EventBridgeSink } from '../../lib/forwarder/sinks.ts';
 import type { ForwardedEvent, PublishReceipt } from '../../lib/forwarder/types.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
-import { metric, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { metric } from './harness.ts';
 
 const cordoned = (node: string, requestId = `cordon.${node}.1`): ForwardedEvent => ({
   key: `cordon/${node}`,
@@ -119,13 +120,27 @@ describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () =>
   });
 
   it('while the bus is down new events wait out the backoff (no call per event); a flush cuts it short', async () => {
+    // The sink's sends, counted as the loop makes them (the loop calls send in the same turn an offer would
+    // wake it): an offer that ended the backoff would show before the next setImmediate, however loaded the
+    // machine. The backoff is a minute, so only the flush below can end it.
+    const inner = new EventBridgeSink(new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge'));
+    let sends = 0;
+    const counting: BusSink = {
+      name: inner.name,
+      maxBatch: inner.maxBatch,
+      fits: (events) => inner.fits(events),
+      send: (events, signal) => {
+        sends++;
+        return inner.send(events, signal);
+      },
+    };
     const slow = new Publisher({
-      sink: new EventBridgeSink(new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge')),
+      sink: counting,
       capacity: 100,
       metrics: createForwarderMetrics(),
       logger: createLogger('publisher-test', 'ERROR'),
       onReceipt: () => undefined,
-      backoff: { baseMs: 5000, maxMs: 5000 },
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
     });
     slow.start();
     slow.activate();
@@ -133,13 +148,14 @@ describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () =>
     try {
       const start = endpoint.calls.length;
       slow.offer(cordoned('b0'));
-      await waitUntil('the first send failed', () => endpoint.calls.length === start + 1);
-      // Five more events during the 5 s backoff.
+      await waitUntil('the first send failed', () => endpoint.calls.length === start + 1 && slow.depth === 1);
+      // Five more events during the backoff, the loop given its turn after each.
       for (let i = 1; i <= 5; i++) {
         slow.offer(cordoned(`b${i}`));
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      assert.equal(endpoint.calls.length, start + 1, 'no send before the backoff ends');
+      assert.equal(sends, 1, 'no send before the backoff ends');
+      assert.equal(endpoint.calls.length, start + 1);
       assert.equal(slow.depth, 6);
       heal();
       const flushedAt = Date.now();

@@ -22,14 +22,8 @@ import { loadConfig } from '../../lib/config/index.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import { findKubectl } from '../../sim/kubectl.ts';
 import type { RequestRecord } from '../../sim/server/request-log.ts';
-import {
-  DrainbridgeProcess,
-  FORWARDER_USER,
-  spreadScenario,
-  startTestCluster,
-  type TestCluster,
-  waitUntil,
-} from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { DrainbridgeProcess, FORWARDER_USER, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
 
 const ROLE_FILE = 'deploy/base/rbac/forwarder.yaml';
 

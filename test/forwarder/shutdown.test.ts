@@ -24,6 +24,7 @@ import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
+import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
 import {
   DrainbridgeProcess,
@@ -33,7 +34,6 @@ import {
   spreadScenario,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from './harness.ts';
 
 const user = FORWARDER_USER;
@@ -141,12 +141,9 @@ describe('forwarder stop', () => {
       ],
       { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'test-secret' },
     );
-    await waitUntil(
-      'the process lists nodes',
-      () => cluster.sim.faults.heldRequests({ user }) > 0,
-      60_000,
-      () => child.output.slice(-10).join('\n'),
-    );
+    await waitUntil('the process lists nodes', () => cluster.sim.faults.heldRequests({ user }) > 0, 60_000, {
+      context: () => child.output.slice(-10).join('\n'),
+    });
     child.kill('SIGTERM');
     const exit = await Promise.race([
       child.exited,

@@ -12,8 +12,9 @@ import { Forwarder } from '../../lib/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
-import { FORWARDER_USER, metric, spreadScenario, startTestCluster, type TestCluster, waitUntil } from './harness.ts';
+import { FORWARDER_USER, metric, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
 
 const NODES = { resources: ['nodes'] };
 

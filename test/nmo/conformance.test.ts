@@ -17,8 +17,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 interface NodeMaintenanceJson {
   metadata: { name: string; finalizers?: string[]; annotations?: Record<string, string> };

@@ -19,8 +19,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const KUBEVIRT_CRD = 'nodemaintenances.nodemaintenance.kubevirt.io';

@@ -22,8 +22,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import { DrainbridgeProcess, startRun, startTestCluster, type TestCluster, waitUntil } from '../forwarder/harness.ts';
+import { DrainbridgeProcess, startRun, startTestCluster, type TestCluster } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const DEMO = parse(readFileSync(new URL('../../sim/scenarios/demo.yaml', import.meta.url), 'utf8')) as Record<
   string,
@@ -60,7 +61,7 @@ describe('drainbridge run with shipped defaults: a cordon evacuates a node runni
       'node-2 drained',
       async () => (await recordOf(cluster, 'node-2'))?.status?.phase === 'NodeDrained',
       90_000,
-      () => lastSeen.get('node-2') ?? '',
+      { context: () => lastSeen.get('node-2') ?? '' },
     );
     const record = await recordOf(cluster, 'node-2');
     assert.equal(record?.spec.origin, 'cordon');
@@ -89,7 +90,7 @@ describe('drainbridge run with shipped defaults: a cordon evacuates a node runni
       'the bare pod reported',
       async () => /debug/.test((await recordOf(cluster, 'node-1'))?.status?.firstBlocker ?? ''),
       90_000,
-      () => lastSeen.get('node-1') ?? '',
+      { context: () => lastSeen.get('node-1') ?? '' },
     );
     const pods = (await livePodsOn(cluster, 'node-1')).map(appOf);
     assert.ok(pods.includes('debug'), `the bare pod still runs on node-1 (${pods.join(', ')})`);

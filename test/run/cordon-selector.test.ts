@@ -13,8 +13,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const SELECTOR = 'openstack-compute-node=enabled';
 const SCENARIO = {

@@ -19,8 +19,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 describe('drainbridge run in-cluster (a ServiceAccount directory, KUBERNETES_SERVICE_HOST/PORT)', () => {
   let cluster: TestCluster;
@@ -53,7 +53,7 @@ describe('drainbridge run in-cluster (a ServiceAccount directory, KUBERNETES_SER
         (await cluster.admin.listEvacuations()).find((r) => r.spec.nodeName === 'node-2')?.status?.phase ===
         'NodeDrained',
       60_000,
-      () => run?.output.slice(-10).join('\n') ?? '',
+      { context: () => run?.output.slice(-10).join('\n') ?? '' },
     );
     const mine = cluster.sim.requestLog.all({ since: mark }).filter((r) => r.user !== ADMIN_USER.username);
     assert.deepEqual([...new Set(mine.map((r) => r.user))], [RUN_USER]);

@@ -16,8 +16,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 import { kubeVirtScenario } from '../workflow/kubevirt-scenario.ts';
 
 /** Two VMs whose migrations take 40 simulated seconds (2 s here): long enough to see the evacuation run. */

@@ -14,8 +14,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const NM = [
   'apiVersion: nodemaintenance.medik8s.io/v1beta1',

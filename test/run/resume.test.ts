@@ -18,8 +18,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 /** Every web pod on node-1 (the others cordoned until the test opens them), one disruption at a time. */
 const SCENARIO = {

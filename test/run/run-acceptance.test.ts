@@ -16,8 +16,8 @@ import {
   startRun,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 /** Several nodes are held at once here (node-3 by hand while node-2's and node-1's cordons evacuate). */
 const ENV = { DRAINBRIDGE_MAX_HELD_NODES: '4' };

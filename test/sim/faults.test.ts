@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { api } from './helpers.ts';
 
 async function firstLine(response: Response): Promise<string> {
@@ -71,17 +72,17 @@ describe('fault injection', () => {
     const match = { user: 'system:serviceaccount:default:slow', verbs: ['list'], resources: ['nodes'] };
     const release = sim.faults.holdRequests(match);
     const held = api(sim, 'GET', '/api/v1/nodes', { token });
-    while (sim.faults.heldRequests(match) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil('the list is held', () => sim.faults.heldRequests(match) === 1);
     assert.equal((await api(sim, 'GET', '/api/v1/nodes')).status, 200, 'the admin is not held');
     const gone = new AbortController();
     const abandoned = fetch(`${sim.url}/api/v1/nodes`, {
       headers: { authorization: `Bearer ${token}` },
       signal: gone.signal,
     }).catch(() => 'aborted');
-    while (sim.faults.heldRequests(match) < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil('the second list is held', () => sim.faults.heldRequests(match) === 2);
     gone.abort();
     assert.equal(await abandoned, 'aborted');
-    while (sim.faults.heldRequests(match) > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil('the abandoned list is dropped', () => sim.faults.heldRequests(match) === 1);
     release();
     // Held before authorization, answered after it: this account may not list nodes.
     assert.equal((await held).status, 403, 'answered once released');

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { type ClosableStore, createStore } from '../../sim/store/memory-store.ts';
 import { StatusError } from '../../sim/store/status.ts';
 import type { KubeObject, WatchEvent } from '../../sim/store/types.ts';
+import { waitUntil } from '../support/wait.ts';
 import { NAMESPACES, PODS, runningPod } from './helpers.ts';
 
 const DEPLOYMENTS = { group: 'apps', resource: 'deployments' };
@@ -290,9 +291,9 @@ describe('object store', () => {
         { resourceVersion: fast.currentResourceVersion(), allowBookmarks: true, bookmarkIntervalMs: 1000 },
         (e) => types.push(e.type),
       );
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // 1000 ms of the simulator's time is 1 ms at speed 1000: wait for the event, not for a guessed time.
+      await waitUntil('a BOOKMARK on the watch', () => types.includes('BOOKMARK'), 5_000);
       watch.stop();
-      assert.ok(types.includes('BOOKMARK'));
     } finally {
       fast.close();
     }

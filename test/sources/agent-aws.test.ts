@@ -8,7 +8,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import axios from 'axios';
 import { formatEc2ImdsDate } from '../../lib/sources/dates.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
-import { type AgentCluster, AWS_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { type AgentCluster, AWS_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 const SCHEDULED = '/latest/meta-data/events/maintenance/scheduled';
 

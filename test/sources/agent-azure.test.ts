@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { formatRfc1123 } from '../../lib/sources/dates.ts';
 import { noticeRequestId } from '../../lib/sources/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
-import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 const VMSS_0 = 'aks-pool-12345678-vmss_0';
 const VMSS_1 = 'aks-pool-12345678-vmss_1';

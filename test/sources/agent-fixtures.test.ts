@@ -13,8 +13,9 @@ import {
   FakeEc2Metadata,
   FakeGceMetadata,
 } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
-import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 type AzureDocument = { DocumentIncarnation: number; Events: AzureScheduledEvent[] };
 

@@ -8,7 +8,8 @@ import axios from 'axios';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import type { KubeObject } from '../../sim/index.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
-import { type AgentCluster, GCP_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { type AgentCluster, GCP_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 const EVENT = '/computeMetadata/v1/instance/maintenance-event';
 const UPCOMING = '/computeMetadata/v1/instance/upcoming-maintenance';

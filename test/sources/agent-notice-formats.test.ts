@@ -8,16 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AzureScheduledEvent, FakeAzureMetadata, FakeEc2Metadata } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
-import {
-  type AgentCluster,
-  AWS_NODES,
-  AZURE_NODES,
-  runAgent,
-  startAgentCluster,
-  testConfig,
-  waitUntil,
-} from './harness.ts';
+import { type AgentCluster, AWS_NODES, AZURE_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 type AzureDocument = { DocumentIncarnation: number; Events: AzureScheduledEvent[] };
 type Ec2Events = Parameters<FakeEc2Metadata['setScheduledEvents']>[0];

@@ -9,16 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { formatEc2ImdsDate } from '../../lib/sources/dates.ts';
 import { FakeEc2Metadata, FakeGceMetadata } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
-import {
-  type AgentCluster,
-  AWS_NODES,
-  GCP_NODES,
-  runAgent,
-  startAgentCluster,
-  testConfig,
-  waitUntil,
-} from './harness.ts';
+import { type AgentCluster, AWS_NODES, GCP_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 const SCHEDULED = '/latest/meta-data/events/maintenance/scheduled';
 type Ec2Events = Parameters<FakeEc2Metadata['setScheduledEvents']>[0];

@@ -32,6 +32,7 @@ import type { ConfigError } from '../../lib/errors/index.ts';
 import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../../lib/events/index.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { makeTestCertificate, type TestCertificate } from '../support/tls-cert.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const KEY = 'k3y-for-tests-0123456789abcdef0123456789abcdef';
 const OTHER_KEY = 'another-key-0123456789abcdef0123456789abcdef';
@@ -51,13 +52,6 @@ const ENDED: MaintenanceEndedEvent = {
   origin: 'azure',
   target: { nodeName: 'node-2' },
 };
-
-async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
-  for (const until = Date.now() + ms; !condition(); ) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 class Log {
   readonly lines: { message: string; extra: Record<string, unknown> }[] = [];
@@ -286,7 +280,9 @@ describe("drainbridge run's bus endpoint: signed PutEvents from node agents over
     const before = bus.accepted.length;
     const signed = await signedRequest(KEY, { ...REQUESTED, requestId: 'azure:node-2:se:PLAIN' });
     await assert.rejects(post(endpoint.url.replace('https:', 'http:'), signed.headers, signed.body));
-    await waitFor(() => log.lines.some((l) => l.message.startsWith('bus endpoint: connection refused, no TLS')));
+    await waitUntil('the refused plain-HTTP connection is logged', () =>
+      log.lines.some((l) => l.message.startsWith('bus endpoint: connection refused, no TLS')),
+    );
     const other = makeTestCertificate();
     await assert.rejects(
       send(KEY, [toPublishEntry('Maintenance Requested', REQUESTED, 'drainbridge')], endpoint.url, other.certFile),

@@ -24,6 +24,7 @@ import { noticeRequestId } from '../../lib/sources/ids.ts';
 import { MemoryNoticeMetrics } from '../../lib/sources/metrics.ts';
 import { DEFAULT_NOTICE_POLICY } from '../../lib/sources/policy.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
 import {
   evictionsSince,
@@ -32,7 +33,7 @@ import {
   startWorkflowSim,
   type WorkflowSim,
 } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, waitUntil } from './harness.ts';
+import { AGENT_RBAC, AWS_NODES, runAgent, testConfig } from './harness.ts';
 import { assertStartedInTime, type BusLog, recordBus } from './timing.ts';
 
 const SCENARIO = {

@@ -16,8 +16,9 @@ import { readPhase } from '../../lib/node/phase.ts';
 import { formatRfc1123 } from '../../lib/sources/dates.ts';
 import { noticeRequestId } from '../../lib/sources/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig, waitUntil } from './harness.ts';
+import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig } from './harness.ts';
 import { assertStartedInTime, type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = {

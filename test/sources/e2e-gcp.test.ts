@@ -11,8 +11,9 @@ import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, runAgent, testConfig, waitUntil } from './harness.ts';
+import { AGENT_RBAC, runAgent, testConfig } from './harness.ts';
 import { type BusLog, progressOf, recordBus } from './timing.ts';
 
 const EVENT = '/computeMetadata/v1/instance/maintenance-event';

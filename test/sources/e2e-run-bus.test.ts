@@ -23,9 +23,9 @@ import {
   spreadScenario,
   startTestCluster,
   type TestCluster,
-  waitUntil,
 } from '../forwarder/harness.ts';
 import { makeTestCertificate } from '../support/tls-cert.ts';
+import { waitUntil } from '../support/wait.ts';
 import { AZURE_VMSS } from './harness.ts';
 
 const KEY = 'e2e-bus-key-0123456789abcdef0123456789abcdef';
@@ -138,7 +138,7 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
       'node-2 drained',
       async () => (await recordOf(requestId))?.status?.phase === 'NodeDrained',
       90_000,
-      output,
+      { context: output },
     );
     const record = await recordOf(requestId);
     assert.equal(record?.spec.origin, 'azure');
@@ -149,7 +149,7 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
     assert.ok(listed.length > 0 && listed.every((r) => r.status === 200), JSON.stringify(listed));
     assert.ok(listed.every((r) => decodeURIComponent(r.query).includes('labelSelector=drainbridge.io/node=node-2')));
     assert.equal(record?.spec.notBefore, new Date(Date.parse(event.NotBefore)).toISOString());
-    await waitUntil('the event is approved', () => imds.approved(event.EventId), 30_000, output);
+    await waitUntil('the event is approved', () => imds.approved(event.EventId), 30_000, { context: output });
     assert.deepEqual(
       imds.startRequests.map((r) => r.eventId),
       [event.EventId],
@@ -165,7 +165,7 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
         return node.spec?.unschedulable !== true && (await recordOf(requestId))?.status?.restore !== undefined;
       },
       60_000,
-      output,
+      { context: output },
     );
     await waitUntil('Node Restored', () =>
       run.logs('Node Restored').some((line) => (line.detail as { requestId?: string })?.requestId === requestId),
@@ -188,7 +188,7 @@ describe('node agent → drainbridge run bus endpoint (no AWS): Azure notice to 
           (line) => line.includes('UnrecognizedClientException') && line.includes('DRAINBRIDGE_BUS_KEY'),
         ),
       60_000,
-      () => agent.output.slice(-10).join('\n'),
+      { context: () => agent.output.slice(-10).join('\n') },
     );
     assert.equal(await recordOf(requestId), undefined, 'no Evacuation record: nothing was published');
     assert.ok(

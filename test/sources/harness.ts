@@ -102,19 +102,6 @@ export class RecordingLogger implements AgentLogger {
   }
 }
 
-/** Waits (polling every 5 ms) until `check` holds; fails naming `what` after `limitMs`. */
-export async function waitUntil(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  limitMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 export interface AgentCluster {
   readonly sim: Simulator;
   /** The agent's client, as its ServiceAccount. */

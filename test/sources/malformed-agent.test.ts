@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NoticeSource } from '../../lib/domain/notice.ts';
 import { FakeAzureMetadata, FakeEc2Metadata, FakeGceMetadata } from '../../sim/metadata/index.ts';
+import { waitUntil } from '../support/wait.ts';
 import { MALFORMED } from '../unit/sources/malformed.ts';
-import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig, waitUntil } from './harness.ts';
+import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';
 
 let cluster: AgentCluster;
 before(async () => {

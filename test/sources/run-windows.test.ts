@@ -7,13 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import {
-  DrainbridgeProcess,
-  spreadScenario,
-  startTestCluster,
-  type TestCluster,
-  waitUntil,
-} from '../forwarder/harness.ts';
+import { DrainbridgeProcess, spreadScenario, startTestCluster, type TestCluster } from '../forwarder/harness.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const WINDOW = {
   name: 'every-minute',
@@ -75,7 +70,7 @@ describe('drainbridge run arms DRAINBRIDGE_MAINTENANCE_WINDOWS', () => {
       'node-3 evacuated by the window',
       async () => (await recordsOf('node-3'))[0]?.status?.phase === 'NodeDrained',
       60_000,
-      () => run.output.slice(-10).join('\n'),
+      { context: () => run.output.slice(-10).join('\n') },
     );
     const [record] = await recordsOf('node-3');
     assert.equal(record?.spec.origin, 'schedule');

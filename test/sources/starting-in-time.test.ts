@@ -17,13 +17,13 @@ import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { KubeClient } from '../../lib/kube/client.ts';
 import { secondsPerItem } from '../../lib/workflow/estimate.ts';
 import { estimateNode } from '../../lib/workflow/estimate-observe.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   maintenanceRequested,
   readRecord,
   simInstant,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from '../workflow/harness.ts';
 import { kubeVirtScenario, vmis } from '../workflow/kubevirt-scenario.ts';
 

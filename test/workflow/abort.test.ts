@@ -13,6 +13,7 @@ import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drai
 import { assertCleanError } from '../support/clean-error.ts';
 import { drainbridge } from '../support/cli.ts';
 import { assertNoWrites, DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   failureOf,
@@ -21,7 +22,6 @@ import {
   readRecord,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { IDLE_NODES_SCENARIO, WORKFLOW_SCENARIO } from './scenario.ts';
 

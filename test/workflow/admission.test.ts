@@ -9,6 +9,7 @@ import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   DRAINBRIDGE_USER,
   failureOf,
@@ -17,7 +18,6 @@ import {
   readNodeAsAdmin,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { IDLE_NODES_SCENARIO } from './scenario.ts';
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   failureOf,
@@ -16,7 +17,6 @@ import {
   simInstant,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { BLOCKED_SCENARIO } from './scenario.ts';
 

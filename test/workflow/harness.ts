@@ -121,19 +121,6 @@ export function evictionsSince(w: WorkflowSim, mark = 0): string[] {
     .map((record) => `${record.namespace}/${record.name}`);
 }
 
-/** Waits (real time, polling every 5 ms) until `check` holds; fails naming `what` after `limitMs`. */
-export async function waitUntil(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  limitMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** The node as the cluster admin reads it. */
 export function readNodeAsAdmin(w: WorkflowSim, name: string): Promise<V1Node> {
   return w.admin.core.readNode({ name });

@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isSlotWait } from '../../lib/errors/registry.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   failureOf,
@@ -21,7 +22,6 @@ import {
   readNodeAsAdmin,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { byDrainbridge, kubeVirtScenario, vmis } from './kubevirt-scenario.ts';
 

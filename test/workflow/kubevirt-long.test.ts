@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TaskCall } from '../../embedded/executor.ts';
 import { HISTORY_LIMIT } from '../../lib/workflow/history-budget.ts';
-import { eventsOf, failureOf, maintenanceRequested, startWorkflowSim, type WorkflowSim, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { eventsOf, failureOf, maintenanceRequested, startWorkflowSim, type WorkflowSim } from './harness.ts';
 import { byDrainbridge, kubeVirtScenario, vmis } from './kubevirt-scenario.ts';
 
 const TEN_HOURS = 36_000;

@@ -13,6 +13,7 @@ import { retryOnConflict } from '../../lib/kube/conflict.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { KV_REFS } from '../../sim/controllers/kubevirt/index.ts';
 import { drainbridge } from '../support/cli.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   failureOf,
@@ -22,7 +23,6 @@ import {
   simInstant,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import {
   byDrainbridge,

@@ -19,7 +19,8 @@ import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drai
 import type { RequestRecord } from '../../sim/server/request-log.ts';
 import { drainbridge } from '../support/cli.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
-import { maintenanceEnded, maintenanceRequested, startWorkflowSim, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { maintenanceEnded, maintenanceRequested, startWorkflowSim } from './harness.ts';
 import { byDrainbridge, kubeVirtScenario, launcherEvictions, migrationsDeleted } from './kubevirt-scenario.ts';
 
 const DEPLOY = new URL('../../deploy/base/rbac/', import.meta.url);

@@ -8,6 +8,7 @@ import type { TaskCall } from '../../embedded/executor.ts';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   evictionsSince,
   failureOf,
@@ -16,7 +17,6 @@ import {
   readNodeAsAdmin,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { WORKFLOW_SCENARIO } from './scenario.ts';
 

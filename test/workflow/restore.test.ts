@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   evictionsSince,
@@ -17,7 +18,6 @@ import {
   readRecord,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { WORKFLOW_SCENARIO } from './scenario.ts';
 

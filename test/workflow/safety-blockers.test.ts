@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../lib/domain/plan.ts';
+import { BLOCKER_CODES, type Blocker, type BlockerCode, isBlocked } from '../../lib/domain/plan.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
@@ -118,16 +118,21 @@ const CASES: readonly Case[] = [
   },
 ];
 
+/**
+ * Codes plan reports as a warning (exit 0), never a blocker, because an evacuation goes ahead: walked by
+ * the test below (plan warns in the code's words; the evacuation succeeds).
+ */
+const WARNED: readonly BlockerCode[] = ['Unschedulable'];
+
 /** Codes no case here walks, and why: each is reported by plan and evacuation from one function, or by one of them only. */
 const NOT_WALKED: Readonly<Partial<Record<BlockerCode, string>>> = {
-  Unschedulable:
-    'a prediction of plan only (the replacement of an evicted pod would fit nowhere else); an evacuation evicts the pod as kubectl does — see docs/safety-blockers.md',
   NotLiveMigratable: 'the VM branches (Nova, KubeVirt): test/workflow/kubevirt*.test.ts and the Nova suites',
   MigrationFailed: 'reported only once a migration ran (an evacuation, never a plan)',
   NoValidHost: "Nova's scheduler answer to a live migration (an evacuation, never a plan)",
   InsufficientCapacity: 'the Nova branch planner (lib/nova/plan.ts), used by plan and by the Nova pass alike',
   NoComputeService: 'the Nova branch planner (lib/nova/plan.ts), used by plan and by the Nova pass alike',
-  OutOfBandUncordon: 'someone uncordoned a node drainbridge holds: only an evacuation holds a node',
+  OutOfBandUncordon:
+    'someone uncordoned a node drainbridge holds: only an evacuation holds a node (it pauses the drain: test/faults/uncordon-mid-drain.test.ts)',
   Other: 'a catch-all (a refused eviction, a pod stuck terminating): no one cause to walk',
 };
 
@@ -211,8 +216,36 @@ describe('every blocker plan reports stops an evacuation, in the same words', { 
     });
   }
 
+  it('Unschedulable: plan warns in its words and exits 0 (not blocked); the evacuation goes ahead as kubectl', async () => {
+    // node-2 stays cordoned: the web pod's replacement fits nowhere else.
+    const c: Case = { code: 'Unschedulable', parts: { workloads: [deployment('web')] } };
+    const w = await startWorkflowSim(scenarioOf(c));
+    try {
+      const drain = { ignoreDaemonSets: true };
+      const { deps } = w.runtime;
+      const planned = await planEvacuation(deps.config, deps.kube, 'node-1', {
+        options: { ...KUBECTL_DRAIN_DEFAULTS, ...drain },
+        infraPodSelector: deps.config.infraPodSelector,
+      });
+      assert.equal(isBlocked(planned.plan), false, 'plan is not blocked: `drainbridge plan` exits 0');
+      assert.ok(
+        planned.warnings.some((line) =>
+          /^\[Unschedulable\] replacement of pod shop\/web-\S+ cannot schedule anywhere else: /.test(line),
+        ),
+        `plan warns: ${planned.warnings.join(' | ')}`,
+      );
+      const deadline = simInstant(w, 600);
+      await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { drain, deadline }));
+      const [execution] = w.runtime.executionsFor('req-node-1');
+      assert.ok(execution);
+      assert.equal(failureOf(await execution.outcome).name, '(succeeded)', 'the evacuation succeeds');
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('every blocker code is walked above or listed with the reason it is not', () => {
-    const walked = new Set(CASES.map((c) => c.code));
+    const walked = new Set([...CASES.map((c) => c.code), ...WARNED]);
     for (const code of BLOCKER_CODES) {
       assert.ok(walked.has(code) !== (NOT_WALKED[code] !== undefined), `${code}: walked or listed, exactly one`);
     }

@@ -15,6 +15,7 @@ import { HOLD_ANNOTATIONS, LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { drainbridge } from '../support/cli.ts';
 import { watchInvariants } from '../support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
+import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
   failureOf,
@@ -24,7 +25,6 @@ import {
   readRecord,
   startWorkflowSim,
   type WorkflowSim,
-  waitUntil,
 } from './harness.ts';
 import { WORKFLOW_SCENARIO } from './scenario.ts';
 

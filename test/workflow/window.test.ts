@@ -22,7 +22,8 @@ import { WindowScheduler } from '../../lib/windows/scheduler.ts';
 import type { KubeObject } from '../../sim/index.ts';
 import { bootIdOf } from '../../sim/scenarios/load.ts';
 import type { ClockTimer } from '../../sim/store/types.ts';
-import { evictionsSince, readNodeAsAdmin, startWorkflowSim, type WorkflowSim, waitUntil } from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { evictionsSince, readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from './harness.ts';
 
 const WINDOW_NODES = ['node-1', 'node-2', 'node-3'];
 const LABEL = 'drainbridge.io/maintenance-window';

@@ -8,7 +8,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { V1Node } from '@kubernetes/client-node';
 import { isControlPlaneNode, quorumBlocker } from '../../drain/quorum.ts';
 import { ETCD_POD_SELECTOR } from '../../drain/quorum-guard.ts';
@@ -16,6 +15,7 @@ import { isNotFound } from '../../kube/errors.ts';
 import type { KubeHttpClient } from '../../kube/http/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { WebhookCertificates } from '../../tls/self-signed.ts';
+import { listen } from '../../util/listen.ts';
 import {
   type AdmissionFacts,
   admissionRefusal,
@@ -141,19 +141,5 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       });
     },
   );
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `https://${host}:${address.port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listen(server, { host: options.host, port: options.port, scheme: 'https' });
 }

@@ -10,16 +10,10 @@ import type { NoticeSource } from '../../../lib/domain/notice.ts';
 import { NoticeParseError } from '../../../lib/sources/notice.ts';
 import { parseNoticeDocument } from '../../../lib/sources/parse.ts';
 import { FakeAzureMetadata, FakeEc2Metadata, FakeGceMetadata } from '../../../sim/metadata/index.ts';
-import {
-  type AgentCluster,
-  AZURE_NODES,
-  runAgent,
-  startAgentCluster,
-  testConfig,
-  waitUntil,
-} from '../../sources/harness.ts';
+import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig } from '../../sources/harness.ts';
 import { assertCleanError } from '../../support/clean-error.ts';
 import { assertNoWrites } from '../../support/request-log.ts';
+import { waitUntil } from '../../support/wait.ts';
 import { MALFORMED } from '../../unit/sources/malformed.ts';
 
 const EC2_PATHS: Partial<Record<NoticeSource, string>> = {

@@ -13,6 +13,7 @@ import type { NovaEvacuationOptions } from '../../../lib/nova/model.ts';
 import { planNovaHost } from '../../../lib/nova/plan.ts';
 import { cancelNovaMigrations, restoreNovaHost } from '../../../lib/nova/restore.ts';
 import { MemoryProgressStore } from '../../../lib/progress/memory-store.ts';
+import { waitUntil } from '../../support/wait.ts';
 import {
   bootServers,
   compute,
@@ -24,7 +25,6 @@ import {
   migrationsInFlightFrom,
   request,
   setServiceEnabled,
-  waitFor,
   waitForStatus,
 } from './support.ts';
 
@@ -226,17 +226,23 @@ describe('Nova host evacuation (real Nova)', { concurrency: false }, () => {
     const req = request(requestId('cancel'), 'compute-1');
     const pass = newPass(store);
     await pass.run({ request: req, now: new Date(), startedAt: new Date().toISOString() });
-    await waitFor(
+    await waitUntil(
       'migration running',
       async () => (await lab.nova.listMigrations(id as string, 'live-migration')).at(-1)?.status === 'running',
-      30,
+      30_000,
+      { everyMs: 500 },
     );
     const cancelled = await cancelNovaMigrations({ nova: lab.nova, store }, req.requestId);
     assert.deepEqual(cancelled.aborted, [id]);
-    const migration = await waitFor('migration cancelled', async () => {
-      const last = (await lab.nova.listMigrations(id as string, 'live-migration')).at(-1);
-      return last?.status === 'cancelled' ? last : undefined;
-    });
+    const migration = await waitUntil(
+      'migration cancelled',
+      async () => {
+        const last = (await lab.nova.listMigrations(id as string, 'live-migration')).at(-1);
+        return last?.status === 'cancelled' ? last : undefined;
+      },
+      90_000,
+      { everyMs: 500 },
+    );
     assert.equal(migration.status, 'cancelled');
     const server = await waitForStatus(lab, id as string, 'ACTIVE');
     assert.equal(server.host, 'compute-1');

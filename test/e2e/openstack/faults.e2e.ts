@@ -21,6 +21,7 @@ import { novaPortFor } from '../../../lib/workflow/branches/nova/wiring.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../../sim/drainbridge.ts';
 import { uncleanParts } from '../../support/clean-error.ts';
 import { type WatchedRun, watchInvariants } from '../../support/invariants.ts';
+import { waitUntil } from '../../support/wait.ts';
 import { assertNovaInvariants, type NovaStart, novaStart } from './invariants.ts';
 import { type KeystoneTap, startKeystoneTap } from './keystone-tap.ts';
 import {
@@ -34,7 +35,6 @@ import {
   labCtl,
   migrationsInFlightFrom,
   setServiceEnabled,
-  waitFor,
   waitForStatus,
 } from './support.ts';
 
@@ -198,7 +198,12 @@ describe('Nova faults through the packaged state machines (real Nova)', () => {
     const ids = await bootServers(lab, NODE, 3, 'api-down');
     const start = await novaStart(lab, ids);
     const execution = await evacuate(run, 'api-down');
-    await waitFor('a live migration in flight', async () => (await migrationsInFlightFrom(lab, NODE, ids)) > 0, 120);
+    await waitUntil(
+      'a live migration in flight',
+      async () => (await migrationsInFlightFrom(lab, NODE, ids)) > 0,
+      120_000,
+      { everyMs: 500 },
+    );
     await labCtl('stop', 'nova-api');
     const downAt = run.calls.length;
     await sleep(OUTAGE_SECONDS * 1000); // the outage's length, not a wait for an assertion
@@ -219,7 +224,12 @@ describe('Nova faults through the packaged state machines (real Nova)', () => {
     const ids = await bootServers(lab, NODE, 3, 'revoke');
     const start = await novaStart(lab, ids);
     const execution = await evacuate(run, 'revoke');
-    await waitFor('a live migration in flight', async () => (await migrationsInFlightFrom(lab, NODE, ids)) > 0, 120);
+    await waitUntil(
+      'a live migration in flight',
+      async () => (await migrationsInFlightFrom(lab, NODE, ids)) > 0,
+      120_000,
+      { everyMs: 500 },
+    );
     const victim = tap.issued.at(-1);
     assert.ok(victim, 'drainbridge authenticated through the tap');
     await lab.session.request({
@@ -307,7 +317,9 @@ describe('Nova faults through the packaged state machines (real Nova)', () => {
     let stuck: string[] = [];
     try {
       const execution = await evacuate(run, 'killed');
-      await waitFor('a live migration to compute-2 running', () => runningTo(lab, 'compute-2', ids), 120);
+      await waitUntil('a live migration to compute-2 running', () => runningTo(lab, 'compute-2', ids), 120_000, {
+        everyMs: 500,
+      });
       await labCtl('stop', 'nova-compute-2');
       await setServiceEnabled(lab, 'compute-3', true);
       outcome = await execution.outcome;

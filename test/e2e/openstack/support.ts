@@ -16,6 +16,7 @@ import { loadOpenStackCredentials, type OpenStackCredentials } from '../../../li
 import { KeystoneSession } from '../../../lib/openstack/keystone.ts';
 import { NovaClient, type NovaServer } from '../../../lib/openstack/nova.ts';
 import { PlacementClient } from '../../../lib/openstack/placement.ts';
+import { waitUntil } from '../../support/wait.ts';
 
 export const LAB_DIR = process.env.NOVALAB ?? join(process.env.TMPDIR ?? tmpdir(), 'drainbridge-novalab');
 export const LAB_SCRIPT = new URL('./lab/lab.sh', import.meta.url).pathname;
@@ -47,16 +48,6 @@ export async function connect(): Promise<Lab> {
 export async function compute<T>(lab: Lab, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) {
   const response = await lab.session.request<T>({ service: 'compute', method, path, headers: MICROVERSION, body });
   return response.data;
-}
-
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, seconds = 90): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds}s waiting for ${what}`);
-    await sleep(500);
-  }
 }
 
 /**
@@ -94,14 +85,15 @@ export async function bootServers(lab: Lab, host: string, count: number, prefix:
 }
 
 export async function waitForStatus(lab: Lab, id: string, status: string, seconds = 90): Promise<NovaServer> {
-  return waitFor(
+  return waitUntil(
     `server ${id} ${status}`,
     async () => {
       const server = await lab.nova.getServer(id);
       if (server?.status === 'ERROR' && status !== 'ERROR') throw new Error(`server ${id} went to ERROR`);
       return server?.status === status && server.taskState === null ? server : undefined;
     },
-    seconds,
+    seconds * 1000,
+    { everyMs: 500 },
   );
 }
 
@@ -109,13 +101,14 @@ export async function waitForStatus(lab: Lab, id: string, status: string, second
 export async function deleteAllServers(lab: Lab): Promise<void> {
   const { servers } = await compute<{ servers: { id: string }[] }>(lab, 'GET', '/servers?all_tenants=1');
   for (const server of servers) await compute(lab, 'DELETE', `/servers/${server.id}`);
-  await waitFor(
+  await waitUntil(
     'all servers deleted',
     async () => {
       const left = await compute<{ servers: unknown[] }>(lab, 'GET', '/servers?all_tenants=1');
       return left.servers.length === 0;
     },
-    120,
+    120_000,
+    { everyMs: 500 },
   );
 }
 

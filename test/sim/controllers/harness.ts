@@ -1,8 +1,7 @@
 /**
  * A store plus running controllers for the control-loop tests, with builders for the objects the
- * tests create and a `waitFor` that polls the store in real time until a condition holds.
+ * tests create (tests wait with test/support/wait.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type ControllerOptions, type Controllers, startControllers } from '../../../sim/controllers/index.ts';
 import { type ClosableStore, createStore } from '../../../sim/store/index.ts';
 import type { KubeObject, ResourceRef } from '../../../sim/store/types.ts';
@@ -80,17 +79,6 @@ export function nodeNameOf(pod: KubeObject): string | undefined {
 export function isReady(pod: KubeObject): boolean {
   const conditions = (pod.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
   return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
-/** Polls `check` every few real milliseconds until it returns a value other than undefined/false. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
 }
 
 /** Sets `spec.unschedulable` as `kubectl cordon` does. */

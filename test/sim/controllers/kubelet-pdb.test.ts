@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { StaticPod } from '../../../sim/controllers/index.ts';
 import type { KubeObject } from '../../../sim/store/types.ts';
+import { waitUntil } from '../../support/wait.ts';
 import {
   DEPLOYMENTS,
   DS,
@@ -20,7 +21,6 @@ import {
   type Sim,
   startSim,
   template,
-  waitFor,
   workload,
 } from './harness.ts';
 
@@ -56,7 +56,7 @@ describe('kubelet', () => {
     store.create(NODES, node('n1'));
     const createdAt = store.clock.now();
     store.create(PODS, barePod('p', 'n1'));
-    const pod = await waitFor('running', () => {
+    const pod = await waitUntil('running', () => {
       const p = store.get(PODS, 'default', 'p');
       return p && phase(p) === 'Running' && p;
     });
@@ -78,12 +78,12 @@ describe('kubelet', () => {
     const { store } = sim;
     store.create(NODES, node('n1'));
     store.create(PODS, barePod('p', 'n1', 3));
-    await waitFor('running', () => phase(store.get(PODS, 'default', 'p') ?? ({} as KubeObject)) === 'Running');
+    await waitUntil('running', () => phase(store.get(PODS, 'default', 'p') ?? ({} as KubeObject)) === 'Running');
     const deletedAt = store.clock.now();
     const { removed } = store.delete(PODS, { namespace: 'default', name: 'p' });
     assert.equal(removed, false);
     assert.ok(store.get(PODS, 'default', 'p')?.metadata.deletionTimestamp, 'terminating, not gone');
-    await waitFor('pod gone', () => store.get(PODS, 'default', 'p') === undefined);
+    await waitUntil('pod gone', () => store.get(PODS, 'default', 'p') === undefined);
     const elapsed = store.clock.now() - deletedAt;
     assert.ok(elapsed >= 2900, `gone after ${elapsed} ms of simulated time; grace is 3 s`);
   });
@@ -101,7 +101,7 @@ describe('kubelet', () => {
     sim = startSim(100, { staticPods });
     const { store } = sim;
     const n1 = store.create(NODES, node('n1'));
-    const mirror = await waitFor('mirror pod ready', () => {
+    const mirror = await waitUntil('mirror pod ready', () => {
       const p = store.get(PODS, 'kube-system', 'kube-vip-n1');
       return p && isReady(p) && p;
     });
@@ -111,7 +111,7 @@ describe('kubelet', () => {
       [['Node', 'n1', n1.metadata.uid, true]],
     );
     store.delete(PODS, { namespace: 'kube-system', name: 'kube-vip-n1' }, { gracePeriodSeconds: 0 });
-    await waitFor('mirror pod back', () => {
+    await waitUntil('mirror pod back', () => {
       const p = store.get(PODS, 'kube-system', 'kube-vip-n1');
       return p && p.metadata.uid !== mirror.metadata.uid;
     });
@@ -121,13 +121,16 @@ describe('kubelet', () => {
     sim = startSim(100);
     const { store } = sim;
     store.create(NODES, node('n1'));
-    await waitFor('Starting event', () => store.list(EVENTS, { fieldSelector: 'reason=Starting' }).items.length === 1);
+    await waitUntil(
+      'Starting event',
+      () => store.list(EVENTS, { fieldSelector: 'reason=Starting' }).items.length === 1,
+    );
     store.mutate(NODES, { name: 'n1' }, (copy) => {
       (copy.spec as Record<string, unknown>).unschedulable = true;
       return copy;
     });
     const selector = 'involvedObject.kind=Node,involvedObject.name=n1,involvedObject.namespace=,involvedObject.uid=n1';
-    const event = await waitFor('NodeNotSchedulable', () =>
+    const event = await waitUntil('NodeNotSchedulable', () =>
       store.list(EVENTS, { fieldSelector: selector }).items.find((e) => e.reason === 'NodeNotSchedulable'),
     );
     assert.equal(event.message, 'Node n1 status is now: NodeNotSchedulable');
@@ -141,7 +144,7 @@ describe('kubelet', () => {
     store.create(PODS, barePod('running', 'n1', 1));
     store.create(PODS, barePod('witness-running', 'n2', 1));
     const isRunning = (name: string) => phase(store.get(PODS, 'default', name) ?? ({} as KubeObject)) === 'Running';
-    await waitFor('running', () => isRunning('running') && isRunning('witness-running'));
+    await waitUntil('running', () => isRunning('running') && isRunning('witness-running'));
     setReady(store, 'n1', false);
     store.create(PODS, barePod('pending', 'n1'));
     store.delete(PODS, { namespace: 'default', name: 'running' });
@@ -149,15 +152,15 @@ describe('kubelet', () => {
     // deleted at the same moment, start and go; by then n1's kubelet would have done the same.
     store.create(PODS, barePod('witness-pending', 'n2'));
     store.delete(PODS, { namespace: 'default', name: 'witness-running' });
-    await waitFor(
+    await waitUntil(
       'the witnesses on n2',
       () => isRunning('witness-pending') && !store.get(PODS, 'default', 'witness-running'),
     );
     assert.equal(phase(store.get(PODS, 'default', 'pending') as KubeObject), 'Pending');
     assert.ok(store.get(PODS, 'default', 'running')?.metadata.deletionTimestamp, 'still terminating');
     setReady(store, 'n1', true);
-    await waitFor('terminating pod removed', () => store.get(PODS, 'default', 'running') === undefined);
-    await waitFor(
+    await waitUntil('terminating pod removed', () => store.get(PODS, 'default', 'running') === undefined);
+    await waitUntil(
       'pending pod started',
       () => phase(store.get(PODS, 'default', 'pending') as KubeObject) === 'Running',
     );
@@ -195,7 +198,7 @@ describe('disruption controller', () => {
       metadata: { name: 'web', namespace: 'default' },
       spec: { maxUnavailable: '25%', selector: { matchLabels: { app: 'web' } } },
     });
-    const settled = await waitFor('budget with 4 healthy', () => {
+    const settled = await waitUntil('budget with 4 healthy', () => {
       const s = budget(store, 'web');
       return s.currentHealthy === 4 && s;
     });
@@ -210,13 +213,13 @@ describe('disruption controller', () => {
     );
     const [victim] = pods(store, 'app=web');
     store.delete(PODS, { namespace: 'default', name: victim?.metadata.name ?? '' });
-    await waitFor('budget used up', () => budget(store, 'web').disruptionsAllowed === 0);
-    await waitFor('budget back once the replacement is ready', () => budget(store, 'web').disruptionsAllowed === 1);
+    await waitUntil('budget used up', () => budget(store, 'web').disruptionsAllowed === 0);
+    await waitUntil('budget back once the replacement is ready', () => budget(store, 'web').disruptionsAllowed === 1);
     store.mutate(PDBS, { namespace: 'default', name: 'web' }, (copy) => {
       (copy.spec as Record<string, unknown>).maxUnavailable = 2;
       return copy;
     });
-    const after = await waitFor('new generation observed', () => {
+    const after = await waitUntil('new generation observed', () => {
       const s = budget(store, 'web');
       return s.observedGeneration === 2 && s;
     });
@@ -234,7 +237,7 @@ describe('disruption controller', () => {
       metadata: { name: 'solo', namespace: 'default' },
       spec: { minAvailable: 1, selector: { matchLabels: { run: 'solo' } } },
     });
-    const status = await waitFor('1 healthy', () => {
+    const status = await waitUntil('1 healthy', () => {
       const s = budget(store, 'solo');
       return s.currentHealthy === 1 && s;
     });
@@ -256,7 +259,7 @@ describe('disruption controller', () => {
       store
         .list(EVENTS, { namespace: 'default', fieldSelector: 'involvedObject.name=solo' })
         .items.filter((e) => (e as { reason?: string }).reason === 'NoPods');
-    const empty = await waitFor('the budget observed', () => {
+    const empty = await waitUntil('the budget observed', () => {
       const s = budget(store, 'solo');
       return s.observedGeneration === 1 && s;
     });
@@ -266,13 +269,13 @@ describe('disruption controller', () => {
     );
     // Unrelated pods in the namespace make the controller sync again: still one event.
     store.create(PODS, barePod('other', 'n1'));
-    await waitFor('the other pod running', () => pods(store, 'run=other').some(isReady));
+    await waitUntil('the other pod running', () => pods(store, 'run=other').some(isReady));
     assert.equal(noPodsEvents().length, 1);
     assert.equal((noPodsEvents()[0] as { message?: string }).message, 'No matching pods found');
     store.create(PODS, barePod('solo', 'n1', 0));
-    await waitFor('the pod counted', () => budget(store, 'solo').expectedPods === 1);
+    await waitUntil('the pod counted', () => budget(store, 'solo').expectedPods === 1);
     store.delete(PODS, { namespace: 'default', name: 'solo' });
-    await waitFor('a second NoPods event', () => noPodsEvents().length === 2);
+    await waitUntil('a second NoPods event', () => noPodsEvents().length === 2);
   });
 
   it('fails safe (SyncFailed, nothing allowed) for maxUnavailable over pods whose controller has no scale', async () => {
@@ -292,8 +295,8 @@ describe('disruption controller', () => {
       metadata: { name: 'agent', namespace: 'default' },
       spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'agent' } } },
     });
-    await waitFor('2 ready agents', () => pods(store, 'app=agent').filter(isReady).length === 2);
-    const condition = await waitFor('SyncFailed', () => {
+    await waitUntil('2 ready agents', () => pods(store, 'app=agent').filter(isReady).length === 2);
+    const condition = await waitUntil('SyncFailed', () => {
       const status = store.get(PDBS, 'default', 'agent')?.status as
         | { conditions?: { reason?: string; message?: string }[] }
         | undefined;

@@ -10,7 +10,8 @@ import { cordonTaints } from '../../../sim/controllers/node-lifecycle.ts';
 import type { Node } from '../../../sim/controllers/types.ts';
 import { mergePatch } from '../../../sim/store/patch.ts';
 import type { KubeObject } from '../../../sim/store/types.ts';
-import { NODES, node, type Sim, startSim, waitFor } from './harness.ts';
+import { waitUntil } from '../../support/wait.ts';
+import { NODES, node, type Sim, startSim } from './harness.ts';
 
 const CORDON_TAINT = 'node.kubernetes.io/unschedulable';
 
@@ -41,7 +42,7 @@ describe('node lifecycle controller: the cordon taint', () => {
     store.create(NODES, node('node-1'));
     assert.equal(Object.hasOwn(specOf(store.mustGet(NODES, undefined, 'node-1')), 'unschedulable'), false);
     setUnschedulable(store, 'node-1', true);
-    const tainted = await waitFor('the cordon taint', () =>
+    const tainted = await waitUntil('the cordon taint', () =>
       specOf(store.get(NODES, undefined, 'node-1')).taints?.find((t) => t.key === CORDON_TAINT),
     );
     assert.equal(tainted.effect, 'NoSchedule');
@@ -49,7 +50,7 @@ describe('node lifecycle controller: the cordon taint', () => {
     assert.match(tainted.timeAdded ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
 
     setUnschedulable(store, 'node-1', false);
-    await waitFor('the taint gone', () => specOf(store.get(NODES, undefined, 'node-1')).taints === undefined);
+    await waitUntil('the taint gone', () => specOf(store.get(NODES, undefined, 'node-1')).taints === undefined);
     const spec = specOf(store.mustGet(NODES, undefined, 'node-1'));
     assert.equal(Object.hasOwn(spec, 'unschedulable'), false, 'omitempty: false is not served');
     assert.equal(Object.hasOwn(spec, 'taints'), false, 'omitempty: an empty list is not served');
@@ -62,9 +63,9 @@ describe('node lifecycle controller: the cordon taint', () => {
     const cordoned = node('node-2', { unschedulable: true });
     (cordoned.spec as Record<string, unknown>).taints = [gpu];
     store.create(NODES, cordoned);
-    await waitFor('two taints', () => specOf(store.get(NODES, undefined, 'node-2')).taints?.length === 2);
+    await waitUntil('two taints', () => specOf(store.get(NODES, undefined, 'node-2')).taints?.length === 2);
     setUnschedulable(store, 'node-2', false);
-    await waitFor('one taint', () => specOf(store.get(NODES, undefined, 'node-2')).taints?.length === 1);
+    await waitUntil('one taint', () => specOf(store.get(NODES, undefined, 'node-2')).taints?.length === 1);
     assert.deepEqual(specOf(store.mustGet(NODES, undefined, 'node-2')).taints, [gpu]);
   });
 });
@@ -94,7 +95,7 @@ describe("drainbridge's hold and release around the controller's taint", () => {
     );
     assert.equal(hold.action, 'patch');
     if (hold.action === 'patch') applyPlan(store, 'node-3', hold.patch);
-    await waitFor('the cordon taint', () =>
+    await waitUntil('the cordon taint', () =>
       specOf(store.get(NODES, undefined, 'node-3')).taints?.some((t) => t.key === CORDON_TAINT),
     );
     assert.deepEqual(
@@ -108,7 +109,7 @@ describe("drainbridge's hold and release around the controller's taint", () => {
     assert.equal(release.restored.uncordoned, true);
     assert.deepEqual(release.restored.taintsRemoved, ['medik8s.io/drain'], 'only the taint drainbridge added');
     applyPlan(store, 'node-3', release.patch);
-    await waitFor('the cordon taint gone', () =>
+    await waitUntil('the cordon taint gone', () =>
       specOf(store.get(NODES, undefined, 'node-3')).taints?.every((t) => t.key !== CORDON_TAINT),
     );
     const spec = specOf(store.mustGet(NODES, undefined, 'node-3'));

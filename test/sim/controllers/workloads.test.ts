@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { KubeObject } from '../../../sim/store/types.ts';
+import { waitUntil } from '../../support/wait.ts';
 import {
   cordon,
   DEPLOYMENTS,
@@ -24,7 +25,6 @@ import {
   STS,
   startSim,
   template,
-  waitFor,
   workload,
 } from './harness.ts';
 
@@ -50,7 +50,7 @@ describe('Deployment and ReplicaSet', () => {
         template: template({ app: 'web' }),
       }),
     );
-    const ready = await waitFor('3 ready web pods', () => {
+    const ready = await waitUntil('3 ready web pods', () => {
       const list = pods(store, 'app=web');
       return list.length === 3 && list.every(isReady) && list;
     });
@@ -67,7 +67,7 @@ describe('Deployment and ReplicaSet', () => {
     }
     // Least-loaded placement spreads three pods over three empty nodes.
     assert.deepEqual(new Set(ready.map(nodeNameOf)), new Set(['n1', 'n2', 'n3']));
-    const status = await waitFor('deployment status', () => {
+    const status = await waitUntil('deployment status', () => {
       const s = store.get(DEPLOYMENTS, 'default', 'web')?.status as
         | { readyReplicas?: number; availableReplicas?: number }
         | undefined;
@@ -86,13 +86,13 @@ describe('Deployment and ReplicaSet', () => {
         template: template({ app: 'web' }),
       }),
     );
-    await waitFor('6 ready pods', () => pods(store, 'app=web').filter(isReady).length === 6);
+    await waitUntil('6 ready pods', () => pods(store, 'app=web').filter(isReady).length === 6);
     cordon(store, 'n1');
     const initialNames = new Set(pods(store, 'app=web').map((p) => p.metadata.name));
     const onN1 = pods(store, 'app=web').filter((p) => nodeNameOf(p) === 'n1');
     assert.ok(onN1.length > 0);
     for (const pod of onN1) store.delete(PODS, { namespace: 'default', name: pod.metadata.name ?? '' });
-    const replaced = await waitFor('6 live ready pods off n1', () => {
+    const replaced = await waitUntil('6 live ready pods off n1', () => {
       const list = live(pods(store, 'app=web')).filter((p) => nodeNameOf(p) !== 'n1' && isReady(p));
       return list.length === 6 && list;
     });
@@ -111,9 +111,9 @@ describe('Deployment and ReplicaSet', () => {
         template: template({ app: 'web' }),
       }),
     );
-    await waitFor('3 ready pods', () => pods(store, 'app=web').filter(isReady).length === 3);
+    await waitUntil('3 ready pods', () => pods(store, 'app=web').filter(isReady).length === 3);
     store.delete(NODES, { name: 'n3' });
-    const after = await waitFor('3 ready pods on n1 and n2', () => {
+    const after = await waitUntil('3 ready pods on n1 and n2', () => {
       const list = pods(store, 'app=web');
       return list.length === 3 && list.every((p) => isReady(p) && nodeNameOf(p) !== 'n3') && list;
     });
@@ -130,10 +130,10 @@ describe('Deployment and ReplicaSet', () => {
         template: template({ app: 'web' }),
       }),
     );
-    await waitFor('2 ready pods', () => pods(store, 'app=web').filter(isReady).length === 2);
+    await waitUntil('2 ready pods', () => pods(store, 'app=web').filter(isReady).length === 2);
     store.delete(DEPLOYMENTS, { namespace: 'default', name: 'web' });
-    await waitFor('ReplicaSet gone', () => store.list(RS).items.length === 0);
-    await waitFor('pods gone', () => pods(store, 'app=web').length === 0);
+    await waitUntil('ReplicaSet gone', () => store.list(RS).items.length === 0);
+    await waitUntil('pods gone', () => pods(store, 'app=web').length === 0);
     // A witness instead of a sleep (issue 12 item 7): another Deployment created now is reconciled by the
     // same loops to ready pods; by then they have run past any recreation of web's pods.
     store.create(
@@ -144,7 +144,7 @@ describe('Deployment and ReplicaSet', () => {
         template: template({ app: 'witness' }),
       }),
     );
-    await waitFor('the witness is ready', () => pods(store, 'app=witness').filter(isReady).length === 1);
+    await waitUntil('the witness is ready', () => pods(store, 'app=witness').filter(isReady).length === 1);
     assert.equal(pods(store, 'app=web').length, 0);
     assert.equal(store.list(RS).items.filter((rs) => rs.metadata.name?.startsWith('web')).length, 0);
   });
@@ -159,12 +159,12 @@ describe('Deployment and ReplicaSet', () => {
         template: template({ app: 'web' }),
       }),
     );
-    await waitFor('4 ready pods', () => pods(store, 'app=web').filter(isReady).length === 4);
+    await waitUntil('4 ready pods', () => pods(store, 'app=web').filter(isReady).length === 4);
     store.mutate(DEPLOYMENTS, { namespace: 'default', name: 'web' }, (copy) => {
       (copy.spec as { replicas: number }).replicas = 1;
       return copy;
     });
-    await waitFor('1 pod left', () => pods(store, 'app=web').length === 1);
+    await waitUntil('1 pod left', () => pods(store, 'app=web').length === 1);
     const events = store.list(EVENTS).items.map((e) => e.reason);
     assert.ok(events.includes('ScalingReplicaSet'));
     assert.ok(events.includes('SuccessfulDelete'));
@@ -181,7 +181,7 @@ describe('DaemonSet', () => {
         template: template({ app: 'agent' }),
       }),
     );
-    const first = await waitFor('3 ready agents', () => {
+    const first = await waitUntil('3 ready agents', () => {
       const list = pods(store, 'app=agent');
       return list.length === 3 && list.every(isReady) && list;
     });
@@ -191,13 +191,13 @@ describe('DaemonSet', () => {
     cordon(store, 'n2');
     const old = first.find((p) => nodeNameOf(p) === 'n2');
     store.delete(PODS, { namespace: 'default', name: old?.metadata.name ?? '' }, { gracePeriodSeconds: 0 });
-    const back = await waitFor('a new ready agent on n2', () =>
+    const back = await waitUntil('a new ready agent on n2', () =>
       pods(store, 'app=agent').find(
         (p) => nodeNameOf(p) === 'n2' && p.metadata.name !== old?.metadata.name && isReady(p),
       ),
     );
     assert.equal(back.metadata.ownerReferences?.[0]?.kind, 'DaemonSet');
-    const status = await waitFor('DaemonSet status', () => {
+    const status = await waitUntil('DaemonSet status', () => {
       const s = store.get(DS, 'default', 'agent')?.status as
         | { numberReady?: number; desiredNumberScheduled?: number }
         | undefined;
@@ -219,7 +219,7 @@ describe('DaemonSet', () => {
         template: template({ app: 'agent' }),
       }),
     );
-    await waitFor(
+    await waitUntil(
       'desiredNumberScheduled 2',
       () =>
         (store.get(DS, 'default', 'agent')?.status as { desiredNumberScheduled?: number } | undefined)
@@ -245,12 +245,12 @@ describe('StatefulSet', () => {
         template: template({ app: 'db' }),
       }),
     );
-    await waitFor('3 ready db pods', () => pods(store, 'app=db').filter(isReady).length === 3);
+    await waitUntil('3 ready db pods', () => pods(store, 'app=db').filter(isReady).length === 3);
     watch.stop();
     assert.deepEqual(seen, ['db-0', 'db-1', 'db-2']);
     const before = store.get(PODS, 'default', 'db-1');
     store.delete(PODS, { namespace: 'default', name: 'db-1' }, { gracePeriodSeconds: 1 });
-    const again = await waitFor('db-1 recreated', () => {
+    const again = await waitUntil('db-1 recreated', () => {
       const pod = store.get(PODS, 'default', 'db-1');
       return pod && pod.metadata.uid !== before?.metadata.uid && isReady(pod) && pod;
     });
@@ -263,7 +263,7 @@ describe('Job', () => {
   it('runs its pod to Succeeded and completes', async () => {
     const { store } = sim;
     store.create(JOBS, workload('Job', 'once', { template: template({ task: 'once' }, { restartPolicy: 'Never' }) }));
-    const status = await waitFor('job complete', () => {
+    const status = await waitUntil('job complete', () => {
       const s = store.get(JOBS, 'default', 'once')?.status as
         | { succeeded?: number; conditions?: { type: string; status: string }[]; completionTime?: string }
         | undefined;
@@ -286,7 +286,7 @@ describe('scheduler', () => {
       metadata: { name: 'lonely', namespace: 'default' },
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     });
-    const condition = await waitFor('PodScheduled=False', () => {
+    const condition = await waitUntil('PodScheduled=False', () => {
       const status = store.get(PODS, 'default', 'lonely')?.status as
         | { conditions?: { type: string; status: string; reason?: string; message?: string }[] }
         | undefined;
@@ -300,7 +300,7 @@ describe('scheduler', () => {
       (copy.spec as Record<string, unknown>).unschedulable = false;
       return copy;
     });
-    const bound = await waitFor('bound and ready', () => {
+    const bound = await waitUntil('bound and ready', () => {
       const pod = store.get(PODS, 'default', 'lonely');
       return pod && isReady(pod) && pod;
     });

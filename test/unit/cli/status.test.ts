@@ -185,6 +185,22 @@ describe('rendering', () => {
     const idle = renderReport(statusReport(snapshot({ nodes: [], records: [], lease: undefined })), 'table');
     assert.deepEqual(idle, ['No node is in maintenance, and no request is waiting.']);
   });
+
+  it('a held node someone uncordoned: the request is shown paused, with how to go on (issue 24)', () => {
+    const uncordoned = { ...node('node-1', ledger, 'NodeDraining'), spec: { unschedulable: false } };
+    const report = statusReport(snapshot({ nodes: [uncordoned] }));
+    const held = report.requests.find((r) => r.requestId === 'r-1');
+    assert.match(held?.paused ?? '', /^uncordoned by someone else; no pod is evicted while node node-1 is schedulable/);
+    const lines = renderReport(report, 'table');
+    assert.ok(
+      lines.includes(
+        '  paused: uncordoned by someone else; no pod is evicted while node node-1 is schedulable — re-cordon it to continue (kubectl cordon node-1), or end the maintenance (drainbridge restore node-1)',
+      ),
+      lines.join('\n'),
+    );
+    assert.match(renderReport(report, 'wide').join('\n'), /paused: uncordoned by someone else/);
+    assert.equal(statusReport(snapshot()).requests[0]?.paused, undefined, 'a cordoned held node is not paused');
+  });
 });
 
 describe('who drives a request (the owner mark as a heartbeat)', () => {

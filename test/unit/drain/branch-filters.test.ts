@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/request.ts';
 import { infraPodFilter, launcherPodFilter, podBranchFilters } from '../../../lib/drain/branch-filters.ts';
 import { type FilterContext, filterPod, KUBECTL_FILTERS, MESSAGES, makeFilters } from '../../../lib/drain/filters.ts';
-import { selectPods } from '../../../lib/drain/selection.ts';
+import { drainRefusedMessage, selectPods } from '../../../lib/drain/selection.ts';
 import { parseSelector } from '../../../lib/kube/selectors.ts';
 import { NOW, pod } from './fixtures.ts';
 
@@ -57,6 +57,42 @@ describe("drainbridge's pod filters", () => {
     assert.deepEqual(
       infra.refusals.map((r) => r.code),
       ['BarePod'],
+    );
+  });
+});
+
+describe('a refused drain fails at once, as kubectl drain (issue 25)', () => {
+  const infraContext = { ...context, infraPodSelector: 'app=nova-compute' };
+  const bareInfra = pod({ name: 'nova-debug', labels: { app: 'nova-compute' } });
+  const web = pod({ name: 'web', owner: 'ReplicaSet' });
+
+  test("the pods branch of an evacuation also refuses for the infra branch's pods (refuseForHeldBack)", () => {
+    const evacuating = selectPods([web, bareInfra], { ...infraContext, branch: 'pods', refuseForHeldBack: true });
+    assert.deepEqual(
+      evacuating.refusals.map((r) => [r.code, r.line]),
+      [['BarePod', `${MESSAGES.unmanagedFatal}: default/nova-debug`]],
+    );
+    assert.deepEqual(
+      evacuating.heldBack.map((p) => p.metadata?.name),
+      ['nova-debug'],
+      'still the infra branch’s pod to move',
+    );
+    // A plan reports each refusal under its own branch only.
+    const planned = selectPods([web, bareInfra], { ...infraContext, branch: 'pods' });
+    assert.deepEqual(planned.refusals, []);
+  });
+
+  test("kubectl's failure sentence: one error as it is, several in brackets", () => {
+    const two = selectPods([bareInfra, pod({ name: 'shell' })], { ...context, branch: 'pods', infraPodSelector: '' });
+    assert.equal(
+      drainRefusedMessage('node-a', two.refusals),
+      `unable to drain node "node-a" due to error: ${MESSAGES.unmanagedFatal}: default/nova-debug, default/shell`,
+    );
+    const emptyDir = { ...web, spec: { containers: [], volumes: [{ name: 'scratch', emptyDir: {} }] } };
+    const both = selectPods([bareInfra, emptyDir], { ...context, branch: 'pods', infraPodSelector: '' });
+    assert.match(
+      drainRefusedMessage('node-a', both.refusals),
+      /^unable to drain node "node-a" due to error: \[cannot delete .+: default\/\S+, cannot delete .+: default\/\S+\]$/,
     );
   });
 });

@@ -85,19 +85,16 @@ describe('planDrain', () => {
     assert.ok(isBlocked({ nodeName: 'node-a', branches: plan.branches }));
   });
 
-  test('a replacement that fits nowhere else is reported with the scheduler message', () => {
+  test('a replacement that fits nowhere else is a warning with the scheduler message, not a blocker', () => {
     const pinned = pod({ name: 'pinned', owner: 'ReplicaSet' });
     const withSelector = {
       ...pinned,
       spec: { ...pinned.spec, containers: [{ name: 'c' }], nodeSelector: { disk: 'ssd' } },
     };
     const plan = planDrain(input([on(withSelector, 'node-a')]));
-    const [blocker] = plan.branches[0]?.blockers ?? [];
-    assert.equal(blocker?.code, 'Unschedulable');
-    assert.match(
-      blocker?.reason ?? '',
-      /0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector/,
-    );
+    assert.deepEqual(plan.branches[0]?.blockers, [], 'an evacuation evicts it: plan does not block on it');
+    const warning = plan.warnings.find((line) => line.startsWith('[Unschedulable] replacement of pod '));
+    assert.match(warning ?? '', /0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector/);
   });
 });
 
@@ -129,6 +126,35 @@ describe('quorumBlocker', () => {
   test('a worker is never refused', () => {
     const nodes = [schedNode('w'), cp('cp-1', false)];
     assert.equal(quorumBlocker(nodes[0] as V1Node, nodes, []), undefined);
+  });
+  test('a member on a node another request holds counts as lost (issue 25)', () => {
+    const held = schedNode('cp-2', {
+      labels: { 'node-role.kubernetes.io/control-plane': '', 'drainbridge.io/held': 'true' },
+    });
+    const nodes = [cp('cp-1'), held, cp('cp-3')];
+    const blocker = quorumBlocker(nodes[0] as V1Node, nodes, []);
+    assert.equal(blocker?.code, 'ControlPlaneQuorum');
+    assert.match(
+      blocker?.reason ?? '',
+      /leave 1 of 3 etcd members healthy; quorum needs 2 \(members on nodes in maintenance count as lost: cp-2\)/,
+    );
+  });
+  test('an etcd member on a cordoned node counts as lost; the node being drained is judged whatever its cordon', () => {
+    const nodes = [
+      schedNode('cp-1', { labels: { 'node-role.kubernetes.io/control-plane': '' }, unschedulable: true }),
+      schedNode('cp-2', { labels: { 'node-role.kubernetes.io/control-plane': '' }, unschedulable: true }),
+      cp('cp-3'),
+    ];
+    const etcd = (nodeName: string): V1Pod => ({
+      metadata: { name: `etcd-${nodeName}`, namespace: 'kube-system', labels: { component: 'etcd' } },
+      spec: { nodeName, containers: [] },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const pods = ['cp-1', 'cp-2', 'cp-3'].map(etcd);
+    assert.equal(quorumBlocker(nodes[0] as V1Node, nodes, pods)?.code, 'ControlPlaneQuorum');
+    // Nothing else in maintenance: cp-1 (cordoned by the person who asked) may go.
+    const alone = [nodes[0] as V1Node, cp('cp-2'), cp('cp-3')];
+    assert.equal(quorumBlocker(nodes[0] as V1Node, alone, pods), undefined);
   });
 });
 

@@ -18,6 +18,7 @@ import { ConfigError, ConflictError, TransientError } from '../../../lib/errors/
 import { apiCodeOf } from '../../../lib/kube/errors.ts';
 import { KubeHttpClient, kubeJson, type WatchEvent } from '../../../lib/kube/http/client.ts';
 import { type KubeConfigLike, loadKubeEndpoint } from '../../../lib/kube/http/endpoint.ts';
+import { waitUntil } from '../../support/wait.ts';
 
 const TOKEN = 'not-a-secret-test-token';
 const hits = new Map<string, number>();
@@ -172,7 +173,7 @@ describe('KubeHttpClient over HTTP', () => {
   test('close() ends a call in flight at once, and later calls fail without a request', async () => {
     const closing = new KubeHttpClient(endpointFor(port), { timeoutMs: 60_000 });
     const pending = closing.getNode('hang');
-    while ((hits.get('/api/v1/nodes/hang') ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil('the call reached the server', () => (hits.get('/api/v1/nodes/hang') ?? 0) > 0);
     const started = Date.now();
     closing.close();
     await assert.rejects(pending, /the Kubernetes client was closed/);

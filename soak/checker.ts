@@ -1,0 +1,220 @@
+/**
+ * The soak's invariant checker: pure, over a SoakLog (what the simulated cluster saw, log.ts). Each
+ * invariant counts the facts it judged (so a run that checked nothing shows 0, not "held") and names
+ * every breach with the evidence.
+ */
+import type { ReplicaLife, SoakLog } from './log.ts';
+
+export const INVARIANTS = [
+  'no-pod-deleted',
+  'pdb-minimum-kept',
+  'no-vm-lost',
+  'no-cordon-orphaned',
+  'no-hold-orphaned',
+  'requests-end',
+  'held-within-limit',
+  'person-cordon-kept',
+  'nova-reenabled',
+  'no-crash',
+  'memory-flat',
+] as const;
+export type Invariant = (typeof INVARIANTS)[number];
+
+/** What a soak log shows of every invariant: the facts judged and each breach. */
+export interface Verdict {
+  readonly checked: Record<Invariant, number>;
+  readonly violations: readonly { readonly invariant: Invariant; readonly detail: string }[];
+}
+
+interface Judged {
+  readonly checked: number;
+  readonly broken: readonly string[];
+}
+
+const ok = (status: number): boolean => status >= 200 && status < 300;
+
+function noPodDeleted(log: SoakLog): Judged {
+  const removals = log.podRemovals.filter((r) => ok(r.status));
+  // Tried counts as much as done: RBAC refusing the DELETE (403) does not make asking for it right.
+  const deletes = log.podRemovals.filter((r) => r.how === 'delete');
+  if (log.deletesAllowed) return { checked: removals.length, broken: [] };
+  return {
+    checked: removals.length + deletes.length,
+    broken: deletes.map(
+      (r) =>
+        `${r.user} ${ok(r.status) ? 'deleted' : `tried to delete (answered ${r.status})`} pod ${r.namespace}/${r.name} where an eviction was possible`,
+    ),
+  };
+}
+
+function pdbMinimumKept(log: SoakLog): Judged {
+  const removed = log.podRemovals.filter((r) => ok(r.status));
+  const broken = removed.flatMap((r) =>
+    r.budgets
+      .filter((b) => b.disruptionsAllowed < 1)
+      .map(
+        (b) =>
+          `${r.user} removed pod ${r.namespace}/${r.name} (${r.how}) while PDB ${r.namespace}/${b.name} allowed no disruption`,
+      ),
+  );
+  for (const breach of log.budgetBreaches) {
+    broken.push(
+      `PDB ${breach.budget} had ${breach.healthy} healthy pods, below its minimum ${breach.desired} (${new Date(breach.at).toISOString()})`,
+    );
+  }
+  return { checked: removed.reduce((n, r) => n + r.budgets.length, 0) + log.budgetSamples, broken };
+}
+
+function noVmLost(log: SoakLog): Judged {
+  const broken: string[] = [];
+  for (const [key, uid] of Object.entries(log.vms.atStart)) {
+    const end = log.vms.atEnd[key];
+    if (!end) broken.push(`VM ${key} was lost (its VirtualMachineInstance is gone)`);
+    else if (end.uid !== uid) broken.push(`VM ${key} was shut down and started again (a new VirtualMachineInstance)`);
+    else if (end.deleting || end.phase === 'Succeeded' || end.phase === 'Failed') {
+      broken.push(`VM ${key} is shut down at the end (phase ${end.phase}${end.deleting ? ', being deleted' : ''})`);
+    }
+  }
+  for (const shutdown of log.vms.shutdowns) broken.push(`VM ${shutdown.key} ${shutdown.what}`);
+  for (const r of log.podRemovals.filter((p) => p.launcher && ok(p.status))) {
+    broken.push(`${r.user} ${r.how === 'eviction' ? 'evicted' : 'deleted'} launcher pod ${r.namespace}/${r.name}`);
+  }
+  return { checked: Object.keys(log.vms.atStart).length, broken: [...new Set(broken)] };
+}
+
+function noCordonOrphaned(log: SoakLog): Judged {
+  const broken = log.nodesAtEnd
+    .filter((n) => n.unschedulable && !n.personCordon && n.holds !== 'unreadable' && n.holds.length === 0)
+    .map((n) => `node ${n.name} is left cordoned with no hold and no person's cordon`);
+  return { checked: log.nodesAtEnd.length, broken };
+}
+
+function noHoldOrphaned(log: SoakLog): Judged {
+  // A failed or aborted request keeps its hold (the safe state) until its restore: only a restored request,
+  // or one with no record at all, holds nothing.
+  const open = new Set(log.requests.filter((r) => r.outcome !== 'restored').map((r) => r.requestId));
+  const broken: string[] = [];
+  for (const node of log.nodesAtEnd) {
+    if (node.holds === 'unreadable') {
+      broken.push(`node ${node.name}'s ledger cannot be read at the end`);
+      continue;
+    }
+    for (const id of node.holds) {
+      if (!open.has(id))
+        broken.push(`node ${node.name} is held for ${id}, a request that is restored or has no record`);
+    }
+  }
+  return { checked: log.nodesAtEnd.length, broken };
+}
+
+/**
+ * The soak's epilogue ends every maintenance before the checker runs, so a request whose record shows no
+ * end by then never ends: it is a breach whatever its age, not only past the bound.
+ */
+function requestsEnd(log: SoakLog): Judged {
+  const broken: string[] = [];
+  for (const r of log.requests) {
+    const what = `request ${r.requestId} (${r.node}${r.origin ? `, ${r.origin}` : ''})`;
+    if (!r.outcome || r.endedAt === undefined) {
+      broken.push(
+        `${what} never ended: its record shows no end (phase ${r.lastPhase ?? 'none'}) after every maintenance was ended`,
+      );
+    } else if (r.endedAt - r.firstSeenAt > log.requestBoundMs) {
+      broken.push(
+        `${what} took ${Math.round((r.endedAt - r.firstSeenAt) / 1000)} s (bound ${log.requestBoundMs / 1000} s)`,
+      );
+    } else if (r.outcome === 'failed' && !/\w/.test(r.lastError ?? '')) {
+      broken.push(`${what} failed naming no blocker`);
+    }
+  }
+  return { checked: log.requests.length, broken };
+}
+
+function heldWithinLimit(log: SoakLog): Judged {
+  const broken: string[] = [];
+  for (const sample of log.held) {
+    if (sample.held.length > log.maxHeldNodes) {
+      broken.push(`${sample.held.length} nodes held at once (limit ${log.maxHeldNodes}): ${sample.held.join(', ')}`);
+    }
+    if (sample.cordonedByDrainbridge.length > log.maxHeldNodes) {
+      broken.push(
+        `${sample.cordonedByDrainbridge.length} nodes cordoned by drainbridge at once (limit ${log.maxHeldNodes}): ${sample.cordonedByDrainbridge.join(', ')}`,
+      );
+    }
+  }
+  return { checked: log.held.length, broken: [...new Set(broken)] };
+}
+
+function personCordonKept(log: SoakLog): Judged {
+  const broken = log.uncordons
+    .filter((u) => u.personCordonStood && ok(u.status))
+    .map((u) => `${u.user} uncordoned node ${u.node} while a person's cordon stood`);
+  return { checked: log.uncordons.length, broken };
+}
+
+function novaReenabled(log: SoakLog): Judged {
+  if (!log.nova) return { checked: 0, broken: [] };
+  return {
+    checked: 1,
+    broken: log.novaLeftDisabled.map(
+      (host) => `nova-compute on ${host} left disabled by drainbridge after its restore`,
+    ),
+  };
+}
+
+function unexpectedExit(life: ReplicaLife): string | undefined {
+  if (!life.exit) return undefined;
+  const { code, signal } = life.exit;
+  if (life.sentSignal === 'SIGKILL' && signal === 'SIGKILL') return undefined;
+  if (life.sentSignal === 'SIGTERM' && (code === 0 || code === 143 || signal === 'SIGTERM')) return undefined;
+  return `replica ${life.replica} (pid ${life.pid}) exited with ${signal ?? `code ${code}`}${life.sentSignal ? ` after ${life.sentSignal}` : ' unasked'}`;
+}
+
+function noCrash(log: SoakLog): Judged {
+  const broken: string[] = [];
+  for (const life of log.replicas) {
+    const exit = unexpectedExit(life);
+    if (exit) broken.push(exit);
+    for (const line of life.crashLines.slice(0, 3)) broken.push(`replica ${life.replica} (pid ${life.pid}): ${line}`);
+  }
+  return { checked: log.replicas.length, broken };
+}
+
+function memoryFlat(log: SoakLog): Judged {
+  const measured = log.replicas.filter((l) => l.rssAtMinute5 !== undefined && l.rssAtEnd !== undefined);
+  const broken = measured
+    .filter((l) => (l.rssAtEnd ?? 0) > 1.2 * (l.rssAtMinute5 ?? 0))
+    .map(
+      (l) =>
+        `replica ${l.replica} (pid ${l.pid}) grew from ${mib(l.rssAtMinute5)} at minute 5 to ${mib(l.rssAtEnd)} (more than 1.2×)`,
+    );
+  return { checked: measured.length, broken };
+}
+
+const mib = (bytes: number | undefined): string => `${Math.round((bytes ?? 0) / 2 ** 20)} MiB`;
+
+const JUDGES: Record<Invariant, (log: SoakLog) => Judged> = {
+  'no-pod-deleted': noPodDeleted,
+  'pdb-minimum-kept': pdbMinimumKept,
+  'no-vm-lost': noVmLost,
+  'no-cordon-orphaned': noCordonOrphaned,
+  'no-hold-orphaned': noHoldOrphaned,
+  'requests-end': requestsEnd,
+  'held-within-limit': heldWithinLimit,
+  'person-cordon-kept': personCordonKept,
+  'nova-reenabled': novaReenabled,
+  'no-crash': noCrash,
+  'memory-flat': memoryFlat,
+};
+
+/** Judges every invariant over `log`. */
+export function checkInvariants(log: SoakLog): Verdict {
+  const checked = {} as Record<Invariant, number>;
+  const violations: { invariant: Invariant; detail: string }[] = [];
+  for (const invariant of INVARIANTS) {
+    const judged = JUDGES[invariant](log);
+    checked[invariant] = judged.checked;
+    for (const detail of judged.broken) violations.push({ invariant, detail });
+  }
+  return { checked, violations };
+}

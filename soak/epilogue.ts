@@ -1,0 +1,72 @@
+/**
+ * The end of the soak: faults healed, both replicas up, every person's cordon lifted, every
+ * NodeMaintenance deleted, every CLI user's request restored — then time for drainbridge to finish. The
+ * checker then expects every node back to schedulable and no hold left (or names what is left).
+ */
+
+import { join } from 'node:path';
+import type { KubeObject } from '../sim/store/types.ts';
+import { ledgerHolds } from '../test/support/invariants.ts';
+import { Child } from './processes.ts';
+import type { SoakWorld } from './world.ts';
+
+const NODES = { group: '', resource: 'nodes' };
+const LEDGER = 'drainbridge.io/ledger';
+
+function holds(node: KubeObject): string[] {
+  const text = node.metadata.annotations?.[LEDGER];
+  if (!text || ledgerHolds(node) !== 'held') return [];
+  return Object.keys((JSON.parse(text) as { holds: Record<string, unknown> }).holds);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(check: () => boolean, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await sleep(1_000);
+  }
+  return true;
+}
+
+/** Restores every hold left, one CLI `restore` per request, and waits for them. */
+async function restoreAll(w: SoakWorld): Promise<void> {
+  const runs: Promise<unknown>[] = [];
+  for (const node of w.sim.store.list(NODES).items) {
+    for (const requestId of holds(node)) {
+      const args = [
+        'restore',
+        node.metadata.name ?? '',
+        '--request-id',
+        requestId,
+        '--kubeconfig',
+        w.cliKubeconfig,
+        '-o',
+        'plain',
+      ];
+      runs.push(new Child(args, w.env, join(w.dir, 'epilogue.log')).exited);
+    }
+  }
+  await Promise.all(runs);
+}
+
+export async function epilogue(w: SoakWorld): Promise<void> {
+  for (const heal of w.heal) heal();
+  await w.busy;
+  for (const replica of w.replicas) replica.start();
+  for (const node of [...w.people.cordoned]) {
+    w.people.cordoned.delete(node);
+    await w.kubectl.run(['uncordon', node], { timeoutMs: 30_000 });
+  }
+  for (const name of [...w.nodeMaintenances.keys()]) {
+    w.nodeMaintenances.delete(name);
+    await w.kubectl.run(['delete', 'nodemaintenance', name, '--wait=false'], { timeoutMs: 30_000 });
+  }
+  for (const run of w.cli) if (!run.exit) run.child.signal('SIGINT');
+  await waitFor(() => w.cli.every((c) => c.exit), 60_000);
+  // drainbridge run restores what the people's uncordons and the NodeMaintenances' deletions ended.
+  await waitFor(() => w.sim.store.list(NODES).items.every((n) => holds(n).length === 0), 60_000);
+  await restoreAll(w);
+  await waitFor(() => w.sim.store.list(NODES).items.every((n) => holds(n).length === 0), 120_000);
+}

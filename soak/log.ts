@@ -1,0 +1,123 @@
+/**
+ * What the soak saw of the cluster — taken from the simulator's request log, its store's watches and
+ * its admission hooks, and from the replicas' processes — never from drainbridge's own records or
+ * logs of what it did. The checker (checker.ts) judges only this, so a test can hand it any history.
+ */
+
+/** A pod removed (evicted or deleted) by one of drainbridge's accounts, as the API server answered it. */
+export interface PodRemoval {
+  readonly at: number;
+  readonly user: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly how: 'eviction' | 'delete';
+  /** The HTTP status the request was answered with (2xx: the pod went). */
+  readonly status: number;
+  /** The budgets covering the pod at that instant, with the disruptions they allowed then. */
+  readonly budgets: readonly { readonly name: string; readonly disruptionsAllowed: number }[];
+  /** A virt-launcher pod (a VM's). */
+  readonly launcher: boolean;
+}
+
+/** A node write by drainbridge that took away a cordon, and whether a person's cordon stood then. */
+export interface Uncordon {
+  readonly at: number;
+  readonly user: string;
+  readonly node: string;
+  readonly status: number;
+  readonly personCordonStood: boolean;
+}
+
+/**
+ * A PDB with fewer healthy pods than its minimum, seen on a change to its status. Nothing but drainbridge
+ * (and the soak's seeded bug, acting as drainbridge) removes pods in the soak, so a breach is drainbridge's.
+ */
+export interface BudgetBreach {
+  readonly at: number;
+  readonly budget: string;
+  readonly healthy: number;
+  readonly desired: number;
+}
+
+/** How many nodes were held (ledger with a hold, or unreadable) and cordoned by drainbridge, from this instant on. */
+export interface HeldSample {
+  readonly at: number;
+  readonly held: readonly string[];
+  readonly cordonedByDrainbridge: readonly string[];
+}
+
+export interface VmHistory {
+  /** `namespace/name` → uid of every VirtualMachineInstance running at the start. */
+  readonly atStart: Readonly<Record<string, string>>;
+  /** The same at the end: uid, phase, whether it is being deleted. */
+  readonly atEnd: Readonly<Record<string, { uid: string; phase: string; deleting: boolean }>>;
+  /** A VMI of the start seen deleted or Succeeded/Failed at any time (with when and how). */
+  readonly shutdowns: readonly { readonly key: string; readonly at: number; readonly what: string }[];
+}
+
+/** One Evacuation record as its history went: when first seen and when it reached an end (or never). */
+export interface RequestHistory {
+  readonly requestId: string;
+  readonly node: string;
+  /** Who asked: cordon, NodeMaintenance, schedule (a window), manual (the CLI)… */
+  readonly origin?: string;
+  readonly firstSeenAt: number;
+  /** The latest outcome: succeeded (NodeDrained), failed, aborted, restored; undefined: never ended. */
+  readonly outcome?: 'succeeded' | 'failed' | 'aborted' | 'restored';
+  /** When it first reached any of those (the bound is judged on this). */
+  readonly endedAt?: number;
+  /** The record's phase when last seen (what a request that never ended was left in). */
+  readonly lastPhase?: string;
+  /** A failure's blocker (lastError), which must be named. */
+  readonly lastError?: string;
+}
+
+/** A node at the end of the soak, after the epilogue ended every maintenance. */
+export interface NodeAtEnd {
+  readonly name: string;
+  readonly unschedulable: boolean;
+  /** Request ids the ledger holds the node for; 'unreadable' when it cannot be parsed. */
+  readonly holds: readonly string[] | 'unreadable';
+  /** A person's cordon stands (the soak's people cordoned it and have not uncordoned it). */
+  readonly personCordon: boolean;
+}
+
+/** One replica process's life. */
+export interface ReplicaLife {
+  readonly replica: string;
+  readonly pid: number;
+  /** The signal the soak sent it (undefined: none). */
+  readonly sentSignal?: string;
+  /** How it exited (undefined: still running at the end, then stopped by the soak's SIGTERM). */
+  readonly exit?: { readonly code: number | null; readonly signal: string | null };
+  /** Lines of its output that tell of a crash (unhandled rejection, uncaught exception, stack trace). */
+  readonly crashLines: readonly string[];
+  /** RSS (bytes) five minutes into its life and at its end, when it lived that long. */
+  readonly rssAtMinute5?: number;
+  readonly rssAtEnd?: number;
+}
+
+export interface SoakLog {
+  readonly seed: number;
+  readonly maxHeldNodes: number;
+  /** Pod DELETEs were asked for (--disable-eviction). */
+  readonly deletesAllowed: boolean;
+  /** How long a request may take from its record to its end (ms). */
+  readonly requestBoundMs: number;
+  /** When the soak stopped looking (ms since the epoch): requests not ended by then are judged then. */
+  readonly endedAt: number;
+  readonly podRemovals: readonly PodRemoval[];
+  readonly uncordons: readonly Uncordon[];
+  readonly held: readonly HeldSample[];
+  /** Every change of a PodDisruptionBudget's status: how many were seen, and those below its minimum. */
+  readonly budgetSamples: number;
+  readonly budgetBreaches: readonly BudgetBreach[];
+  readonly vms: VmHistory;
+  readonly requests: readonly RequestHistory[];
+  readonly nodesAtEnd: readonly NodeAtEnd[];
+  readonly replicas: readonly ReplicaLife[];
+  /** Nova compute services drainbridge disabled and left disabled after their restore (empty without a Nova lab). */
+  readonly novaLeftDisabled: readonly string[];
+  /** Whether a Nova lab took part (the Nova invariant is checked only then). */
+  readonly nova: boolean;
+}

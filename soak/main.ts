@@ -1,0 +1,98 @@
+/**
+ * `npm run soak`: maintenance under chaos for `--minutes` on a simulated cluster, then the invariant
+ * checker over what the cluster saw. Exits 1 when an invariant broke (naming it and the seed), 2 on bad
+ * arguments. See docs/safety.md, "Soak".
+ */
+import { readFileSync } from 'node:fs';
+import { RUN_USER } from '../test/forwarder/harness.ts';
+import { DRAINBRIDGE_SA } from '../test/support/request-log.ts';
+import { checkInvariants } from './checker.ts';
+import { epilogue } from './epilogue.ts';
+import type { SoakLog } from './log.ts';
+import { observe } from './observe.ts';
+import { parseSoakOptions, type SoakOptions, USAGE } from './options.ts';
+import { report } from './report.ts';
+import { count, runSchedule } from './schedule.ts';
+import { startWorld } from './setup.ts';
+import type { SoakWorld } from './world.ts';
+
+function options(): SoakOptions {
+  try {
+    return parseSoakOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+/**
+ * The self-test's bug: drainbridge's account, given the optional delete role (deploy/base/rbac/
+ * disable-eviction.yaml), deletes a pod of the PDB at its limit outright, through the simulator's API.
+ */
+async function seededBug(w: SoakWorld): Promise<void> {
+  w.sim.apply(readFileSync(new URL('../deploy/base/rbac/disable-eviction.yaml', import.meta.url), 'utf8'));
+  const pods = w.sim.store.list({ group: '', resource: 'pods' }, { namespace: 'shop', labelSelector: 'app=ledger' });
+  const pod = pods.items.find((p) => !p.metadata.deletionTimestamp);
+  if (!pod) return;
+  const asDrainbridge = w.kubectl.withKubeconfig(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')));
+  const result = await asDrainbridge.run(['delete', 'pod', '-n', 'shop', pod.metadata.name ?? '', '--wait=false']);
+  asDrainbridge.close();
+  console.log(
+    `soak: seeded bug: drainbridge's account deleted pod shop/${pod.metadata.name}: kubectl exit ${result.code}`,
+  );
+  count(w, 'seeded bug: direct pod DELETE as drainbridge');
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const started = Date.now();
+  console.log(`soak: seed ${opts.seed}, ${opts.minutes} min, ${opts.nodes} nodes; starting the cluster…`);
+  const w = await startWorld(opts);
+  console.log(`soak: logs in ${w.dir}`);
+  const observer = observe(w.sim, [RUN_USER, DRAINBRIDGE_SA], w.people);
+  for (const replica of w.replicas) replica.start();
+  const endsAt = Date.now() + opts.minutes * 60_000;
+  const bugAt = Date.now() + w.random.int(10_000, Math.max(10_000, (opts.minutes * 60_000) / 2));
+  let bugDone = !opts.seededBug;
+  let minute = 0;
+  await runSchedule(w, endsAt, () => {
+    observer.drainLog();
+    for (const replica of w.replicas) replica.sampleRss();
+    if (!bugDone && Date.now() >= bugAt) {
+      bugDone = true;
+      void seededBug(w);
+    }
+    const now = Math.floor((Date.now() - started) / 60_000);
+    if (now > minute) {
+      minute = now;
+      console.log(`soak: minute ${minute}, ${[...w.counts.values()].reduce((a, b) => a + b, 0)} events so far`);
+    }
+  });
+  console.log('soak: schedule over; healing, ending every maintenance…');
+  await epilogue(w);
+  for (const replica of w.replicas) replica.sampleRss();
+  const seen = observer.snapshot();
+  for (const replica of w.replicas) await replica.stop('SIGTERM');
+  observer.stop();
+  const log: SoakLog = {
+    seed: opts.seed,
+    maxHeldNodes: opts.maxHeld,
+    deletesAllowed: false,
+    requestBoundMs: opts.requestBoundMinutes * 60_000,
+    endedAt: Date.now(),
+    ...seen,
+    budgetSamples: observer.budgetSamples(),
+    budgetBreaches: observer.budgetBreaches(),
+    replicas: w.replicas.flatMap((r) => r.lives()),
+    novaLeftDisabled: [],
+    nova: false,
+  };
+  const verdict = checkInvariants(log);
+  console.log(report(w, log, verdict, opts.minutes));
+  w.kubectl.close();
+  await w.proxy.close();
+  await w.sim.stop();
+  process.exit(verdict.violations.length > 0 ? 1 : 0);
+}
+
+await main();

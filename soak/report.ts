@@ -1,0 +1,70 @@
+/** The soak's summary: the seed, faults and events by kind, requests by outcome, each invariant and its breaches. */
+import { INVARIANTS, type Verdict } from './checker.ts';
+import type { SoakLog } from './log.ts';
+import type { SoakWorld } from './world.ts';
+
+const FAULTS = /^(API |watches |replica |conflicting )/;
+
+function table(rows: [string, number][]): string[] {
+  return rows.sort((a, b) => b[1] - a[1]).map(([name, n]) => `  ${String(n).padStart(6)}  ${name}`);
+}
+
+export function requestsByOutcome(log: SoakLog): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const r of log.requests)
+    counts.set(r.outcome ?? 'never ended', (counts.get(r.outcome ?? 'never ended') ?? 0) + 1);
+  return [...counts];
+}
+
+function requestsByOrigin(log: SoakLog): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const r of log.requests) counts.set(r.origin ?? 'unknown', (counts.get(r.origin ?? 'unknown') ?? 0) + 1);
+  return [...counts];
+}
+
+function cliByExit(w: SoakWorld): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const run of w.cli) {
+    const key = `${run.command} exit ${run.exit ? (run.exit.code ?? run.exit.signal) : 'running'}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts];
+}
+
+export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: number): string {
+  const events = [...w.counts];
+  const faults = events.filter(([kind]) => FAULTS.test(kind));
+  const others = events.filter(([kind]) => !FAULTS.test(kind));
+  const faultTotal = faults.reduce((n, [, c]) => n + c, 0);
+  const lines = [
+    `soak: ${minutes} min, ${w.nodes.length} nodes, seed ${log.seed} (replay: npm run soak -- --seed ${log.seed} --minutes ${minutes})`,
+    `faults injected: ${faultTotal} across ${faults.length} kinds`,
+    ...table(faults),
+    `events: ${others.reduce((n, [, c]) => n + c, 0)}`,
+    ...table(others),
+    `requests: ${log.requests.length} by outcome`,
+    ...table(requestsByOutcome(log)),
+    ...log.requests
+      .filter((r) => !r.outcome)
+      .slice(0, 10)
+      .map(
+        (r) => `    never ended: ${r.requestId} (${r.node}, ${r.origin ?? '?'}, last phase ${r.lastPhase ?? 'none'})`,
+      ),
+    'requests by origin',
+    ...table(requestsByOrigin(log)),
+    'CLI commands by exit',
+    ...table(cliByExit(w)),
+    'invariants (facts judged, breaches):',
+    ...INVARIANTS.map((invariant) => {
+      const broken = verdict.violations.filter((v) => v.invariant === invariant).length;
+      return `  ${broken === 0 ? 'held  ' : 'BROKEN'}  ${invariant}: ${verdict.checked[invariant]} judged${broken ? `, ${broken} broken` : ''}`;
+    }),
+  ];
+  for (const v of verdict.violations.slice(0, 50)) lines.push(`  ✗ ${v.invariant}: ${v.detail}`);
+  if (verdict.violations.length > 0) {
+    lines.push(
+      `FAILED: ${[...new Set(verdict.violations.map((v) => v.invariant))].join(', ')} broken (seed ${log.seed})`,
+    );
+  } else lines.push(`every invariant held (seed ${log.seed})`);
+  return lines.join('\n');
+}

@@ -1,0 +1,98 @@
+/**
+ * The soak's world: the simulated cluster with drainbridge's deploy/ applied, the outage proxy in front of
+ * it, kubeconfig files for drainbridge's accounts (through the proxy) and the two `drainbridge run`
+ * replicas (leader election over the Lease; the standby takes over when the leader dies).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator } from '../sim/index.ts';
+import { renderKubeconfig } from '../sim/kubeconfig.ts';
+import { whenSettled } from '../sim/scenarios/index.ts';
+import { findKubectl, Kubectl } from '../test/fidelity/kubectl-runner.ts';
+import { CLUSTER_MANIFESTS } from '../test/forwarder/harness.ts';
+import { soakNodeName, soakScenario, WINDOW_LABEL } from './cluster.ts';
+import type { People } from './observe.ts';
+import type { SoakOptions } from './options.ts';
+import { Replica } from './processes.ts';
+import { startOutageProxy } from './proxy.ts';
+import { seededRandom } from './random.ts';
+import type { SoakWorld } from './world.ts';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+/** Simulated seconds per real second: pods start in a tenth of a second, migrations in about one. */
+const SPEED = 10;
+
+/** The drainbridge settings of every process (replicas and CLI users alike). */
+export function soakEnv(options: SoakOptions): Record<string, string> {
+  return {
+    DRAINBRIDGE_MAX_HELD_NODES: String(options.maxHeld),
+    // A drain that cannot finish (the ledger PDB at its limit, bare pods) ends in 2 minutes, naming its blocker.
+    DRAINBRIDGE_DRAIN_TIMEOUT: '120',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    // A window opening every 3 minutes for 2, one node at a time, each maintenance ended by the node's
+    // reboot (the schedule's "window node reboots" event).
+    DRAINBRIDGE_MAINTENANCE_WINDOWS: JSON.stringify([
+      {
+        name: 'soak',
+        schedule: 'cron(0/3 * * * ? *)',
+        timezone: 'UTC',
+        durationMinutes: 2,
+        nodeSelector: `${WINDOW_LABEL}=nightly`,
+        maxNodes: 1,
+        endsOn: 'reboot',
+      },
+    ]),
+  };
+}
+
+export async function startWorld(options: SoakOptions): Promise<SoakWorld> {
+  const sim = await startSimulator({ scenario: soakScenario(options.nodes, SPEED), historySize: 50_000 });
+  for (const file of CLUSTER_MANIFESTS) sim.apply(readFileSync(join(ROOT, file), 'utf8'), file);
+  if (sim.scenario) await whenSettled(sim.store, sim.scenario, 120_000);
+  const binary = findKubectl();
+  if (!binary) throw new Error('the soak needs the real kubectl on PATH (the people act through it)');
+  const dir = options.out ?? mkdtempSync(join(tmpdir(), 'drainbridge-soak-'));
+  mkdirSync(dir, { recursive: true });
+  const proxy = await startOutageProxy(sim.url);
+  const kubeconfig = async (account: string): Promise<string> => {
+    const path = join(dir, `${account}.kubeconfig`);
+    writeFileSync(path, renderKubeconfig(proxy.url, await sim.tokenFor(`drainbridge/${account}`), sim.caPem), {
+      mode: 0o600,
+    });
+    return path;
+  };
+  const env = soakEnv(options);
+  const runArgs = [
+    'run',
+    '--kubeconfig',
+    await kubeconfig('drainbridge-run'),
+    '--cordon-evacuates',
+    'all',
+    '--metrics-address',
+    '127.0.0.1:0',
+    '--retry-interval-ms',
+    '500',
+  ];
+  const replicas = ['a', 'b'].map(
+    (name) => new Replica(`run-${name}`, [...runArgs, '--identity', `soak-${name}`], env, dir),
+  );
+  return {
+    sim,
+    proxy,
+    random: seededRandom(options.seed),
+    people: { cordoned: new Set() } satisfies People,
+    replicas,
+    kubectl: new Kubectl(binary, sim.kubeconfig()),
+    nodes: Array.from({ length: options.nodes }, (_, i) => soakNodeName(i)),
+    dir,
+    cliKubeconfig: await kubeconfig('drainbridge'),
+    env,
+    cli: [],
+    nodeMaintenances: new Map(),
+    heal: new Set(),
+    counts: new Map(),
+    busy: undefined,
+    serial: 0,
+  };
+}

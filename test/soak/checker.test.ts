@@ -1,0 +1,271 @@
+/**
+ * The soak's invariant checker (soak/checker.ts) over hand-made histories: a clean one holds every
+ * invariant (and counts what it judged), and each kind of breach is named under its invariant.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkInvariants, INVARIANTS, type Invariant } from '../../soak/checker.ts';
+import type { SoakLog } from '../../soak/log.ts';
+
+const SA = 'system:serviceaccount:drainbridge:drainbridge-run';
+const T0 = 1_000_000;
+
+function cleanLog(): SoakLog {
+  return {
+    seed: 7,
+    maxHeldNodes: 2,
+    deletesAllowed: false,
+    requestBoundMs: 600_000,
+    endedAt: T0 + 3_600_000,
+    podRemovals: [
+      {
+        at: T0,
+        user: SA,
+        namespace: 'shop',
+        name: 'web-1',
+        how: 'eviction',
+        status: 201,
+        budgets: [{ name: 'web', disruptionsAllowed: 1 }],
+        launcher: false,
+      },
+      {
+        at: T0,
+        user: SA,
+        namespace: 'shop',
+        name: 'web-2',
+        how: 'eviction',
+        status: 429,
+        budgets: [{ name: 'web', disruptionsAllowed: 0 }],
+        launcher: false,
+      },
+    ],
+    uncordons: [{ at: T0, user: SA, node: 'node-1', status: 200, personCordonStood: false }],
+    budgetSamples: 3,
+    budgetBreaches: [],
+    held: [{ at: T0, held: ['node-1', 'node-2'], cordonedByDrainbridge: ['node-1'] }],
+    vms: {
+      atStart: { 'vms/a': 'uid-a' },
+      atEnd: { 'vms/a': { uid: 'uid-a', phase: 'Running', deleting: false } },
+      shutdowns: [],
+    },
+    requests: [
+      { requestId: 'r1', node: 'node-1', firstSeenAt: T0, outcome: 'restored', endedAt: T0 + 60_000 },
+      {
+        requestId: 'r2',
+        node: 'node-2',
+        firstSeenAt: T0,
+        outcome: 'failed',
+        endedAt: T0 + 60_000,
+        lastError: 'PodDisruptionBudget shop/api allows no disruption',
+      },
+    ],
+    nodesAtEnd: [
+      { name: 'node-1', unschedulable: false, holds: [], personCordon: false },
+      { name: 'node-2', unschedulable: true, holds: ['r2'], personCordon: false },
+      { name: 'node-3', unschedulable: true, holds: [], personCordon: true },
+    ],
+    replicas: [
+      { replica: 'a', pid: 10, sentSignal: 'SIGKILL', exit: { code: null, signal: 'SIGKILL' }, crashLines: [] },
+      {
+        replica: 'b',
+        pid: 11,
+        sentSignal: 'SIGTERM',
+        exit: { code: 0, signal: null },
+        crashLines: [],
+        rssAtMinute5: 100,
+        rssAtEnd: 110,
+      },
+    ],
+    novaLeftDisabled: [],
+    nova: false,
+  };
+}
+
+/** The invariants `log` breaks, each once. */
+function broken(log: SoakLog): Invariant[] {
+  return [...new Set(checkInvariants(log).violations.map((v) => v.invariant))];
+}
+
+describe('soak invariant checker', () => {
+  it('a clean history holds every invariant and counts what it judged', () => {
+    const verdict = checkInvariants(cleanLog());
+    assert.deepEqual(verdict.violations, []);
+    assert.deepEqual(Object.keys(verdict.checked), [...INVARIANTS]);
+    assert.equal(verdict.checked['no-pod-deleted'], 1, 'one successful eviction judged');
+    assert.equal(verdict.checked['requests-end'], 2);
+    assert.equal(verdict.checked['memory-flat'], 1, 'only the replica that lived five minutes is measured');
+    assert.equal(verdict.checked['nova-reenabled'], 0, 'no Nova lab: nothing judged, and not called held');
+  });
+
+  const cases: { name: string; invariant: Invariant; change: (log: SoakLog) => SoakLog; detail: RegExp }[] = [
+    {
+      name: 'a direct pod DELETE',
+      invariant: 'no-pod-deleted',
+      change: (l) => ({
+        ...l,
+        podRemovals: [
+          ...l.podRemovals,
+          { ...l.podRemovals[0]!, name: 'db-0', how: 'delete', status: 200, budgets: [] },
+        ],
+      }),
+      detail: /deleted pod shop\/db-0 where an eviction was possible/,
+    },
+    {
+      name: 'a direct pod DELETE that RBAC refused',
+      invariant: 'no-pod-deleted',
+      change: (l) => ({
+        ...l,
+        podRemovals: [
+          ...l.podRemovals,
+          { ...l.podRemovals[0]!, name: 'db-1', how: 'delete', status: 403, budgets: [] },
+        ],
+      }),
+      detail: /tried to delete \(answered 403\) pod shop\/db-1/,
+    },
+    {
+      name: 'a pod removed while its PDB allowed nothing',
+      invariant: 'pdb-minimum-kept',
+      change: (l) => ({
+        ...l,
+        podRemovals: [{ ...l.podRemovals[0]!, budgets: [{ name: 'api', disruptionsAllowed: 0 }] }],
+      }),
+      detail: /PDB shop\/api allowed no disruption/,
+    },
+    {
+      name: 'a PDB seen below its minimum',
+      invariant: 'pdb-minimum-kept',
+      change: (l) => ({ ...l, budgetBreaches: [{ at: T0, budget: 'shop/ledger', healthy: 1, desired: 2 }] }),
+      detail: /PDB shop\/ledger had 1 healthy pods, below its minimum 2/,
+    },
+    {
+      name: 'a VM restarted (new uid)',
+      invariant: 'no-vm-lost',
+      change: (l) => ({
+        ...l,
+        vms: { ...l.vms, atEnd: { 'vms/a': { uid: 'uid-b', phase: 'Running', deleting: false } } },
+      }),
+      detail: /VM vms\/a was shut down and started again/,
+    },
+    {
+      name: 'a VM gone',
+      invariant: 'no-vm-lost',
+      change: (l) => ({ ...l, vms: { ...l.vms, atEnd: {} } }),
+      detail: /VM vms\/a was lost/,
+    },
+    {
+      name: 'a launcher pod evicted',
+      invariant: 'no-vm-lost',
+      change: (l) => ({ ...l, podRemovals: [{ ...l.podRemovals[0]!, name: 'virt-launcher-a-x', launcher: true }] }),
+      detail: /evicted launcher pod shop\/virt-launcher-a-x/,
+    },
+    {
+      name: 'a cordon left with no hold and no person',
+      invariant: 'no-cordon-orphaned',
+      change: (l) => ({ ...l, nodesAtEnd: [{ name: 'node-4', unschedulable: true, holds: [], personCordon: false }] }),
+      detail: /node node-4 is left cordoned/,
+    },
+    {
+      name: 'a hold for a restored request',
+      invariant: 'no-hold-orphaned',
+      change: (l) => ({
+        ...l,
+        nodesAtEnd: [{ name: 'node-1', unschedulable: true, holds: ['r1'], personCordon: false }],
+      }),
+      detail: /node node-1 is held for r1/,
+    },
+    {
+      name: 'a hold for a request with no record',
+      invariant: 'no-hold-orphaned',
+      change: (l) => ({
+        ...l,
+        nodesAtEnd: [{ name: 'node-1', unschedulable: true, holds: ['ghost'], personCordon: false }],
+      }),
+      detail: /held for ghost/,
+    },
+    {
+      name: 'a request that never ended',
+      invariant: 'requests-end',
+      change: (l) => ({ ...l, requests: [...l.requests, { requestId: 'r9', node: 'node-9', firstSeenAt: T0 }] }),
+      detail: /request r9 \(node-9\) never ended: its record shows no end \(phase none\)/,
+    },
+    {
+      name: 'a request that ended past its bound',
+      invariant: 'requests-end',
+      change: (l) => ({
+        ...l,
+        requests: [
+          ...l.requests,
+          { requestId: 'r7', node: 'node-7', firstSeenAt: T0, outcome: 'restored', endedAt: T0 + 900_000 },
+        ],
+      }),
+      detail: /request r7 \(node-7\) took 900 s \(bound 600 s\)/,
+    },
+    {
+      name: 'a failure naming no blocker',
+      invariant: 'requests-end',
+      change: (l) => ({
+        ...l,
+        requests: [
+          ...l.requests,
+          { requestId: 'r8', node: 'node-8', firstSeenAt: T0, outcome: 'failed', endedAt: T0 + 1, lastError: '' },
+        ],
+      }),
+      detail: /failed naming no blocker/,
+    },
+    {
+      name: 'more nodes held than the limit',
+      invariant: 'held-within-limit',
+      change: (l) => ({ ...l, held: [{ at: T0, held: ['node-1', 'node-2', 'node-3'], cordonedByDrainbridge: [] }] }),
+      detail: /3 nodes held at once \(limit 2\)/,
+    },
+    {
+      name: "a person's cordon undone",
+      invariant: 'person-cordon-kept',
+      change: (l) => ({
+        ...l,
+        uncordons: [{ at: T0, user: SA, node: 'node-3', status: 200, personCordonStood: true }],
+      }),
+      detail: /uncordoned node node-3 while a person's cordon stood/,
+    },
+    {
+      name: 'nova-compute left disabled',
+      invariant: 'nova-reenabled',
+      change: (l) => ({ ...l, nova: true, novaLeftDisabled: ['compute-1'] }),
+      detail: /nova-compute on compute-1 left disabled/,
+    },
+    {
+      name: 'a replica that died unasked',
+      invariant: 'no-crash',
+      change: (l) => ({ ...l, replicas: [{ replica: 'a', pid: 12, exit: { code: 1, signal: null }, crashLines: [] }] }),
+      detail: /replica a \(pid 12\) exited with code 1 unasked/,
+    },
+    {
+      name: 'an unhandled rejection in a log',
+      invariant: 'no-crash',
+      change: (l) => ({
+        ...l,
+        replicas: [{ replica: 'b', pid: 13, crashLines: ['Unhandled promise rejection: boom'] }],
+      }),
+      detail: /Unhandled promise rejection/,
+    },
+    {
+      name: 'memory that grew',
+      invariant: 'memory-flat',
+      change: (l) => ({
+        ...l,
+        replicas: [{ replica: 'b', pid: 14, crashLines: [], rssAtMinute5: 100 * 2 ** 20, rssAtEnd: 130 * 2 ** 20 }],
+      }),
+      detail: /grew from 100 MiB at minute 5 to 130 MiB/,
+    },
+  ];
+  for (const c of cases) {
+    it(`names ${c.invariant}: ${c.name}`, () => {
+      const verdict = checkInvariants(c.change(cleanLog()));
+      assert.deepEqual(broken(c.change(cleanLog())), [c.invariant]);
+      assert.ok(
+        verdict.violations.some((v) => c.detail.test(v.detail)),
+        JSON.stringify(verdict.violations),
+      );
+    });
+  }
+});
