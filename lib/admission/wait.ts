@@ -36,7 +36,7 @@ export async function waitWithoutLock(
   const place = readQueue(lease, request.nodeName)[request.requestId];
   const intents = readIntents(lease, request.nodeName);
   const decision = decide(request, settings, {
-    nodes: await observeNodes(client, node, undefined),
+    nodes: await observeNodes(client, node, undefined, settings.minSchedulable),
     lease,
     intents,
     now,
