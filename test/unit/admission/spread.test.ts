@@ -82,7 +82,7 @@ describe('spread limits (one node per zone, for every zone)', () => {
 
 describe('minimum schedulable nodes per pool', () => {
   const minSchedulable = [{ selector: WORKER, min: 2 }];
-  const labelsOf = (name: string) => (name.startsWith('w') ? { [WORKER]: '' } : {});
+  const labelsOf = (name: string): Record<string, string> => (name.startsWith('w') ? { [WORKER]: '' } : {});
 
   it('waits rather than leave fewer than MIN schedulable, naming those that would remain', () => {
     const pool = [worker('w1'), worker('w2'), worker('w3')];
