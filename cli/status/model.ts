@@ -92,6 +92,8 @@ export interface QueueEntry {
   readonly node: string;
   readonly since: string;
   readonly waitingSeconds: number;
+  /** Why it waits, as its last decision on the nodes said (a full zone, a pool at its minimum, no free slot). */
+  readonly why?: string;
 }
 
 export interface Damage {
@@ -355,6 +357,7 @@ export function statusReport(snapshot: Snapshot): StatusReport {
       node: entry.node,
       since: entry.since,
       waitingSeconds: seconds(entry.since, now) ?? 0,
+      ...(entry.why ? { why: entry.why } : {}),
     }))
     .filter((entry) => !snapshot.node || entry.node === snapshot.node);
   const ledgerDamage = snapshot.nodes.flatMap((node): Damage[] => {

@@ -15,6 +15,8 @@ export interface QueueEntry {
   readonly since: string;
   /** When its execution last asked (ISO 8601); stale entries are dropped. */
   readonly seen: string;
+  /** Why it waited at its last decision on the nodes (`drainbridge status` shows it); absent in older entries. */
+  readonly why?: string;
 }
 
 export type AdmissionQueue = Readonly<Record<string, QueueEntry>>;
@@ -192,7 +194,7 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
   // Waiting on a limit keeps the request's place: it goes first once its zone or pool frees.
   const limited = brokenSlotLimit(facts) ?? brokenSpreadLimit(facts) ?? brokenMinimum(facts);
-  if (limited) return { admit: false, why: limited, queue, limited: true };
+  if (limited) return { admit: false, why: limited, queue: withWhy(queue, facts.requestId, limited), limited: true };
   const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
   const ordered = Object.entries(queue).sort(compareEntries);
   const position = ordered.findIndex(([id]) => id === facts.requestId);
@@ -209,5 +211,11 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
     free > 0
       ? `waiting behind ${position} older request(s) for ${free} free slot(s)`
       : `all ${facts.maxHeldNodes} maintenance slot(s) are in use (${describeHolders(facts.heldNodes, facts.holdersOf)}); ${position} request(s) ahead`;
-  return { admit: false, why, queue };
+  return { admit: false, why, queue: withWhy(queue, facts.requestId, why) };
+}
+
+/** The queue with `requestId`'s place saying why it waits. */
+function withWhy(queue: Record<string, QueueEntry>, requestId: string, why: string): Record<string, QueueEntry> {
+  const place = queue[requestId];
+  return place ? { ...queue, [requestId]: { ...place, why } } : queue;
 }

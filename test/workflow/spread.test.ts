@@ -7,10 +7,14 @@
  * can hold a request back.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import type { KubeObject } from '../../sim/store/types.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { ledgerHolds } from '../support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import {
@@ -82,6 +86,15 @@ async function settledOk(execution: TrackedExecution): Promise<boolean> {
   return true;
 }
 
+/** `drainbridge status` as drainbridge's ServiceAccount sees the cluster: its text output. */
+async function statusText(w: WorkflowSim): Promise<string> {
+  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'drainbridge-spread-')), 'kubeconfig');
+  writeFileSync(kubeconfig, w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')));
+  const result = await runCli(['status', '--kubeconfig', kubeconfig]);
+  assert.equal(result.code, 0, `status\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
 /** Restores each node as soon as its evacuation is done, until every request has been evacuated. */
 async function restoreAsTheyFinish(w: WorkflowSim, executions: Map<string, TrackedExecution>): Promise<void> {
   const pending = new Set(executions.keys());
@@ -133,6 +146,11 @@ describe('topology spread: one node per zone (DRAINBRIDGE_SPREAD_LIMITS)', () =>
         ),
       ),
     );
+    // Nothing is restored yet: `status` shows the waiting requests and why they wait.
+    assert.match(
+      await statusText(w),
+      /^ {5}waiting: topology\.kubernetes\.io\/zone=zone-[abc] already has 1 node\(s\) in maintenance \(node-[abc][12]\)/m,
+    );
     await restoreAsTheyFinish(w, executions);
     await w.runtime.settle();
     stop();
@@ -177,6 +195,10 @@ describe('never the last nodes of a pool (DRAINBRIDGE_MIN_SCHEDULABLE)', () => {
           ),
         ),
       ),
+    );
+    assert.match(
+      await statusText(w),
+      /^ {5}waiting: only 1 schedulable node\(s\) would remain in pool "pool=workers"/m,
     );
     await restoreAsTheyFinish(w, executions);
     await w.runtime.settle();
