@@ -1,7 +1,7 @@
 /**
  * Admission: which request may hold a node now. A slot is a node held by drainbridge; requests that find
  * none free wait in line on the admission Lease, oldest first, under the cluster-wide limit, the
- * label-selector limits and a maintenance window's own. The one way in for the rest of drainbridge —
+ * label-selector limits, the spread rules and a maintenance window's own. The one way in for the rest of drainbridge —
  * the workflow's steps, `drainbridge status`, `repair` and `run` — so that nothing else knows how the
  * Lease keeps its records (a dependency-cruiser rule, .dependency-cruiser.cjs):
  *
@@ -9,6 +9,7 @@
  *   wait.ts      why a request waits, from the Lease alone or the labelled nodes; its place in line
  *   schedule.ts  how long places last, and which error picks the retry schedule
  *   decision.ts  planAdmission, the decision itself (pure)
+ *   spread.ts    topology spread: a limit per label value, a minimum of schedulable nodes per pool (pure)
  *   intents.ts   admissions in flight, counted as held nodes (pure)
  *   observe.ts   the held nodes and their holders, read from the cluster
  *   mutex.ts     the Lease as a mutex, and edits made without it
