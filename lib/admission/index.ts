@@ -16,11 +16,13 @@
  *   records.ts   the Lease's annotations and their codec (nothing outside this folder reads them)
  *   leave.ts     a request leaving: its place dropped, its released node no longer counted
  *   view.ts      the Lease for status and repair
+ *   outlook.ts   what admission would decide for a node now, for `drainbridge plan` (writes nothing)
  */
 export { type Admitted, admitRequest } from './admit.ts';
 export type { AdmissionQueue } from './decision.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
 export type { AdmissionSettings } from './observe.ts';
+export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';
 export {
   type AdmissionDamage,
   type AdmissionRepair,

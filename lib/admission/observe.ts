@@ -128,7 +128,7 @@ async function thoroughCandidates(client: KubeClient, read: ThoroughRead): Promi
 
 /** What admission decides for `request` on what it read (pure: planAdmission over the observed nodes and queue). */
 export function decide(
-  request: ResolvedRequest,
+  request: Pick<ResolvedRequest, 'requestId' | 'nodeName' | 'requester' | 'window'>,
   settings: AdmissionSettings,
   read: { nodes: ObservedNodes; lease: V1Lease | undefined; intents: Intents; now: Date },
 ) {

@@ -86,13 +86,22 @@ async function settledOk(execution: TrackedExecution): Promise<boolean> {
   return true;
 }
 
-/** `drainbridge status` as drainbridge's ServiceAccount sees the cluster: its text output. */
-async function statusText(w: WorkflowSim): Promise<string> {
+/** A drainbridge command as drainbridge's ServiceAccount, with the test's settings: its text output (exit 0). */
+async function cliText(w: WorkflowSim, args: string[], env: Record<string, string> = {}): Promise<string> {
   const kubeconfig = join(mkdtempSync(join(tmpdir(), 'drainbridge-spread-')), 'kubeconfig');
   writeFileSync(kubeconfig, w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/drainbridge')));
-  const result = await runCli(['status', '--kubeconfig', kubeconfig]);
-  assert.equal(result.code, 0, `status\n${result.stdout}\n${result.stderr}`);
+  const result = await runCli([...args, '--kubeconfig', kubeconfig], env);
+  assert.equal(result.code, 0, `${args.join(' ')}\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
+}
+
+const statusText = (w: WorkflowSim) => cliText(w, ['status']);
+
+/** A node of `zone` that drainbridge does not hold now (the one a second request for the zone waits on). */
+function unheldOf(w: WorkflowSim, zone: string): string {
+  const node = w.sim.store.list(NODES).items.find((n) => labelOf(n, ZONE) === zone && ledgerHolds(n) === 'none');
+  assert.ok(node, `a node of ${zone} is not held`);
+  return node.metadata.name ?? '';
 }
 
 /** Restores each node as soon as its evacuation is done, until every request has been evacuated. */
@@ -114,12 +123,12 @@ async function restoreAsTheyFinish(w: WorkflowSim, executions: Map<string, Track
   }
 }
 
+const SPREAD_ENV = { DRAINBRIDGE_MAX_HELD_NODES: '6', DRAINBRIDGE_SPREAD_LIMITS: `${ZONE}=1` };
+
 describe('topology spread: one node per zone (DRAINBRIDGE_SPREAD_LIMITS)', () => {
   let w: WorkflowSim;
   before(async () => {
-    w = await startWorkflowSim(SIX_IN_THREE_ZONES, {
-      env: { DRAINBRIDGE_MAX_HELD_NODES: '6', DRAINBRIDGE_SPREAD_LIMITS: `${ZONE}=1` },
-    });
+    w = await startWorkflowSim(SIX_IN_THREE_ZONES, { env: SPREAD_ENV });
   });
   after(async () => {
     await w?.stop();
@@ -150,6 +159,12 @@ describe('topology spread: one node per zone (DRAINBRIDGE_SPREAD_LIMITS)', () =>
     assert.match(
       await statusText(w),
       /^ {5}waiting: topology\.kubernetes\.io\/zone=zone-[abc] already has 1 node\(s\) in maintenance \(node-[abc][12]\)/m,
+    );
+    // `drainbridge plan` for the zone's other node says it would wait, and on what.
+    const plan = await cliText(w, ['plan', unheldOf(w, 'zone-a'), '--ignore-daemonsets'], SPREAD_ENV);
+    assert.match(
+      plan,
+      /^Admission now: would wait \(topology\.kubernetes\.io\/zone=zone-a already has 1 node\(s\) in maintenance \(node-a[12]\)/m,
     );
     await restoreAsTheyFinish(w, executions);
     await w.runtime.settle();
