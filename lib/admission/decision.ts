@@ -211,11 +211,18 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
     free > 0
       ? `waiting behind ${position} older request(s) for ${free} free slot(s)`
       : `all ${facts.maxHeldNodes} maintenance slot(s) are in use (${describeHolders(facts.heldNodes, facts.holdersOf)}); ${position} request(s) ahead`;
-  return { admit: false, why, queue: withWhy(queue, facts.requestId, why) };
+  return { admit: false, why, queue };
 }
 
-/** The queue with `requestId`'s place saying why it waits. */
+/** Longest reason kept on a place in line: the Lease's annotations share 256 KiB with every waiting request. */
+const WHY_MAX_CHARS = 240;
+
+/**
+ * The queue with `requestId`'s place saying why it waits — for a limit only (a full zone, a pool at its
+ * minimum, a selector's limit): waiting for the cluster-wide slots needs no word beyond the line itself.
+ */
 function withWhy(queue: Record<string, QueueEntry>, requestId: string, why: string): Record<string, QueueEntry> {
   const place = queue[requestId];
-  return place ? { ...queue, [requestId]: { ...place, why } } : queue;
+  const kept = why.length > WHY_MAX_CHARS ? `${why.slice(0, WHY_MAX_CHARS - 1)}…` : why;
+  return place ? { ...queue, [requestId]: { ...place, why: kept } } : queue;
 }

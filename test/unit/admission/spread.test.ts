@@ -141,3 +141,24 @@ describe('DRAINBRIDGE_SPREAD_LIMITS and DRAINBRIDGE_MIN_SCHEDULABLE', () => {
     });
   });
 });
+
+describe('the reason kept on a place in line', () => {
+  it('is the limit a request waits on, capped in length; none when it waits for the cluster-wide slots', () => {
+    const spreadLimits = [{ key: ZONE, max: 1 }];
+    const limited = planAdmission(facts({ node: 'a2', heldNodes: ['a1'], spreadLimits }));
+    assert.match(limited.queue.r1?.why ?? '', /^topology\.kubernetes\.io\/zone=zone-a already has 1 node\(s\)/);
+    const many = Array.from({ length: 40 }, (_, i) => `a-node-with-a-long-name-${i}`);
+    const long = planAdmission(
+      facts({
+        node: 'a2',
+        heldNodes: many,
+        labelsOf: (): Record<string, string> => ({ [ZONE]: 'zone-a' }),
+        spreadLimits: [{ key: ZONE, max: 40 }],
+      }),
+    );
+    assert.equal(long.queue.r1?.why?.length, 240);
+    const slot = planAdmission(facts({ node: 'b1', heldNodes: ['a1'], maxHeldNodes: 1, queue: limited.queue }));
+    assert.equal(slot.admit, false);
+    assert.equal(slot.queue.r1?.why, undefined, 'a wait for the slots drops the old reason');
+  });
+});
