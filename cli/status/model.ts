@@ -92,7 +92,7 @@ export interface QueueEntry {
   readonly node: string;
   readonly since: string;
   readonly waitingSeconds: number;
-  /** Why it waits, as its last decision on the nodes said (a full zone, a pool at its minimum, no free slot). */
+  /** The limit it waits on, as its last decision on the nodes said (a full zone, a pool at its minimum). */
   readonly why?: string;
 }
 

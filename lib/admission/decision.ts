@@ -15,7 +15,7 @@ export interface QueueEntry {
   readonly since: string;
   /** When its execution last asked (ISO 8601); stale entries are dropped. */
   readonly seen: string;
-  /** Why it waited at its last decision on the nodes (`drainbridge status` shows it); absent in older entries. */
+  /** The limit it waited on at its last decision on the nodes (`drainbridge status` shows it); absent otherwise. */
   readonly why?: string;
 }
 
