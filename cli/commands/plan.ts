@@ -1,4 +1,5 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
+import { type AdmissionOutlook, admissionOutlook } from '../../lib/admission/index.ts';
 import { isBlocked } from '../../lib/domain/plan.ts';
 import type { DrainOptions } from '../../lib/domain/request.ts';
 import type { NodePlan } from '../../lib/drain/plan-node.ts';
@@ -106,14 +107,15 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: Ret
 /** The plan, its timing and (when asked) the notice policy, as text, JSON or YAML. */
 function render(
   format: DataFormat,
-  parts: { nodePlan: NodePlan; timing: PlanTiming; policy: PolicyRow[] | undefined },
+  parts: { nodePlan: NodePlan; timing: PlanTiming; admission: AdmissionOutlook; policy: PolicyRow[] | undefined },
 ): string {
-  const { nodePlan, timing, policy } = parts;
+  const { nodePlan, timing, admission, policy } = parts;
   if (format !== 'text') {
     const plan = JSON.parse(renderPlanJson(nodePlan)) as Record<string, unknown>;
-    return renderData({ ...plan, timing, ...(policy ? { noticePolicy: policy } : {}) }, format);
+    return renderData({ ...plan, timing, admission, ...(policy ? { noticePolicy: policy } : {}) }, format);
   }
-  const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}`;
+  const admissionLine = `Admission now: ${admission.admit ? 'would start at once' : 'would wait'} (${admission.why})`;
+  const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}\n${admissionLine}`;
   return policy ? `${text}\n\n${renderPolicyText(policy)}` : text;
 }
 
@@ -184,7 +186,16 @@ export const planCommand: Command = {
       planned: nodePlan,
       ...(args.notBefore ? { notBefore: args.notBefore } : {}),
     });
-    context.out(render(args.format, { nodePlan, timing, policy }));
+    const settings = {
+      namespace: config.namespace,
+      maxHeldNodes: config.maxHeldNodes,
+      slotLimits: config.slotLimits,
+      spreadLimits: config.spreadLimits,
+      minSchedulable: config.minSchedulable,
+    };
+    const node = await client.getNode(args.nodeName);
+    const admission = await admissionOutlook(client, node, settings, new Date());
+    context.out(render(args.format, { nodePlan, timing, admission, policy }));
     return isBlocked(nodePlan.plan) ? EXIT.blocked : EXIT.ok;
   },
 };

@@ -97,6 +97,8 @@ export interface QueueEntry {
   readonly node: string;
   readonly since: string;
   readonly waitingSeconds: number;
+  /** The limit it waits on, as its last decision on the nodes said (a full zone, a pool at its minimum). */
+  readonly why?: string;
 }
 
 export interface Damage {
@@ -370,6 +372,7 @@ export function statusReport(snapshot: Snapshot): StatusReport {
       node: entry.node,
       since: entry.since,
       waitingSeconds: seconds(entry.since, now) ?? 0,
+      ...(entry.why ? { why: entry.why } : {}),
     }))
     .filter((entry) => !snapshot.node || entry.node === snapshot.node);
   const ledgerDamage = snapshot.nodes.flatMap((node): Damage[] => {

@@ -120,10 +120,10 @@ function queueLines(report: StatusReport): string[] {
   if (report.queue.length === 0) return [];
   return [
     'Waiting for a maintenance slot, oldest first:',
-    ...report.queue.map(
-      (entry) =>
-        `  ${entry.position}. ${entry.requestId} for ${entry.node}, since ${entry.since} (${duration(entry.waitingSeconds)})`,
-    ),
+    ...report.queue.flatMap((entry) => [
+      `  ${entry.position}. ${entry.requestId} for ${entry.node}, since ${entry.since} (${duration(entry.waitingSeconds)})`,
+      ...(entry.why ? [`     waiting: ${entry.why}`] : []),
+    ]),
   ];
 }
 

@@ -92,10 +92,15 @@ export async function admitRequest(
   try {
     // The decision rests on what is read from here on, under the mutex: the Lease as locked, and the nodes.
     const intents = readIntents(lease, request.nodeName);
-    const nodes = await observeNodes(client, node, {
-      admitted: readAdmitted(lease),
-      alsoRead: [...nodesInFlight(intents, request.requestId, lockedAt), request.nodeName],
-    });
+    const nodes = await observeNodes(
+      client,
+      node,
+      {
+        admitted: readAdmitted(lease),
+        alsoRead: [...nodesInFlight(intents, request.requestId, lockedAt), request.nodeName],
+      },
+      settings.minSchedulable,
+    );
     const decision = decide(request, settings, { nodes, lease, intents, now: lockedAt });
     let hold = { acquired: false };
     if (decision.admit) {

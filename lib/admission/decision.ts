@@ -2,9 +2,11 @@
  * Admission, planned purely. A slot is a node held by drainbridge (counted from the nodes' ledgers).
  * Requests that find no free slot wait in a queue kept on the admission Lease, and are admitted oldest
  * first. Waiting entries that stop refreshing (their execution died) expire, so they never block others.
- * Optional label-selector limits cap held nodes per group (per zone, per rack) on top of the total.
+ * Optional label-selector limits cap held nodes per group (per zone, per rack) on top of the total; spread
+ * limits cap them per value of a label key, and pool minimums keep enough nodes schedulable (spread.ts).
  */
 import { type Labels, matchesAll, parseSelector } from '../kube/selectors.ts';
+import { brokenMinimum, brokenSpreadLimit, type MinSchedulable, type PoolNode, type SpreadLimit } from './spread.ts';
 
 /** One waiting request, as kept in the Lease's queue annotation. */
 export interface QueueEntry {
@@ -13,6 +15,8 @@ export interface QueueEntry {
   readonly since: string;
   /** When its execution last asked (ISO 8601); stale entries are dropped. */
   readonly seen: string;
+  /** The limit it waited on at its last decision on the nodes (`drainbridge status` shows it); absent otherwise. */
+  readonly why?: string;
 }
 
 export type AdmissionQueue = Readonly<Record<string, QueueEntry>>;
@@ -40,7 +44,12 @@ export interface AdmissionFacts {
   readonly maxHeldNodes: number;
   /** Extra limits by label selector; each applies to the nodes its selector matches. */
   readonly slotLimits?: readonly SlotLimit[];
-  /** Node labels, for the slot limits: the requested node's and every held node's. */
+  /** At most MAX held nodes per value of a label key (one per zone, for every zone). */
+  readonly spreadLimits?: readonly SpreadLimit[];
+  /** Pools that keep at least MIN schedulable nodes; `pool` holds their nodes as read. */
+  readonly minSchedulable?: readonly MinSchedulable[];
+  readonly pool?: readonly PoolNode[];
+  /** Node labels, for the slot and spread limits: the requested node's and every held node's. */
   readonly labelsOf?: (node: string) => Labels;
   readonly queue: AdmissionQueue;
   /** Waiting entries not refreshed for this long are dropped. */
@@ -94,7 +103,7 @@ export type AdmissionDecision =
       readonly admit: false;
       readonly why: string;
       readonly queue: AdmissionQueue;
-      /** It waits on a label-selector limit, not for the cluster-wide slots. */
+      /** It waits on a label-selector, spread or pool limit, not for the cluster-wide slots. */
       readonly limited?: true;
     };
 
@@ -183,8 +192,9 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   if (windowFull) return { admit: false, why: windowFull, queue: without(queue, facts.requestId) };
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
-  const limited = brokenSlotLimit(facts);
-  if (limited) return { admit: false, why: limited, queue, limited: true };
+  // Waiting on a limit keeps the request's place: it goes first once its zone or pool frees.
+  const limited = brokenSlotLimit(facts) ?? brokenSpreadLimit(facts) ?? brokenMinimum(facts);
+  if (limited) return { admit: false, why: limited, queue: withWhy(queue, facts.requestId, limited), limited: true };
   const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
   const ordered = Object.entries(queue).sort(compareEntries);
   const position = ordered.findIndex(([id]) => id === facts.requestId);
@@ -202,4 +212,17 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
       ? `waiting behind ${position} older request(s) for ${free} free slot(s)`
       : `all ${facts.maxHeldNodes} maintenance slot(s) are in use (${describeHolders(facts.heldNodes, facts.holdersOf)}); ${position} request(s) ahead`;
   return { admit: false, why, queue };
+}
+
+/** Longest reason kept on a place in line: the Lease's annotations share 256 KiB with every waiting request. */
+const WHY_MAX_CHARS = 240;
+
+/**
+ * The queue with `requestId`'s place saying why it waits — for a limit only (a full zone, a pool at its
+ * minimum, a selector's limit): waiting for the cluster-wide slots needs no word beyond the line itself.
+ */
+function withWhy(queue: Record<string, QueueEntry>, requestId: string, why: string): Record<string, QueueEntry> {
+  const place = queue[requestId];
+  const kept = why.length > WHY_MAX_CHARS ? `${why.slice(0, WHY_MAX_CHARS - 1)}…` : why;
+  return place ? { ...queue, [requestId]: { ...place, why: kept } } : queue;
 }

@@ -1,7 +1,7 @@
 /**
  * Admission: which request may hold a node now. A slot is a node held by drainbridge; requests that find
  * none free wait in line on the admission Lease, oldest first, under the cluster-wide limit, the
- * label-selector limits and a maintenance window's own. The one way in for the rest of drainbridge —
+ * label-selector limits, the spread rules and a maintenance window's own. The one way in for the rest of drainbridge —
  * the workflow's steps, `drainbridge status`, `repair` and `run` — so that nothing else knows how the
  * Lease keeps its records (a dependency-cruiser rule, .dependency-cruiser.cjs):
  *
@@ -9,17 +9,20 @@
  *   wait.ts      why a request waits, from the Lease alone or the labelled nodes; its place in line
  *   schedule.ts  how long places last, and which error picks the retry schedule
  *   decision.ts  planAdmission, the decision itself (pure)
+ *   spread.ts    topology spread: a limit per label value, a minimum of schedulable nodes per pool (pure)
  *   intents.ts   admissions in flight, counted as held nodes (pure)
  *   observe.ts   the held nodes and their holders, read from the cluster
  *   mutex.ts     the Lease as a mutex, and edits made without it
  *   records.ts   the Lease's annotations and their codec (nothing outside this folder reads them)
  *   leave.ts     a request leaving: its place dropped, its released node no longer counted
  *   view.ts      the Lease for status and repair
+ *   outlook.ts   what admission would decide for a node now, for `drainbridge plan` (writes nothing)
  */
 export { type Admitted, admitRequest } from './admit.ts';
 export type { AdmissionQueue } from './decision.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
 export type { AdmissionSettings } from './observe.ts';
+export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';
 export {
   type AdmissionDamage,
   type AdmissionRepair,

@@ -14,11 +14,14 @@ import { planAdmission, type SlotHolder, type SlotLimit } from './decision.ts';
 import { type Intents, nodesInFlight, nodesInFlightFor } from './intents.ts';
 import { readQueue } from './records.ts';
 import { QUEUE_TTL_SECONDS } from './schedule.ts';
+import type { MinSchedulable, PoolNode, SpreadLimit } from './spread.ts';
 
 export interface AdmissionSettings {
   readonly namespace: string;
   readonly maxHeldNodes: number;
   readonly slotLimits?: readonly SlotLimit[];
+  readonly spreadLimits?: readonly SpreadLimit[];
+  readonly minSchedulable?: readonly MinSchedulable[];
   readonly ledger?: LedgerSettings;
 }
 
@@ -30,6 +33,8 @@ export interface ObservedNodes {
   readonly holders: Map<string, SlotHolder[]>;
   /** The requestIds each node's ledger holds. */
   holds(node: string): readonly string[];
+  /** The nodes of the pools that keep a minimum of schedulable nodes (none without such a rule). */
+  readonly pool: readonly PoolNode[];
   /** Nodes held by a request of `requester` (a maintenance window's). */
   heldBy(requester: string): string[];
 }
@@ -56,6 +61,7 @@ export async function observeNodes(
   client: KubeClient,
   requested: V1Node,
   thorough: ThoroughRead | undefined,
+  pools: readonly MinSchedulable[] = [],
 ): Promise<ObservedNodes> {
   const candidates = thorough ? await thoroughCandidates(client, thorough) : await client.listNodes(HELD_LABEL);
   // The requested node for its labels (slot limits): the thorough read has it (unless it was deleted since:
@@ -78,7 +84,25 @@ export async function observeNodes(
   const heldBy = (requester: string) =>
     [...holders].filter(([, holds]) => holds.some((hold) => hold.requester === requester)).map(([name]) => name);
   const holds = (name: string) => (holders.get(name) ?? []).map((holder) => holder.requestId);
-  return { held, labels, holders, holds, heldBy };
+  return { held, labels, holders, holds, heldBy, pool: await readPools(client, pools) };
+}
+
+/** A node takes new pods: not cordoned, and its Ready condition is True. */
+function isSchedulable(node: V1Node): boolean {
+  if (node.spec?.unschedulable === true) return false;
+  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** The nodes of every pool with a minimum, one list per pool's selector (read under the mutex when locked). */
+async function readPools(client: KubeClient, pools: readonly MinSchedulable[]): Promise<PoolNode[]> {
+  const byName = new Map<string, PoolNode>();
+  for (const pool of pools) {
+    for (const node of await client.listNodes(pool.selector)) {
+      const name = node.metadata?.name ?? '';
+      byName.set(name, { name, labels: node.metadata?.labels ?? {}, schedulable: isSchedulable(node) });
+    }
+  }
+  return [...byName.values()];
 }
 
 /**
@@ -104,7 +128,7 @@ async function thoroughCandidates(client: KubeClient, read: ThoroughRead): Promi
 
 /** What admission decides for `request` on what it read (pure: planAdmission over the observed nodes and queue). */
 export function decide(
-  request: ResolvedRequest,
+  request: Pick<ResolvedRequest, 'requestId' | 'nodeName' | 'requester' | 'window'>,
   settings: AdmissionSettings,
   read: { nodes: ObservedNodes; lease: V1Lease | undefined; intents: Intents; now: Date },
 ) {
@@ -118,6 +142,9 @@ export function decide(
     heldNodes: [...nodes.held, ...nodesInFlight(intents, request.requestId, now)],
     maxHeldNodes: settings.maxHeldNodes,
     slotLimits: settings.slotLimits ?? [],
+    spreadLimits: settings.spreadLimits ?? [],
+    minSchedulable: settings.minSchedulable ?? [],
+    pool: nodes.pool,
     labelsOf: (name) => nodes.labels.get(name) ?? {},
     queue: readQueue(lease, request.nodeName),
     queueTtlSeconds: QUEUE_TTL_SECONDS,

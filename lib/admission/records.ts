@@ -45,6 +45,7 @@ export const ADMISSION_QUEUE_FORMAT: RecordFormat<AdmissionQueue> = {
         node: z.string().min(1),
         since: z.iso.datetime({ offset: true }),
         seen: z.iso.datetime({ offset: true }),
+        why: z.string().optional(),
       }),
     ),
   ],

@@ -36,7 +36,7 @@ export async function waitWithoutLock(
   const place = readQueue(lease, request.nodeName)[request.requestId];
   const intents = readIntents(lease, request.nodeName);
   const decision = decide(request, settings, {
-    nodes: await observeNodes(client, node, undefined),
+    nodes: await observeNodes(client, node, undefined, settings.minSchedulable),
     lease,
     intents,
     now,
@@ -48,7 +48,10 @@ export async function waitWithoutLock(
     now,
   });
   const mine = decision.queue[request.requestId];
-  const due = place === undefined || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000;
+  // A limit's reason changes only when the nodes it names change: written at once, `status` shows it.
+  const reasonChanged = decision.limited === true && mine?.why !== place?.why;
+  const due =
+    place === undefined || reasonChanged || now.getTime() - Date.parse(place.seen) > QUEUE_REFRESH_SECONDS * 1000;
   if (mine ? due : place !== undefined) {
     await writePlace(client, { namespace: settings.namespace, lease, now }, request.requestId, mine);
   }

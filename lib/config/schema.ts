@@ -12,6 +12,7 @@ import { type NovaHostRule, novaHostRuleTextSchema } from '../nova/host-mapping.
 import { bool, commaList, integer } from '../settings/parsers.ts';
 import { type SettingReader, setting, settingsOf, type ValuesOf } from '../settings/setting.ts';
 import type { WindowDefinition } from '../windows/definition.ts';
+import { minSchedulableText, spreadLimitsText } from './spread-limits.ts';
 
 /** `SELECTOR=MAX`: the last `=` separates the limit (selectors contain `=` themselves). */
 const slotLimit = z.string().transform((text, ctx) => {
@@ -254,6 +255,20 @@ export const WORKFLOW_SETTINGS = {
       .pipe(z.array(slotLimit)),
     default: '',
     help: 'extra limits by node label selector, `;`-separated SELECTOR=MAX, e.g. `topology.kubernetes.io/zone=zone-a=1` (at most one node of zone-a at a time)',
+    readBy: EVERY_PROCESS,
+  }),
+  spreadLimits: setting({
+    env: 'DRAINBRIDGE_SPREAD_LIMITS',
+    parse: spreadLimitsText,
+    default: '',
+    help: 'limits per value of a node label key, `;`-separated LABEL_KEY=MAX, e.g. `topology.kubernetes.io/zone=1` (at most one node per zone at a time, for every zone); nodes without the key are not limited by it',
+    readBy: EVERY_PROCESS,
+  }),
+  minSchedulable: setting({
+    env: 'DRAINBRIDGE_MIN_SCHEDULABLE',
+    parse: minSchedulableText,
+    default: '',
+    help: 'pools that keep schedulable (not cordoned, Ready) nodes, `;`-separated SELECTOR=MIN, e.g. `node-role.kubernetes.io/worker=2` (a request waits rather than leave fewer than 2 workers schedulable)',
     readBy: EVERY_PROCESS,
   }),
   infraPodSelector: setting({

@@ -79,6 +79,7 @@ function planAccess(settings: AccessSettings): ApiAccess[] {
       ? []
       : [call('create', 'pods', 'dry-run each eviction on the API server', { subresource: 'eviction' })]),
     RECORD_LIST,
+    call('get', 'leases', 'read the admission queue: would the node be admitted now', ADMISSION_LEASES(settings)),
     ...branchAccess('plan', settings),
   ];
 }

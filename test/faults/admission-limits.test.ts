@@ -4,7 +4,8 @@
  * server past the mutex's expiry; node-2's request (same window, same zone) takes the lost mutex and
  * decides before node-1's hold lands. node-1's admission in flight (its intent on the Lease) must count
  * against the window's and the zone's limit as it does against the cluster-wide one, or both nodes end
- * up held. The cluster-wide limit is 3 here so that only the narrower limit can hold node-2 back.
+ * up held — the same for a spread limit per zone. The cluster-wide limit is 3 here so that only the
+ * narrower limit can hold node-2 back.
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
@@ -55,7 +56,7 @@ async function secondDecidesWhileFirstStalls(
   return held;
 }
 
-describe('fault injection: the Lease lost mid-admission, under a window or a label-selector limit', () => {
+describe('fault injection: the Lease lost mid-admission, under a window, a label-selector or a spread limit', () => {
   scenario(
     "a window's one slot: never two of its nodes held",
     { cluster: IDLE_NODES_SCENARIO, env: { DRAINBRIDGE_MAX_HELD_NODES: '3' } },
@@ -88,6 +89,24 @@ describe('fault injection: the Lease lost mid-admission, under a window or a lab
         })),
       },
       env: { DRAINBRIDGE_MAX_HELD_NODES: '3', DRAINBRIDGE_SLOT_LIMITS: `${ZONE}=a=1` },
+    },
+    async (w) => {
+      const held = await secondDecidesWhileFirstStalls(w, () => ({}));
+      assert.deepEqual(held, ['node-1'], `held now: ${held.join(', ')}`);
+    },
+  );
+
+  scenario(
+    'one node per zone (DRAINBRIDGE_SPREAD_LIMITS): never two of a zone held',
+    {
+      cluster: {
+        ...IDLE_NODES_SCENARIO,
+        nodes: IDLE_NODES_SCENARIO.nodes.map((node) => ({
+          ...node,
+          labels: { [ZONE]: node.name === 'node-3' ? 'b' : 'a' },
+        })),
+      },
+      env: { DRAINBRIDGE_MAX_HELD_NODES: '3', DRAINBRIDGE_SPREAD_LIMITS: `${ZONE}=1` },
     },
     async (w) => {
       const held = await secondDecidesWhileFirstStalls(w, () => ({}));

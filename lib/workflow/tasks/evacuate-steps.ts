@@ -85,6 +85,8 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       namespace: config.namespace,
       maxHeldNodes: config.maxHeldNodes,
       slotLimits: config.slotLimits,
+      spreadLimits: config.spreadLimits,
+      minSchedulable: config.minSchedulable,
       ledger: ledgerSettings(config, input.request.origin),
     };
     // A request waiting in line, or one that would find admission busy, is told so from the admission

@@ -34,6 +34,16 @@ const CASES: BadInput[] = [
   env('DRAINBRIDGE_SLOT_LIMITS', 'zone', evacuate, ['DRAINBRIDGE_SLOT_LIMITS', 'SELECTOR=MAX']),
   env('DRAINBRIDGE_SLOT_LIMITS', 'zone=a=0'),
   env('DRAINBRIDGE_SLOT_LIMITS', '!!=1'),
+  env('DRAINBRIDGE_SPREAD_LIMITS', 'topology.kubernetes.io/zone', evacuate, [
+    'DRAINBRIDGE_SPREAD_LIMITS',
+    'LABEL_KEY=MAX',
+  ]),
+  env('DRAINBRIDGE_SPREAD_LIMITS', 'zone=zone-a=1'),
+  env('DRAINBRIDGE_MIN_SCHEDULABLE', 'node-role.kubernetes.io/worker=0', evacuate, [
+    'DRAINBRIDGE_MIN_SCHEDULABLE',
+    'SELECTOR=MIN',
+  ]),
+  env('DRAINBRIDGE_MIN_SCHEDULABLE', '!!=2'),
   env('DRAINBRIDGE_KUBE_ACCESS', 'bogus', evacuate, [
     'DRAINBRIDGE_KUBE_ACCESS',
     'must be one of kubeconfig, in-cluster, secret, token, eks',

@@ -1,0 +1,48 @@
+/**
+ * What admission would decide for a new request on a node now, for `drainbridge plan`: the same decision
+ * as a request's (decide), on the nodes and the Lease read without the mutex, writing nothing. A new
+ * request goes to the back of the line, so it is told how many wait ahead of it.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import { RecordUnreadable } from '../errors/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { readLease } from '../kube/lease.ts';
+import { nodesInFlight } from './intents.ts';
+import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
+import { ADMISSION_LEASE, readAdmitted, readIntents } from './records.ts';
+
+export interface AdmissionOutlook {
+  /** Whether a request for the node would be admitted now. */
+  readonly admit: boolean;
+  /** Why: the slot it would take, or what it would wait on. */
+  readonly why: string;
+}
+
+/** The plan's own id in the decision: never in the queue, so it counts every waiting request as ahead. */
+const PLAN_REQUEST = 'drainbridge-plan';
+
+export async function admissionOutlook(
+  client: KubeClient,
+  node: V1Node,
+  settings: AdmissionSettings,
+  now: Date,
+): Promise<AdmissionOutlook> {
+  const nodeName = node.metadata?.name ?? '';
+  const lease = await readLease(client, settings.namespace, ADMISSION_LEASE);
+  try {
+    const intents = readIntents(lease, nodeName);
+    const nodes = await observeNodes(
+      client,
+      node,
+      { admitted: readAdmitted(lease), alsoRead: [...nodesInFlight(intents, PLAN_REQUEST, now), nodeName] },
+      settings.minSchedulable,
+    );
+    const request = { requestId: PLAN_REQUEST, nodeName, requester: 'drainbridge plan' };
+    const decision = decide(request, settings, { nodes, lease, intents, now });
+    return { admit: decision.admit, why: decision.why };
+  } catch (error) {
+    // A damaged queue stops admission too: the plan says so rather than fail.
+    if (!(error instanceof RecordUnreadable)) throw error;
+    return { admit: false, why: `admission cannot decide: ${error.message}` };
+  }
+}
