@@ -17,14 +17,8 @@ import type { KubeObject } from '../../sim/store/types.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { ledgerHolds } from '../support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
-import {
-  failureOf,
-  maintenanceEnded,
-  maintenanceRequested,
-  startWorkflowSim,
-  type WorkflowSim,
-  waitUntil,
-} from './harness.ts';
+import { waitUntil } from '../support/wait.ts';
+import { failureOf, maintenanceEnded, maintenanceRequested, startWorkflowSim, type WorkflowSim } from './harness.ts';
 import { IDLE_NODES_SCENARIO } from './scenario.ts';
 
 const NODES = { group: '', resource: 'nodes' };
