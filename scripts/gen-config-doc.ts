@@ -11,6 +11,7 @@ import { BUS_ENDPOINT_SETTINGS } from '../lib/bus/bus-key.ts';
 import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
 import { FORWARDER_SETTINGS } from '../lib/forwarder/settings.ts';
 import { IN_CLUSTER_SETTINGS } from '../lib/kube/http/endpoint.ts';
+import { NOTIFY_SETTINGS } from '../lib/notify/settings.ts';
 import { type Setting, type SettingTree, settingsOf } from '../lib/settings/setting.ts';
 import { AGENT_SETTINGS } from '../lib/sources/settings.ts';
 
@@ -47,6 +48,13 @@ export const SECTIONS: readonly { title: string; about: string; settings: Settin
     about: 'Node agents publishing to `drainbridge run` instead of EventBridge ([notices.md](notices.md)).',
     settings: BUS_ENDPOINT_SETTINGS,
     source: 'lib/bus/bus-key.ts',
+  },
+  {
+    title: 'Notifications of `drainbridge run`',
+    about:
+      'A webhook told when an evacuation starts, stays blocked, fails or succeeds and when a node is restored ([notifications.md](notifications.md)).',
+    settings: NOTIFY_SETTINGS,
+    source: 'lib/notify/settings.ts',
   },
 ];
 

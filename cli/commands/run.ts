@@ -5,6 +5,8 @@ import { loadBusServerSettings } from '../../lib/bus/bus-key.ts';
 import { readServerTls } from '../../lib/bus/bus-tls.ts';
 import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { loadWebhookSettings } from '../../lib/notify/index.ts';
+import { resolveMaybeRef } from '../../lib/secrets/secret-refs.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import type { Command } from '../command.ts';
 import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';
@@ -62,6 +64,9 @@ export const runCommand: Command = {
     const busEndpoint = loadBusServerSettings(env);
     // The certificate files are read before anything starts: a bad file stops run here, naming its variable.
     const busTls = busEndpoint ? readServerTls(busEndpoint.tls) : undefined;
+    // A bad webhook setting stops run here, naming its variable; the URL is a secret (resolved, registered).
+    const webhookSettings = loadWebhookSettings(env);
+    const webhook = webhookSettings && { ...webhookSettings, url: await resolveMaybeRef(webhookSettings.url) };
     const grace = shutdownGraceSeconds(parsed);
     const retryText = flagValue(parsed, 'retry-interval-ms');
     const retryIntervalMs =
@@ -77,6 +82,7 @@ export const runCommand: Command = {
       ...(retryIntervalMs !== undefined ? { retryIntervalMs } : {}),
       ...(busEndpoint ? { busEndpoint } : {}),
       ...(busTls ? { busTls } : {}),
+      ...(webhook ? { webhook } : {}),
     });
     await run.start();
     const signal = await untilSignal();

@@ -7,6 +7,7 @@
  * the Lease, so their owner marks are cleared and the resumed executions take over at once.
  */
 import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
 import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
@@ -24,6 +25,7 @@ import { KubeClient } from '../../lib/kube/client.ts';
 import { isNotFound } from '../../lib/kube/errors.ts';
 import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import type { Logger } from '../../lib/log/logger.ts';
+import { NotificationSubscription, WebhookSender, type WebhookSettings } from '../../lib/notify/index.ts';
 import { WindowScheduler } from '../../lib/windows/scheduler.ts';
 import type { BranchConnectors } from '../../lib/workflow/deps.ts';
 import { clearDeadOwner } from '../../lib/workflow/ownership.ts';
@@ -45,6 +47,14 @@ export interface RunOptions {
   readonly busTls?: TlsMaterial;
   /** Why this process is not ready besides its caches (the startup preflight's sources left out), for /readyz. */
   readonly notReady?: () => string[];
+  /** Post notifications to this webhook (lib/notify; `url` already resolved from its secret reference). */
+  readonly webhook?: WebhookSettings;
+}
+
+/** The webhook's sender and what feeds it, when a webhook is configured. */
+export interface RunNotifications {
+  readonly sender: WebhookSender;
+  readonly subscription: NotificationSubscription;
 }
 
 /** The execution name prefix that marks `drainbridge run`'s executions, with the process identity. */
@@ -56,12 +66,18 @@ export function isOtherRunExecution(executionId: string, identity: string): bool
   return name.startsWith(RUN_EXECUTION_PREFIX) && !name.startsWith(`${RUN_EXECUTION_PREFIX}${identity}.`);
 }
 
+function notificationsFor(webhook: WebhookSettings, logger: Logger, registry: Registry): RunNotifications {
+  const sender = new WebhookSender({ ...webhook, logger, registry });
+  return { sender, subscription: new NotificationSubscription((n) => sender.send(n), webhook.blockedAfterMs) };
+}
+
 export class DrainbridgeRun {
   readonly runtime: EmbeddedRuntime;
   readonly forwarder: Forwarder;
   readonly metrics: RunMetrics;
   /** The maintenance windows of the configuration (DRAINBRIDGE_MAINTENANCE_WINDOWS), armed while leading. */
   readonly windows: WindowScheduler;
+  readonly notifications: RunNotifications | undefined;
   readonly #client: KubeClient;
   readonly #options: RunOptions;
   readonly #settled = new WeakSet<TrackedExecution>();
@@ -89,6 +105,9 @@ export class DrainbridgeRun {
     });
     const forwarderMetrics = createForwarderMetrics();
     this.metrics = createRunMetrics(forwarderMetrics.registry, () => this.#inProgress());
+    this.notifications = options.webhook
+      ? notificationsFor(options.webhook, options.logger, forwarderMetrics.registry)
+      : undefined;
     this.forwarder = new Forwarder({
       client: kube.forwarderClient,
       settings: options.settings,
@@ -112,12 +131,14 @@ export class DrainbridgeRun {
       executionName: () => `${RUN_EXECUTION_PREFIX}${settings.identity}.${randomUUID()}`,
       onTask: (call) => {
         run?.metrics.observeTask(call);
+        run?.notifications?.subscription.onTask(call);
         if (call.error && call.error.name !== 'NotYetDone' && !isSlotWait(call.error.name)) {
           logger.warn('step failed', { executionId: call.executionId, state: call.stateName, error: call.error });
         }
       },
       onBusEvent: (detailType, detail) => {
         run?.metrics.observeOutcome(detailType, detail as Record<string, unknown>);
+        run?.notifications?.subscription.onBusEvent(detailType, detail);
         logger.info(detailType, { detail });
       },
     });
@@ -166,6 +187,7 @@ export class DrainbridgeRun {
     await this.forwarder.stop(graceMs);
     this.runtime.stop();
     await this.#resuming;
+    this.notifications?.subscription.stop();
   }
 
   /** Resolves when the resumption started at the latest leadership is done (tests). */

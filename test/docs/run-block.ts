@@ -41,6 +41,11 @@ export const NOT_IN_SIMULATOR: readonly { file: string; startsWith: string; lack
     startsWith: 'kubectl -n drainbridge create secret generic drainbridge-bus-key',
     lacks: 'kubectl create secret sends a v1 Secret as protobuf, which the simulator does not decode',
   },
+  {
+    file: 'docs/notifications.md',
+    startsWith: 'kubectl -n drainbridge create secret generic drainbridge-webhook',
+    lacks: 'kubectl create secret sends a v1 Secret as protobuf, which the simulator does not decode',
+  },
 ];
 
 /** The pages whose commands are documentation, in `root` (a checkout). */

@@ -14,6 +14,7 @@ import { loadBusClientSettings, loadBusServerSettings } from '../../../lib/bus/b
 import { loadConfig } from '../../../lib/config/load.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
 import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
+import { loadWebhookSettings } from '../../../lib/notify/settings.ts';
 import { type FlagCommand, settingsOf } from '../../../lib/settings/setting.ts';
 import { loadAgentConfig } from '../../../lib/sources/config.ts';
 import { CONFIGURATION_DOC, configurationDoc, normalized, SECTIONS } from '../../../scripts/gen-config-doc.ts';
@@ -110,6 +111,8 @@ function problemsWith(section: number, extra: Record<string, string>): string[] 
       return problemPaths(() =>
         loadAgentConfig({ DRAINBRIDGE_NODE_NAME: 'node-1', DRAINBRIDGE_AGENT_PROVIDER: 'aws', ...extra }),
       );
+    case 5:
+      return problemPaths(() => loadWebhookSettings({ DRAINBRIDGE_WEBHOOK_URL: 'https://hooks.example/x', ...extra }));
     default:
       return [
         ...problemPaths(() => loadBusServerSettings({ DRAINBRIDGE_BUS_ADDRESS: '127.0.0.1:0', ...key, ...extra })),
