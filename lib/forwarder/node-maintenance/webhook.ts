@@ -48,12 +48,15 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-/** The request itself is wrong (400), or sent where or how no webhook answers (404, 405, 413). */
+/**
+ * The request itself is wrong (400), or sent where or how no webhook answers (404, 405, 413). An HTTP
+ * answer of this server only, never thrown to a state machine: so no error name of its own, which would
+ * belong in lib/errors/registry.ts.
+ */
 class BadRequest extends Error {
   readonly status: number;
   constructor(message: string, status = 400) {
     super(message);
-    this.name = 'BadRequest';
     this.status = status;
   }
 }
