@@ -35,22 +35,22 @@ async function editPatiently(
 }
 
 /**
- * Notes a failed evacuation on the breaker; `tripped`: this failure paused admission (the caller tells
- * people: a Warning Event, the bus, the log). `recorded` false: the Lease is gone, or stayed locked.
+ * Notes a failed evacuation on the breaker; `paused`: this failure tripped it, and the record it wrote
+ * (the caller tells people: a Warning Event, the bus, the log). `recorded` false: the Lease is gone, or
+ * stayed locked.
  */
 export async function noteEvacuationFailed(
   client: KubeClient,
   namespace: string,
   failure: BreakerFailure,
   at: { readonly setting: BreakerSetting; readonly clock: () => Date },
-): Promise<{ readonly recorded: boolean; readonly tripped: boolean; readonly reason?: string }> {
+): Promise<{ readonly recorded: boolean; readonly paused?: BreakerRecord }> {
   let noted: { record: BreakerRecord; tripped: boolean } | undefined;
   const recorded = await editPatiently(client, namespace, at.clock, (lease) => {
     noted = noteFailure(readBreaker(lease), failure, at.setting);
     return { breaker: noted.record };
   });
-  const tripped = recorded && noted?.tripped === true;
-  return { recorded, tripped, ...(tripped && noted?.record.reason ? { reason: noted.record.reason } : {}) };
+  return { recorded, ...(recorded && noted?.tripped ? { paused: noted.record } : {}) };
 }
 
 /**

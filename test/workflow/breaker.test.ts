@@ -17,6 +17,7 @@ import { runCli } from '../cli/run-cli.ts';
 import { ledgerHolds } from '../support/invariants.ts';
 import { waitUntil } from '../support/wait.ts';
 import {
+  eventsOf,
   failureOf,
   maintenanceEnded,
   maintenanceRequested,
@@ -83,6 +84,11 @@ describe('circuit breaker (DRAINBRIDGE_BREAKER)', () => {
       status,
       /ADMISSION PAUSED since \S+: 2 evacuations failed within 1d: node-1 \(DeadlineExceeded\), node-1 \(DeadlineExceeded\)/,
     );
+    const published = eventsOf(w, 'Admission Paused', 'second') as { nodeName?: string; failures?: unknown[] }[];
+    assert.equal(published.length, 1, 'Admission Paused on the bus, once, from the failure that tripped it');
+    assert.equal(published[0]?.nodeName, 'node-1');
+    assert.equal(published[0]?.failures?.length, 2);
+    assert.equal(w.busEvents.filter((e) => e.detailType === 'Admission Paused').length, 1);
     const events = w.sim.store.list({ group: '', resource: 'events' }).items as unknown as {
       reason?: string;
       type?: string;

@@ -132,7 +132,10 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
       failedEvent(input.request, input.executionId, { phase: 'Failed', error, blockers }),
     );
     // Only an evacuation that started counts: one that failed in line says nothing about the fleet.
-    if (hold === 'held') await noteFailureOnBreaker(deps, input.request, error.name, tools);
+    if (hold === 'held') {
+      const failed = { request: input.request, executionId: input.executionId, errorName: error.name };
+      await noteFailureOnBreaker(deps, failed, tools);
+    }
     return { phase: 'Failed' };
   },
 };
