@@ -7,6 +7,7 @@
  * the Lease, so their owner marks are cleared and the resumed executions take over at once.
  */
 import { randomUUID } from 'node:crypto';
+import { readAdmissionLease, readAdmissionView } from '../../lib/admission/index.ts';
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
 import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
@@ -88,7 +89,12 @@ export class DrainbridgeRun {
       );
     });
     const forwarderMetrics = createForwarderMetrics();
-    this.metrics = createRunMetrics(forwarderMetrics.registry, () => this.#inProgress());
+    const namespace = options.config.namespace;
+    this.metrics = createRunMetrics(
+      forwarderMetrics.registry,
+      () => this.#inProgress(),
+      async () => readAdmissionView(await readAdmissionLease(kube.client, namespace)).paused !== undefined,
+    );
     this.forwarder = new Forwarder({
       client: kube.forwarderClient,
       settings: options.settings,
