@@ -6,32 +6,36 @@
  * can last, rather than lose a failure.
  */
 import type { KubeClient } from '../kube/client.ts';
+import { readLease } from '../kube/lease.ts';
 import { type BreakerFailure, type BreakerRecord, type BreakerSetting, noteFailure, resumeBreaker } from './breaker.ts';
 import { editWithoutMutex, MUTEX_SECONDS } from './mutex.ts';
-import { readBreaker } from './records.ts';
+import { ADMISSION_LEASE, readBreaker } from './records.ts';
 
 const EDIT_PAUSE_MS = 500;
 
-/** `edit` applied until it writes or has nothing to write, for up to twice the mutex's life. */
+/**
+ * `edit` applied until it writes or has nothing to write, for up to twice the mutex's life in real time
+ * (`clock` is the workflow's, which a simulator runs faster: it only tells whether the mutex is free).
+ */
 async function editPatiently(
   client: KubeClient,
   namespace: string,
   clock: () => Date,
   edit: Parameters<typeof editWithoutMutex>[2],
 ): Promise<boolean> {
-  const until = clock().getTime() + 2 * MUTEX_SECONDS * 1000;
-  let done = false;
-  let wrote = false;
-  while (!done) {
-    let decided = false;
-    wrote = await editWithoutMutex(client, { namespace, now: clock() }, (lease) => {
-      decided = true;
-      return edit(lease);
+  const until = Date.now() + 2 * MUTEX_SECONDS * 1000;
+  for (;;) {
+    let unchanged = false;
+    const first = await readLease(client, namespace, ADMISSION_LEASE);
+    if (!first) return false; // no Lease: nothing was ever admitted, nothing is paused
+    const wrote = await editWithoutMutex(client, { namespace, now: clock(), first }, (lease) => {
+      const changed = edit(lease);
+      unchanged = changed === undefined;
+      return changed;
     });
-    done = wrote || decided || clock().getTime() >= until;
-    if (!done) await new Promise((resolve) => setTimeout(resolve, EDIT_PAUSE_MS));
+    if (wrote || unchanged || Date.now() >= until) return wrote;
+    await new Promise((resolve) => setTimeout(resolve, EDIT_PAUSE_MS));
   }
-  return wrote;
 }
 
 /**
