@@ -43,6 +43,13 @@ export const COMMAND_CATALOG: readonly CommandEntry[] = [
     needsDefinitions: true,
   },
   {
+    name: 'resume',
+    summary: 'admit nodes again after the circuit breaker paused admission (DRAINBRIDGE_BREAKER)',
+    load: async () => (await import('./resume.ts')).resumeCommand,
+    inImage: true,
+    needsDefinitions: false,
+  },
+  {
     name: 'plan',
     summary: 'show what evacuating a node would do (pods to evict, skipped, blockers); changes nothing',
     load: async () => (await import('./plan.ts')).planCommand,

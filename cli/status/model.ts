@@ -6,7 +6,7 @@
  * snapshot gives the same report (what `-o json|yaml` prints, and what the table is drawn from).
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { type AdmissionQueue, readAdmissionView } from '../../lib/admission/index.ts';
+import { type AdmissionQueue, type AdmissionView, readAdmissionView } from '../../lib/admission/index.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
@@ -118,6 +118,8 @@ export interface StatusReport {
   /** Nodes in maintenance: held by drainbridge, or with a ledger it cannot read (or the node asked about). */
   readonly nodes: readonly NodeStatus[];
   readonly requests: readonly RequestStatus[];
+  /** Admission paused by the circuit breaker (`drainbridge resume` re-opens it): since when, and why. */
+  readonly admissionPaused?: { readonly since: string; readonly reason: string };
   /** The admission queue, oldest first. */
   readonly queue: readonly QueueEntry[];
   readonly damaged: readonly Damage[];
@@ -287,12 +289,12 @@ export function pausedSentence(node: string): string {
 const repair = (node: string | undefined) => (node ? `drainbridge repair ${node}` : 'drainbridge repair NODE');
 
 /** The queue as written, or why it cannot be read. */
-function queueOf(snapshot: Snapshot): { queue: AdmissionQueue; damage: Damage[] } {
+function queueOf(snapshot: Snapshot): { queue: AdmissionQueue; damage: Damage[]; paused: AdmissionView['paused'] } {
   const view = readAdmissionView(snapshot.lease);
   // Any node's repair rewrites the Lease's records; name the node asked about, or one in maintenance.
   const node = snapshot.node ?? snapshot.nodes[0]?.metadata?.name;
   const damage = view.damaged.map((damaged) => ({ ...damaged, fix: repair(node) }));
-  return { queue: view.queue, damage };
+  return { queue: view.queue, damage, paused: view.paused };
 }
 
 /** The record's owner claim and branch states that cannot be read (what `drainbridge repair` resets). */
@@ -355,7 +357,7 @@ const stateOrder: Readonly<Record<RequestState, number>> = {
 export function statusReport(snapshot: Snapshot): StatusReport {
   const now = snapshot.at.getTime();
   const nodes = snapshot.nodes.flatMap((node) => nodeStatus(node, snapshot.node !== undefined) ?? []);
-  const { queue, damage: leaseDamage } = queueOf(snapshot);
+  const { queue, damage: leaseDamage, paused } = queueOf(snapshot);
   const requests = requestFacts(snapshot, nodes, queue)
     .map((facts) => requestStatus(facts, now, snapshot.recordTtlHours))
     .sort(
@@ -386,6 +388,7 @@ export function statusReport(snapshot: Snapshot): StatusReport {
     ...(snapshot.node ? { node: snapshot.node } : {}),
     nodes,
     requests,
+    ...(paused ? { admissionPaused: paused } : {}),
     queue: queueEntries,
     damaged: [...ledgerDamage, ...leaseDamage, ...snapshot.records.flatMap(recordDamage)],
   };

@@ -127,6 +127,16 @@ function queueLines(report: StatusReport): string[] {
   ];
 }
 
+/** The circuit breaker's pause, first of all: nothing new starts until a person resumes admission. */
+function pausedLines(report: StatusReport): string[] {
+  const paused = report.admissionPaused;
+  if (!paused) return [];
+  return [
+    `ADMISSION PAUSED since ${paused.since}: ${paused.reason}`,
+    '  running evacuations go on; waiting requests keep their place. To admit again: drainbridge resume',
+  ];
+}
+
 function damageLines(report: StatusReport): string[] {
   if (report.damaged.length === 0) return [];
   return [
@@ -146,6 +156,8 @@ const NODE_HEADER = ['NODE', 'CORDONED', 'PHASE', 'HELD-BY', 'REQUESTER', 'ORIGI
 /** The human view: nodes and their holds, requests and their progress, then the sentences. */
 function tables(report: StatusReport, wide: boolean): string[] {
   const sections: string[][] = [];
+  const paused = pausedLines(report);
+  if (paused.length > 0) sections.push(paused);
   if (report.nodes.length > 0) sections.push(table(NODE_HEADER, nodeRows(report)));
   if (report.requests.length > 0) {
     sections.push(

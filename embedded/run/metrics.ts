@@ -1,7 +1,9 @@
 /**
  * `drainbridge run`'s metrics beyond the forwarder's (same registry, same /metrics): evacuations in
  * progress, pods evicted and VMs migrated (from the passes' progress, each branch counted as the branch
- * registry says it moves: pods or VMs — Nova servers and KubeVirt VMs alike), evacuation duration.
+ * registry says it moves: pods or VMs — Nova servers and KubeVirt VMs alike), evacuation duration, and
+ * whether the circuit breaker paused admission (read from the admission Lease at each scrape, so a
+ * `drainbridge resume` from anywhere shows at once).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { MoveKind } from '../../lib/workflow/branches/branch.ts';
@@ -24,7 +26,12 @@ const COUNTERS: ReadonlyMap<string, MoveKind['counter']> = new Map(
   BRANCH_REGISTRY.map((branch) => [branch.name, branch.moves.counter]),
 );
 
-export function createRunMetrics(registry: Registry, countInProgress: () => number): RunMetrics {
+export function createRunMetrics(
+  registry: Registry,
+  countInProgress: () => number,
+  admissionPaused?: () => Promise<boolean>,
+): RunMetrics {
+  if (admissionPaused) pausedGauge(registry, admissionPaused);
   const inProgress = new Gauge({
     name: 'drainbridge_evacuations_in_progress',
     help: 'Evacuate executions running in this process',
@@ -84,4 +91,17 @@ export function createRunMetrics(registry: Registry, countInProgress: () => numb
       if (detailType === 'Evacuation Succeeded' || detailType === 'Evacuation Failed') firstSeen.delete(executionId);
     },
   };
+}
+
+/** 1 while the circuit breaker keeps admission paused; an unreadable Lease keeps the last value read. */
+function pausedGauge(registry: Registry, admissionPaused: () => Promise<boolean>): Gauge {
+  return new Gauge({
+    name: 'drainbridge_admission_paused',
+    help: '1 while the circuit breaker (DRAINBRIDGE_BREAKER) keeps admission paused, until `drainbridge resume`; else 0',
+    registers: [registry],
+    async collect() {
+      const paused = await admissionPaused().catch(() => undefined);
+      if (paused !== undefined) this.set(paused ? 1 : 0);
+    },
+  });
 }

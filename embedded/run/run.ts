@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import { readAdmissionLease, readAdmissionView } from '../../lib/admission/index.ts';
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
 import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
@@ -104,7 +105,12 @@ export class DrainbridgeRun {
       );
     });
     const forwarderMetrics = createForwarderMetrics();
-    this.metrics = createRunMetrics(forwarderMetrics.registry, () => this.#inProgress());
+    const namespace = options.config.namespace;
+    this.metrics = createRunMetrics(
+      forwarderMetrics.registry,
+      () => this.#inProgress(),
+      async () => readAdmissionView(await readAdmissionLease(kube.client, namespace)).paused !== undefined,
+    );
     this.notifications = options.webhook
       ? notificationsFor(options.webhook, options.logger, forwarderMetrics.registry)
       : undefined;

@@ -58,6 +58,8 @@ export interface AdmissionFacts {
   readonly windowLimit?: WindowLimit;
   /** The holds on a held node (its ledger), so that a waiting request can say who holds the slots. */
   readonly holdersOf?: (node: string) => readonly SlotHolder[];
+  /** Why admission is paused (the circuit breaker tripped, breaker.ts); absent while it admits. */
+  readonly paused?: string;
 }
 
 export interface WindowLimit {
@@ -173,6 +175,7 @@ export function requestsAhead(
 /**
  * Decides whether `requestId` may take a hold on `node` now, and the queue to write back.
  * - A node already held (by this or another request) costs no new slot: admitted at once.
+ * - A paused admission (the circuit breaker) admits no other node; the request keeps its place.
  * - Otherwise a free slot goes to the oldest waiting request that wants a node not yet held: only that
  *   one is admitted in this call; the others keep waiting.
  */
@@ -192,8 +195,9 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   if (windowFull) return { admit: false, why: windowFull, queue: without(queue, facts.requestId) };
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
-  // Waiting on a limit keeps the request's place: it goes first once its zone or pool frees.
-  const limited = brokenSlotLimit(facts) ?? brokenSpreadLimit(facts) ?? brokenMinimum(facts);
+  // Waiting on a limit or a paused admission keeps the request's place: it goes first once its zone or
+  // pool frees, or admission resumes.
+  const limited = facts.paused ?? brokenSlotLimit(facts) ?? brokenSpreadLimit(facts) ?? brokenMinimum(facts);
   if (limited) return { admit: false, why: limited, queue: withWhy(queue, facts.requestId, limited), limited: true };
   const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
   const ordered = Object.entries(queue).sort(compareEntries);

@@ -17,12 +17,16 @@
  *   leave.ts     a request leaving: its place dropped, its released node no longer counted
  *   view.ts      the Lease for status and repair
  *   outlook.ts   what admission would decide for a node now, for `drainbridge plan` (writes nothing)
+ *   breaker.ts   the circuit breaker: K failed evacuations within a window pause admission (pure)
+ *   trip.ts      the breaker's record written: a failure noted, `drainbridge resume`
  */
 export { type Admitted, admitRequest } from './admit.ts';
+export type { BreakerFailure, BreakerRecord, BreakerSetting } from './breaker.ts';
 export type { AdmissionQueue } from './decision.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
 export type { AdmissionSettings } from './observe.ts';
 export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';
+export { noteEvacuationFailed, resumeAdmission } from './trip.ts';
 export {
   type AdmissionDamage,
   type AdmissionRepair,

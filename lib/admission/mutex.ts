@@ -14,7 +14,7 @@ import { withIntent } from './intents.ts';
 import { ADMISSION_LEASE, type LeaseRecords, readIntents, recordAnnotations } from './records.ts';
 
 /** The mutex is held for one admission (a few API calls); a crashed holder loses it after this. */
-const MUTEX_SECONDS = 15;
+export const MUTEX_SECONDS = 15;
 
 export function isMutexFree(lease: V1Lease | undefined, now: Date): boolean {
   const spec = lease?.spec;

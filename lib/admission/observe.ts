@@ -10,9 +10,10 @@ import { isNotFound } from '../kube/errors.ts';
 import type { Labels } from '../kube/selectors.ts';
 import { listNodesMaybeHeld } from '../node/hold.ts';
 import { countsAsHeld, HELD_LABEL, type LedgerSettings, ledgerOf } from '../node/ledger.ts';
+import { pausedBecause } from './breaker.ts';
 import { planAdmission, type SlotHolder, type SlotLimit } from './decision.ts';
 import { type Intents, nodesInFlight, nodesInFlightFor } from './intents.ts';
-import { readQueue } from './records.ts';
+import { readBreaker, readQueue } from './records.ts';
 import { QUEUE_TTL_SECONDS } from './schedule.ts';
 import type { MinSchedulable, PoolNode, SpreadLimit } from './spread.ts';
 
@@ -162,5 +163,10 @@ export function decide(
         }
       : {}),
     holdersOf: (name) => nodes.holders.get(name) ?? [],
+    ...optional('paused', pausedBecause(readBreaker(lease, request.nodeName))),
   });
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

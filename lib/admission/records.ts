@@ -8,12 +8,14 @@ import type { V1Lease } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { RecordUnreadable } from '../errors/index.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
+import { type BreakerRecord, NO_BREAKER_RECORD } from './breaker.ts';
 import type { AdmissionQueue } from './decision.ts';
 import type { Intents } from './intents.ts';
 
 export const ADMISSION_LEASE = 'drainbridge-admission';
 export const QUEUE_ANNOTATION = 'drainbridge.io/admission-queue';
 export const INTENTS_ANNOTATION = 'drainbridge.io/admissions-in-flight';
+export const BREAKER_ANNOTATION = 'drainbridge.io/admission-breaker';
 
 /**
  * The nodes admission has seen held, kept on the Lease beside the queue: a node stays counted even when
@@ -90,11 +92,43 @@ export function readIntents(lease: V1Lease | undefined, nodeName?: string): Inte
   throw new RecordUnreadable({ what: INTENTS_FORMAT.what, reason: read.reason, ...(nodeName ? { nodeName } : {}) });
 }
 
+const failureSchema = z.looseObject({
+  at: z.iso.datetime({ offset: true }),
+  requestId: z.string().min(1),
+  node: z.string().min(1),
+  error: z.string().min(1),
+});
+
+export const BREAKER_FORMAT: RecordFormat<BreakerRecord> = {
+  what: `circuit breaker (Lease annotation ${BREAKER_ANNOTATION})`,
+  versions: [
+    z.looseObject({
+      failures: z.array(failureSchema),
+      pausedAt: z.iso.datetime({ offset: true }).optional(),
+      reason: z.string().optional(),
+      resumedAt: z.iso.datetime({ offset: true }).optional(),
+      resumedBy: z.string().optional(),
+    }),
+  ],
+};
+
+/**
+ * The breaker's record; unreadable, it stops admission (RecordUnreadable, naming the record): a pause
+ * nobody can read must not be read as "not paused". `drainbridge repair` empties it.
+ */
+export function readBreaker(lease: V1Lease | undefined, nodeName?: string): BreakerRecord {
+  const read = readJsonRecord(lease?.metadata?.annotations?.[BREAKER_ANNOTATION], BREAKER_FORMAT);
+  if (read.status === 'ok') return read.value;
+  if (read.status === 'absent') return NO_BREAKER_RECORD;
+  throw new RecordUnreadable({ what: BREAKER_FORMAT.what, reason: read.reason, ...(nodeName ? { nodeName } : {}) });
+}
+
 /** The records an edit of the Lease writes; those not given stay as they are. */
 export interface LeaseRecords {
   readonly queue?: AdmissionQueue;
   readonly intents?: Intents;
   readonly admittedNodes?: readonly string[];
+  readonly breaker?: BreakerRecord;
 }
 
 /** The annotations that hold `records`, to lay over the Lease's own. */
@@ -105,6 +139,7 @@ export function recordAnnotations(records: LeaseRecords): Record<string, string>
     annotations[ADMITTED_ANNOTATION] = writeJsonRecord([...records.admittedNodes].sort(), ADMITTED_FORMAT);
   }
   if (records.intents) annotations[INTENTS_ANNOTATION] = writeJsonRecord(records.intents, INTENTS_FORMAT);
+  if (records.breaker) annotations[BREAKER_ANNOTATION] = writeJsonRecord(records.breaker, BREAKER_FORMAT);
   return annotations;
 }
 
@@ -130,17 +165,25 @@ export function damagedRecords(lease: V1Lease | undefined): DamagedRecord[] {
       annotation: QUEUE_ANNOTATION,
       format: ADMISSION_QUEUE_FORMAT as RecordFormat<unknown>,
       note: 'the queue is emptied: every waiting request takes its place again at its next retry (within 30 s)',
+      empty: '{}',
     },
     {
       annotation: INTENTS_ANNOTATION,
       format: INTENTS_FORMAT as RecordFormat<unknown>,
       note: 'emptied: a hold still being written lands in a ledger, where admission counts it',
+      empty: '{}',
+    },
+    {
+      annotation: BREAKER_ANNOTATION,
+      format: BREAKER_FORMAT as RecordFormat<unknown>,
+      note: 'emptied: admission is no longer paused and the failures it counted are forgotten',
+      empty: JSON.stringify(NO_BREAKER_RECORD),
     },
   ];
-  return records.flatMap(({ annotation, format, note }) => {
+  return records.flatMap(({ annotation, format, note, empty }) => {
     const text = annotations?.[annotation];
     const read = readJsonRecord(text, format);
     if (read.status !== 'unreadable') return [];
-    return [{ what: format.what, reason: read.reason, text: text ?? '', note, emptied: { [annotation]: '{}' } }];
+    return [{ what: format.what, reason: read.reason, text: text ?? '', note, emptied: { [annotation]: empty } }];
   });
 }

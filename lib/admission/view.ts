@@ -8,8 +8,16 @@ import type { RepairAction } from '../domain/repair-action.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { readLease } from '../kube/lease.ts';
 import { readJsonRecord } from '../util/json-record.ts';
+import { pausedBecause } from './breaker.ts';
 import type { AdmissionQueue } from './decision.ts';
-import { ADMISSION_LEASE, ADMISSION_QUEUE_FORMAT, damagedRecords, QUEUE_ANNOTATION } from './records.ts';
+import {
+  ADMISSION_LEASE,
+  ADMISSION_QUEUE_FORMAT,
+  BREAKER_ANNOTATION,
+  BREAKER_FORMAT,
+  damagedRecords,
+  QUEUE_ANNOTATION,
+} from './records.ts';
 
 /** The admission Lease (undefined: none yet — no request has asked for a slot). */
 export function readAdmissionLease(client: KubeClient, namespace: string): Promise<V1Lease | undefined> {
@@ -28,13 +36,19 @@ export interface AdmissionView {
   /** The waiting queue as written (empty when absent or unreadable: see `damaged`). */
   readonly queue: AdmissionQueue;
   readonly damaged: readonly AdmissionDamage[];
+  /** Admission paused by the circuit breaker: since when, and why (a damaged breaker record is in `damaged`). */
+  readonly paused?: { readonly since: string; readonly reason: string };
 }
 
 /** The Lease's queue and its damaged records; never throws (status reports what it cannot read). */
 export function readAdmissionView(lease: V1Lease | undefined): AdmissionView {
   const queue = readJsonRecord(lease?.metadata?.annotations?.[QUEUE_ANNOTATION], ADMISSION_QUEUE_FORMAT);
+  const breaker = readJsonRecord(lease?.metadata?.annotations?.[BREAKER_ANNOTATION], BREAKER_FORMAT);
+  const reason = breaker.status === 'ok' ? pausedBecause(breaker.value) : undefined;
+  const since = breaker.status === 'ok' ? breaker.value.pausedAt : undefined;
   return {
     queue: queue.status === 'ok' ? queue.value : {},
+    ...(reason !== undefined && since !== undefined ? { paused: { since, reason } } : {}),
     damaged: damagedRecords(lease).map((damage) => ({ record: damage.what, problem: damage.reason })),
   };
 }
@@ -62,7 +76,7 @@ export async function planAdmissionRepair(client: KubeClient, namespace: string)
     record: `${record.what} ${namespace}/${ADMISSION_LEASE}`,
     problem: record.reason,
     current: record.text,
-    next: '{}',
+    next: Object.values(record.emptied)[0] ?? '{}',
     notes: [record.note],
     apply,
   }));

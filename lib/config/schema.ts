@@ -12,6 +12,7 @@ import { type NovaHostRule, novaHostRuleTextSchema } from '../nova/host-mapping.
 import { bool, commaList, integer } from '../settings/parsers.ts';
 import { type SettingReader, setting, settingsOf, type ValuesOf } from '../settings/setting.ts';
 import type { WindowDefinition } from '../windows/definition.ts';
+import { breakerText } from './breaker.ts';
 import { minSchedulableText, spreadLimitsText } from './spread-limits.ts';
 
 /** `SELECTOR=MAX`: the last `=` separates the limit (selectors contain `=` themselves). */
@@ -269,6 +270,13 @@ export const WORKFLOW_SETTINGS = {
     parse: minSchedulableText,
     default: '',
     help: 'pools that keep schedulable (not cordoned, Ready) nodes, `;`-separated SELECTOR=MIN, e.g. `node-role.kubernetes.io/worker=2` (a request waits rather than leave fewer than 2 workers schedulable)',
+    readBy: EVERY_PROCESS,
+  }),
+  breaker: setting({
+    env: 'DRAINBRIDGE_BREAKER',
+    parse: breakerText,
+    default: 'off',
+    help: 'the circuit breaker, FAILURES/WINDOW, e.g. `3/1h`: after 3 evacuations failed (or reached their deadline) within an hour admission pauses until `drainbridge resume`; running evacuations go on, waiting requests keep their place. `off` (the default) never pauses',
     readBy: EVERY_PROCESS,
   }),
   infraPodSelector: setting({

@@ -39,6 +39,7 @@ export const DETAIL_TYPES = {
   evacuationSucceeded: 'Evacuation Succeeded',
   evacuationFailed: 'Evacuation Failed',
   nodeRestored: 'Node Restored',
+  admissionPaused: 'Admission Paused',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 
@@ -180,6 +181,18 @@ export const NodeRestored = z.strictObject({
   leftAlone: z.array(z.string()),
 });
 
+/**
+ * The circuit breaker tripped (lib/admission/breaker.ts): no new node is admitted until
+ * `drainbridge resume`. Published by the evacuation whose failure tripped it (its request, node and
+ * requester); `failures` are the evacuations counted, oldest first.
+ */
+export const AdmissionPaused = z.strictObject({
+  ...outcomeBase,
+  pausedAt: Instant,
+  reason: z.string(),
+  failures: z.array(z.strictObject({ requestId: RequestId, nodeName: NodeName, error: z.string(), at: Instant })),
+});
+
 export type MaintenanceRequestedEvent = z.infer<typeof MaintenanceRequested>;
 export type MaintenanceEndedEvent = z.infer<typeof MaintenanceEnded>;
 export type NodeCordonedEvent = z.infer<typeof NodeCordoned>;
@@ -188,6 +201,7 @@ export type EvacuationProgressEvent = z.infer<typeof EvacuationProgress>;
 export type EvacuationSucceededEvent = z.infer<typeof EvacuationSucceeded>;
 export type EvacuationFailedEvent = z.infer<typeof EvacuationFailed>;
 export type NodeRestoredEvent = z.infer<typeof NodeRestored>;
+export type AdmissionPausedEvent = z.infer<typeof AdmissionPaused>;
 
 /** Each contract with its source and the versions this build understands. */
 export const CONTRACTS = {
@@ -199,6 +213,7 @@ export const CONTRACTS = {
   [DETAIL_TYPES.evacuationSucceeded]: { source: SOURCES.workflow, schema: EvacuationSucceeded },
   [DETAIL_TYPES.evacuationFailed]: { source: SOURCES.workflow, schema: EvacuationFailed },
   [DETAIL_TYPES.nodeRestored]: { source: SOURCES.workflow, schema: NodeRestored },
+  [DETAIL_TYPES.admissionPaused]: { source: SOURCES.workflow, schema: AdmissionPaused },
 } as const satisfies Record<DetailType, { source: string; schema: z.ZodType }>;
 
 export const KNOWN_VERSIONS = ['1'] as const;
@@ -212,4 +227,5 @@ export interface DetailByType {
   'Evacuation Succeeded': EvacuationSucceededEvent;
   'Evacuation Failed': EvacuationFailedEvent;
   'Node Restored': NodeRestoredEvent;
+  'Admission Paused': AdmissionPausedEvent;
 }

@@ -17,6 +17,7 @@ export const EVENT_REASONS = [
   'EvictionBlocked',
   'RecordUnreadable',
   'RecordRepaired',
+  'AdmissionPaused',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

@@ -13,7 +13,7 @@ export type { AccessSettings, ApiAccess } from '../domain/api-access.ts';
 export { call } from '../domain/api-access.ts';
 
 /** `check` is every other operation at once. */
-export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'status' | 'report' | 'check';
+export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'status' | 'report' | 'resume' | 'check';
 
 /** The calls each branch declares for `operation` (its `access`), in registry order. */
 function branchAccess(operation: 'evacuate' | 'plan' | 'restore', settings: AccessSettings): ApiAccess[] {
@@ -157,8 +157,13 @@ function accessOf(operation: Operation, settings: AccessSettings): ApiAccess[] {
       return statusAccess(settings);
     case 'report':
       return [RECORD_READ];
+    case 'resume':
+      return [
+        call('get', 'leases', "read the circuit breaker's pause on the admission Lease", ADMISSION_LEASES(settings)),
+        call('update', 'leases', 'clear the pause on the admission Lease', ADMISSION_LEASES(settings)),
+      ];
     case 'check':
-      return (['evacuate', 'restore', 'abort', 'repair', 'plan', 'status', 'report'] as const).flatMap((op) =>
+      return (['evacuate', 'restore', 'abort', 'repair', 'plan', 'status', 'report', 'resume'] as const).flatMap((op) =>
         accessOf(op, settings),
       );
   }

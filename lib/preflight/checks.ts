@@ -185,8 +185,8 @@ export async function runPreflight(target: PreflightTarget, needs: PreflightNeed
     (access) => !(withoutRecords && access.group === EVACUATION_API.group),
   );
   results.push(...(await checkAccess(client, apis, needed, user ?? 'these credentials')));
-  // abort, status and report never talk to Nova.
-  const usesNova = needs.operation !== 'abort' && needs.operation !== 'status' && needs.operation !== 'report';
+  // abort, status, report and resume never talk to Nova.
+  const usesNova = !(['abort', 'status', 'report', 'resume'] as const).some((op) => op === needs.operation);
   if (config.nova.enabled && usesNova) results.push(await checkNova(target.env ?? process.env));
   return {
     server: kubeConfig.getCurrentCluster()?.server ?? '',

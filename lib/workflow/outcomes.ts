@@ -3,6 +3,7 @@ import type { BranchProgress } from '../domain/pass.ts';
 import type { Blocker, BranchName } from '../domain/plan.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
 import type {
+  AdmissionPausedEvent,
   EvacuationFailedEvent,
   EvacuationProgressEvent,
   EvacuationSucceededEvent,
@@ -61,6 +62,15 @@ export function failedEvent(
     error: failure.error,
     blockers: [...failure.blockers],
   };
+}
+
+/** The circuit breaker tripped on `request`'s failure (lib/workflow/breaker.ts publishes it). */
+export function pausedEvent(
+  request: ResolvedRequest,
+  executionId: string,
+  paused: Pick<AdmissionPausedEvent, 'pausedAt' | 'reason' | 'failures'>,
+): AdmissionPausedEvent {
+  return { ...common(request, executionId), ...paused, failures: [...paused.failures] };
 }
 
 export function restoredEvent(

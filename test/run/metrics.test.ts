@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ADMISSION_LEASE, recordAnnotations } from '../../lib/admission/records.ts';
+import { readLease } from '../../lib/kube/lease.ts';
 import type { EvacuationObject } from '../../lib/kube/paths.ts';
 import {
   type DrainbridgeProcess,
@@ -92,5 +94,20 @@ describe('drainbridge run metrics: evacuations in progress, pods evicted, VMs mi
     assert.equal(metric(text, 'drainbridge_pods_evicted_total'), branches.pods?.moved);
     assert.equal(metric(text, 'drainbridge_evacuation_duration_seconds_count', { outcome: 'succeeded' }), 1);
     assert.deepEqual(await vmisOn(cluster, 'node-1'), [], 'no VM left on node-1');
+  });
+
+  it('drainbridge_admission_paused follows the circuit breaker on the admission Lease', async () => {
+    assert.equal(metric(await scrape(ops), 'drainbridge_admission_paused'), 0);
+    const setBreaker = async (pausedAt?: string) => {
+      const lease = await readLease(cluster.admin, 'drainbridge', ADMISSION_LEASE);
+      assert.ok(lease, 'the cordon above created the admission Lease');
+      const breaker = pausedAt ? { failures: [], pausedAt, reason: 'a test paused it' } : { failures: [] };
+      const annotations = { ...lease.metadata?.annotations, ...recordAnnotations({ breaker }) };
+      await cluster.admin.replaceLease('drainbridge', { ...lease, metadata: { ...lease.metadata, annotations } });
+    };
+    await setBreaker(new Date().toISOString());
+    assert.equal(metric(await scrape(ops), 'drainbridge_admission_paused'), 1);
+    await setBreaker(undefined);
+    assert.equal(metric(await scrape(ops), 'drainbridge_admission_paused'), 0);
   });
 });

@@ -11,6 +11,7 @@ import { ledgerOf, readLedger } from '../../node/ledger.ts';
 import { reportBlocked } from '../blocked.ts';
 import type { BranchRestored } from '../branches/branch.ts';
 import { cancelBranches, restoreBranches } from '../branches/registry.ts';
+import { noteFailureOnBreaker } from '../breaker.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';
 import { sweepRecords } from '../record-expiry.ts';
@@ -130,6 +131,11 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
       'Evacuation Failed',
       failedEvent(input.request, input.executionId, { phase: 'Failed', error, blockers }),
     );
+    // Only an evacuation that started counts: one that failed in line says nothing about the fleet.
+    if (hold === 'held') {
+      const failed = { request: input.request, executionId: input.executionId, errorName: error.name };
+      await noteFailureOnBreaker(deps, failed, tools);
+    }
     return { phase: 'Failed' };
   },
 };

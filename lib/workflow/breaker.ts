@@ -1,0 +1,77 @@
+/**
+ * The circuit breaker's side of a failed evacuation (lib/admission/breaker.ts decides): the failure is
+ * noted on the admission Lease, and when it trips the breaker people are told — `Admission Paused` on the
+ * bus, a Warning Event on the node whose failure paused admission (`kubectl describe node`,
+ * `kubectl get events`) and an error in the log. Best effort: the evacuation has failed already, and a
+ * breaker that cannot be written must not hide that; what went wrong is logged.
+ */
+import { type BreakerRecord, noteEvacuationFailed } from '../admission/index.ts';
+import type { ResolvedRequest } from '../domain/request.ts';
+import type { Logger } from '../log/logger.ts';
+import { emitNodeEvent } from '../node/events.ts';
+import { pausedEvent } from './outcomes.ts';
+import type { WorkflowDeps } from './workflow-deps.ts';
+
+/** Failures that say nothing about the fleet: a person stopped the evacuation. */
+const NOT_COUNTED = new Set(['EvacuationAborted']);
+
+type Tools = { readonly logger: Logger; readonly now: () => Date };
+
+/**
+ * Notes the failure of `request` (it held its node: a request that failed while it waited in line never
+ * started an evacuation) on the breaker, and tells people when this failure paused admission.
+ */
+export async function noteFailureOnBreaker(
+  deps: WorkflowDeps,
+  failed: { readonly request: ResolvedRequest; readonly executionId: string; readonly errorName: string },
+  tools: Tools,
+): Promise<void> {
+  const setting = deps.config.breaker;
+  const { request, errorName } = failed;
+  if (setting === undefined || NOT_COUNTED.has(errorName)) return;
+  try {
+    const failure = {
+      at: tools.now().toISOString(),
+      requestId: request.requestId,
+      node: request.nodeName,
+      error: errorName,
+    };
+    const noted = await noteEvacuationFailed(deps.kube, deps.config.namespace, failure, { setting, clock: tools.now });
+    if (!noted.recorded)
+      tools.logger.warn(
+        'the circuit breaker could not note the failure (the admission Lease stayed locked or is gone)',
+      );
+    if (noted.paused) await tellPaused(deps, { ...failed, paused: noted.paused }, tools);
+  } catch (caught) {
+    tools.logger.warn('the circuit breaker could not note the failure', { reason: (caught as Error).message });
+  }
+}
+
+/** The log, `Admission Paused` on the bus and a Warning Event on the node. */
+async function tellPaused(
+  deps: WorkflowDeps,
+  tripped: { readonly request: ResolvedRequest; readonly executionId: string; readonly paused: BreakerRecord },
+  tools: Tools,
+): Promise<void> {
+  const { request, paused } = tripped;
+  const reason = paused.reason ?? 'the circuit breaker tripped';
+  tools.logger.error('admission paused by the circuit breaker', { reason });
+  const failures = paused.failures.map((seen) => ({
+    requestId: seen.requestId,
+    nodeName: seen.node,
+    error: seen.error,
+    at: seen.at,
+  }));
+  await deps.publisher.publish(
+    'Admission Paused',
+    pausedEvent(request, tripped.executionId, {
+      pausedAt: paused.pausedAt ?? tools.now().toISOString(),
+      reason,
+      failures,
+    }),
+  );
+  const node = await deps.kube.getNode(request.nodeName).catch(() => undefined);
+  const event = { reason: 'AdmissionPaused' as const, type: 'Warning' as const, message: reason };
+  const problem = node ? await emitNodeEvent(deps.kube, node, event, tools.now()) : undefined;
+  if (problem) tools.logger.warn('could not record the AdmissionPaused event', { reason: problem.message });
+}
