@@ -1,5 +1,5 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
-import { type AdmissionOutlook, admissionOutlook } from '../../lib/admission/index.ts';
+import { type AdmissionOutlook, admissionLimitsOf, admissionOutlook } from '../../lib/admission/index.ts';
 import { isBlocked } from '../../lib/domain/plan.ts';
 import type { DrainOptions } from '../../lib/domain/request.ts';
 import type { NodePlan } from '../../lib/drain/plan-node.ts';
@@ -186,15 +186,8 @@ export const planCommand: Command = {
       planned: nodePlan,
       ...(args.notBefore ? { notBefore: args.notBefore } : {}),
     });
-    const settings = {
-      namespace: config.namespace,
-      maxHeldNodes: config.maxHeldNodes,
-      slotLimits: config.slotLimits,
-      spreadLimits: config.spreadLimits,
-      minSchedulable: config.minSchedulable,
-    };
     const node = await client.getNode(args.nodeName);
-    const admission = await admissionOutlook(client, node, settings, new Date());
+    const admission = await admissionOutlook(client, node, admissionLimitsOf(config), new Date());
     context.out(render(args.format, { nodePlan, timing, admission, policy }));
     return isBlocked(nodePlan.plan) ? EXIT.blocked : EXIT.ok;
   },

@@ -24,7 +24,7 @@ export { type Admitted, admitRequest } from './admit.ts';
 export type { BreakerFailure, BreakerRecord, BreakerSetting } from './breaker.ts';
 export type { AdmissionQueue } from './decision.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
-export type { AdmissionSettings } from './observe.ts';
+export { type AdmissionSettings, admissionLimitsOf } from './observe.ts';
 export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';
 export { noteEvacuationFailed, resumeAdmission } from './trip.ts';
 export {

@@ -26,6 +26,22 @@ export interface AdmissionSettings {
   readonly ledger?: LedgerSettings;
 }
 
+/**
+ * The limits admission counts, from the settings that declare them (lib/config): one place, so `plan`'s
+ * outlook and the Admit step decide on the same limits.
+ */
+export function admissionLimitsOf(
+  config: Pick<AdmissionSettings, 'namespace' | 'maxHeldNodes' | 'slotLimits' | 'spreadLimits' | 'minSchedulable'>,
+): AdmissionSettings {
+  return {
+    namespace: config.namespace,
+    maxHeldNodes: config.maxHeldNodes,
+    ...(config.slotLimits ? { slotLimits: config.slotLimits } : {}),
+    ...(config.spreadLimits ? { spreadLimits: config.spreadLimits } : {}),
+    ...(config.minSchedulable ? { minSchedulable: config.minSchedulable } : {}),
+  };
+}
+
 export interface ObservedNodes {
   /** Nodes drainbridge holds (from their ledgers; an unreadable ledger counts as held). */
   readonly held: string[];

@@ -4,7 +4,13 @@
  * phase changes.
  */
 
-import { type Admitted, admitRequest, readAdmissionLease, waitFromLease } from '../../admission/index.ts';
+import {
+  type Admitted,
+  admissionLimitsOf,
+  admitRequest,
+  readAdmissionLease,
+  waitFromLease,
+} from '../../admission/index.ts';
 import type { Config } from '../../config/index.ts';
 import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
@@ -81,14 +87,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
   run: async (input, deps, tools) => {
     const { config } = deps;
     checkDeadline(input.request, input.startedAt, config.maxEvacuationHours, tools.now());
-    const settings = {
-      namespace: config.namespace,
-      maxHeldNodes: config.maxHeldNodes,
-      slotLimits: config.slotLimits,
-      spreadLimits: config.spreadLimits,
-      minSchedulable: config.minSchedulable,
-      ledger: ledgerSettings(config, input.request.origin),
-    };
+    const settings = { ...admissionLimitsOf(config), ledger: ledgerSettings(config, input.request.origin) };
     // A request waiting in line, or one that would find admission busy, is told so from the admission
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
     // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
