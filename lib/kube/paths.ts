@@ -74,6 +74,18 @@ export interface RecordedRelease {
   leftAlone?: string[];
 }
 
+/**
+ * How a request that never held its node ended: failed or aborted while it waited for a slot; not started
+ * (its maintenance window closed first); withdrawn (its cordon lifted, or the CLI that asked was stopped).
+ */
+export type NeverHeldOutcome = 'failed' | 'aborted' | 'not-started' | 'withdrawn';
+
+/** The end of a never-held request as recorded: how, and why in a sentence. */
+export interface NeverHeldEnd {
+  readonly outcome: NeverHeldOutcome;
+  readonly why?: string;
+}
+
 export interface EvacuationStatus {
   /** When drainbridge created the record (its own clock, as every time in the record; ISO 8601). */
   requestedAt?: string;
@@ -101,6 +113,10 @@ export interface EvacuationStatus {
    * has nothing to restore, so this starts its record's expiry as a finished Restore does (expiry.ts).
    */
   endedAt?: string;
+  /** How such a request ended (set with endedAt): `kubectl get evacuations` and `drainbridge status` say it. */
+  outcome?: NeverHeldOutcome;
+  /** Why it ended so, in a sentence (a failure's own sentence is lastError). */
+  outcomeReason?: string;
   /**
    * A Restore of this request: when it started and finished (resumption after a restart), and what its
    * release of the hold did — so a Restore resumed after the release reports that, not "nothing".
