@@ -7,6 +7,8 @@
  *    branches resume from the record's state (nothing evicted or migrated twice).
  *  - a request with notBefore still waiting for its start (phase MaintenanceScheduled, no hold, no
  *    tombstone) → run it again with the same notBefore: it plans its start again and waits.
+ *  - a cordon's request that waited for a slot (no phase, no hold, no tombstone, no end) → run it again:
+ *    it waits again, or admission withdraws it (its record ends) when the cordon is gone.
  * Other requests that never took their hold have no record; their sources (the forwarder) derive them again.
  */
 import type { V1Node } from '@kubernetes/client-node';
@@ -50,7 +52,7 @@ export function planResume(record: EvacuationObject, node: V1Node | undefined): 
   if (read.status === 'unreadable')
     return { action: 'none', why: `${read.reason}; drainbridge repair ${record.spec.nodeName}` };
   const ledger = read.ledger;
-  if (isWaitingForStart(record, ledger)) return resumeEvacuation(record);
+  if (isWaitingForStart(record, ledger) || isCordonWaitingForSlot(record, ledger)) return resumeEvacuation(record);
   if (!Object.hasOwn(ledger.holds, requestId)) return { action: 'none', why: 'the request does not hold its node' };
   const phase = record.status?.phase ?? '';
   if (ENDED_PHASES.has(phase)) return { action: 'none', why: `the evacuation ended (${phase})` };
@@ -63,6 +65,27 @@ function isWaitingForStart(record: EvacuationObject, ledger: Ledger): boolean {
   return (
     record.status?.phase === 'MaintenanceScheduled' &&
     record.spec.notBefore !== undefined &&
+    !Object.hasOwn(ledger.holds, requestId) &&
+    !Object.hasOwn(ledger.released, requestId)
+  );
+}
+
+/**
+ * A cordon's request that waited for a slot (a record, never admitted, never ended): run again, it waits
+ * in line again while the node stays cordoned, or admission withdraws it when the cordon was lifted
+ * meanwhile — the cordon source derives no Maintenance Ended for a cordon lifted while no replica led, so
+ * left alone its record would show it waiting for ever. (A window's request is not resumed this way: its
+ * record does not keep the window, and run without it, it could start after its window closed.)
+ */
+function isCordonWaitingForSlot(record: EvacuationObject, ledger: Ledger): boolean {
+  const { requestId } = record.spec;
+  const status = record.status;
+  return (
+    record.spec.origin === 'cordon' &&
+    record.spec.notBefore === undefined &&
+    status?.phase === undefined &&
+    status?.endedAt === undefined &&
+    status?.restore === undefined &&
     !Object.hasOwn(ledger.holds, requestId) &&
     !Object.hasOwn(ledger.released, requestId)
   );

@@ -78,6 +78,25 @@ describe('planResume', () => {
     assert.equal(planResume(waiting, ended).action, 'none');
   });
 
+  it('issue 24: a cordon request that waited for a slot is resumed (admission withdraws it if the cordon is gone); not once it ended, nor a window request', () => {
+    const waiting = record({ branches: {} });
+    const decision = planResume(waiting, free);
+    assert.equal(decision.action, 'evacuate');
+    if (decision.action === 'evacuate') assert.equal(decision.detail.origin, 'cordon');
+    const withdrawn = record({ branches: {}, endedAt: 'x', outcome: 'withdrawn', outcomeReason: 'r' });
+    assert.equal(planResume(withdrawn, free).action, 'none');
+    const windowed = record({ branches: {} });
+    windowed.spec.origin = 'schedule';
+    assert.equal(planResume(windowed, free).action, 'none', 'its record does not keep its window');
+    const released: V1Node = {
+      metadata: {
+        name: 'node-1',
+        annotations: { [LEDGER_ANNOTATION]: JSON.stringify({ holds: {}, released: { 'req-1': 'x' } }) },
+      },
+    };
+    assert.equal(planResume(waiting, released).action, 'none');
+  });
+
   it("only another run process's executions are taken for dead", () => {
     const arn = (name: string) => `arn:aws:states:local:000000000000:execution:drainbridge-evacuate:${name}`;
     assert.equal(isOtherRunExecution(arn('run.pod-a-1.5f'), 'pod-b-2'), true);
