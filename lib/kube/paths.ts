@@ -2,7 +2,9 @@
  * Pure builders for what drainbridge sends to the API server: request bodies, merge patches, names of
  * the drainbridge-owned resources. Tested directly, no client needed.
  */
+
 import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
+import type { WindowOccurrence } from '../domain/window.ts';
 
 /** A JSON merge patch (RFC 7386): `null` deletes a key. */
 export type MergePatch = { readonly [key: string]: MergePatchValue };
@@ -35,6 +37,8 @@ export interface EvacuationObject {
     drain?: Record<string, unknown>;
     deadline?: string;
     notBefore?: string;
+    /** A window's request: its occurrence (a resumed request is started within it only). */
+    window?: WindowOccurrence;
   };
   status?: EvacuationStatus;
 }

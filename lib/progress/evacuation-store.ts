@@ -245,6 +245,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       drain: { ...request.drain },
       ...(request.deadline ? { deadline: request.deadline } : {}),
       ...(request.notBefore ? { notBefore: request.notBefore } : {}),
+      ...(request.window ? { window: { ...request.window } } : {}),
     };
     try {
       const fresh = newEvacuation(spec);
