@@ -114,20 +114,27 @@ function noHoldOrphaned(log: SoakLog): Judged {
 function requestsEnd(log: SoakLog): Judged {
   const broken: string[] = [];
   for (const r of log.requests) {
-    const what = `request ${r.requestId} (${r.node}${r.origin ? `, ${r.origin}` : ''})`;
-    if (!r.outcome || r.endedAt === undefined) {
-      broken.push(
-        `${what} never ended: its record shows no end (phase ${r.lastPhase ?? 'none'}) after every maintenance was ended`,
-      );
-    } else if (r.endedAt - r.firstSeenAt > log.requestBoundMs) {
-      broken.push(
-        `${what} took ${Math.round((r.endedAt - r.firstSeenAt) / 1000)} s (bound ${log.requestBoundMs / 1000} s)`,
-      );
-    } else if (r.outcome === 'failed' && !/\w/.test(r.lastError ?? '')) {
-      broken.push(`${what} failed naming no blocker`);
-    }
+    const breach = requestEndBreach(r, log.requestBoundMs);
+    if (breach) broken.push(breach);
   }
   return { checked: log.requests.length, broken };
+}
+
+/** How one request breaks requests-end, or undefined. */
+function requestEndBreach(r: SoakLog['requests'][number], requestBoundMs: number): string | undefined {
+  const what = `request ${r.requestId} (${r.node}${r.origin ? `, ${r.origin}` : ''})`;
+  if (!r.outcome || r.endedAt === undefined) {
+    return `${what} never ended: its record shows no end (phase ${r.lastPhase ?? 'none'}) after every maintenance was ended`;
+  }
+  if (r.endedAt - r.firstSeenAt > requestBoundMs) {
+    return `${what} took ${Math.round((r.endedAt - r.firstSeenAt) / 1000)} s (bound ${requestBoundMs / 1000} s)`;
+  }
+  if (r.outcome === 'failed' && !/\w/.test(r.lastError ?? '')) return `${what} failed naming no blocker`;
+  // Not started or withdrawn without a word would be an end nobody can check.
+  if ((r.outcome === 'not-started' || r.outcome === 'withdrawn') && !/\w/.test(r.endReason ?? '')) {
+    return `${what} ended ${r.outcome} naming no reason`;
+  }
+  return undefined;
 }
 
 function heldWithinLimit(log: SoakLog): Judged {

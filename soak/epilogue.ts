@@ -11,6 +11,8 @@ import { Child } from './processes.ts';
 import type { SoakWorld } from './world.ts';
 
 const NODES = { group: '', resource: 'nodes' };
+const EVACUATIONS = { group: 'drainbridge.io', resource: 'evacuations' };
+const ENDED_PHASES = new Set(['Failed', 'NodeDrained', 'MaintenanceStarted', 'NodeRunning']);
 const LEDGER = 'drainbridge.io/ledger';
 
 function holds(node: KubeObject): string[] {
@@ -69,4 +71,13 @@ export async function epilogue(w: SoakWorld): Promise<void> {
   await waitFor(() => w.sim.store.list(NODES).items.every((n) => holds(n).length === 0), 60_000);
   await restoreAll(w);
   await waitFor(() => w.sim.store.list(NODES).items.every((n) => holds(n).length === 0), 120_000);
+  // Requests still in line end on their own once drainbridge next looks (a window closes within its 2
+  // minutes, a lifted cordon is read within 120 s in line): the checker judges them after that, not before.
+  await waitFor(() => w.sim.store.list(EVACUATIONS).items.every((r) => recordEnded(r.status)), 150_000);
+}
+
+/** Whether a record shows an end the checker knows (soak/observe.ts); waiting only, never judging. */
+function recordEnded(status: unknown): boolean {
+  const s = (status ?? {}) as { phase?: string; endedAt?: string; restore?: { finishedAt?: string } };
+  return Boolean(s.restore?.finishedAt || s.endedAt || ENDED_PHASES.has(s.phase ?? ''));
 }

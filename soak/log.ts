@@ -62,14 +62,20 @@ export interface RequestHistory {
   /** Who asked: cordon, NodeMaintenance, schedule (a window), manual (the CLI)… */
   readonly origin?: string;
   readonly firstSeenAt: number;
-  /** The latest outcome: succeeded (NodeDrained), failed, aborted, restored; undefined: never ended. */
-  readonly outcome?: 'succeeded' | 'failed' | 'aborted' | 'restored';
+  /**
+   * The latest outcome: succeeded (NodeDrained), failed, aborted, restored; for a request that never held
+   * its node, also not-started (its window closed first) or withdrawn (its cordon lifted, its CLI stopped);
+   * undefined: never ended.
+   */
+  readonly outcome?: 'succeeded' | 'failed' | 'aborted' | 'restored' | 'not-started' | 'withdrawn';
   /** When it first reached any of those (the bound is judged on this). */
   readonly endedAt?: number;
   /** The record's phase when last seen (what a request that never ended was left in). */
   readonly lastPhase?: string;
   /** A failure's blocker (lastError), which must be named. */
   readonly lastError?: string;
+  /** Why a request not started or withdrawn ended so (outcomeReason), which must be named. */
+  readonly endReason?: string;
 }
 
 /** A node at the end of the soak, after the epilogue ended every maintenance. */

@@ -120,6 +120,9 @@ const END_OF = (phase: string | undefined, status: Record<string, unknown>): Req
   if ((status.restore as { finishedAt?: string } | undefined)?.finishedAt) return 'restored';
   if (phase === 'Failed') return status.abortRequested ? 'aborted' : 'failed';
   if (phase === 'NodeDrained' || phase === 'MaintenanceStarted' || phase === 'NodeRunning') return 'succeeded';
+  // A request that never held its node and ended without failing: only with the instant it ended.
+  const ended = status.outcome;
+  if (typeof status.endedAt === 'string' && (ended === 'not-started' || ended === 'withdrawn')) return ended;
   return undefined;
 };
 
@@ -130,6 +133,7 @@ function nextHistory(seen: RequestHistory | undefined, record: KubeObject, now: 
   const outcome = END_OF(status.phase as string | undefined, status) ?? seen?.outcome;
   const endedAt = seen?.endedAt ?? (outcome ? now : undefined);
   const lastError = typeof status.lastError === 'string' ? status.lastError : undefined;
+  const endReason = typeof status.outcomeReason === 'string' ? status.outcomeReason : undefined;
   return {
     requestId: spec.requestId ?? record.metadata.name ?? '',
     node: spec.nodeName ?? '',
@@ -138,6 +142,7 @@ function nextHistory(seen: RequestHistory | undefined, record: KubeObject, now: 
     ...(outcome ? { outcome } : {}),
     ...(endedAt ? { endedAt } : {}),
     ...(lastError ? { lastError } : {}),
+    ...(endReason ? { endReason } : {}),
     ...(typeof status.phase === 'string' ? { lastPhase: status.phase } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { DetailByType } from '../../lib/events/contracts.ts';
 import { isNotFound } from '../../lib/kube/errors.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';
 import { drivingSentence } from '../../lib/workflow/driver.ts';
+import { withdrawWaiting } from '../../lib/workflow/never-held.ts';
 import { otherNodeOf, reusedIdMessage } from '../../lib/workflow/request-node.ts';
 import { type Cluster, connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
@@ -126,6 +127,25 @@ function interruptedWords(
   ];
 }
 
+/**
+ * A request stopped while it still waited for a slot is withdrawn (its record ends; a re-run with the same
+ * id waits again), so no record is left waiting for ever with nothing driving it. False when it was not
+ * waiting, or when the record could not be written (then it says nothing it did not do).
+ */
+async function withdrawInterrupted(cluster: Cluster, args: EvacuateArgs, signal: NodeJS.Signals): Promise<boolean> {
+  const why = `drainbridge evacuate was stopped (${signal}) while the request waited for a slot; it never held node ${args.node}`;
+  try {
+    return await withdrawWaiting(
+      { client: cluster.client, namespace: cluster.config.namespace },
+      { requestId: args.detail.requestId, nodeName: args.node },
+      why,
+      new Date(),
+    );
+  } catch {
+    return false;
+  }
+}
+
 async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandContext): Promise<ExitCode> {
   const output: RunOutput = createRenderer(context, {
     mode: outputModeOf(args.parsed, context),
@@ -149,7 +169,9 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
     // The run's display ends before the closing words (a live display's last frame stays above them).
     output.close();
     if (outcome.kind === 'interrupted') {
+      const withdrawn = state.heldByRequest ? false : await withdrawInterrupted(cluster, args, outcome.signal);
       for (const line of interruptedWords(outcome, state, args)) context.err(line);
+      if (withdrawn) context.err(`Request ${args.detail.requestId} is withdrawn: its record says so.`);
       return exitForSignal(outcome.signal);
     }
     const end = explainEvacuationEnd(outcome, output.recorded, { state, restore: restoreCommand(args) });

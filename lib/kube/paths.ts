@@ -2,7 +2,9 @@
  * Pure builders for what drainbridge sends to the API server: request bodies, merge patches, names of
  * the drainbridge-owned resources. Tested directly, no client needed.
  */
+
 import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
+import type { WindowOccurrence } from '../domain/window.ts';
 
 /** A JSON merge patch (RFC 7386): `null` deletes a key. */
 export type MergePatch = { readonly [key: string]: MergePatchValue };
@@ -35,6 +37,8 @@ export interface EvacuationObject {
     drain?: Record<string, unknown>;
     deadline?: string;
     notBefore?: string;
+    /** A window's request: its occurrence (a resumed request is started within it only). */
+    window?: WindowOccurrence;
   };
   status?: EvacuationStatus;
 }
@@ -74,6 +78,18 @@ export interface RecordedRelease {
   leftAlone?: string[];
 }
 
+/**
+ * How a request that never held its node ended: failed or aborted while it waited for a slot; not started
+ * (its maintenance window closed first); withdrawn (its cordon lifted, or the CLI that asked was stopped).
+ */
+export type NeverHeldOutcome = 'failed' | 'aborted' | 'not-started' | 'withdrawn';
+
+/** The end of a never-held request as recorded: how, and why in a sentence. */
+export interface NeverHeldEnd {
+  readonly outcome: NeverHeldOutcome;
+  readonly why?: string;
+}
+
 export interface EvacuationStatus {
   /** When drainbridge created the record (its own clock, as every time in the record; ISO 8601). */
   requestedAt?: string;
@@ -101,6 +117,10 @@ export interface EvacuationStatus {
    * has nothing to restore, so this starts its record's expiry as a finished Restore does (expiry.ts).
    */
   endedAt?: string;
+  /** How such a request ended (set with endedAt): `kubectl get evacuations` and `drainbridge status` say it. */
+  outcome?: NeverHeldOutcome;
+  /** Why it ended so, in a sentence (a failure's own sentence is lastError). */
+  outcomeReason?: string;
   /**
    * A Restore of this request: when it started and finished (resumption after a restart), and what its
    * release of the hold did — so a Restore resumed after the release reports that, not "nothing".

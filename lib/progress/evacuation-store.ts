@@ -23,6 +23,7 @@ import {
   type EvacuationStart,
   type EvacuationStatus,
   evacuationName,
+  type NeverHeldEnd,
   type RecordedRelease,
 } from '../kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
@@ -244,6 +245,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       drain: { ...request.drain },
       ...(request.deadline ? { deadline: request.deadline } : {}),
       ...(request.notBefore ? { notBefore: request.notBefore } : {}),
+      ...(request.window ? { window: { ...request.window } } : {}),
     };
     try {
       const fresh = newEvacuation(spec);
@@ -375,14 +377,38 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   }
 
   /**
-   * Marks the end of a request that never held its node (nothing to restore): its record then expires as
-   * a restored one does (expiry.ts). The latest end counts (the same id run again and failing again keeps
-   * its record the full time). Only an existing record is marked.
+   * Marks the end of a request that never held its node (nothing to restore) and how it ended: its record
+   * then expires as a restored one does (expiry.ts). The latest end counts (the same id run again and
+   * failing again keeps its record the full time). Only an existing record is marked.
    */
-  async markEnded(requestId: string, at: Date): Promise<void> {
+  async markEnded(requestId: string, at: Date, end: NeverHeldEnd): Promise<void> {
     if (!(await this.#get(requestId))) return;
-    await this.#update(requestId, (status) => ({ ...status, endedAt: at.toISOString() }), {
-      [ENDED_LABEL]: 'true',
+    await this.#update(
+      requestId,
+      (status) => ({
+        ...status,
+        endedAt: at.toISOString(),
+        outcome: end.outcome,
+        ...(end.why ? { outcomeReason: end.why.slice(0, 1024) } : {}),
+      }),
+      { [ENDED_LABEL]: 'true' },
+    );
+  }
+
+  /** The request's record, or undefined when it has none. */
+  async find(requestId: string): Promise<EvacuationObject | undefined> {
+    return this.#get(requestId);
+  }
+
+  /**
+   * Clears the end of a request that ended never holding its node and now holds it (the same id run
+   * again): a running request's record must not say it ended, nor expire as one that did.
+   */
+  async clearEnded(requestId: string): Promise<void> {
+    const record = await this.#get(requestId);
+    if (record?.status?.endedAt === undefined && record?.status?.outcome === undefined) return;
+    await this.#update(requestId, ({ endedAt: _at, outcome: _outcome, outcomeReason: _why, ...status }) => status, {
+      [ENDED_LABEL]: 'false',
     });
   }
 

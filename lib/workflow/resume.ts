@@ -7,6 +7,8 @@
  *    branches resume from the record's state (nothing evicted or migrated twice).
  *  - a request with notBefore still waiting for its start (phase MaintenanceScheduled, no hold, no
  *    tombstone) → run it again with the same notBefore: it plans its start again and waits.
+ *  - a cordon's or window's request that waited for a slot (no phase, no hold, no tombstone, no end) →
+ *    run it again: it waits again, or admission ends it (withdrawn, not started) on its record.
  * Other requests that never took their hold have no record; their sources (the forwarder) derive them again.
  */
 import type { V1Node } from '@kubernetes/client-node';
@@ -50,7 +52,7 @@ export function planResume(record: EvacuationObject, node: V1Node | undefined): 
   if (read.status === 'unreadable')
     return { action: 'none', why: `${read.reason}; drainbridge repair ${record.spec.nodeName}` };
   const ledger = read.ledger;
-  if (isWaitingForStart(record, ledger)) return resumeEvacuation(record);
+  if (isWaitingForStart(record, ledger) || isWaitingForSlot(record, ledger)) return resumeEvacuation(record);
   if (!Object.hasOwn(ledger.holds, requestId)) return { action: 'none', why: 'the request does not hold its node' };
   const phase = record.status?.phase ?? '';
   if (ENDED_PHASES.has(phase)) return { action: 'none', why: `the evacuation ended (${phase})` };
@@ -68,6 +70,28 @@ function isWaitingForStart(record: EvacuationObject, ledger: Ledger): boolean {
   );
 }
 
+/**
+ * A cordon's or a window's request that waited for a slot (a record, never admitted, never ended): run
+ * again, it waits in line again, or admission ends it — withdrawn when the cordon was lifted meanwhile, not
+ * started when its window closed (the record keeps the window) — where left alone after a restart of run
+ * its record would show it waiting for ever: nothing derives such a request again. A window request whose
+ * record has no window (written before it was kept) is not resumed: run without it, it could start late.
+ */
+function isWaitingForSlot(record: EvacuationObject, ledger: Ledger): boolean {
+  const { requestId } = record.spec;
+  const status = record.status;
+  const resumable = record.spec.origin === 'cordon' || (record.spec.origin === 'schedule' && record.spec.window);
+  return (
+    Boolean(resumable) &&
+    record.spec.notBefore === undefined &&
+    status?.phase === undefined &&
+    status?.endedAt === undefined &&
+    status?.restore === undefined &&
+    !Object.hasOwn(ledger.holds, requestId) &&
+    !Object.hasOwn(ledger.released, requestId)
+  );
+}
+
 function resumeEvacuation(record: EvacuationObject): ResumeDecision {
   const drain = DrainOptionsInput.safeParse(record.spec.drain ?? {});
   return {
@@ -78,6 +102,7 @@ function resumeEvacuation(record: EvacuationObject): ResumeDecision {
       ...(drain.success ? { drain: drain.data } : {}),
       ...(record.spec.notBefore ? { notBefore: record.spec.notBefore } : {}),
       ...(record.spec.deadline ? { deadline: record.spec.deadline } : {}),
+      ...(record.spec.window ? { window: record.spec.window } : {}),
     },
   };
 }

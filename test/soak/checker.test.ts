@@ -201,6 +201,18 @@ describe('soak invariant checker', () => {
       detail: /request r7 \(node-7\) took 900 s \(bound 600 s\)/,
     },
     {
+      name: 'a request withdrawn naming no reason',
+      invariant: 'requests-end',
+      change: (l) => ({
+        ...l,
+        requests: [
+          ...l.requests,
+          { requestId: 'r6', node: 'node-6', firstSeenAt: T0, outcome: 'withdrawn', endedAt: T0 + 1, endReason: ' ' },
+        ],
+      }),
+      detail: /request r6 \(node-6\) ended withdrawn naming no reason/,
+    },
+    {
       name: 'a failure naming no blocker',
       invariant: 'requests-end',
       change: (l) => ({

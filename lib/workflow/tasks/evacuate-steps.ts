@@ -4,7 +4,9 @@
  * phase changes.
  */
 
+import type { V1Node } from '@kubernetes/client-node';
 import {
+  type AdmissionSettings,
   type Admitted,
   admissionLimitsOf,
   admitRequest,
@@ -24,6 +26,7 @@ import type { BranchPrepared } from '../branches/branch.ts';
 import { branchNamed, prepareBranches } from '../branches/registry.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
+import { endNeverHeld, neverHeldEndOf, windowClosed } from '../never-held.ts';
 import { progressEvent } from '../outcomes.ts';
 import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from '../ownership.ts';
 import { sweepRecords } from '../record-expiry.ts';
@@ -92,7 +95,11 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
     // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
     const lease = await readAdmissionLease(deps.kube, config.namespace);
-    const waiting = await waitFromLease(deps.kube, input.request, settings, { lease, now: tools.now() });
+    // Not for a window request past its window's close: admission ends it (not started) unless it holds
+    // its node — told to wait from the Lease alone, it would wait in line for as long as the slots stay taken.
+    const waiting = windowClosed(input.request, tools.now())
+      ? undefined
+      : await waitFromLease(deps.kube, input.request, settings, { lease, now: tools.now() });
     if (waiting !== undefined) throw waiting;
     // The record exists from the first attempt, so a request waiting in line can be seen and aborted —
     // once the node is known to exist (a request for no node writes nothing), and unless the request was
@@ -117,13 +124,10 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // `drainbridge plan`. The Lease and the node read above may be seconds old by now: admission only
     // waits on them, and decides to admit on what it reads under its mutex.
     await refuseIfUnsafe(deps, input.request, node, tools.now());
-    const admitted = await admitRequest(deps.kube, input.request, settings, {
-      now: tools.now(),
-      lease,
-      node,
-      clock: () => tools.now(),
-    });
+    const admitted = await admitOrEnd(deps, input, { settings, lease, node }, tools);
     const record = await deps.progress.ensure(input.request, tools.now());
+    // The same id run again after it ended never holding (withdrawn, not started): it runs now.
+    if (admitted.acquired) await deps.progress.clearEnded(input.request.requestId);
     // A duplicate of a request whose evacuation already ended: drop it before it writes anything
     // (re-running the steps would walk the phase back through NodeCordoned and publish a second outcome).
     const ended = record.status?.phase;
@@ -144,6 +148,35 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     return admitted;
   },
 };
+
+/**
+ * admitRequest; when admission drops the request for good before it held the node (its window closed,
+ * its cordon lifted), its record says so and it leaves the line before the SkipEvent ends the execution.
+ */
+async function admitOrEnd(
+  deps: WorkflowDeps,
+  input: TaskInput,
+  read: { settings: AdmissionSettings; lease: Awaited<ReturnType<typeof readAdmissionLease>>; node: V1Node },
+  tools: TaskTools,
+): Promise<Admitted> {
+  try {
+    return await admitRequest(deps.kube, input.request, read.settings, {
+      now: tools.now(),
+      lease: read.lease,
+      node: read.node,
+      clock: () => tools.now(),
+    });
+  } catch (error) {
+    // By name: an error crossing the embedded runtime's module boundary is not always this module's class.
+    const skipped = error instanceof Error && error.name === 'SkipEvent';
+    const end = skipped ? neverHeldEndOf(input.request, read.node, tools.now(), error.message) : undefined;
+    if (end) {
+      tools.logger.info('request ended before it held its node', { outcome: end.outcome, reason: end.why });
+      await endNeverHeld({ ...deps, namespace: deps.config.namespace }, input.request, end, tools.now());
+    }
+    throw error;
+  }
+}
 
 /** Every branch's step before the passes (Nova: disable the host's nova-compute service), then NodeDraining. */
 export const prepareBranchesTask: TaskSpec<TaskInput, Record<string, BranchPrepared>, WorkflowDeps> = {

@@ -124,7 +124,10 @@ export const failEvacuationTask: TaskSpec<FailInput, { phase: Phase }, WorkflowD
     // Never held (failed in line, aborted there): nothing to restore, and perhaps no Restore ever — it ends
     // here, so its record expires (expiry.ts). Only the request's own record: a reused id names another node.
     if (hold === 'not held' && record.spec.nodeName === input.request.nodeName)
-      await deps.progress.markEnded(input.request.requestId, tools.now());
+      await deps.progress.markEnded(input.request.requestId, tools.now(), {
+        outcome: error.name === 'EvacuationAborted' ? 'aborted' : 'failed',
+        why: `${error.name}: ${error.message}`,
+      });
     const branches = Object.values(record.status?.branches ?? {});
     const blockers = blockersOf(branches, error.name === 'DeadlineExceeded');
     await deps.publisher.publish(

@@ -78,6 +78,36 @@ describe('planResume', () => {
     assert.equal(planResume(waiting, ended).action, 'none');
   });
 
+  it('issue 24: a cordon or window request that waited for a slot is resumed (admission ends it if its cordon is gone, its window closed); not once it ended', () => {
+    const waiting = record({ branches: {} });
+    const decision = planResume(waiting, free);
+    assert.equal(decision.action, 'evacuate');
+    if (decision.action === 'evacuate') assert.equal(decision.detail.origin, 'cordon');
+    const withdrawn = record({ branches: {}, endedAt: 'x', outcome: 'withdrawn', outcomeReason: 'r' });
+    assert.equal(planResume(withdrawn, free).action, 'none');
+    const windowed = record({ branches: {} });
+    windowed.spec.origin = 'schedule';
+    assert.equal(planResume(windowed, free).action, 'none', 'a record that does not keep its window');
+    const window = {
+      name: 'w',
+      opensAt: '2026-11-22T02:00:00Z',
+      closesAt: '2026-11-22T04:00:00Z',
+      maxNodes: 1,
+      endsOn: 'operator' as const,
+    };
+    windowed.spec.window = window;
+    const resumed = planResume(windowed, free);
+    assert.equal(resumed.action, 'evacuate');
+    if (resumed.action === 'evacuate') assert.deepEqual(resumed.detail.window, window, 'resumed within its window');
+    const released: V1Node = {
+      metadata: {
+        name: 'node-1',
+        annotations: { [LEDGER_ANNOTATION]: JSON.stringify({ holds: {}, released: { 'req-1': 'x' } }) },
+      },
+    };
+    assert.equal(planResume(waiting, released).action, 'none');
+  });
+
   it("only another run process's executions are taken for dead", () => {
     const arn = (name: string) => `arn:aws:states:local:000000000000:execution:drainbridge-evacuate:${name}`;
     assert.equal(isOtherRunExecution(arn('run.pod-a-1.5f'), 'pod-b-2'), true);
