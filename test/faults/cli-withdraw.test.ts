@@ -11,6 +11,7 @@ import { KubeClient } from '../../lib/kube/client.ts';
 import { evacuationName } from '../../lib/kube/paths.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
+import { BUDGET_BLOCKED, holdDrainOfNode1 } from '../cli/demo-blockers.ts';
 import { startCli } from '../cli/run-cli.ts';
 
 describe('fault injection: Ctrl-C while the request waits for a slot', () => {
@@ -28,9 +29,10 @@ describe('fault injection: Ctrl-C while the request waits for a slot', () => {
 
   it('withdraws the request: its record ends (withdrawn, why), it leaves the line, node-2 untouched', async () => {
     const kubeconfig = ['--kubeconfig', cluster.kubeconfigPath];
-    // node-1 takes the one slot: its bare debug pod blocks the drain, so it holds the slot meanwhile.
+    // node-1 takes the one slot: its web budget allows no disruption, so it holds the slot meanwhile.
+    holdDrainOfNode1(cluster.sim);
     const holder = startCli(['evacuate', 'node-1', '--ignore-daemonsets', '--request-id', 'holder', ...kubeconfig]);
-    await holder.waitFor(/waiting — pods: .*blocked/);
+    await holder.waitFor(BUDGET_BLOCKED);
     const waiting = startCli(['evacuate', 'node-2', '--ignore-daemonsets', '--request-id', 'waiter', ...kubeconfig]);
     await waiting.waitFor(/slot/);
     waiting.child.kill('SIGINT');
