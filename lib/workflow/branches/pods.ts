@@ -2,9 +2,9 @@
  * The pod drain's two branches (lib/drain): `pods`, beside the VM branches, and `infra-pods`, after
  * them. Both are planned together by the drain planner, whose one plan of the node they share.
  */
+import type { PassInput, PassResult, ReconcilePass } from '../../domain/pass.ts';
 import type { BranchPlan } from '../../domain/plan.ts';
 import type { PodBranch } from '../../drain/branch-filters.ts';
-import { createEvictionPass } from '../../drain/eviction-pass.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
 import { DRAIN_STATE_FORMAT, podTimelines } from '../../drain/tracking.ts';
 import type { WorkflowDeps } from '../workflow-deps.ts';
@@ -22,16 +22,32 @@ function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {
  */
 export const POD_PASS_WAIT_MS = 30_000;
 
-function evictionPass(branch: PodBranch, deps: WorkflowDeps) {
-  return createEvictionPass(deps.kube, deps.progress, {
+/**
+ * The pass, its implementation loaded at its first run: the registry is read by processes that never
+ * drain (the forwarder's preflight reads the branches' access lists), and the eviction pass brings
+ * client-node's watch with it (test/deploy/image.test.ts keeps the forwarder's image path without it).
+ */
+function evictionPass(branch: PodBranch, deps: WorkflowDeps): ReconcilePass {
+  let loaded: Promise<ReconcilePass> | undefined;
+  const load = async (): Promise<ReconcilePass> => {
+    const { createEvictionPass } = await import('../../drain/eviction-pass.ts');
+    return createEvictionPass(deps.kube, deps.progress, {
+      branch,
+      waitMs: POD_PASS_WAIT_MS,
+      // The state and the counts in one write per pass (the task's own record of them then changes nothing).
+      recorder: deps.progress,
+      infraPodSelector: deps.config.infraPodSelector,
+      // The KubeVirt branch moves their VMs (and blocks on launcher pods no VMI accounts for).
+      launcherPodsBlock: false,
+    });
+  };
+  return {
     branch,
-    waitMs: POD_PASS_WAIT_MS,
-    // The state and the counts in one write per pass (the task's own record of them then changes nothing).
-    recorder: deps.progress,
-    infraPodSelector: deps.config.infraPodSelector,
-    // The KubeVirt branch moves their VMs (and blocks on launcher pods no VMI accounts for).
-    launcherPodsBlock: false,
-  });
+    run: async (input: PassInput): Promise<PassResult> => {
+      loaded ??= load();
+      return (await loaded).run(input);
+    },
+  };
 }
 
 /** Pods evicted as kubectl drain does; both pod branches add to the PODS column of `drainbridge status`. */
