@@ -213,9 +213,11 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
 };
 
 /**
- * A Restore resumed after its release (drainbridge run restarted mid-Restore) finds the hold gone: what
- * happened is what the first release did, as the record kept it — else (killed between the release and
- * that write) only that the hold was released before.
+ * A Restore that finds the hold released already: resumed after its release (drainbridge run restarted
+ * mid-Restore), or a second Maintenance Ended racing the first. It reports what the first release did, as
+ * the record kept it, and says in `leftAlone` that this Restore changed nothing — so a consumer counts one
+ * acting Restore per request whatever the order (else, killed between the release and that write, only
+ * that the hold was released before).
  */
 async function earlierRelease(
   deps: WorkflowDeps,
@@ -224,12 +226,14 @@ async function earlierRelease(
   tools: { logger: { info(message: string, extra: Record<string, unknown>): void } },
 ): Promise<Omit<Released, 'nodeGone'>> {
   const recorded = await deps.progress.recordedRelease(input.request.requestId);
-  tools.logger.info('hold released before (a resumed Restore)', { recorded: recorded !== undefined });
+  tools.logger.info('hold released before (a resumed or repeated Restore)', { recorded: recorded !== undefined });
+  const id = input.request.requestId;
   if (!recorded) {
-    const note = `the hold of ${input.request.requestId} was released by an earlier Restore whose outcome was not recorded`;
+    const note = `the hold of ${id} was released by an earlier Restore whose outcome was not recorded; this one changed nothing`;
     return { ...now, leftAlone: [...now.leftAlone, note] };
   }
-  return { ...recorded, leftAlone: recorded.leftAlone ?? [] };
+  const note = `the hold of ${id} was released by an earlier Restore (reported here as it kept it); this one changed nothing`;
+  return { ...recorded, leftAlone: [...(recorded.leftAlone ?? []), note] };
 }
 
 /** What the RestoreBranches step did: the moves it stopped, what the branches left alone, their event fields. */
