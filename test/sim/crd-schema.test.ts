@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { type ClosableStore, createStore } from '../../sim/store/memory-store.ts';
-import { evaluateCel } from '../../sim/store/schema/cel-eval.ts';
-import { parseCel } from '../../sim/store/schema/cel-parse.ts';
+import { CelCompileError, compileCel, evaluateCompiled, toCelValue } from '../../sim/store/schema/cel.ts';
+import type { Schema } from '../../sim/store/schema/index.ts';
 import { StatusError } from '../../sim/store/status.ts';
 import type { KubeObject } from '../../sim/store/types.ts';
 
@@ -296,31 +296,63 @@ describe('custom resources against their CRD schema', () => {
   });
 });
 
-describe('CEL subset', () => {
-  const cases: [string, Record<string, unknown>, unknown][] = [
-    ['self.a == oldSelf.a', { self: { a: 'x' }, oldSelf: { a: 'x' } }, true],
-    ['self == oldSelf', { self: { a: [1, { b: 2 }] }, oldSelf: { a: [1, { b: 2 }] } }, true],
-    ['self == oldSelf', { self: { a: 1 }, oldSelf: { a: 2 } }, false],
-    ["self.name != ''", { self: { name: '' } }, false],
-    ['size(self.list) >= 2 && self.list.all(x, x > 0)', { self: { list: [1, 2] } }, true],
-    ["self.list.exists(x, x == 'b') ? 'yes' : 'no'", { self: { list: ['a', 'b'] } }, 'yes'],
-    ["'k' in self.map && !('z' in self.map)", { self: { map: { k: 1 } } }, true],
-    ['has(self.x) || self.y.size() == 3', { self: { y: 'abc' } }, true],
-    ["self.s.matches('^[a-z]+$') && self.s.endsWith('c')", { self: { s: 'abc' } }, true],
-    ['-self.n * 2 + 7 / 2 - 10 % 4', { self: { n: 3 } }, -5],
-    ['[1, 2] + [3] == [1, 2, 3] && {"a": 1}["a"] == 1', { self: {} }, true],
-    ['false && self.missing', { self: {} }, false],
-    ['self.missing || true', { self: {} }, true],
+describe('CEL as the CRDs use it (evaluated by @marcbachmann/cel-js, values typed by the schema)', () => {
+  const object = (properties: Record<string, Schema>): Schema => ({ type: 'object', properties });
+  const NODE = object({
+    nodeName: { type: 'string' },
+    replicas: { type: 'integer' },
+    ratio: { type: 'number' },
+    list: { type: 'array', items: { type: 'integer' } },
+    names: { type: 'array', items: { type: 'string' } },
+    map: { type: 'object', additionalProperties: { type: 'integer' } },
+    nested: object({ a: { type: 'array', items: {} } }),
+  });
+  const run = (source: string, self: unknown, oldSelf?: unknown): unknown => {
+    const scope: Record<string, unknown> = { self: toCelValue(NODE, self) };
+    if (oldSelf !== undefined) scope.oldSelf = toCelValue(NODE, oldSelf);
+    return evaluateCompiled(compileCel(source, NODE, 'bool'), scope);
+  };
+  const cases: [string, unknown, unknown, boolean][] = [
+    ['self.nodeName == oldSelf.nodeName', { nodeName: 'x' }, { nodeName: 'x' }, true],
+    ['self == oldSelf', { nested: { a: [1, { b: 2 }] } }, { nested: { a: [1, { b: 2 }] } }, true],
+    ['self == oldSelf', { replicas: 1 }, { replicas: 2 }, false],
+    ["self.nodeName != ''", { nodeName: '' }, undefined, false],
+    ['size(self.nodeName) > 0 && self.nodeName.size() == 3', { nodeName: 'abc' }, undefined, true],
+    ['size(self.list) >= 2 && self.list.all(x, x > 0)', { list: [1, 2] }, undefined, true],
+    ["self.names.exists(x, x == 'b')", { names: ['a', 'b'] }, undefined, true],
+    ["'k' in self.map && !('z' in self.map) && self.map['k'] == 1", { map: { k: 1 } }, undefined, true],
+    ['!has(self.replicas) || self.replicas % 2 == 1', { replicas: 3 }, undefined, true],
+    ['!has(self.replicas) || self.replicas % 2 == 1', {}, undefined, true],
+    [
+      "self.nodeName.matches('^[a-z-]+$') && self.nodeName.startsWith('no') && self.nodeName.endsWith('-1')",
+      { nodeName: 'no-de-1' },
+      undefined,
+      false,
+    ],
+    ["self.nodeName.contains('de') && self.nodeName.lowerAscii() == 'node'", { nodeName: 'NoDe' }, undefined, false],
+    // `integer` is int and `number` is double: an int field divides as an int, a number field as a double.
+    ['self.replicas / 2 == 1 && self.ratio / 2.0 == 1.5', { replicas: 3, ratio: 3 }, undefined, true],
+    ['false && self.missing', {}, undefined, false],
+    ['self.missing || true', {}, undefined, true],
   ];
-  for (const [source, scope, expected] of cases) {
-    it(`${source} → ${JSON.stringify(expected)}`, () => {
-      assert.deepEqual(evaluateCel(parseCel(source), scope), expected);
+  for (const [source, self, oldSelf, expected] of cases) {
+    it(`${source} over ${JSON.stringify(self)} → ${expected}`, () => {
+      assert.equal(run(source, self, oldSelf), expected);
     });
   }
 
-  it('a missing field is the error CEL reports; bad syntax is a syntax error', () => {
-    assert.throws(() => evaluateCel(parseCel('self.missing == 1'), { self: {} }), /no such key: missing/);
-    assert.throws(() => parseCel('self.a ==='), /CelSyntaxError|unexpected|expected/);
-    assert.throws(() => parseCel("self.a == 'open"), /unterminated string/);
+  it('transition rules are recognised by naming oldSelf', () => {
+    assert.equal(compileCel('self == oldSelf', NODE, 'bool').transition, true);
+    assert.equal(compileCel("self.nodeName != ''", NODE, 'bool').transition, false);
+  });
+
+  it('a missing field is an evaluation error worded as cel-go; syntax and type errors do not compile', () => {
+    assert.throws(() => run('self.missing == 1', {}), /^CelEvalError: no such key: missing$/);
+    assert.throws(() => compileCel('self.a ===', NODE, 'bool'), CelCompileError);
+    assert.throws(() => compileCel("self.a == 'open", NODE, 'bool'), /nterminated string/);
+    const stringSelf: Schema = { type: 'string' };
+    assert.throws(() => compileCel('self == 1', stringSelf, 'bool'), /no such overload: string == int/);
+    assert.throws(() => compileCel('size(self)', stringSelf, 'bool'), /must evaluate to bool, not int/);
+    assert.equal(compileCel("'got ' + self", stringSelf, 'string').transition, false);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * What the apiextensions apiserver refuses in a CRD's schema before serving it, as far as the simulator
  * would otherwise fail later: a `pattern` that is no regular expression and an `x-kubernetes-validations`
- * rule (or messageExpression) that does not compile — outside the simulator's CEL subset included, so no
- * rule is ever skipped silently. Each problem names its schema field. Pure.
+ * rule (or messageExpression) that does not compile (a syntax or type error, as @marcbachmann/cel-js
+ * checks it against the node's schema type). Each problem names its schema field. Pure.
  */
 import { ruleSourceProblems } from './rules.ts';
 import type { Schema } from './types.ts';
@@ -34,7 +34,7 @@ function patternProblem(schema: Schema, path: string): SchemaProblem[] {
 export function schemaProblems(schema: Schema, path: string): SchemaProblem[] {
   const problems = [...patternProblem(schema, path)];
   (schema['x-kubernetes-validations'] ?? []).forEach((rule, index) => {
-    problems.push(...ruleSourceProblems(rule, `${path}.x-kubernetes-validations[${index}]`));
+    problems.push(...ruleSourceProblems(rule, schema, `${path}.x-kubernetes-validations[${index}]`));
   });
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
     problems.push(...schemaProblems(property, `${path}.properties[${key}]`));

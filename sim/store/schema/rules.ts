@@ -8,34 +8,26 @@
  * `<nil>`.
  */
 
-import { CelEvalError, evaluateCel } from './cel-eval.ts';
-import { CelSyntaxError, type Node, parseCel, refersTo } from './cel-parse.ts';
+import { CelCompileError, CelEvalError, compileCel, evaluateCompiled, toCelValue } from './cel.ts';
 import { type FieldError, type FieldErrorReason, isPlainObject, type Schema, type ValidationRule } from './types.ts';
 
-const compiled = new Map<string, Node>();
-
-/** The parsed expression, cached by source text; throws CelSyntaxError. */
-export function compileRule(source: string): Node {
-  let node = compiled.get(source);
-  if (!node) {
-    node = parseCel(source);
-    compiled.set(source, node);
-  }
-  return node;
-}
-
-/** A rule's `rule` or `messageExpression` that does not parse: its field and why. */
+/** A rule's `rule` or `messageExpression` that does not compile for `schema`'s node: its field and why. */
 export function ruleSourceProblems(
   rule: ValidationRule,
+  schema: Schema,
   path: string,
 ): { field: string; value: string; detail: string }[] {
   const problems: { field: string; value: string; detail: string }[] = [];
-  for (const [key, source] of [['rule', rule.rule] as const, ['messageExpression', rule.messageExpression] as const]) {
+  const sources = [
+    ['rule', rule.rule, 'bool'] as const,
+    ['messageExpression', rule.messageExpression, 'string'] as const,
+  ];
+  for (const [key, source, resultType] of sources) {
     if (source === undefined) continue;
     try {
-      compileRule(source);
+      compileCel(source, schema, resultType);
     } catch (error) {
-      if (!(error instanceof CelSyntaxError)) throw error;
+      if (!(error instanceof CelCompileError)) throw error;
       problems.push({ field: `${path}.${key}`, value: source, detail: `compilation failed: ${error.message}` });
     }
   }
@@ -61,10 +53,10 @@ export function hasRules(schema: Schema): boolean {
 const child = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 const ROOT = '<nil>';
 
-function messageOf(rule: ValidationRule, scope: Record<string, unknown>): string {
+function messageOf(rule: ValidationRule, schema: Schema, scope: Record<string, unknown>): string {
   if (rule.messageExpression) {
     try {
-      const text = evaluateCel(compileRule(rule.messageExpression), scope);
+      const text = evaluateCompiled(compileCel(rule.messageExpression, schema, 'string'), scope);
       if (typeof text === 'string' && text.trim() !== '') return text;
     } catch (error) {
       if (!(error instanceof CelEvalError)) throw error;
@@ -82,7 +74,7 @@ function checkRule(
   const field = rule.fieldPath ? child(path, rule.fieldPath.replace(/^\./, '')) : path || ROOT;
   const value = schema.type ?? 'object';
   try {
-    if (evaluateCel(compileRule(rule.rule), scope) === true) return undefined;
+    if (evaluateCompiled(compileCel(rule.rule, schema, 'bool'), scope) === true) return undefined;
   } catch (error) {
     if (!(error instanceof CelEvalError)) throw error;
     return {
@@ -93,15 +85,19 @@ function checkRule(
     };
   }
   const reason = (rule.reason ?? 'FieldValueInvalid') as FieldErrorReason;
-  return { reason, field, value, detail: messageOf(rule, scope) };
+  return { reason, field, value, detail: messageOf(rule, schema, scope) };
 }
 
 function nodeErrors(schema: Schema, self: unknown, oldSelf: unknown, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  for (const rule of schema['x-kubernetes-validations'] ?? []) {
-    const transition = refersTo(compileRule(rule.rule), 'oldSelf');
-    if (transition && oldSelf === undefined) continue;
-    const scope: Record<string, unknown> = oldSelf === undefined ? { self } : { self, oldSelf };
+  const rules = schema['x-kubernetes-validations'] ?? [];
+  if (rules.length === 0) return errors;
+  const celSelf = toCelValue(schema, self);
+  const celOld = oldSelf === undefined ? undefined : toCelValue(schema, oldSelf);
+  for (const rule of rules) {
+    if (compileCel(rule.rule, schema, 'bool').transition && celOld === undefined) continue;
+    const scope: Record<string, unknown> =
+      celOld === undefined ? { self: celSelf } : { self: celSelf, oldSelf: celOld };
     const error = checkRule(rule, schema, scope, path);
     if (error) errors.push(error);
   }
