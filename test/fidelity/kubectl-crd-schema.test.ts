@@ -3,7 +3,8 @@
  * nodes: a CR that breaks its CRD's schema is refused with the API server's 422 (kubectl prints it),
  * unknown fields are refused under kubectl's default `--validate=strict` and pruned with a warning
  * under `--validate=warn`, a transition rule (`x-kubernetes-validations` with `oldSelf`) refuses a
- * `kubectl patch`, and `kubectl cordon` gets the node lifecycle controller's
+ * `kubectl patch` (NodeMaintenance's at `spec.nodeName`, as NMO words it), a rule that does not
+ * type-check against its field refuses the CRD, and `kubectl cordon` gets the node lifecycle controller's
  * `node.kubernetes.io/unschedulable:NoSchedule` taint, which `kubectl uncordon` takes away again
  * along with `spec.unschedulable` (omitted when false). A validating webhook's refusal reaches kubectl
  * as the API server words it.
@@ -134,6 +135,37 @@ describe('kubectl: CRD schemas and the cordon taint', { skip }, () => {
     assert.match(empty, /The Hold "h2" is invalid: spec: Invalid value: "object": nodeName must not be empty/);
     await ok(['patch', 'hold', 'h1', '--type=merge', '-p', '{"spec":{"reason":"kernel"}}']);
     assert.equal(await ok(['get', 'hold', 'h1', '-o', 'jsonpath={.spec.nodeName}']), 'node-1');
+  });
+
+  it("NodeMaintenance's nodeName rule (self == oldSelf): a patch is refused at spec.nodeName with NMO's message", async () => {
+    await ok(['apply', '-f', '-'], nodeMaintenance('nm-rename', '  nodeName: node-1'));
+    const stderr = await refused([
+      'patch',
+      'nodemaintenance',
+      'nm-rename',
+      '--type=merge',
+      '-p',
+      '{"spec":{"nodeName":"node-2"}}',
+    ]);
+    assert.match(
+      stderr,
+      /The NodeMaintenance "nm-rename" is invalid: spec\.nodeName: Invalid value: "string": updating spec\.NodeName isn't allowed/,
+    );
+    await ok(['patch', 'nodemaintenance', 'nm-rename', '--type=merge', '-p', '{"spec":{"reason":"kernel"}}']);
+    assert.equal(await ok(['get', 'nodemaintenance', 'nm-rename', '-o', 'jsonpath={.spec.nodeName}']), 'node-1');
+    await ok(['delete', 'nodemaintenance', 'nm-rename', '--wait=false']);
+  });
+
+  it('a CRD whose rule does not type-check against its field is refused by kubectl apply, and nothing is served', async () => {
+    const bad = LEASE_CRD.replaceAll('holds', 'clamps')
+      .replace('singular: hold, kind: Hold', 'singular: clamp, kind: Clamp')
+      .replace('size(self.nodeName) > 0', 'self.nodeName == 1');
+    const stderr = await refused(['apply', '-f', '-'], bad);
+    assert.match(
+      stderr,
+      /CustomResourceDefinition.* "clamps\.example\.io" is invalid: spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.rule: Invalid value: "self\.nodeName == 1": compilation failed/,
+    );
+    assert.equal(sim.store.registry.get({ group: 'example.io', resource: 'clamps' }), undefined);
   });
 
   it('cordon gets the unschedulable taint with timeAdded; uncordon removes it and omits spec.unschedulable', async () => {

@@ -332,8 +332,12 @@ describe('CEL as the CRDs use it (evaluated by @marcbachmann/cel-js, values type
     ["self.nodeName.contains('de') && self.nodeName.lowerAscii() == 'node'", { nodeName: 'NoDe' }, undefined, false],
     // `integer` is int and `number` is double: an int field divides as an int, a number field as a double.
     ['self.replicas / 2 == 1 && self.ratio / 2.0 == 1.5', { replicas: 3, ratio: 3 }, undefined, true],
-    ['false && self.missing', {}, undefined, false],
-    ['self.missing || true', {}, undefined, true],
+    // An absent field is an error at evaluation, absorbed when the other side of && / || decides.
+    ['false && self.replicas == 1', {}, undefined, false],
+    ['self.replicas == 1 || true', {}, undefined, true],
+    // Objects compare field by field whatever the key order; int and double fields stay apart.
+    ['self == oldSelf', { nodeName: 'n', replicas: 1 }, { replicas: 1, nodeName: 'n' }, true],
+    ['self.nested == oldSelf.nested', { nested: { a: [1] } }, { nested: { a: [2] } }, false],
   ];
   for (const [source, self, oldSelf, expected] of cases) {
     it(`${source} over ${JSON.stringify(self)} → ${expected}`, () => {
@@ -346,8 +350,9 @@ describe('CEL as the CRDs use it (evaluated by @marcbachmann/cel-js, values type
     assert.equal(compileCel("self.nodeName != ''", NODE, 'bool').transition, false);
   });
 
-  it('a missing field is an evaluation error worded as cel-go; syntax and type errors do not compile', () => {
-    assert.throws(() => run('self.missing == 1', {}), /^CelEvalError: no such key: missing$/);
+  it('an absent field is an evaluation error worded as cel-go; undeclared fields, syntax and type errors do not compile', () => {
+    assert.throws(() => run('self.replicas == 1', {}), /^CelEvalError: no such key: replicas$/);
+    assert.throws(() => compileCel('self.missing == 1', NODE, 'bool'), CelCompileError);
     assert.throws(() => compileCel('self.a ===', NODE, 'bool'), CelCompileError);
     assert.throws(() => compileCel("self.a == 'open", NODE, 'bool'), /nterminated string/);
     const stringSelf: Schema = { type: 'string' };

@@ -4,6 +4,7 @@
  * rule (or messageExpression) that does not compile (a syntax or type error, as @marcbachmann/cel-js
  * checks it against the node's schema type). Each problem names its schema field. Pure.
  */
+import { celRootSchema } from './cel.ts';
 import { ruleSourceProblems } from './rules.ts';
 import type { Schema } from './types.ts';
 
@@ -30,18 +31,23 @@ function patternProblem(schema: Schema, path: string): SchemaProblem[] {
   }
 }
 
-/** Every problem in `schema`, whose own path is `path`. */
+/** Every problem in the CRD's `schema` (its openAPIV3Schema), whose own path is `path`. */
 export function schemaProblems(schema: Schema, path: string): SchemaProblem[] {
+  return nodeProblems(schema, path, true);
+}
+
+function nodeProblems(schema: Schema, path: string, root: boolean): SchemaProblem[] {
   const problems = [...patternProblem(schema, path)];
+  const celSchema = root ? celRootSchema(schema) : schema;
   (schema['x-kubernetes-validations'] ?? []).forEach((rule, index) => {
-    problems.push(...ruleSourceProblems(rule, schema, `${path}.x-kubernetes-validations[${index}]`));
+    problems.push(...ruleSourceProblems(rule, celSchema, `${path}.x-kubernetes-validations[${index}]`));
   });
   for (const [key, property] of Object.entries(schema.properties ?? {})) {
-    problems.push(...schemaProblems(property, `${path}.properties[${key}]`));
+    problems.push(...nodeProblems(property, `${path}.properties[${key}]`, false));
   }
-  if (schema.items) problems.push(...schemaProblems(schema.items, `${path}.items`));
+  if (schema.items) problems.push(...nodeProblems(schema.items, `${path}.items`, false));
   if (typeof schema.additionalProperties === 'object') {
-    problems.push(...schemaProblems(schema.additionalProperties, `${path}.additionalProperties`));
+    problems.push(...nodeProblems(schema.additionalProperties, `${path}.additionalProperties`, false));
   }
   return problems;
 }

@@ -8,10 +8,13 @@
  * `<nil>`.
  */
 
-import { CelCompileError, CelEvalError, compileCel, evaluateCompiled, toCelValue } from './cel.ts';
+import { CelCompileError, CelEvalError, celRootSchema, compileCel, evaluateCompiled, toCelValue } from './cel.ts';
 import { type FieldError, type FieldErrorReason, isPlainObject, type Schema, type ValidationRule } from './types.ts';
 
-/** A rule's `rule` or `messageExpression` that does not compile for `schema`'s node: its field and why. */
+/**
+ * A rule's `rule` or `messageExpression` that does not compile for `schema`'s node (for the root, pass
+ * `celRootSchema(schema)`): its field and why.
+ */
 export function ruleSourceProblems(
   rule: ValidationRule,
   schema: Schema,
@@ -88,10 +91,11 @@ function checkRule(
   return { reason, field, value, detail: messageOf(rule, schema, scope) };
 }
 
-function nodeErrors(schema: Schema, self: unknown, oldSelf: unknown, path: string): FieldError[] {
+function nodeErrors(node: Schema, self: unknown, oldSelf: unknown, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  const rules = schema['x-kubernetes-validations'] ?? [];
+  const rules = node['x-kubernetes-validations'] ?? [];
   if (rules.length === 0) return errors;
+  const schema = path === '' ? celRootSchema(node) : node;
   const celSelf = toCelValue(schema, self);
   const celOld = oldSelf === undefined ? undefined : toCelValue(schema, oldSelf);
   for (const rule of rules) {
