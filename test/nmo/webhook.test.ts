@@ -14,7 +14,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { connect as connectTls } from 'node:tls';
 import { parseAllDocuments, stringify } from 'yaml';
+import { serviceDnsNames } from '../../lib/forwarder/node-maintenance/webhook-cert.ts';
+import { generateWebhookCertificates, type WebhookCertificates } from '../../lib/tls/self-signed.ts';
 import { findKubectl } from '../fidelity/kubectl-runner.ts';
 import {
   DrainbridgeProcess,
@@ -84,6 +87,29 @@ function scenario() {
   };
 }
 
+const SECRET = 'drainbridge-nodemaintenance-webhook-tls';
+const SERVICE_NAME = 'drainbridge-nodemaintenance-webhook.drainbridge.svc';
+
+const secretData = (json: string): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries((JSON.parse(json) as { data: Record<string, string> }).data).map(([key, b64]) => [
+      key,
+      Buffer.from(b64, 'base64').toString('utf8'),
+    ]),
+  );
+
+/** The Secret as cert-manager (or an operator's kubectl apply) writes a renewed certificate. */
+function tlsSecret(certs: WebhookCertificates): string {
+  const b64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: SECRET, namespace: 'drainbridge' },
+    type: 'kubernetes.io/tls',
+    data: { 'ca.crt': b64(certs.caCert), 'tls.crt': b64(certs.cert), 'tls.key': b64(certs.key) },
+  });
+}
+
 /** A NodeMaintenance as NMO's e2e test builds one. */
 function manifest(name: string, nodeName: string): string {
   return [
@@ -117,6 +143,36 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
       stderr.includes(`admission webhook "vnodemaintenance.kb.io" denied the request: ${message}`),
       `expected the webhook's refusal "${message}", got: ${stderr}`,
     );
+  /** The caBundle of each of drainbridge's webhooks, as PEM. */
+  const caBundles = async (): Promise<string[]> => {
+    const got = await cluster.kubectl.run([
+      ...['get', 'validatingwebhookconfiguration', 'drainbridge-nodemaintenance'],
+      ...['-o', 'jsonpath={.webhooks[*].clientConfig.caBundle}'],
+    ]);
+    return got.stdout.split(' ').map((b64) => Buffer.from(b64, 'base64').toString('utf8'));
+  };
+  const narrowCaBundle = async (caCert: string) => {
+    const caBundle = Buffer.from(caCert, 'utf8').toString('base64');
+    const patch = [0, 1].map((index) => ({
+      op: 'replace',
+      path: `/webhooks/${index}/clientConfig/caBundle`,
+      value: caBundle,
+    }));
+    const patched = await cluster.kubectl.run([
+      ...['patch', 'validatingwebhookconfiguration', 'drainbridge-nodemaintenance', '--type=json'],
+      ...['-p', JSON.stringify(patch)],
+    ]);
+    assert.equal(patched.code, 0, patched.stderr);
+  };
+  /** A new TLS connection to the webhook as the API server makes it: the Service's name, trusting `ca`. */
+  const handshake = (ca: string) =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connectTls({ host: '127.0.0.1', port, ca, servername: SERVICE_NAME }, () => {
+        socket.end();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
 
   before(async () => {
     const kubectl = findKubectl();
@@ -307,6 +363,50 @@ describe('the NodeMaintenance admission webhook (drainbridge run, deploy/compone
     assert.equal(await secret(), before);
     // The API server, trusting the caBundle written at the first start, still reaches it.
     const created = await apply('test-after-restart', 'doesNotExist');
+    denied(created.stderr, 'invalid nodeName, no node with name doesNotExist found');
+  });
+
+  it('deploy: a replaced Secret (cert-manager, an operator) is served by the running replica, the caBundle following', async () => {
+    const previous = secretData(
+      (await cluster.kubectl.run(['get', 'secret', '-n', 'drainbridge', SECRET, '-o', 'json'])).stdout,
+    );
+    const next = generateWebhookCertificates(serviceDnsNames('drainbridge'));
+    const replaced = await cluster.kubectl.run(['apply', '-f', '-'], { input: tlsSecret(next) });
+    assert.equal(replaced.code, 0, replaced.stderr);
+    await waitUntil(
+      'the replica reloads the Secret',
+      async () => run.logs('admission webhook certificate reloaded from its Secret').length === 1,
+      30_000,
+    );
+    assert.equal(run.logs('admission webhook certificate made and stored').length, 0, 'the Secret used as given');
+    const bundle = await caBundles();
+    assert.ok(
+      bundle.every((pem) => pem.includes(next.caCert.trim()) && pem.includes(previous['ca.crt']?.trim() ?? '?')),
+      'the caBundle trusts the new CA, the old one kept beside it',
+    );
+    // New connections get the new certificate: trusted under the new CA alone, no longer under the old one.
+    await handshake(next.caCert);
+    await assert.rejects(handshake(previous['ca.crt'] ?? ''), /certificate/);
+    // The API server trusting the new CA alone (as cert-manager's cainjector writes it) still calls it.
+    await narrowCaBundle(next.caCert);
+    const created = await apply('test-after-rotation', 'doesNotExist');
+    denied(created.stderr, 'invalid nodeName, no node with name doesNotExist found');
+  });
+
+  it('deploy: a deleted Secret is made again by the running replica and served', async () => {
+    const deleted = await cluster.kubectl.run(['delete', 'secret', '-n', 'drainbridge', SECRET]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    await waitUntil(
+      'a new Secret made and served',
+      async () => run.logs('admission webhook certificate reloaded from its Secret').length === 2,
+      30_000,
+    );
+    const made = secretData(
+      (await cluster.kubectl.run(['get', 'secret', '-n', 'drainbridge', SECRET, '-o', 'json'])).stdout,
+    );
+    await handshake(made['ca.crt'] ?? '');
+    assert.ok((await caBundles()).every((pem) => pem.includes((made['ca.crt'] ?? '?').trim())));
+    const created = await apply('test-after-remade', 'doesNotExist');
     denied(created.stderr, 'invalid nodeName, no node with name doesNotExist found');
   });
 });

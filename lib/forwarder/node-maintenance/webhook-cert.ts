@@ -128,8 +128,32 @@ export async function ensureWebhookCertificates(
   }
 }
 
-/** Writes the CA into the configuration's webhooks that call drainbridge's Service; false: no configuration. */
-export async function injectCaBundle(client: KubeHttpClient, caCert: string): Promise<boolean> {
+/** The PEM certificates of a bundle, each normalised to its base64 body (for comparison). */
+function bundleCertificates(pem: string): string[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((block) => block.replace(/-----[A-Z ]+-----|\s/g, ''));
+}
+
+/**
+ * The caBundle to write so that the API server trusts `caCert`, or undefined when `current` (base64)
+ * already does. `previousCa`, the CA of the certificate being replaced, stays in it: replicas that have
+ * not swapped yet keep being trusted until they do (the API server accepts a server signed by any CA of
+ * the bundle).
+ */
+export function caBundleFor(current: string | undefined, caCert: string, previousCa?: string): string | undefined {
+  const trusted = bundleCertificates(Buffer.from(current ?? '', 'base64').toString('utf8'));
+  const [wanted] = bundleCertificates(caCert);
+  if (wanted !== undefined && trusted.includes(wanted)) return undefined;
+  const keep = previousCa !== undefined && bundleCertificates(previousCa)[0] !== wanted ? previousCa : '';
+  const pem = `${caCert.trimEnd()}\n${keep.trimEnd()}`.trimEnd();
+  return Buffer.from(`${pem}\n`, 'utf8').toString('base64');
+}
+
+/**
+ * Makes the configuration's webhooks that call drainbridge's Service trust `caCert` (keeping
+ * `previousCa` beside it, see caBundleFor); false: no configuration.
+ */
+export async function injectCaBundle(client: KubeHttpClient, caCert: string, previousCa?: string): Promise<boolean> {
   const path = `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${WEBHOOK_CONFIGURATION}`;
   let config: WebhookConfiguration;
   try {
@@ -141,11 +165,16 @@ export async function injectCaBundle(client: KubeHttpClient, caCert: string): Pr
     if (isNotFound(error)) return false;
     throw error;
   }
-  const caBundle = Buffer.from(caCert, 'utf8').toString('base64');
   const ours = (config.webhooks ?? []).filter((w) => w.clientConfig?.service?.name === WEBHOOK_SERVICE);
-  if (ours.every((w) => w.clientConfig?.caBundle === caBundle)) return true;
-  for (const webhook of ours) webhook.clientConfig = { ...webhook.clientConfig, caBundle };
-  // A replace conditional on the version read: a concurrent edit is not overwritten (409, retried at start).
+  let changed = false;
+  for (const webhook of ours) {
+    const caBundle = caBundleFor(webhook.clientConfig?.caBundle, caCert, previousCa);
+    if (caBundle === undefined) continue;
+    webhook.clientConfig = { ...webhook.clientConfig, caBundle };
+    changed = true;
+  }
+  if (!changed) return true;
+  // A replace conditional on the version read: a concurrent edit is not overwritten (409, retried).
   await client.request(`replace validatingwebhookconfiguration ${WEBHOOK_CONFIGURATION}`, {
     method: 'PUT',
     path,

@@ -3,7 +3,8 @@
  * is none), the HTTPS server, then the CA written into drainbridge's ValidatingWebhookConfiguration. The
  * Secret unreadable or unwritable stops the start (the error names the call; the component's Role grants
  * it); the configuration missing or not writable is logged — the webhook then is not called, and the
- * controller refuses the same NodeMaintenances after the fact (docs/nodemaintenance.md).
+ * controller refuses the same NodeMaintenances after the fact (docs/nodemaintenance.md). While serving, the
+ * certificate follows the Secret (webhook-rotation.ts).
  */
 import { DrainbridgeError } from '../../errors/index.ts';
 import { apiCodeOf } from '../../kube/errors.ts';
@@ -12,6 +13,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { NodeMaintenanceFlavor } from './types.ts';
 import { startWebhookServer, type WebhookServer, webhookPath } from './webhook.ts';
 import { ensureWebhookCertificates, injectCaBundle, WEBHOOK_CONFIGURATION, WEBHOOK_SECRET } from './webhook-cert.ts';
+import { watchWebhookCertificates } from './webhook-rotation.ts';
 
 export interface WebhookStart {
   readonly client: KubeHttpClient;
@@ -22,15 +24,16 @@ export interface WebhookStart {
   readonly logger: Logger;
 }
 
-async function writeCaBundle(start: WebhookStart, caCert: string): Promise<void> {
+/** Makes the caBundle trust `caCert` (and `previousCa`); false when it could not be written (logged). */
+async function writeCaBundle(start: WebhookStart, caCert: string, previousCa?: string): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!(await injectCaBundle(start.client, caCert)))
+      if (!(await injectCaBundle(start.client, caCert, previousCa)))
         start.logger.warn('no ValidatingWebhookConfiguration for the NodeMaintenance webhook: it is not called', {
           configuration: WEBHOOK_CONFIGURATION,
           repair: 'add deploy/components/nodemaintenance-webhook to the overlay',
         });
-      return;
+      return true;
     } catch (error) {
       // Another replica wrote it meanwhile (409): read it again.
       if (apiCodeOf(error) === 409 && attempt < 3) continue;
@@ -38,7 +41,7 @@ async function writeCaBundle(start: WebhookStart, caCert: string): Promise<void>
         configuration: WEBHOOK_CONFIGURATION,
         error: error instanceof Error ? error.message : String(error),
       });
-      return;
+      return false;
     }
   }
 }
@@ -56,9 +59,24 @@ export async function serveNodeMaintenanceWebhook(start: WebhookStart): Promise<
   );
   const server = await startWebhookServer({ ...start, ...start.address, certificates });
   await writeCaBundle(start, certificates.caCert);
+  const watch = watchWebhookCertificates({
+    ...start,
+    server,
+    serving: certificates,
+    trust: async (caCert, previousCa) => {
+      if (!(await writeCaBundle(start, caCert, previousCa)))
+        throw new Error('the caBundle does not trust the new CA yet: the new certificate is not served');
+    },
+  });
   start.logger.info('NodeMaintenance admission webhook serving', {
     url: server.url,
     paths: start.flavors.map(webhookPath),
   });
-  return server;
+  return {
+    ...server,
+    close: async () => {
+      watch.stop();
+      await server.close();
+    },
+  };
 }

@@ -2,7 +2,8 @@
  * The NodeMaintenance validating admission webhook, served over HTTPS by every replica of the process
  * that serves NodeMaintenance (the forwarder, `drainbridge run`): NMO's checks (admission.ts), with the
  * facts read live for each CREATE — the node, the group's NodeMaintenances, the etcd members — as NMO's
- * webhook reads them. Its certificate comes from webhook-cert.ts. One path per served group, NMO's path
+ * webhook reads them. Its certificate comes from webhook-cert.ts and can be swapped while serving
+ * (webhook-rotation.ts). One path per served group, NMO's path
  * for medik8s's. A request that is not an AdmissionReview gets a 400 with what is wrong, and nothing is
  * read from the cluster for it; an API read that fails refuses the request with NMO's "please try again".
  */
@@ -45,6 +46,8 @@ export interface WebhookServerOptions {
 export interface WebhookServer {
   /** https://host:port */
   readonly url: string;
+  /** Serves `certificates` to every new connection from now on (open ones keep theirs until they close). */
+  useCertificates(certificates: WebhookCertificates): void;
   close(): Promise<void>;
 }
 
@@ -144,5 +147,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       });
     },
   );
-  return listen(server, { host: options.host, port: options.port, scheme: 'https' });
+  const listening = await listen(server, { host: options.host, port: options.port, scheme: 'https' });
+  return {
+    ...listening,
+    useCertificates: (certificates) => server.setSecureContext({ key: certificates.key, cert: certificates.cert }),
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The NodeMaintenance webhook's pure parts: NMO's admission decision (internal/webhook/v1beta1/
  * nodemaintenance_webhook.go: its checks, order and messages), the AdmissionReview read, and whether a
- * stored certificate Secret is fit to serve.
+ * stored certificate Secret is fit to serve, and the caBundle a certificate rotation writes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,7 +10,11 @@ import {
   admissionResponse,
   parseAdmissionReview,
 } from '../../../lib/forwarder/node-maintenance/admission.ts';
-import { serviceDnsNames, usableCertificates } from '../../../lib/forwarder/node-maintenance/webhook-cert.ts';
+import {
+  caBundleFor,
+  serviceDnsNames,
+  usableCertificates,
+} from '../../../lib/forwarder/node-maintenance/webhook-cert.ts';
 import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
 import { generateWebhookCertificates } from '../../../lib/tls/self-signed.ts';
 
@@ -112,6 +116,36 @@ describe("the webhook's certificate Secret", () => {
     const ending = generateWebhookCertificates(serviceDnsNames('drainbridge'), NOW, 20);
     assert.equal(usableCertificates(secretOf(ending), 'drainbridge', NOW), undefined, 'ends within 30 days');
     assert.equal(usableCertificates({ data: { 'tls.crt': 'bm90IGEgY2VydA==' } }, 'drainbridge', NOW), undefined);
+  });
+});
+
+describe('the caBundle across a certificate rotation', () => {
+  const NOW = new Date('2026-03-01T00:00:00Z');
+  const old = generateWebhookCertificates(serviceDnsNames('drainbridge'), NOW);
+  const next = generateWebhookCertificates(serviceDnsNames('drainbridge'), NOW);
+  const b64 = (pem: string) => Buffer.from(pem, 'utf8').toString('base64');
+  const pems = (bundle: string | undefined) =>
+    Buffer.from(bundle ?? '', 'base64')
+      .toString('utf8')
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
+
+  it('at start: the CA alone; nothing to write when the bundle already trusts it', () => {
+    assert.deepEqual(pems(caBundleFor(undefined, old.caCert)), [old.caCert.trim()]);
+    assert.deepEqual(
+      pems(caBundleFor(b64('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'), old.caCert)),
+      [old.caCert.trim()],
+    );
+    assert.equal(caBundleFor(b64(old.caCert), old.caCert), undefined);
+    // Trusted already, whatever else the bundle holds (cert-manager's cainjector, a rotation before).
+    assert.equal(caBundleFor(b64(`${next.caCert}${old.caCert}`), old.caCert), undefined);
+  });
+
+  it('a new CA: written first with the old one kept beside it, so replicas not yet swapped stay trusted', () => {
+    assert.deepEqual(pems(caBundleFor(b64(old.caCert), next.caCert, old.caCert)), [
+      next.caCert.trim(),
+      old.caCert.trim(),
+    ]);
+    assert.deepEqual(pems(caBundleFor(b64(old.caCert), next.caCert, next.caCert)), [next.caCert.trim()]);
   });
 });
 
