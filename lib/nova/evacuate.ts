@@ -30,6 +30,7 @@ import {
   withServerTimelines,
 } from './model.ts';
 import { observeHost } from './observe.ts';
+import { noComputeService } from './plan.ts';
 import { failureBlocker, type NovaAction, type PassPlan, planPass } from './planner.ts';
 
 /** The evacuation failed: servers whose attempts are exhausted, each named with Nova's reason. */
@@ -37,8 +38,8 @@ export class NovaEvacuationFailed extends EvacuationFailed {
   readonly blockers: readonly Blocker[];
   /** The branch's counts and blockers as they stood (the workflow records them: lib/domain/pass.ts). */
   readonly passFailure: PassFailure;
-  constructor(blockers: readonly Blocker[], progress: BranchProgress) {
-    super(`Nova evacuation failed: ${blockers.map((b) => b.reason).join('; ')}`);
+  constructor(blockers: readonly Blocker[], progress: BranchProgress, message?: string) {
+    super(message ?? `Nova evacuation failed: ${blockers.map((b) => b.reason).join('; ')}`);
     this.blockers = blockers;
     this.passFailure = { progress, blockers };
   }
@@ -55,7 +56,14 @@ export interface NovaEvacuationDeps {
   readonly wait?: NovaPassWait;
   /** How one pass waits between its rounds (tests may shorten it); setTimeout by default. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * The blockers of the host's plan that refuse its evacuation (plan.ts: REFUSING_CODES, in `plan`'s
+   * words), asked once, before the service is disabled; none when absent.
+   */
+  readonly refusal?: (host: string) => Promise<readonly Blocker[]>;
 }
+
+const NOTHING_MOVED: BranchProgress = { total: 0, moved: 0, inFlight: 0, skipped: 0 };
 
 /** How long one pass may go on watching its migrations, and how often it looks (see NovaEvacuationPass.run). */
 export interface NovaPassWait {
@@ -86,7 +94,8 @@ const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resol
 export async function computeServiceOf(nova: NovaClient, host: string, how = ''): Promise<NovaService> {
   const [service] = await nova.listComputeServices(host);
   if (!service) {
-    throw new EvacuationFailed(`Nova has no nova-compute service on host "${host}"${how}: cannot evacuate it`);
+    const blocker = noComputeService(host);
+    throw new NovaEvacuationFailed([blocker], NOTHING_MOVED, `${blocker.reason}${how}: cannot evacuate it`);
   }
   return service;
 }
@@ -172,14 +181,16 @@ export class NovaEvacuationPass implements ReconcilePass {
   }
 
   /**
-   * The Nova branch's prepare (the workflow's PrepareBranches step): find the node's host and its
-   * nova-compute service, disable it with drainbridge's reason, and record that for the passes.
-   * Idempotent (a re-run finds the state it wrote).
+   * The Nova branch's prepare (the workflow's PrepareBranches step): find the node's host, refuse as
+   * `plan` does when nothing could leave it (no service, no room elsewhere: NovaEvacuationFailed with the
+   * plan's blockers, the service untouched), else disable its nova-compute service with drainbridge's
+   * reason and record that for the passes. Idempotent (a re-run finds the state it wrote).
    */
   async prepare(
     request: ResolvedRequest,
   ): Promise<{ host: string; disabledByUs: boolean; foreignDisabledReason?: string }> {
     const stored = await this.#deps.store.read(request.requestId, 'nova', NOVA_STATE_FORMAT);
+    if (!stored) await this.#refuseIfBlocked(request);
     const state = await this.#ensureDisabled(stored?.state, request);
     if (!stored) await this.#deps.store.write(request.requestId, 'nova', state, undefined);
     return {
@@ -232,6 +243,20 @@ export class NovaEvacuationPass implements ReconcilePass {
     await nova.disableService(service.id, reason);
     logger?.info('disabled nova-compute service', { host: mapping.host, reason });
     return { ...base, disabledByUs: true };
+  }
+
+  /** The plan's refusing blockers for the request's host, thrown before anything is done to it. */
+  async #refuseIfBlocked(request: ResolvedRequest): Promise<void> {
+    if (!this.#deps.refusal) return;
+    const { host } = await this.#hostOf(request);
+    const blockers = await this.#deps.refusal(host);
+    if (blockers.length === 0) return;
+    const words = blockers.map((b) => `[${b.code}] ${b.reason}`).join('; ');
+    throw new NovaEvacuationFailed(
+      blockers,
+      NOTHING_MOVED,
+      `Nova evacuation refused, nova-compute on host "${host}" left enabled: ${words}`,
+    );
   }
 
   async #hostOf(request: ResolvedRequest): Promise<HostMapping> {

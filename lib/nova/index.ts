@@ -12,7 +12,7 @@ import { PlacementClient } from '../openstack/placement.ts';
 import { NovaEvacuationPass, type NovaPassWait } from './evacuate.ts';
 import type { HostMapping } from './host-mapping.ts';
 import type { NovaEvacuationOptions } from './model.ts';
-import { planNovaHost } from './plan.ts';
+import { planNovaHost, refusalOf } from './plan.ts';
 import { cancelNovaMigrations, restoreNovaHost } from './restore.ts';
 
 export { NovaEvacuationFailed, NovaEvacuationPass, type NovaPassWait } from './evacuate.ts';
@@ -60,9 +60,12 @@ export async function createNovaBranch(deps: NovaBranchDeps) {
   const nova = new NovaClient(session);
   const placement = new PlacementClient(session);
   const undo = { nova, store: deps.store, ...(deps.logger ? { logger: deps.logger } : {}) };
+  const planDeps = { nova, placement, ...(deps.options ? { options: deps.options } : {}) };
   const pass = new NovaEvacuationPass({
     nova,
     store: deps.store,
+    // `plan`'s own decision: what it reports as blocking the host refuses the evacuation too.
+    refusal: (host) => refusalOf(planDeps, host),
     ...(deps.options ? { options: deps.options } : {}),
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
@@ -77,6 +80,6 @@ export async function createNovaBranch(deps: NovaBranchDeps) {
     /** Re-enables the service if drainbridge disabled it for one of `requestIds` (this request first). */
     restore: (requestIds: readonly string[]) => restoreNovaHost(undo, requestIds),
     cancel: (requestId: string) => cancelNovaMigrations(undo, requestId),
-    plan: (host: string) => planNovaHost({ nova, placement, ...(deps.options ? { options: deps.options } : {}) }, host),
+    plan: (host: string) => planNovaHost(planDeps, host),
   };
 }

@@ -51,14 +51,23 @@ function capacityBlockers(verdict: CapacityVerdict, targets: readonly string[]):
   }));
 }
 
+/** A host without a nova-compute service: `plan` reports it and an evacuation fails on it, in these words. */
+export const noComputeService = (host: string): Blocker => ({
+  code: 'NoComputeService',
+  reason: `Nova has no nova-compute service on host "${host}"`,
+});
+
+/**
+ * The codes of a host's plan that refuse its evacuation before its nova-compute service is disabled
+ * (evacuate.ts): nothing could leave the host, so nothing is done to it.
+ */
+export const REFUSING_CODES: ReadonlySet<string> = new Set(['NoComputeService', 'InsufficientCapacity']);
+
 /** Plans the Nova branch for one host. A host without a nova-compute service is a blocker here (the pass fails on it). */
 export async function planNovaHost(deps: NovaPlanDeps, host: string): Promise<NovaPlan> {
   const options = { ...DEFAULT_NOVA_OPTIONS, ...deps.options };
   const [service] = await deps.nova.listComputeServices(host);
-  if (!service) {
-    const blocker: Blocker = { code: 'NoComputeService', reason: `Nova has no nova-compute service on host "${host}"` };
-    return { branch: 'nova', host, toMove: [], skipped: [], blockers: [blocker] };
-  }
+  if (!service) return { branch: 'nova', host, toMove: [], skipped: [], blockers: [noComputeService(host)] };
   const servers: ObservedServer[] = await deps.nova.listServersOnHost(host);
   const toMove: ObservedServer[] = [];
   const blockers: Blocker[] = [];
@@ -84,4 +93,9 @@ export async function planNovaHost(deps: NovaPlanDeps, host: string): Promise<No
     blockers: [...blockers, ...capacityBlockers(verdict, targets)],
     capacity: { ...verdict, targets },
   };
+}
+
+/** The blockers of `host`'s plan that refuse its evacuation (REFUSING_CODES): the Nova pass's `refusal`. */
+export async function refusalOf(deps: NovaPlanDeps, host: string): Promise<Blocker[]> {
+  return (await planNovaHost(deps, host)).blockers.filter((b) => REFUSING_CODES.has(b.code));
 }

@@ -11,8 +11,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BLOCKER_CODES, type Blocker, type BlockerCode, isBlocked } from '../../lib/domain/plan.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
+import { EvacuationFailed } from '../../lib/errors/index.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
+import type { BranchDefinition } from '../../lib/workflow/branches/branch.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
+import { registerBranch } from '../../lib/workflow/branches/registry.ts';
+import { POWER_OFF, powerOffBranch } from './fixtures/power-off-branch.ts';
 import {
   eventsOf,
   failureOf,
@@ -22,6 +26,8 @@ import {
   startWorkflowSim,
   writesSince,
 } from './harness.ts';
+import { kubeVirtScenario } from './kubevirt-scenario.ts';
+import { WORKFLOW_SCENARIO } from './scenario.ts';
 
 const CONTAINERS = [{ name: 'app', image: 'busybox:1.37' }];
 type Manifest = Record<string, unknown>;
@@ -71,6 +77,8 @@ interface Case {
   /** node-1 is a control-plane node with kubeadm's etcd static pod (the only member). */
   readonly controlPlane?: boolean;
   readonly drain?: Record<string, unknown>;
+  /** A whole scenario instead of `parts` on the two plain nodes (the VM branches need KubeVirt's). */
+  readonly scenario?: Record<string, unknown>;
 }
 
 const CASES: readonly Case[] = [
@@ -116,6 +124,21 @@ const CASES: readonly Case[] = [
     code: 'LauncherPod',
     parts: { pods: [pod('virt-launcher-vm1-x7k2p', { labels: { 'kubevirt.io': 'virt-launcher' } })] },
   },
+  {
+    // A VMI that must not be shut down and cannot be moved: the evacuation holds the node and gives up at
+    // its deadline naming it, as the plan does.
+    code: 'NotLiveMigratable',
+    parts: {},
+    scenario: {
+      ...kubeVirtScenario({
+        vms: [
+          { name: 'legacy', strategy: 'None' },
+          { name: 'db', strategy: 'LiveMigrate', notMigratable: 'DisksNotLiveMigratable' },
+        ],
+      }),
+      speed: 200,
+    },
+  },
 ];
 
 /**
@@ -126,17 +149,19 @@ const WARNED: readonly BlockerCode[] = ['Unschedulable'];
 
 /** Codes no case here walks, and why: each is reported by plan and evacuation from one function, or by one of them only. */
 const NOT_WALKED: Readonly<Partial<Record<BlockerCode, string>>> = {
-  NotLiveMigratable: 'the VM branches (Nova, KubeVirt): test/workflow/kubevirt*.test.ts and the Nova suites',
   MigrationFailed: 'reported only once a migration ran (an evacuation, never a plan)',
   NoValidHost: "Nova's scheduler answer to a live migration (an evacuation, never a plan)",
-  InsufficientCapacity: 'the Nova branch planner (lib/nova/plan.ts), used by plan and by the Nova pass alike',
-  NoComputeService: 'the Nova branch planner (lib/nova/plan.ts), used by plan and by the Nova pass alike',
+  InsufficientCapacity:
+    "Nova's: plan's blockers refuse the Nova prepare (lib/nova/plan.ts refusalOf; test/unit/nova/plan-agrees.test.ts), which reaches Evacuation Failed as the refusing branch below",
+  NoComputeService:
+    "Nova's: plan's blockers refuse the Nova prepare (lib/nova/plan.ts refusalOf; test/unit/nova/plan-agrees.test.ts), which reaches Evacuation Failed as the refusing branch below",
   OutOfBandUncordon:
     'someone uncordoned a node drainbridge holds: only an evacuation holds a node (it pauses the drain: test/faults/uncordon-mid-drain.test.ts)',
   Other: 'a catch-all (a refused eviction, a pod stuck terminating): no one cause to walk',
 };
 
 function scenarioOf(c: Case): Record<string, unknown> {
+  if (c.scenario) return { ...c.scenario, name: `safety-${c.code.toLowerCase()}` };
   return {
     name: `safety-${c.code.toLowerCase()}`,
     speed: 200,
@@ -248,6 +273,50 @@ describe('every blocker plan reports stops an evacuation, in the same words', { 
     const walked = new Set([...CASES.map((c) => c.code), ...WARNED]);
     for (const code of BLOCKER_CODES) {
       assert.ok(walked.has(code) !== (NOT_WALKED[code] !== undefined), `${code}: walked or listed, exactly one`);
+    }
+  });
+});
+
+describe("a branch whose prepare refuses with its plan's blockers (as Nova's does on InsufficientCapacity)", () => {
+  const blocker: Blocker = {
+    code: 'InsufficientCapacity',
+    reason: 'no other nova-compute host is enabled and up to take the servers',
+  };
+  /** What a refusing prepare throws: an EvacuationFailed carrying the branch's blockers (lib/domain/pass.ts). */
+  class Refused extends EvacuationFailed {
+    readonly passFailure = { progress: { total: 0, moved: 0, inFlight: 0, skipped: 0 }, blockers: [blocker] };
+  }
+  const refusing: BranchDefinition = {
+    ...powerOffBranch().definition,
+    prepare: async () => {
+      throw new Refused(`refused: [${blocker.code}] ${blocker.reason}`);
+    },
+    planner: async () => async () => ({ branch: POWER_OFF, toMove: [], skipped: [], blockers: [blocker] }),
+  };
+
+  it('Evacuation Failed names the blockers the plan reports, with their code', async () => {
+    const unregister = registerBranch(refusing);
+    const w = await startWorkflowSim(WORKFLOW_SCENARIO);
+    try {
+      const { deps } = w.runtime;
+      const planned = await planEvacuation(deps.config, deps.kube, 'node-1', {
+        options: KUBECTL_DRAIN_DEFAULTS,
+        infraPodSelector: deps.config.infraPodSelector,
+      });
+      const plan = words(
+        planned.plan.branches.flatMap((b) => b.blockers),
+        'InsufficientCapacity',
+      );
+      assert.equal(plan.length, 1);
+      await w.runtime.put('Maintenance Requested', maintenanceRequested('node-1', { deadline: simInstant(w, 600) }));
+      const [execution] = w.runtime.executionsFor('req-node-1');
+      assert.ok(execution);
+      assert.equal(failureOf(await execution.outcome).name, 'EvacuationFailed');
+      const [failed] = eventsOf(w, 'Evacuation Failed', 'req-node-1') as { blockers: Blocker[] }[];
+      assert.deepEqual(words(failed?.blockers ?? [], 'InsufficientCapacity'), plan);
+    } finally {
+      await w.stop();
+      unregister();
     }
   });
 });

@@ -8,6 +8,7 @@
  * Order matters twice: it is the order of the Parallel state's branches (and of the `after-vms`
  * states), and the order `drainbridge plan` prints the branches in.
  */
+import { passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import type { ResolvedRequest } from '../../domain/request.ts';
 import type { WorkflowDeps } from '../workflow-deps.ts';
@@ -98,14 +99,31 @@ export async function cancelBranches(
   return { aborted, leftAlone };
 }
 
-/** The PrepareBranches step: every branch's prepare, in registry order; what each did, by branch name. */
+/**
+ * The PrepareBranches step: every branch's prepare, in registry order; what each did, by branch name.
+ * A prepare that refuses with blockers (a PassFailure, e.g. Nova's host with no room elsewhere) puts
+ * them on the branch's record first, as a failed pass does: Evacuation Failed names them from there.
+ */
 export async function prepareBranches(
   deps: WorkflowDeps,
   request: ResolvedRequest,
+  now: Date,
 ): Promise<Record<string, BranchPrepared>> {
   const prepared: Record<string, BranchPrepared> = {};
   for (const branch of BRANCH_REGISTRY) {
-    if (branch.prepare) prepared[branch.name] = await branch.prepare(deps, request);
+    if (!branch.prepare) continue;
+    try {
+      prepared[branch.name] = await branch.prepare(deps, request);
+    } catch (error) {
+      const failure = passFailureOf(error);
+      // With the time, so the blockers' spans carry their codes (Evacuation Failed reads them from there).
+      if (failure)
+        await deps.progress.recordProgress(request.requestId, branch.name, {
+          ...failure,
+          timing: { now, done: false },
+        });
+      throw error;
+    }
   }
   return prepared;
 }

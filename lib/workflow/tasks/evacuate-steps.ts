@@ -185,7 +185,7 @@ export const prepareBranchesTask: TaskSpec<TaskInput, Record<string, BranchPrepa
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     await checkStep(input, deps, tools);
-    const prepared = await prepareBranches(deps, input.request);
+    const prepared = await prepareBranches(deps, input.request, tools.now());
     tools.logger.info('branches prepared', { ...prepared });
     await advancePhase(deps, input, 'NodeDraining', tools);
     return prepared;
@@ -296,8 +296,13 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
         });
     } catch (error) {
       // Items it failed on go on the record first: Evacuation Failed names them from there.
+      // With the time, so the blockers' spans carry their codes (Evacuation Failed reads them from there).
       const failure = passFailureOf(error);
-      if (failure) await deps.progress.recordProgress(input.request.requestId, input.branch, failure);
+      if (failure)
+        await deps.progress.recordProgress(input.request.requestId, input.branch, {
+          ...failure,
+          timing: { now: tools.now(), done: false },
+        });
       throw error;
     }
     const { requestId } = input.request;
