@@ -71,11 +71,14 @@ function groupByBudget(pods: readonly PodToEvict[]): Map<string | undefined, Pod
 
 const maxGrace = (pods: readonly PodToEvict[]) => Math.max(0, ...pods.map((pod) => pod.graceSeconds));
 
+/** What paces pod evictions: the budgets' allowances and how long a replacement takes to be Ready. */
+export type PodPacing = Pick<EstimateFacts, 'budgets' | 'podReadySeconds'>;
+
 /** One budget's pods (or the unbudgeted ones, `budget` undefined): seconds and how. */
 function groupEstimate(
   budget: string | undefined,
   pods: readonly PodToEvict[],
-  facts: EstimateFacts,
+  facts: PodPacing,
 ): { seconds: number; how: string } {
   const grace = maxGrace(pods);
   if (budget === undefined) return { seconds: grace, how: `${pods.length} under no PDB (grace ${grace} s)` };
@@ -87,7 +90,7 @@ function groupEstimate(
   return { seconds, how };
 }
 
-export function estimatePodBranch(branch: PodBranchFacts, facts: EstimateFacts): BranchEstimate {
+export function estimatePodBranch(branch: PodBranchFacts, facts: PodPacing): BranchEstimate {
   if (branch.pods.length === 0)
     return { branch: branch.branch, seconds: 0, basis: `${branch.branch}: nothing to evict` };
   let longest = { seconds: -1, how: '' };
@@ -112,16 +115,35 @@ export function estimateVmBranch(branch: VmBranchFacts): BranchEstimate {
   return { branch: branch.branch, seconds, basis };
 }
 
-/** The whole evacuation: the parallel stage's longest branch, then the after-VMs branches in turn. */
-export function estimateEvacuation(facts: EstimateFacts): Estimate {
-  const parallel = [
-    ...facts.podBranches.filter((b) => b.stage === 'parallel').map((b) => estimatePodBranch(b, facts)),
-    ...facts.vmBranches.map(estimateVmBranch),
-  ];
-  const after = facts.podBranches.filter((b) => b.stage === 'after-vms').map((b) => estimatePodBranch(b, facts));
+/** A branch's estimate and the stage it runs in (its definition's). */
+export interface StagedEstimate {
+  readonly stage: 'parallel' | 'after-vms';
+  readonly estimate: BranchEstimate;
+}
+
+/**
+ * The whole evacuation from each branch's own estimate: the parallel stage's longest branch, then the
+ * after-VMs branches in turn (listed in that order, each stage in the order given).
+ */
+export function combineEstimates(branches: readonly StagedEstimate[]): Estimate {
+  const parallel = branches.filter((b) => b.stage === 'parallel').map((b) => b.estimate);
+  const after = branches.filter((b) => b.stage === 'after-vms').map((b) => b.estimate);
   const seconds =
     Math.max(0, ...parallel.map((b) => b.seconds)) + after.reduce((sum, branch) => sum + branch.seconds, 0);
   return { seconds, branches: [...parallel, ...after] };
+}
+
+/** The whole evacuation from pod and per-VM facts (the pod branches, then the VM branches, in each stage). */
+export function estimateEvacuation(facts: EstimateFacts): Estimate {
+  return combineEstimates([
+    ...facts.podBranches
+      .filter((b) => b.stage === 'parallel')
+      .map((b) => ({ stage: b.stage, estimate: estimatePodBranch(b, facts) })),
+    ...facts.vmBranches.map((b) => ({ stage: 'parallel' as const, estimate: estimateVmBranch(b) })),
+    ...facts.podBranches
+      .filter((b) => b.stage === 'after-vms')
+      .map((b) => ({ stage: b.stage, estimate: estimatePodBranch(b, facts) })),
+  ]);
 }
 
 /** A branch's observed seconds per moved item in one finished evacuation, or undefined when it moved none. */

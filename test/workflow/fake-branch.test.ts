@@ -1,6 +1,6 @@
 /**
  * A branch needs nothing but its definition: the power-off fixture (fixtures/power-off-branch.ts), one
- * module registered here, is planned by `drainbridge plan`, gets its loop in the generated Evacuate
+ * module registered here, is planned by `drainbridge plan` and timed by its own estimate, gets its loop in the generated Evacuate
  * machine, is prepared by PrepareBranches, passed by the pass task, shown in `drainbridge status` and
  * the report, left out of a NodeMaintenance's pod counts, and cancelled and restored by RestoreBranches —
  * with no file of drainbridge's naming it. docs/development.md ("Add a branch") lists what a real one adds.
@@ -19,6 +19,7 @@ import { createLogger } from '../../lib/log/logger.ts';
 import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
 import { BRANCH_REGISTRY, registerBranch } from '../../lib/workflow/branches/registry.ts';
 import { renderPlanText } from '../../lib/workflow/branches/render.ts';
+import { estimateNode } from '../../lib/workflow/estimate-observe.ts';
 import { passTask } from '../../lib/workflow/tasks/evacuate-steps.ts';
 import { generateEvacuateAsl } from '../../scripts/asl-branches.ts';
 import { POWER_OFF, type PowerOffBranch, powerOffBranch } from './fixtures/power-off-branch.ts';
@@ -68,6 +69,21 @@ describe('a branch added by registering one module', () => {
     );
     const text = renderPlanText(planned);
     assert.match(text, /Branch power-off:\n {2}BMC: bmc-node-1\n {2}to power off \(1\):\n {4}bmc-node-1/);
+    // The start-time estimate asks the branch for its own time, beside the others of the parallel stage.
+    const estimate = await estimateNode(deps.config, deps.kube, {
+      name: 'node-1',
+      options: { ...KUBECTL_DRAIN_DEFAULTS, ignoreDaemonSets: true },
+      planned,
+    });
+    assert.deepEqual(
+      estimate.branches.find((b) => b.branch === POWER_OFF),
+      { branch: POWER_OFF, seconds: 60, basis: 'power-off: 1 machine(s) × 60 s at the BMC' },
+    );
+    const pods = estimate.branches.find((b) => b.branch === 'pods');
+    assert.ok(
+      pods && estimate.seconds >= Math.max(60, pods.seconds),
+      `the parallel stage's longest: ${estimate.seconds} s`,
+    );
   });
 
   it('gets its own loop in the generated Evacuate machine, beside the other parallel branches', () => {

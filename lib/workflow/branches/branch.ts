@@ -4,6 +4,7 @@
  * `drainbridge plan` (its planner) and the words people read in plans and progress lines. Every
  * branch is one `BranchDefinition` in registry.ts; nothing else names branches one by one.
  */
+import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { Config } from '../../config/index.ts';
 import type { AccessSettings, ApiAccess } from '../../domain/api-access.ts';
 import type { ReconcilePass } from '../../domain/pass.ts';
@@ -13,7 +14,9 @@ import type { ItemTimeline } from '../../domain/timeline.ts';
 import type { NodePlan } from '../../drain/plan-node.ts';
 import type { NodeRestoredEvent } from '../../events/contracts.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import type { EvacuationObject } from '../../kube/paths.ts';
 import { decodeRecord, type RecordFormat } from '../../util/json-record.ts';
+import type { BranchEstimate } from '../estimate.ts';
 import type { BranchConnector, WorkflowDeps } from '../workflow-deps.ts';
 
 /**
@@ -30,9 +33,9 @@ export type BranchStage = 'parallel' | 'after-vms';
  */
 export interface MoveKind {
   /**
-   * Its items are pods evicted as `kubectl drain` does: the start-time estimate counts their grace periods
-   * and budgets, and a NodeMaintenance's progress (evictionPods, pendingPods, drainProgress) counts them, as
-   * node-maintenance-operator counts pods only. Otherwise the estimate counts seconds per item moved.
+   * Its items are pods evicted as `kubectl drain` does: a NodeMaintenance's progress (evictionPods,
+   * pendingPods, drainProgress) counts them, as node-maintenance-operator counts pods only. (Its time is
+   * the definition's `estimate`.)
    */
   readonly podEviction: boolean;
   /** The counter of `drainbridge run`'s metrics its moved items add to (`none`: no counter fits). */
@@ -100,6 +103,18 @@ export interface PlanSetup {
   readonly drainPlan: (nodeName: string) => Promise<NodePlan>;
 }
 
+/**
+ * What a branch's start-time estimate may use, read once for all branches (estimate-observe.ts): the
+ * configuration, the drain options, the node's pods by uid, the cluster's budgets, the Evacuation records.
+ */
+export interface EstimateSetup {
+  readonly config: Config;
+  readonly options: DrainOptions;
+  readonly pods: ReadonlyMap<string, V1Pod>;
+  readonly budgets: readonly V1PodDisruptionBudget[];
+  readonly records: readonly EvacuationObject[];
+}
+
 export interface BranchDefinition {
   readonly name: BranchName;
   readonly stage: BranchStage;
@@ -148,6 +163,11 @@ export interface BranchDefinition {
    * the branch to them). Absent when it calls nothing of the cluster's beyond the workflow's own.
    */
   readonly access?: BranchAccess;
+  /**
+   * Its part of the start-time estimate (a window's lead time, `plan`'s duration): seconds for moving what
+   * `plan` lists, and one line saying how (estimates.ts has the pod-eviction and per-item ways).
+   */
+  estimate(plan: BranchPlan, setup: EstimateSetup): BranchEstimate;
   /** `drainbridge plan`: the branch's planner, or undefined when the branch is off (Nova not enabled). */
   planner(setup: PlanSetup): Promise<BranchPlanner | undefined>;
   /** Lines under the branch's heading in `drainbridge plan` (Nova: its host, the room on the other hosts). */

@@ -16,6 +16,7 @@ import {
 import { vmiTimelines } from '../../kubevirt/progress.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
 import { type BranchDefinition, itemRowsReader } from './branch.ts';
+import { perItemEstimate } from './estimates.ts';
 
 export function kubeVirtOptions(config: Config): KubeVirtOptions {
   return { ...config.kubevirt };
@@ -39,6 +40,7 @@ export const kubeVirtBranch: BranchDefinition = {
     }),
   access: KUBEVIRT_ACCESS,
   cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),
+  estimate: perItemEstimate,
   planner: async (setup) => async (nodeName) =>
     planKubeVirtNode(setup.kube, nodeName, {
       podSelector: setup.options.podSelector,

@@ -9,6 +9,7 @@ import type { NodePlan } from '../../drain/plan-node.ts';
 import { DRAIN_STATE_FORMAT, podTimelines } from '../../drain/tracking.ts';
 import type { WorkflowDeps } from '../workflow-deps.ts';
 import { type BranchDefinition, itemRowsReader, type MoveKind } from './branch.ts';
+import { podEvictionEstimate } from './estimates.ts';
 
 function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {
   return plan.plan.branches.find((b) => b.branch === branch) ?? { branch, toMove: [], skipped: [], blockers: [] };
@@ -65,6 +66,7 @@ export const podsBranch: BranchDefinition = {
   stateFormat: DRAIN_STATE_FORMAT,
   itemRows: itemRowsReader(DRAIN_STATE_FORMAT, podTimelines),
   pass: (deps) => evictionPass('pods', deps),
+  estimate: (plan, setup) => podEvictionEstimate(plan, setup, 'parallel'),
   planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'pods'),
 };
 
@@ -77,5 +79,6 @@ export const infraPodsBranch: BranchDefinition = {
   itemRows: itemRowsReader(DRAIN_STATE_FORMAT, podTimelines),
   aslComment: 'pods matching infraPodSelector (nova-compute, libvirt, agents) go only after the VMs have left',
   pass: (deps) => evictionPass('infra-pods', deps),
+  estimate: (plan, setup) => podEvictionEstimate(plan, setup, 'after-vms'),
   planner: async (setup) => async (nodeName) => branchOf(await setup.drainPlan(nodeName), 'infra-pods'),
 };

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import { observedSecondsPerItem } from '../../../lib/workflow/branches/estimates.ts';
 import { type EstimateFacts, estimateEvacuation, typicalSeconds } from '../../../lib/workflow/estimate.ts';
-import { observedSecondsPerItem } from '../../../lib/workflow/estimate-observe.ts';
 import { PLAN_ROUND_EVENTS } from '../../../lib/workflow/history-budget.ts';
 import { lateWarning, planStart, REPLAN_WITHIN_SECONDS } from '../../../lib/workflow/start-time.ts';
 

@@ -9,6 +9,7 @@ import { NOVA_STATE_FORMAT, serverTimelines } from '../../../nova/model.ts';
 import type { RecordFormat } from '../../../util/json-record.ts';
 import type { WorkflowDeps } from '../../workflow-deps.ts';
 import { type BranchDefinition, itemRowsReader } from '../branch.ts';
+import { perItemEstimate } from '../estimates.ts';
 import { NO_NOVA, type NovaPort } from './port.ts';
 import { novaPlannerFor, novaPortFor } from './wiring.ts';
 
@@ -53,6 +54,7 @@ export const novaBranch: BranchDefinition = {
     const restored = await portOf(deps).restore(request, otherRequestIds);
     return { leftAlone: restored.leftAlone, restoredFields: { novaServiceEnabled: restored.serviceEnabled } };
   },
+  estimate: perItemEstimate,
   planner: (setup) => novaPlannerFor(setup.config, { kube: setup.kube }),
   planLines: capacityLines,
 };
