@@ -2,7 +2,8 @@
  * The preflight: before an operation changes anything, is the cluster ready for it? The API answers
  * (and as whom), the Evacuation CRD is served, the namespace of the admission Lease exists, RBAC allows
  * exactly the calls the operation makes (SelfSubjectAccessReview, which every authenticated user may
- * ask), and Nova answers when it is enabled. Reads only: the namespace probe is a server-side dry run.
+ * ask), and each branch's own outside world answers (Nova's when it is enabled; the branch registry's
+ * `preflight`). Reads only: the namespace probe is a server-side dry run.
  * Each result says what is missing and the one command that installs it.
  */
 import {
@@ -16,6 +17,8 @@ import type { Config } from '../config/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { apiCodeOf } from '../kube/errors.ts';
 import { EVACUATION_API } from '../kube/paths.ts';
+import type { BranchPreflightSetup } from '../workflow/branches/branch.ts';
+import { BRANCH_REGISTRY } from '../workflow/branches/registry.ts';
 import {
   type AccessSettings,
   type ApiAccess,
@@ -24,7 +27,6 @@ import {
   type Operation,
   requiredAccess,
 } from './access.ts';
-import { checkNova } from './nova.ts';
 import { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND } from './result.ts';
 
 export { type CheckResult, DISABLE_EVICTION_COMMAND, INSTALL_COMMAND, INSTALL_COMMAND_NMO } from './result.ts';
@@ -159,6 +161,16 @@ async function checkAccess(
   }));
 }
 
+/** The checks the branches declare (their definition's `preflight`), in registry order; a branch that is off adds none. */
+async function branchChecks(setup: BranchPreflightSetup): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const branch of BRANCH_REGISTRY) {
+    const result = await branch.preflight?.(setup);
+    if (result) results.push(result);
+  }
+  return results;
+}
+
 /** Where the preflight looks: the cluster (and, for Nova, the OS_* variables in `env`). */
 export interface PreflightTarget {
   readonly kubeConfig: KubeConfig;
@@ -185,9 +197,10 @@ export async function runPreflight(target: PreflightTarget, needs: PreflightNeed
     (access) => !(withoutRecords && access.group === EVACUATION_API.group),
   );
   results.push(...(await checkAccess(client, apis, needed, user ?? 'these credentials')));
-  // abort, status, report and resume never talk to Nova.
-  const usesNova = !(['abort', 'status', 'report', 'resume'] as const).some((op) => op === needs.operation);
-  if (config.nova.enabled && usesNova) results.push(await checkNova(target.env ?? process.env));
+  // Each branch's own check of its outside world (Nova's, when on), from the registry; abort, status,
+  // report and resume reach no branch's outside world.
+  const reachesBranches = !(['abort', 'status', 'report', 'resume'] as const).some((op) => op === needs.operation);
+  if (reachesBranches) results.push(...(await branchChecks({ config, env: target.env ?? process.env })));
   return {
     server: kubeConfig.getCurrentCluster()?.server ?? '',
     ...(user ? { user } : {}),

@@ -72,6 +72,24 @@ describe('a cluster without drainbridge’s resources', () => {
     assert.ok(report.results.some((r) => !r.ok));
   });
 
+  it("with Nova on, the Nova branch's own check (its definition's preflight, from the registry) is listed; with Nova off, none", async () => {
+    const on = await runCli(['check', '-o', 'json', '--kubeconfig', admin], { DRAINBRIDGE_NOVA: 'true' });
+    assert.equal(on.code, 4, on.stderr);
+    const nova = (
+      JSON.parse(on.stdout) as { results: { check: string; ok: boolean; what: string; fix?: string }[] }
+    ).results.filter((r) => r.check === 'nova');
+    assert.equal(nova.length, 1, on.stdout);
+    assert.equal(nova[0]?.ok, false);
+    assert.match(nova[0]?.what ?? '', /^the OpenStack credentials cannot be loaded: /);
+    assert.equal(nova[0]?.fix, 'correct the OS_* variables or the clouds.yaml entry named by OS_CLOUD');
+    const off = await runCli(['check', '-o', 'json', '--kubeconfig', admin]);
+    const checks = (JSON.parse(off.stdout) as { results: { check: string }[] }).results.map((r) => r.check);
+    assert.ok(!checks.includes('nova'), checks.join(', '));
+    // abort reaches no branch's outside world: no Nova check even with Nova on.
+    const abort = await runCli(['abort', 'node-2', '--kubeconfig', admin], { DRAINBRIDGE_NOVA: 'true' });
+    assert.doesNotMatch(abort.stderr, /OpenStack|Nova/);
+  });
+
   it('credentials without RBAC: each call it may not make is named', async () => {
     const jane = kubeconfigFile(
       'jane',

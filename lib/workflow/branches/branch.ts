@@ -71,6 +71,21 @@ export interface BranchAccess {
   readonly restore?: (settings: AccessSettings) => ApiAccess[];
 }
 
+/** What the preflight knows when it asks a branch for its own check: the configuration and the environment. */
+export interface BranchPreflightSetup {
+  readonly config: Pick<Config, 'nova'>;
+  /** Where credentials of the branch's outside world are read from (OS_* for Nova). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** One preflight check's finding (lib/preflight/result.ts's CheckResult). */
+export interface BranchCheckResult {
+  readonly check: string;
+  readonly ok: boolean;
+  readonly what: string;
+  readonly fix?: string;
+}
+
 /** What a branch's cancel stopped (Restore and abort; the items stay where they are). */
 export interface BranchCancelled {
   /** Moves drainbridge had in flight and stopped (live migrations aborted). */
@@ -163,6 +178,12 @@ export interface BranchDefinition {
    * the branch to them). Absent when it calls nothing of the cluster's beyond the workflow's own.
    */
   readonly access?: BranchAccess;
+  /**
+   * The preflight's check of the branch's own outside world, beyond the Kubernetes API (Nova: the
+   * credentials load and Nova answers); undefined when the branch is off in this configuration. Asked by
+   * every operation that may reach that world (not abort, status, report, resume). Absent: nothing to check.
+   */
+  preflight?(setup: BranchPreflightSetup): Promise<BranchCheckResult | undefined>;
   /**
    * Its part of the start-time estimate (a window's lead time, `plan`'s duration): seconds for moving what
    * `plan` lists, and one line saying how (estimates.ts has the pod-eviction and per-item ways).

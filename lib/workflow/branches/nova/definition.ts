@@ -55,6 +55,9 @@ export const novaBranch: BranchDefinition = {
     return { leftAlone: restored.leftAlone, restoredFields: { novaServiceEnabled: restored.serviceEnabled } };
   },
   estimate: perItemEstimate,
+  // Loaded only when Nova is on: the check brings the OpenStack HTTP stack.
+  preflight: async ({ config, env }) =>
+    config.nova.enabled ? (await import('./preflight.ts')).checkNova(env) : undefined,
   planner: (setup) => novaPlannerFor(setup.config, { kube: setup.kube }),
   planLines: capacityLines,
 };

@@ -1,16 +1,17 @@
 /**
- * The preflight's Nova check (DRAINBRIDGE_NOVA=true): the credentials load, Keystone issues a token
+ * The Nova branch's preflight check (its definition's `preflight`, asked by lib/preflight through the
+ * branch registry when DRAINBRIDGE_NOVA=true): the credentials load, Keystone issues a token
  * with a compute endpoint in its catalog, and Nova lists its nova-compute services — the call the
  * workflow needs before it disables one. A single attempt, bounded in time: the question is whether
  * Nova answers now, not whether it would after retries.
  */
-import { ConfigError } from '../errors/index.ts';
-import { loadOpenStackCredentials } from '../openstack/credentials.ts';
-import { OpenStackHttpError } from '../openstack/http.ts';
-import { KeystoneSession } from '../openstack/keystone.ts';
-import { NovaClient } from '../openstack/nova.ts';
-import { connectionWords } from '../util/connection-words.ts';
-import type { CheckResult } from './result.ts';
+import { ConfigError } from '../../../errors/index.ts';
+import { loadOpenStackCredentials } from '../../../openstack/credentials.ts';
+import { OpenStackHttpError } from '../../../openstack/http.ts';
+import { KeystoneSession } from '../../../openstack/keystone.ts';
+import { NovaClient } from '../../../openstack/nova.ts';
+import { connectionWords } from '../../../util/connection-words.ts';
+import type { BranchCheckResult } from '../branch.ts';
 
 const NOVA_TIMEOUT_MS = 15_000;
 
@@ -38,7 +39,7 @@ function reasonOf(error: unknown): string {
   return message.replace(/\s+/g, ' ');
 }
 
-export async function checkNova(env: Readonly<Record<string, string | undefined>>): Promise<CheckResult> {
+export async function checkNova(env: Readonly<Record<string, string | undefined>>): Promise<BranchCheckResult> {
   try {
     const count = await Promise.race([listServices(env), timeout(NOVA_TIMEOUT_MS)]);
     return { check: 'nova', ok: true, what: `Nova answers (${count} nova-compute services)` };
