@@ -96,11 +96,6 @@ function describeObject(schema: Schema, objects: Map<Schema, ObjectDeclaration>)
   return declaration.name;
 }
 
-/** The CEL type of `self` at `schema` (object types named `object0`, `object1`, … in this environment). */
-export function celTypeOf(schema: Schema | undefined): string {
-  return describeType(schema, new Map());
-}
-
 /** CEL equality of two values of one object type: field by field, order and int/double kept apart. */
 function celEquals(left: unknown, right: unknown): boolean {
   if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null) return left === right;
@@ -114,16 +109,10 @@ function celEquals(left: unknown, right: unknown): boolean {
   return keys.every((key) => Object.hasOwn(b, key) && celEquals(a[key], b[key]));
 }
 
-interface NodeEnvironment {
-  readonly env: Environment;
-  /** The CEL values `self` and `oldSelf` take: a JSON value converted for this node's types. */
-  readonly convert: (value: unknown) => unknown;
-}
-
-const environments = new WeakMap<Schema, NodeEnvironment>();
+const environments = new WeakMap<Schema, Environment>();
 
 /** The environment of the rules at one schema node (building one is the expensive part). */
-function environmentFor(schema: Schema): NodeEnvironment {
+function environmentFor(schema: Schema): Environment {
   let found = environments.get(schema);
   if (!found) {
     const objects = new Map<Schema, ObjectDeclaration>();
@@ -136,7 +125,7 @@ function environmentFor(schema: Schema): NodeEnvironment {
       env.registerOperator(`${name} == ${name}`, celEquals);
     }
     env.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
-    found = { env, convert: (value) => toCelValue(schema, value) };
+    found = env;
     environments.set(schema, found);
   }
   return found;
@@ -166,8 +155,6 @@ export interface CompiledCel {
   readonly program: ParseResult;
   /** The expression names `oldSelf`: the apiserver runs it only on an update with an old value. */
   readonly transition: boolean;
-  /** A JSON value converted to what `self`/`oldSelf` hold for this program. */
-  readonly convert: (value: unknown) => unknown;
 }
 
 function refersTo(node: unknown, name: string): boolean {
@@ -194,7 +181,7 @@ export function compileCel(source: string, schema: Schema, resultType: 'bool' | 
   const key = `${resultType}\u0000${source}`;
   const cached = bySource.get(key);
   if (cached) return cached;
-  const { env, convert } = environmentFor(schema);
+  const env = environmentFor(schema);
   let program: ParseResult;
   try {
     program = env.parse(source);
@@ -207,7 +194,7 @@ export function compileCel(source: string, schema: Schema, resultType: 'bool' | 
   if (checked.type !== resultType && checked.type !== 'dyn') {
     throw new CelCompileError(`must evaluate to ${resultType}, not ${checked.type}`);
   }
-  const result = { program, transition: refersTo(program.ast, 'oldSelf'), convert };
+  const result = { program, transition: refersTo(program.ast, 'oldSelf') };
   bySource.set(key, result);
   return result;
 }
