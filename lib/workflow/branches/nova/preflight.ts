@@ -1,8 +1,9 @@
 /**
  * The Nova branch's preflight check (its definition's `preflight`, asked by lib/preflight through the
  * branch registry when DRAINBRIDGE_NOVA=true): the credentials load, Keystone issues a token
- * with a compute endpoint in its catalog, and Nova lists its nova-compute services — the call the
- * workflow needs before it disables one. A single attempt, bounded in time: the question is whether
+ * with a compute endpoint in its catalog, Nova lists its nova-compute services — the call the
+ * workflow needs before it disables one — and Placement lists its resource providers (the prepare checks
+ * the other hosts' room there, as `plan` does, before it disables the service). A single attempt, bounded in time: the question is whether
  * Nova answers now, not whether it would after retries.
  */
 import { ConfigError } from '../../../errors/index.ts';
@@ -10,6 +11,7 @@ import { loadOpenStackCredentials } from '../../../openstack/credentials.ts';
 import { OpenStackHttpError } from '../../../openstack/http.ts';
 import { KeystoneSession } from '../../../openstack/keystone.ts';
 import { NovaClient } from '../../../openstack/nova.ts';
+import { PlacementClient } from '../../../openstack/placement.ts';
 import { connectionWords } from '../../../util/connection-words.ts';
 import type { BranchCheckResult } from '../branch.ts';
 
@@ -21,13 +23,20 @@ function timeout(ms: number): Promise<never> {
   });
 }
 
-async function listServices(env: Readonly<Record<string, string | undefined>>): Promise<number> {
+interface Answers {
+  readonly services: number;
+  readonly providers: number;
+}
+
+async function listServices(env: Readonly<Record<string, string | undefined>>): Promise<Answers> {
   const credentials = await loadOpenStackCredentials({ env });
   const session = new KeystoneSession({
     credentials,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, isRetryable: () => false },
   });
-  return (await new NovaClient(session).listComputeServices()).length;
+  const services = (await new NovaClient(session).listComputeServices()).length;
+  const providers = (await new PlacementClient(session).listProviders()).length;
+  return { services, providers };
 }
 
 /** The failure in words: a credentials problem as it is, an unanswered call by where and why. */
@@ -41,8 +50,9 @@ function reasonOf(error: unknown): string {
 
 export async function checkNova(env: Readonly<Record<string, string | undefined>>): Promise<BranchCheckResult> {
   try {
-    const count = await Promise.race([listServices(env), timeout(NOVA_TIMEOUT_MS)]);
-    return { check: 'nova', ok: true, what: `Nova answers (${count} nova-compute services)` };
+    const answers = await Promise.race([listServices(env), timeout(NOVA_TIMEOUT_MS)]);
+    const what = `Nova answers (${answers.services} nova-compute services; Placement ${answers.providers} resource providers)`;
+    return { check: 'nova', ok: true, what };
   } catch (error) {
     // A credentials problem is ours to fix before Nova is even asked: blaming Nova would send the
     // operator to the wrong place.
@@ -55,7 +65,8 @@ export async function checkNova(env: Readonly<Record<string, string | undefined>
         fix: 'correct the OS_* variables or the clouds.yaml entry named by OS_CLOUD',
       };
     }
-    const fix = 'check OS_AUTH_URL and that Keystone and Nova are up (openstack compute service list)';
+    const fix =
+      'check OS_AUTH_URL and that Keystone, Nova and Placement are up (openstack compute service list; openstack resource provider list)';
     return { check: 'nova', ok: false, what: `Nova does not answer: ${reasonOf(error)}`, fix };
   }
 }
