@@ -28,7 +28,7 @@ export { type GateSpec, gateSpecs, type NamedVerdict } from './gates/index.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
 export { type AdmissionSettings, admissionLimitsOf } from './observe.ts';
 export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';
-export { noteEvacuationFailed, resumeAdmission } from './trip.ts';
+export { claimResumeAnnouncement, noteEvacuationFailed, resumeAdmission } from './trip.ts';
 export {
   type AdmissionDamage,
   type AdmissionRepair,

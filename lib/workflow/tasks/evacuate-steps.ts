@@ -24,6 +24,7 @@ import type { NodePhase } from '../../node/phase.ts';
 import { abortRequestedBy, continueRequestedOf } from '../../progress/mailboxes.ts';
 import type { BranchPrepared } from '../branches/branch.ts';
 import { branchNamed, prepareBranches } from '../branches/registry.ts';
+import { announceResume } from '../breaker.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
 import { endNeverHeld, neverHeldEndOf, windowClosed } from '../never-held.ts';
@@ -95,6 +96,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
     // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
     const lease = await readAdmissionLease(deps.kube, config.namespace);
+    await announceResume(deps, lease, tools);
     // Not for a window request past its window's close: admission ends it (not started) unless it holds
     // its node — told to wait from the Lease alone, it would wait in line for as long as the slots stay taken.
     const waiting = windowClosed(input.request, tools.now())
