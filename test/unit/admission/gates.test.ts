@@ -5,6 +5,7 @@
  * The HTTP failures come from a real server on loopback.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
@@ -235,6 +236,13 @@ describe('DRAINBRIDGE_GATES is refused before anything starts, naming the field'
     );
     assert.deepEqual(config.gates[1], { kind: 'pdbs-at-zero', for: 600, timeout: 5 });
     assert.deepEqual(loadConfig({}).gates, []);
+  });
+  it('the example deploy/overlays/run-gates ships loads', () => {
+    const text = readFileSync(new URL('../../../deploy/overlays/run-gates/gates.yaml', import.meta.url), 'utf8');
+    assert.deepEqual(
+      loadConfig({ DRAINBRIDGE_GATES: text }).gates.map((g) => g.kind),
+      ['prometheus-alerts', 'not-ready-nodes', 'failure-domain'],
+    );
   });
 });
 
