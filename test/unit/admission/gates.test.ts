@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { planAdmission } from '../../../lib/admission/decision.ts';
 import { blockingAlerts, describeBlocking } from '../../../lib/admission/gates/alerts.ts';
 import { failureDomainVerdict, notReadyVerdict, pdbVerdict } from '../../../lib/admission/gates/cluster.ts';
 import { blockingReason } from '../../../lib/admission/gates/gate.ts';
@@ -322,5 +323,35 @@ describe('a gate that cannot be evaluated blocks (fails closed), saying why', ()
       'health gate b: blocked by alert X (and 1 more gate(s) closed: `drainbridge plan` shows them)',
     );
     assert.equal(blockingReason([{ gate: 'a', open: true, why: 'fine' }]), undefined);
+  });
+});
+
+describe('a closed gate in the admission decision', () => {
+  const now = new Date('2026-11-28T12:00:00Z');
+  const since = '2026-11-28T11:50:00Z';
+  const base = {
+    requestId: 'r1',
+    node: 'node-1',
+    now,
+    heldNodes: [],
+    maxHeldNodes: 2,
+    queue: { r1: { node: 'node-1', since, seen: since } },
+    queueTtlSeconds: 3600,
+    gated: 'health gate alerts: blocked by alert X',
+  };
+  it('keeps the request in line, in its place, saying why', () => {
+    const decision = planAdmission(base);
+    assert.equal(decision.admit, false);
+    assert.equal(decision.admit === false && decision.limited, true);
+    assert.equal(decision.queue.r1?.since, since, 'its place is kept');
+    assert.equal(decision.queue.r1?.why, 'health gate alerts: blocked by alert X');
+    assert.equal(decision.why, 'health gate alerts: blocked by alert X');
+  });
+  it('never holds back a node already held: a started evacuation finishes', () => {
+    assert.equal(planAdmission({ ...base, heldNodes: ['node-1'] }).admit, true);
+  });
+  it('admits once the gate is open', () => {
+    const { gated: _open, ...rest } = base;
+    assert.equal(planAdmission(rest).admit, true);
   });
 });
