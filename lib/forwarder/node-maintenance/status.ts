@@ -54,7 +54,7 @@ function quorumRefusal(record: EvacuationObject): string | undefined {
 
 /** Said while a request waits in line for a maintenance slot (drainbridge's admission). */
 export const WAITING_FOR_SLOT =
-  "waiting for a free maintenance slot: as many nodes as drainbridge may hold at once are in maintenance, or the node's zone or pool is at its limit (DRAINBRIDGE_MAX_HELD_NODES, DRAINBRIDGE_SLOT_LIMITS, DRAINBRIDGE_SPREAD_LIMITS, DRAINBRIDGE_MIN_SCHEDULABLE); `drainbridge status` shows the line and why each request waits";
+  "waiting for a free maintenance slot: as many nodes as drainbridge may hold at once are in maintenance, the node's zone or pool is at its limit, a health gate is closed or admission is paused (DRAINBRIDGE_MAX_HELD_NODES, DRAINBRIDGE_SLOT_LIMITS, DRAINBRIDGE_SPREAD_LIMITS, DRAINBRIDGE_MIN_SCHEDULABLE, DRAINBRIDGE_GATES, DRAINBRIDGE_BREAKER); `drainbridge status` shows the line and why each request waits";
 
 /** Does the node's ledger hold the request (unreadable: taken as held, nothing is claimed about waiting)? */
 export function isHeldBy(node: V1Node, requestId: string): boolean {
