@@ -2,8 +2,9 @@
  * Issue 22's acceptance for health gates, with a real Prometheus (the Debian package): its rule fires
  * `NodeUnhealthy{node="node-2"}` from a metric a loopback exporter serves. `drainbridge run
  * --cordon-evacuates all` with a prometheus-alerts gate on that server: `kubectl cordon node-2` is not
- * admitted while the alert fires — `drainbridge status` names the alert and `drainbridge plan` shows the
- * gate closed — and once the alert clears the node is drained without anyone asking again.
+ * admitted while the alert fires — `drainbridge status` and the Evacuation record name the alert,
+ * `drainbridge plan` shows the gate closed — and once the alert clears the node is drained without anyone
+ * asking again.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -95,6 +96,12 @@ describe('a prometheus-alerts gate on a real Prometheus', { skip: PROMETHEUS ? f
     assert.ok(node);
     assert.equal(ledgerHolds(node), 'none', 'drainbridge took no hold on node-2 while the alert fired');
     assert.equal((await recordOf(cluster, 'node-2'))?.status?.phase, undefined, 'node-2 was not admitted');
+    // The Evacuation record says it too (a NodeMaintenance's lastError comes from it).
+    await waitUntil('the record says why node-2 waits', async () =>
+      /^health gate prometheus-alerts: blocked by alert NodeUnhealthy\{[^}]*node="node-2"/.test(
+        (await recordOf(cluster, 'node-2'))?.status?.waiting ?? '',
+      ),
+    );
     const evictions = cluster.sim.requestLog.writes({ resource: 'pods' }).filter((r) => r.subresource === 'eviction');
     assert.deepEqual(evictions, [], 'no pod was evicted while the gate was closed');
 
@@ -107,6 +114,7 @@ describe('a prometheus-alerts gate on a real Prometheus', { skip: PROMETHEUS ? f
       120_000,
       { everyMs: 500 },
     );
+    assert.equal((await recordOf(cluster, 'node-2'))?.status?.waiting, undefined, 'admitted: no reason to wait');
     const open = await runCli(['plan', 'node-3', '--ignore-daemonsets', '--kubeconfig', kubeconfig], {
       DRAINBRIDGE_GATES: gates,
     });

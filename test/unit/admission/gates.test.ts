@@ -20,7 +20,9 @@ import { promqlVerdict } from '../../../lib/admission/gates/promql.ts';
 import { gateSpecs } from '../../../lib/admission/gates/spec.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
+import { statusFromRecord, WAITING_FOR_SLOT } from '../../../lib/forwarder/node-maintenance/status.ts';
 import type { KubeClient } from '../../../lib/kube/client.ts';
+import type { EvacuationObject } from '../../../lib/kube/paths.ts';
 
 const alert = (labels: Record<string, string>, state: PrometheusAlert['state'] = 'firing'): PrometheusAlert => ({
   labels,
@@ -353,5 +355,25 @@ describe('a closed gate in the admission decision', () => {
   it('admits once the gate is open', () => {
     const { gated: _open, ...rest } = base;
     assert.equal(planAdmission(rest).admit, true);
+  });
+});
+
+describe("a NodeMaintenance's lastError while its request waits", () => {
+  const record = (waiting?: string) =>
+    ({
+      apiVersion: 'drainbridge.io/v1alpha1',
+      kind: 'Evacuation',
+      metadata: { name: 'r1' },
+      spec: { requestId: 'r1', nodeName: 'node-7' },
+      status: { branches: {}, ...(waiting ? { waiting } : {}) },
+    }) as unknown as EvacuationObject;
+  it('names the closed gate the record names', () => {
+    assert.equal(
+      statusFromRecord(record('health gate alerts: blocked by alert KubeNodeNotReady{node="node-3"}'), false).lastError,
+      'waiting for a free maintenance slot: health gate alerts: blocked by alert KubeNodeNotReady{node="node-3"}',
+    );
+  });
+  it('says it waits when the record gives no reason', () => {
+    assert.equal(statusFromRecord(record(), false).lastError, WAITING_FOR_SLOT);
   });
 });
