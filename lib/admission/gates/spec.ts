@@ -61,9 +61,15 @@ const duration = (example: string) =>
     return seconds;
   });
 
-const url = z.string().refine((text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text), {
-  message: 'must be an http:// or https:// URL',
-});
+const url = z
+  .string()
+  .refine((text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text), {
+    message: 'must be an http:// or https:// URL',
+  })
+  // fetch refuses such a URL, and its error would quote the password into a waiting request's reason.
+  .refine((text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''), {
+    message: 'must not carry credentials (user:password@): the gates send none',
+  });
 
 const regexp = z.string().refine(
   (text) => {

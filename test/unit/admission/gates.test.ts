@@ -217,6 +217,7 @@ describe('DRAINBRIDGE_GATES is refused before anything starts, naming the field'
       /names two gates/,
     ],
     ['{kind: http', 'DRAINBRIDGE_GATES', /not valid YAML or JSON/],
+    ['[{kind: http, url: "https://u:s3cret@checks.example.com/ok"}]', 'DRAINBRIDGE_GATES[0].url', /credentials/],
     ['kind: http', 'DRAINBRIDGE_GATES', /must be a list of gates/],
   ];
   for (const [text, path, message] of cases) {
