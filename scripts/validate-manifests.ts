@@ -20,6 +20,7 @@ export const TARGETS = [
   'deploy/overlays/forwarder-nmo',
   'deploy/overlays/run',
   'deploy/overlays/run-nmo',
+  'deploy/overlays/run-gates',
   'deploy/overlays/node-agent-aws',
   'deploy/overlays/node-agent-azure',
   'deploy/overlays/node-agent-gcp',

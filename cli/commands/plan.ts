@@ -104,6 +104,12 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs & { parsed: Ret
   };
 }
 
+/** Each health gate's verdict under the admission line (nothing when none is configured). */
+function renderGates(admission: AdmissionOutlook): string {
+  const lines = admission.gates.map((gate) => `  gate ${gate.gate}: ${gate.open ? 'open' : 'CLOSED'} (${gate.why})`);
+  return lines.length > 0 ? `\nHealth gates:\n${lines.join('\n')}` : '';
+}
+
 /** The plan, its timing and (when asked) the notice policy, as text, JSON or YAML. */
 function render(
   format: DataFormat,
@@ -115,7 +121,7 @@ function render(
     return renderData({ ...plan, timing, admission, ...(policy ? { noticePolicy: policy } : {}) }, format);
   }
   const admissionLine = `Admission now: ${admission.admit ? 'would start at once' : 'would wait'} (${admission.why})`;
-  const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}\n${admissionLine}`;
+  const text = `${renderPlanText(nodePlan)}\n${renderTimingText(timing)}\n${admissionLine}${renderGates(admission)}`;
   return policy ? `${text}\n\n${renderPolicyText(policy)}` : text;
 }
 

@@ -18,7 +18,8 @@ export const resumeCommand: Command = {
     'Closes the circuit breaker: admission, paused after DRAINBRIDGE_BREAKER failed evacuations within',
     'its window, admits nodes again — the requests waiting in line go first, in their order — and the',
     'failures counted so far are forgotten. Look at why they failed first (`drainbridge status`,',
-    '`drainbridge report NODE`). Not paused, it changes nothing and says so.',
+    '`drainbridge report NODE`). Not paused, it changes nothing and says so. The first admission',
+    "after it publishes `Admission Resumed` on the bus (EventBridge on AWS, run's own bus embedded).",
   ].join('\n'),
   flags: FLAGS,
   operands: [],
@@ -38,7 +39,9 @@ export const resumeCommand: Command = {
       context.err('drainbridge resume: the admission Lease stayed locked; nothing was changed — run it again');
       return EXIT.failed;
     }
+    // The bus event goes out from the workflow (its first Admit step after this), which has the bus.
     context.out(`admission resumed by ${by}; it was paused: ${resumed.wasPaused}`);
+    context.out('the next admission publishes Admission Resumed on the bus');
     return EXIT.ok;
   },
 };

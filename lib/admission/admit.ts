@@ -10,7 +10,8 @@ import { SkipEvent } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { readLease } from '../kube/lease.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
-import { type HoldRequest, readLedger } from '../node/ledger.ts';
+import { countsAsHeld, type HoldRequest, readLedger } from '../node/ledger.ts';
+import { gateReason } from './gates/index.ts';
 import { nodesInFlight, settledIntents } from './intents.ts';
 import { lockAdmission, unlockAdmission, unlockQuietly } from './mutex.ts';
 import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
@@ -57,6 +58,24 @@ function holdRequestOf(request: ResolvedRequest): HoldRequest {
 }
 
 /**
+ * Before the mutex: throws why the request waits on the slots or limits (waitWithoutLock); else the first
+ * closed health gate's reason, asked only now that nothing else holds the request back and before the
+ * mutex (a gate may take its whole timeout); undefined when every gate is open. The gates are not asked
+ * for a node already held: a started evacuation finishes.
+ */
+async function waitOrAskGates(
+  client: KubeClient,
+  request: ResolvedRequest,
+  settings: AdmissionSettings,
+  read: { readonly node: V1Node; readonly now: Date; readonly lease: V1Lease | undefined },
+): Promise<string | undefined> {
+  const waiting = await waitWithoutLock(client, request, settings, read);
+  if (waiting !== undefined) throw waiting;
+  if (countsAsHeld(read.node)) return undefined;
+  return gateReason(settings.gates, { client, node: read.node, now: read.now });
+}
+
+/**
  * Admits `request` to a maintenance slot and takes its hold (cordon). Throws SlotUnavailable while it
  * must wait, SkipEvent for a late duplicate of a request that was already released. `node`: the node as
  * the caller just read it (read here when not given) — a request waiting in line tries again every few
@@ -79,8 +98,7 @@ export async function admitRequest(
   if (readLedger(node).holds[request.requestId]) return { why: 'this request already holds the node', acquired: false };
   assertStillWanted(request, node, now);
   const lease0 = 'lease' in read ? read.lease : await readLease(client, settings.namespace, ADMISSION_LEASE);
-  const waiting = await waitWithoutLock(client, request, settings, { node, now, lease: lease0 });
-  if (waiting !== undefined) throw waiting;
+  const gated = await waitOrAskGates(client, request, settings, { node, now, lease: lease0 });
   // Busy, a request next in line tries again within seconds; one without a place yet, with backoff.
   const place = { requestId: request.requestId, maxHeldNodes: settings.maxHeldNodes, now };
   // The mutex's expiry counts from when it is taken, not from when this attempt began.
@@ -101,7 +119,7 @@ export async function admitRequest(
       },
       settings.minSchedulable,
     );
-    const decision = decide(request, settings, { nodes, lease, intents, now: lockedAt });
+    const decision = decide(request, settings, { nodes, lease, intents, now: lockedAt, gated });
     let hold = { acquired: false };
     if (decision.admit) {
       holdWritten = true;

@@ -33,6 +33,10 @@ export interface BreakerRecord {
   /** The last resume: when and by whom. */
   readonly resumedAt?: string;
   readonly resumedBy?: string;
+  /** The pause that resume ended, for `Admission Resumed` (trip.ts). */
+  readonly resumedFrom?: { readonly pausedAt: string; readonly reason: string };
+  /** `Admission Resumed` was published for the last resume (by the first Admit step after it). */
+  readonly resumeAnnounced?: boolean;
 }
 
 export const NO_BREAKER_RECORD: BreakerRecord = { failures: [] };
@@ -73,7 +77,22 @@ export function pausedBecause(record: BreakerRecord): string | undefined {
   return record.reason ?? `admission is paused since ${record.pausedAt} until \`drainbridge resume\``;
 }
 
-/** The breaker closed again by `by`: the failures before it are forgotten, so the next K count anew. */
-export function resumeBreaker(by: string, now: Date): BreakerRecord {
-  return { failures: [], resumedAt: now.toISOString(), resumedBy: by };
+/**
+ * The breaker closed again by `by`: the failures before it are forgotten, so the next K count anew. The
+ * pause it ended is kept for the announcement, until the next resume.
+ */
+export function resumeBreaker(by: string, now: Date, paused?: BreakerRecord): BreakerRecord {
+  const from =
+    paused?.pausedAt === undefined
+      ? {}
+      : { resumedFrom: { pausedAt: paused.pausedAt, reason: pausedBecause(paused) ?? paused.pausedAt } };
+  return { failures: [], resumedAt: now.toISOString(), resumedBy: by, ...from };
+}
+
+/** A resume not yet announced on the bus (`Admission Resumed`): the record to write once it is; undefined otherwise. */
+export function resumeToAnnounce(record: BreakerRecord): BreakerRecord | undefined {
+  if (record.resumedAt === undefined || record.resumeAnnounced === true || record.pausedAt !== undefined) {
+    return undefined;
+  }
+  return { ...record, resumeAnnounced: true };
 }

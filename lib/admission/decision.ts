@@ -60,6 +60,8 @@ export interface AdmissionFacts {
   readonly holdersOf?: (node: string) => readonly SlotHolder[];
   /** Why admission is paused (the circuit breaker tripped, breaker.ts); absent while it admits. */
   readonly paused?: string;
+  /** The first closed health gate (gates/), asked just before this decision; absent when every gate is open. */
+  readonly gated?: string;
 }
 
 export interface WindowLimit {
@@ -105,7 +107,7 @@ export type AdmissionDecision =
       readonly admit: false;
       readonly why: string;
       readonly queue: AdmissionQueue;
-      /** It waits on a label-selector, spread or pool limit, not for the cluster-wide slots. */
+      /** It waits on a label-selector, spread or pool limit or a health gate, not for the cluster-wide slots. */
       readonly limited?: true;
     };
 
@@ -175,7 +177,8 @@ export function requestsAhead(
 /**
  * Decides whether `requestId` may take a hold on `node` now, and the queue to write back.
  * - A node already held (by this or another request) costs no new slot: admitted at once.
- * - A paused admission (the circuit breaker) admits no other node; the request keeps its place.
+ * - A paused admission (the circuit breaker) admits no other node; the request keeps its place. So does a
+ *   limit it would break, or a closed health gate.
  * - Otherwise a free slot goes to the oldest waiting request that wants a node not yet held: only that
  *   one is admitted in this call; the others keep waiting.
  */
@@ -195,9 +198,10 @@ export function planAdmission(facts: AdmissionFacts): AdmissionDecision {
   if (windowFull) return { admit: false, why: windowFull, queue: without(queue, facts.requestId) };
   const mine = queue[facts.requestId];
   queue[facts.requestId] = { node: facts.node, since: mine?.since ?? nowIso, seen: nowIso };
-  // Waiting on a limit or a paused admission keeps the request's place: it goes first once its zone or
-  // pool frees, or admission resumes.
-  const limited = facts.paused ?? brokenSlotLimit(facts) ?? brokenSpreadLimit(facts) ?? brokenMinimum(facts);
+  // Waiting on a limit, a closed health gate or a paused admission keeps the request's place: it goes first
+  // once its zone or pool frees, the gate opens, or admission resumes.
+  const limited =
+    facts.paused ?? brokenSlotLimit(facts) ?? brokenSpreadLimit(facts) ?? brokenMinimum(facts) ?? facts.gated;
   if (limited) return { admit: false, why: limited, queue: withWhy(queue, facts.requestId, limited), limited: true };
   const free = facts.maxHeldNodes - new Set(facts.heldNodes).size;
   const ordered = Object.entries(queue).sort(compareEntries);

@@ -19,14 +19,16 @@
  *   outlook.ts   what admission would decide for a node now, for `drainbridge plan` (writes nothing)
  *   breaker.ts   the circuit breaker: K failed evacuations within a window pause admission (pure)
  *   trip.ts      the breaker's record written: a failure noted, `drainbridge resume`
+ *   gates/       health gates asked before a node is admitted (Prometheus alerts, PromQL, the cluster, HTTP)
  */
 export { type Admitted, admitRequest } from './admit.ts';
 export type { BreakerFailure, BreakerRecord, BreakerSetting } from './breaker.ts';
 export type { AdmissionQueue } from './decision.ts';
+export { type GateSpec, gateSpecs, type NamedVerdict } from './gates/index.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
 export { type AdmissionSettings, admissionLimitsOf } from './observe.ts';
 export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';
-export { noteEvacuationFailed, resumeAdmission } from './trip.ts';
+export { claimResumeAnnouncement, noteEvacuationFailed, resumeAdmission } from './trip.ts';
 export {
   type AdmissionDamage,
   type AdmissionRepair,

@@ -12,6 +12,7 @@ import { listNodesMaybeHeld } from '../node/hold.ts';
 import { countsAsHeld, HELD_LABEL, type LedgerSettings, ledgerOf } from '../node/ledger.ts';
 import { pausedBecause } from './breaker.ts';
 import { planAdmission, type SlotHolder, type SlotLimit } from './decision.ts';
+import type { GateSpec } from './gates/spec.ts';
 import { type Intents, nodesInFlight, nodesInFlightFor } from './intents.ts';
 import { readBreaker, readQueue } from './records.ts';
 import { QUEUE_TTL_SECONDS } from './schedule.ts';
@@ -23,6 +24,8 @@ export interface AdmissionSettings {
   readonly slotLimits?: readonly SlotLimit[];
   readonly spreadLimits?: readonly SpreadLimit[];
   readonly minSchedulable?: readonly MinSchedulable[];
+  /** Health gates asked before a node is admitted (DRAINBRIDGE_GATES, gates/). */
+  readonly gates?: readonly GateSpec[];
   readonly ledger?: LedgerSettings;
 }
 
@@ -31,7 +34,10 @@ export interface AdmissionSettings {
  * outlook and the Admit step decide on the same limits.
  */
 export function admissionLimitsOf(
-  config: Pick<AdmissionSettings, 'namespace' | 'maxHeldNodes' | 'slotLimits' | 'spreadLimits' | 'minSchedulable'>,
+  config: Pick<
+    AdmissionSettings,
+    'namespace' | 'maxHeldNodes' | 'slotLimits' | 'spreadLimits' | 'minSchedulable' | 'gates'
+  >,
 ): AdmissionSettings {
   return {
     namespace: config.namespace,
@@ -39,6 +45,7 @@ export function admissionLimitsOf(
     ...(config.slotLimits ? { slotLimits: config.slotLimits } : {}),
     ...(config.spreadLimits ? { spreadLimits: config.spreadLimits } : {}),
     ...(config.minSchedulable ? { minSchedulable: config.minSchedulable } : {}),
+    ...(config.gates && config.gates.length > 0 ? { gates: config.gates } : {}),
   };
 }
 
@@ -147,7 +154,7 @@ async function thoroughCandidates(client: KubeClient, read: ThoroughRead): Promi
 export function decide(
   request: Pick<ResolvedRequest, 'requestId' | 'nodeName' | 'requester' | 'window'>,
   settings: AdmissionSettings,
-  read: { nodes: ObservedNodes; lease: V1Lease | undefined; intents: Intents; now: Date },
+  read: { nodes: ObservedNodes; lease: V1Lease | undefined; intents: Intents; now: Date; gated?: string | undefined },
 ) {
   const { nodes, lease, intents, now } = read;
   const window = request.window;
@@ -180,6 +187,7 @@ export function decide(
       : {}),
     holdersOf: (name) => nodes.holders.get(name) ?? [],
     ...optional('paused', pausedBecause(readBreaker(lease, request.nodeName))),
+    ...optional('gated', read.gated),
   });
 }
 

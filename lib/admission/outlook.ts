@@ -7,6 +7,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { RecordUnreadable } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { readLease } from '../kube/lease.ts';
+import { blockingReason } from './gates/gate.ts';
+import { checkGates, type NamedVerdict } from './gates/index.ts';
 import { nodesInFlight } from './intents.ts';
 import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
 import { ADMISSION_LEASE, readAdmitted, readIntents } from './records.ts';
@@ -16,6 +18,8 @@ export interface AdmissionOutlook {
   readonly admit: boolean;
   /** Why: the slot it would take, or what it would wait on. */
   readonly why: string;
+  /** Each configured health gate's verdict and reason, in configuration order (none configured: empty). */
+  readonly gates: readonly NamedVerdict[];
 }
 
 /** The plan's own id in the decision: never in the queue, so it counts every waiting request as ahead. */
@@ -29,6 +33,8 @@ export async function admissionOutlook(
 ): Promise<AdmissionOutlook> {
   const nodeName = node.metadata?.name ?? '';
   const lease = await readLease(client, settings.namespace, ADMISSION_LEASE);
+  // Every gate is asked, open or not, so that the plan shows each one's verdict.
+  const gates = await checkGates(settings.gates, { client, node, now });
   try {
     const intents = readIntents(lease, nodeName);
     const nodes = await observeNodes(
@@ -38,11 +44,12 @@ export async function admissionOutlook(
       settings.minSchedulable,
     );
     const request = { requestId: PLAN_REQUEST, nodeName, requester: 'drainbridge plan' };
-    const decision = decide(request, settings, { nodes, lease, intents, now });
-    return { admit: decision.admit, why: decision.why };
+    const gated = blockingReason(gates);
+    const decision = decide(request, settings, { nodes, lease, intents, now, gated });
+    return { admit: decision.admit, why: decision.why, gates };
   } catch (error) {
     // A damaged queue stops admission too: the plan says so rather than fail.
     if (!(error instanceof RecordUnreadable)) throw error;
-    return { admit: false, why: `admission cannot decide: ${error.message}` };
+    return { admit: false, why: `admission cannot decide: ${error.message}`, gates };
   }
 }

@@ -108,6 +108,8 @@ export const BREAKER_FORMAT: RecordFormat<BreakerRecord> = {
       reason: z.string().optional(),
       resumedAt: z.iso.datetime({ offset: true }).optional(),
       resumedBy: z.string().optional(),
+      resumedFrom: z.looseObject({ pausedAt: z.iso.datetime({ offset: true }), reason: z.string() }).optional(),
+      resumeAnnounced: z.boolean().optional(),
     }),
   ],
 };

@@ -5,9 +5,17 @@
  * mutex is held for seconds only, so an edit that finds it held tries again for a little longer than it
  * can last, rather than lose a failure.
  */
+import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.ts';
 import { readLease } from '../kube/lease.ts';
-import { type BreakerFailure, type BreakerRecord, type BreakerSetting, noteFailure, resumeBreaker } from './breaker.ts';
+import {
+  type BreakerFailure,
+  type BreakerRecord,
+  type BreakerSetting,
+  noteFailure,
+  resumeBreaker,
+  resumeToAnnounce,
+} from './breaker.ts';
 import { editWithoutMutex, MUTEX_SECONDS } from './mutex.ts';
 import { ADMISSION_LEASE, readBreaker } from './records.ts';
 
@@ -72,7 +80,26 @@ export async function resumeAdmission(
     const record = readBreaker(lease);
     wasPaused = record.pausedAt === undefined ? undefined : (record.reason ?? `paused since ${record.pausedAt}`);
     if (wasPaused === undefined) return undefined;
-    return { breaker: resumeBreaker(by, clock()) };
+    return { breaker: resumeBreaker(by, clock(), record) };
   });
   return { wasPaused, written };
+}
+
+/**
+ * Claims the announcement of the last resume (`Admission Resumed`), when one is due on `lease` as read:
+ * one conditional write, so among the Admit steps that find it due only the one whose write lands
+ * publishes. Returns the resumed record it claimed; undefined when none was due or another claimed it.
+ */
+export async function claimResumeAnnouncement(
+  client: KubeClient,
+  namespace: string,
+  at: { readonly lease: V1Lease | undefined; readonly now: Date },
+): Promise<BreakerRecord | undefined> {
+  if (!at.lease || resumeToAnnounce(readBreaker(at.lease)) === undefined) return undefined;
+  let claimed: BreakerRecord | undefined;
+  const wrote = await editWithoutMutex(client, { namespace, now: at.now, first: at.lease }, (lease) => {
+    claimed = resumeToAnnounce(readBreaker(lease));
+    return claimed ? { breaker: claimed } : undefined;
+  });
+  return wrote ? claimed : undefined;
 }

@@ -13,6 +13,7 @@ import { bool, commaList, integer } from '../settings/parsers.ts';
 import { type SettingReader, setting, settingsOf, type ValuesOf } from '../settings/setting.ts';
 import type { WindowDefinition } from '../windows/definition.ts';
 import { breakerText } from './breaker.ts';
+import { gatesText } from './gates.ts';
 import { minSchedulableText, spreadLimitsText } from './spread-limits.ts';
 
 /** `SELECTOR=MAX`: the last `=` separates the limit (selectors contain `=` themselves). */
@@ -277,6 +278,13 @@ export const WORKFLOW_SETTINGS = {
     parse: breakerText,
     default: 'off',
     help: 'the circuit breaker, FAILURES/WINDOW, e.g. `3/1h`: after 3 evacuations failed (or reached their deadline) within an hour admission pauses until `drainbridge resume`; running evacuations go on, waiting requests keep their place. `off` (the default) never pauses',
+    readBy: EVERY_PROCESS,
+  }),
+  gates: setting({
+    env: 'DRAINBRIDGE_GATES',
+    parse: gatesText,
+    default: '',
+    help: 'health gates asked before a node is admitted, a YAML/JSON list, e.g. `[{kind: prometheus-alerts, url: "http://prometheus:9090"}]`; kinds prometheus-alerts, promql, not-ready-nodes, pdbs-at-zero, failure-domain, http; a closed gate, or one not answering in its timeout, keeps the request in line (docs/safety.md)',
     readBy: EVERY_PROCESS,
   }),
   infraPodSelector: setting({

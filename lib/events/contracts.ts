@@ -40,6 +40,7 @@ export const DETAIL_TYPES = {
   evacuationFailed: 'Evacuation Failed',
   nodeRestored: 'Node Restored',
   admissionPaused: 'Admission Paused',
+  admissionResumed: 'Admission Resumed',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 
@@ -193,6 +194,20 @@ export const AdmissionPaused = z.strictObject({
   failures: z.array(z.strictObject({ requestId: RequestId, nodeName: NodeName, error: z.string(), at: Instant })),
 });
 
+/**
+ * `drainbridge resume` closed the circuit breaker again: admission admits nodes, the requests waiting in
+ * line first. `requestId` names this resume (`admission-resumed.<epoch ms>`), `requester` who ran it;
+ * `reason` is why admission had been paused. Published by the command itself (docs/safety.md).
+ * Example: { "version": "1", "requestId": "admission-resumed.1795860000000", "requester": "alice@host",
+ *   "resumedAt": "2026-11-28T12:40:00Z", "pausedAt": "2026-11-28T12:00:00Z", "reason": "2 evacuations failed within 1d: …" }
+ */
+export const AdmissionResumed = z.strictObject({
+  ...base,
+  resumedAt: Instant,
+  pausedAt: Instant.optional(),
+  reason: z.string(),
+});
+
 export type MaintenanceRequestedEvent = z.infer<typeof MaintenanceRequested>;
 export type MaintenanceEndedEvent = z.infer<typeof MaintenanceEnded>;
 export type NodeCordonedEvent = z.infer<typeof NodeCordoned>;
@@ -202,6 +217,7 @@ export type EvacuationSucceededEvent = z.infer<typeof EvacuationSucceeded>;
 export type EvacuationFailedEvent = z.infer<typeof EvacuationFailed>;
 export type NodeRestoredEvent = z.infer<typeof NodeRestored>;
 export type AdmissionPausedEvent = z.infer<typeof AdmissionPaused>;
+export type AdmissionResumedEvent = z.infer<typeof AdmissionResumed>;
 
 /** Each contract with its source and the versions this build understands. */
 export const CONTRACTS = {
@@ -214,6 +230,7 @@ export const CONTRACTS = {
   [DETAIL_TYPES.evacuationFailed]: { source: SOURCES.workflow, schema: EvacuationFailed },
   [DETAIL_TYPES.nodeRestored]: { source: SOURCES.workflow, schema: NodeRestored },
   [DETAIL_TYPES.admissionPaused]: { source: SOURCES.workflow, schema: AdmissionPaused },
+  [DETAIL_TYPES.admissionResumed]: { source: SOURCES.workflow, schema: AdmissionResumed },
 } as const satisfies Record<DetailType, { source: string; schema: z.ZodType }>;
 
 export const KNOWN_VERSIONS = ['1'] as const;
@@ -228,4 +245,5 @@ export interface DetailByType {
   'Evacuation Failed': EvacuationFailedEvent;
   'Node Restored': NodeRestoredEvent;
   'Admission Paused': AdmissionPausedEvent;
+  'Admission Resumed': AdmissionResumedEvent;
 }

@@ -113,6 +113,11 @@ export interface EvacuationStatus {
   /** Why the evacuation failed (`<ErrorName>: <message>`). */
   lastError?: string;
   /**
+   * Why a request not admitted yet waits (a limit, a closed health gate, a paused admission), as at its
+   * last decision on the nodes; removed once it holds its node.
+   */
+  waiting?: string;
+  /**
    * When a request that never held its node ended (it failed waiting in line, or was aborted there): it
    * has nothing to restore, so this starts its record's expiry as a finished Restore does (expiry.ts).
    */

@@ -360,6 +360,14 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     await this.#update(requestId, (status) => ({ ...status, lastError: message.slice(0, 1024) }));
   }
 
+  /** Records why the request waits for admission (shown as a NodeMaintenance's lastError); undefined removes it. */
+  async recordWaiting(requestId: string, why: string | undefined): Promise<void> {
+    await this.#update(requestId, (status) => {
+      const { waiting: _shown, ...rest } = status;
+      return why === undefined ? rest : { ...rest, waiting: why.slice(0, 1024) };
+    });
+  }
+
   /**
    * Marks a Restore of `requestId` as started or finished, so that a restarted `drainbridge run` finishes
    * an interrupted one. Only an existing record is marked (a request never admitted has none to resume).

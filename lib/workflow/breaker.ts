@@ -3,9 +3,13 @@
  * noted on the admission Lease, and when it trips the breaker people are told — `Admission Paused` on the
  * bus, a Warning Event on the node whose failure paused admission (`kubectl describe node`,
  * `kubectl get events`) and an error in the log. Best effort: the evacuation has failed already, and a
- * breaker that cannot be written must not hide that; what went wrong is logged.
+ * breaker that cannot be written must not hide that; what went wrong is logged. And the other way:
+ * `drainbridge resume` writes only the Lease (it runs anywhere, with no bus at hand), so the first Admit
+ * step after it publishes `Admission Resumed` on the workflow's bus — EventBridge on AWS, `drainbridge
+ * run`'s own bus embedded — once (announceResume).
  */
-import { type BreakerRecord, noteEvacuationFailed } from '../admission/index.ts';
+import type { V1Lease } from '@kubernetes/client-node';
+import { type BreakerRecord, claimResumeAnnouncement, noteEvacuationFailed } from '../admission/index.ts';
 import type { ResolvedRequest } from '../domain/request.ts';
 import type { Logger } from '../log/logger.ts';
 import { emitNodeEvent } from '../node/events.ts';
@@ -74,4 +78,27 @@ async function tellPaused(
   const event = { reason: 'AdmissionPaused' as const, type: 'Warning' as const, message: reason };
   const problem = node ? await emitNodeEvent(deps.kube, node, event, tools.now()) : undefined;
   if (problem) tools.logger.warn('could not record the AdmissionPaused event', { reason: problem.message });
+}
+
+/**
+ * Publishes `Admission Resumed` when `drainbridge resume` closed the breaker and nobody announced it yet
+ * (`lease`: the admission Lease as the Admit step read it; nothing else is read unless one is due). Best
+ * effort: a request waiting for admission must not fail on an announcement.
+ */
+export async function announceResume(deps: WorkflowDeps, lease: V1Lease | undefined, tools: Tools): Promise<void> {
+  try {
+    const resumed = await claimResumeAnnouncement(deps.kube, deps.config.namespace, { lease, now: tools.now() });
+    if (resumed?.resumedAt === undefined) return;
+    tools.logger.info('admission resumed', { resumedBy: resumed.resumedBy });
+    await deps.publisher.publish('Admission Resumed', {
+      version: '1',
+      requestId: `admission-resumed.${Date.parse(resumed.resumedAt)}`,
+      requester: resumed.resumedBy ?? 'drainbridge resume',
+      resumedAt: resumed.resumedAt,
+      ...(resumed.resumedFrom ? { pausedAt: resumed.resumedFrom.pausedAt } : {}),
+      reason: resumed.resumedFrom?.reason ?? 'admission was paused by the circuit breaker',
+    });
+  } catch (caught) {
+    tools.logger.warn('could not announce that admission resumed', { reason: (caught as Error).message });
+  }
 }

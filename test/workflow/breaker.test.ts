@@ -2,9 +2,9 @@
  * The circuit breaker, end to end on the simulator: with DRAINBRIDGE_BREAKER=2/1d, two evacuations that
  * reach their deadline (a PodDisruptionBudget at zero blocks node-1's drain) pause admission: a new
  * request waits in line saying why, `drainbridge status` leads with the pause and the failing node has
- * a Warning Event; `drainbridge resume` re-opens admission and the waiting request is evacuated without
- * anyone asking again. The window is a simulated day so that the load on the machine cannot age the
- * first failure out.
+ * a Warning Event; `drainbridge resume` re-opens admission, `Admission Resumed` is published once, and
+ * the waiting request is evacuated without anyone asking again. The window is a simulated day so that
+ * the load on the machine cannot age the first failure out.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -84,7 +84,11 @@ describe('circuit breaker (DRAINBRIDGE_BREAKER)', () => {
       status,
       /ADMISSION PAUSED since \S+: 2 evacuations failed within 1d: node-1 \(DeadlineExceeded\), node-1 \(DeadlineExceeded\)/,
     );
-    const published = eventsOf(w, 'Admission Paused', 'second') as { nodeName?: string; failures?: unknown[] }[];
+    const published = eventsOf(w, 'Admission Paused', 'second') as {
+      nodeName?: string;
+      failures?: unknown[];
+      pausedAt?: string;
+    }[];
     assert.equal(published.length, 1, 'Admission Paused on the bus, once, from the failure that tripped it');
     assert.equal(published[0]?.nodeName, 'node-1');
     assert.equal(published[0]?.failures?.length, 2);
@@ -114,6 +118,12 @@ describe('circuit breaker (DRAINBRIDGE_BREAKER)', () => {
     const outcome = await waiting.outcome;
     assert.equal(outcome.ok, true, `${failureOf(outcome).name}: ${failureOf(outcome).message}`);
     assert.doesNotMatch(await cli(w, ['status']), /ADMISSION PAUSED/);
+    // The first Admit step after the resume announced it on the bus, once, naming who and what it ended.
+    const resumed = w.busEvents.filter((e) => e.detailType === 'Admission Resumed').map((e) => e.detail);
+    assert.equal(resumed.length, 1, 'Admission Resumed on the bus, once');
+    assert.match(String(resumed[0]?.requester), /@/);
+    assert.match(String(resumed[0]?.reason), /^2 evacuations failed within 1d/);
+    assert.equal(resumed[0]?.pausedAt, published[0]?.pausedAt);
     assert.match(await cli(w, ['resume']), /admission is not paused; nothing was changed/);
   });
 });

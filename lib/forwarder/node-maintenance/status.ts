@@ -11,7 +11,8 @@
  *  - drainProgress: moved × 100 / evictionPods (NMO's formula), 100 once Succeeded;
  *  - lastError: the failure, else NMO's quorum refusal while drainbridge's quorum guard holds the drain
  *    back, else the first blocker (NMO: the latest reconcile error); for a request
- *    still waiting for a maintenance slot (its record written, its node not held yet), that it waits.
+ *    still waiting for a maintenance slot (its record written, its node not held yet), that it waits and
+ *    why, as its record says (`waiting`: a closed health gate, a full zone, a paused admission).
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { DrainState } from '../../drain/tracking.ts';
@@ -52,14 +53,26 @@ function quorumRefusal(record: EvacuationObject): string | undefined {
   return undefined;
 }
 
-/** Said while a request waits in line for a maintenance slot (drainbridge's admission). */
+const WAITING_PREFIX = 'waiting for a free maintenance slot';
+
+/** Said while a request waits in line for a maintenance slot (drainbridge's admission) and its record says no reason. */
 export const WAITING_FOR_SLOT =
-  "waiting for a free maintenance slot: as many nodes as drainbridge may hold at once are in maintenance, or the node's zone or pool is at its limit (DRAINBRIDGE_MAX_HELD_NODES, DRAINBRIDGE_SLOT_LIMITS, DRAINBRIDGE_SPREAD_LIMITS, DRAINBRIDGE_MIN_SCHEDULABLE); `drainbridge status` shows the line and why each request waits";
+  "waiting for a free maintenance slot: as many nodes as drainbridge may hold at once are in maintenance, the node's zone or pool is at its limit, a health gate is closed or admission is paused (DRAINBRIDGE_MAX_HELD_NODES, DRAINBRIDGE_SLOT_LIMITS, DRAINBRIDGE_SPREAD_LIMITS, DRAINBRIDGE_MIN_SCHEDULABLE, DRAINBRIDGE_GATES, DRAINBRIDGE_BREAKER); `drainbridge status` shows the line and why each request waits";
 
 /** Does the node's ledger hold the request (unreadable: taken as held, nothing is claimed about waiting)? */
 export function isHeldBy(node: V1Node, requestId: string): boolean {
   const read = ledgerOf(node);
   return read.status === 'unreadable' || Object.hasOwn(read.ledger.holds, requestId);
+}
+
+/** A request still in line: that it waits, and the reason admission gave at its last decision when it gave one. */
+function waitingStatus(record: EvacuationObject): NodeMaintenanceStatus {
+  const waiting = record.status?.waiting;
+  return {
+    phase: 'Running',
+    drainProgress: 0,
+    lastError: waiting ? `${WAITING_PREFIX}: ${waiting}` : WAITING_FOR_SLOT,
+  };
 }
 
 /**
@@ -68,7 +81,7 @@ export function isHeldBy(node: V1Node, requestId: string): boolean {
  */
 export function statusFromRecord(record: EvacuationObject | undefined, held = true): NodeMaintenanceStatus {
   if (!record) return { phase: 'Running' };
-  if (!record.status?.phase && !held) return { phase: 'Running', drainProgress: 0, lastError: WAITING_FOR_SLOT };
+  if (!record.status?.phase && !held) return waitingStatus(record);
   const branches = record.status?.branches ?? {};
   let evictionPods = 0;
   let moved = 0;

@@ -17,6 +17,7 @@ import type { Config } from '../../config/index.ts';
 import { type PassResult, passFailureOf } from '../../domain/pass.ts';
 import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
+import { isSlotWait } from '../../errors/registry.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
@@ -24,6 +25,7 @@ import type { NodePhase } from '../../node/phase.ts';
 import { abortRequestedBy, continueRequestedOf } from '../../progress/mailboxes.ts';
 import type { BranchPrepared } from '../branches/branch.ts';
 import { branchNamed, prepareBranches } from '../branches/registry.ts';
+import { announceResume } from '../breaker.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
 import { endNeverHeld, neverHeldEndOf, windowClosed } from '../never-held.ts';
@@ -95,6 +97,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // Lease alone (waitFromLease): one read, not even its record — `drainbridge abort` takes a waiting
     // request off the line (lib/workflow/abort.ts), and one with no place reads its record below.
     const lease = await readAdmissionLease(deps.kube, config.namespace);
+    await announceResume(deps, lease, tools);
     // Not for a window request past its window's close: admission ends it (not started) unless it holds
     // its node — told to wait from the Lease alone, it would wait in line for as long as the slots stay taken.
     const waiting = windowClosed(input.request, tools.now())
@@ -124,7 +127,8 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     // `drainbridge plan`. The Lease and the node read above may be seconds old by now: admission only
     // waits on them, and decides to admit on what it reads under its mutex.
     await refuseIfUnsafe(deps, input.request, node, tools.now());
-    const admitted = await admitOrEnd(deps, input, { settings, lease, node }, tools);
+    const waitingShown = existing.status?.waiting;
+    const admitted = await admitOrEnd(deps, input, { settings, lease, node, waitingShown }, tools);
     const record = await deps.progress.ensure(input.request, tools.now());
     // The same id run again after it ended never holding (withdrawn, not started): it runs now.
     if (admitted.acquired) await deps.progress.clearEnded(input.request.requestId);
@@ -156,17 +160,26 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
 async function admitOrEnd(
   deps: WorkflowDeps,
   input: TaskInput,
-  read: { settings: AdmissionSettings; lease: Awaited<ReturnType<typeof readAdmissionLease>>; node: V1Node },
+  read: {
+    settings: AdmissionSettings;
+    lease: Awaited<ReturnType<typeof readAdmissionLease>>;
+    node: V1Node;
+    /** Why the record says the request waits now (undefined: it says nothing). */
+    waitingShown: string | undefined;
+  },
   tools: TaskTools,
 ): Promise<Admitted> {
   try {
-    return await admitRequest(deps.kube, input.request, read.settings, {
+    const admitted = await admitRequest(deps.kube, input.request, read.settings, {
       now: tools.now(),
       lease: read.lease,
       node: read.node,
       clock: () => tools.now(),
     });
+    if (read.waitingShown !== undefined) await deps.progress.recordWaiting(input.request.requestId, undefined);
+    return admitted;
   } catch (error) {
+    await showWaiting(deps, input, error, read.waitingShown);
     // By name: an error crossing the embedded runtime's module boundary is not always this module's class.
     const skipped = error instanceof Error && error.name === 'SkipEvent';
     const end = skipped ? neverHeldEndOf(input.request, read.node, tools.now(), error.message) : undefined;
@@ -176,6 +189,19 @@ async function admitOrEnd(
     }
     throw error;
   }
+}
+
+/**
+ * The record (and so a NodeMaintenance's lastError) says why the request waits — a limit, a closed health
+ * gate, a paused admission, the slots in use — written only when the reason changed, so a request waiting
+ * on the same gate writes nothing at its retries.
+ */
+async function showWaiting(deps: WorkflowDeps, input: TaskInput, error: unknown, shown: string | undefined) {
+  if (!(error instanceof Error) || !isSlotWait(error.name)) return;
+  // A busy mutex says nothing about why the request waits: it tries again within seconds.
+  if (/^admission is busy/.test(error.message)) return;
+  const why = error.message.replace(`node ${input.request.nodeName}: `, '');
+  if (why !== shown) await deps.progress.recordWaiting(input.request.requestId, why);
 }
 
 /** Every branch's step before the passes (Nova: disable the host's nova-compute service), then NodeDraining. */

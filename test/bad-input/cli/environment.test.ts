@@ -44,6 +44,15 @@ const CASES: BadInput[] = [
     'SELECTOR=MIN',
   ]),
   env('DRAINBRIDGE_MIN_SCHEDULABLE', '!!=2'),
+  env('DRAINBRIDGE_GATES', '[{kind: prometheus-alerts, url: prometheus:9090}]', evacuate, [
+    'DRAINBRIDGE_GATES[0].url',
+    'must be an http:// or https:// URL',
+  ]),
+  env('DRAINBRIDGE_GATES', '[{kind: not-ready-nodes, max: 1, timout: 5s}]', plan, [
+    'DRAINBRIDGE_GATES[0].timout',
+    'unknown field',
+  ]),
+  env('DRAINBRIDGE_GATES', '{kind: http', evacuate, ['DRAINBRIDGE_GATES', 'not valid YAML or JSON']),
   env('DRAINBRIDGE_KUBE_ACCESS', 'bogus', evacuate, [
     'DRAINBRIDGE_KUBE_ACCESS',
     'must be one of kubeconfig, in-cluster, secret, token, eks',

@@ -223,7 +223,7 @@ describe('bus envelope', () => {
     assert.throws(() => parseBusEvent({ ...fixture, 'detail-type': 'Node Rebooted' }), {
       name: 'InvalidInput',
       message:
-        /^invalid event: detail-type: must be one of Maintenance Requested, .*Node Restored, Admission Paused \(got "Node Rebooted"\)$/,
+        /^invalid event: detail-type: must be one of Maintenance Requested, .*Node Restored, Admission Paused, Admission Resumed \(got "Node Rebooted"\)$/,
     });
   });
 
