@@ -1,8 +1,7 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
 import { type AdmissionOutlook, admissionLimitsOf, admissionOutlook } from '../../lib/admission/index.ts';
-import { isBlocked } from '../../lib/domain/plan.ts';
+import { isBlocked, type NodePlan } from '../../lib/domain/plan.ts';
 import type { DrainOptions } from '../../lib/domain/request.ts';
-import type { NodePlan } from '../../lib/drain/plan-node.ts';
 import { Instant } from '../../lib/events/fields.ts';
 import { parseSelector } from '../../lib/kube/selectors.ts';
 import { parseNoticePolicy } from '../../lib/sources/config.ts';

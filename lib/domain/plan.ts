@@ -66,6 +66,14 @@ export interface Plan {
   readonly branches: readonly BranchPlan[];
 }
 
+/** `drainbridge plan`'s answer for a node: every branch's plan, kubectl's warnings, whether dry runs were made. */
+export interface NodePlan {
+  readonly plan: Plan;
+  readonly warnings: readonly string[];
+  /** Whether server dry-run evictions were made. */
+  readonly serverDryRun: boolean;
+}
+
 /** Plans one branch of a node's evacuation (reads only). */
 export type BranchPlanner = (nodeName: string) => Promise<BranchPlan>;
 

@@ -7,7 +7,7 @@ export { createEvictionPass, type EvictionPassSettings, isPastTimeout } from './
 export { filterPod, KUBECTL_FILTERS, MESSAGES, makeFilters, type PodDeleteStatus, type PodFilter } from './filters.ts';
 export { drainOptionsFromFlags, parseDurationSeconds } from './flags.ts';
 export { type DrainPlan, type DrainPlanInput, planDrain } from './plan.ts';
-export { type NodePlan, type NodePlanSettings, planNode } from './plan-node.ts';
+export { type NodePlanSettings, planNode } from './plan-node.ts';
 export { classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
 export { type DrainSelection, selectPods } from './selection.ts';
 export { type DrainState, INITIAL_DRAIN_STATE } from './tracking.ts';

@@ -5,7 +5,7 @@
  * branches are planned beside it by lib/workflow/branches/plan.ts.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Blocker, BranchPlan, Plan } from '../domain/plan.ts';
+import type { Blocker, BranchPlan, NodePlan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
 import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -24,13 +24,6 @@ export interface NodePlanSettings {
   readonly serverDryRun?: boolean;
   /** Whether launcher pods are `pods` blockers (default true; false when the KubeVirt branch plans their VMs). */
   readonly launcherPodsBlock?: boolean;
-}
-
-export interface NodePlan {
-  readonly plan: Plan;
-  readonly warnings: readonly string[];
-  /** Whether server dry-run evictions were made. */
-  readonly serverDryRun: boolean;
 }
 
 async function dryRunBlocker(client: KubeClient, pod: V1Pod): Promise<Blocker | undefined> {

@@ -5,8 +5,8 @@
  * estimate.ts combines them by stage. Reads only.
  */
 import type { Config } from '../config/index.ts';
+import type { NodePlan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
-import type { NodePlan } from '../drain/plan-node.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { EvacuationObject } from '../kube/paths.ts';
 import type { EstimateSetup } from './branches/branch.ts';

@@ -6,8 +6,8 @@
  */
 import type { Config } from '../config/index.ts';
 import { INSTALL_COMMAND } from '../domain/install.ts';
+import type { NodePlan } from '../domain/plan.ts';
 import type { DrainOptions } from '../domain/request.ts';
-import type { NodePlan } from '../drain/plan-node.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { EvacuationObject, EvacuationStart } from '../kube/paths.ts';

@@ -3,9 +3,9 @@
  * drain's plan (both pod branches, server dry-run evictions) is made once and shared by its branches.
  */
 import type { Config } from '../../config/index.ts';
-import type { BranchPlan, BranchPlanner } from '../../domain/plan.ts';
+import type { BranchPlan, BranchPlanner, NodePlan } from '../../domain/plan.ts';
 import type { DrainOptions } from '../../domain/request.ts';
-import { type NodePlan, planNode } from '../../drain/plan-node.ts';
+import { planNode } from '../../drain/plan-node.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { BRANCH_REGISTRY } from './registry.ts';
 

@@ -3,9 +3,8 @@
  * them. Both are planned together by the drain planner, whose one plan of the node they share.
  */
 import type { PassInput, PassResult, ReconcilePass } from '../../domain/pass.ts';
-import type { BranchPlan } from '../../domain/plan.ts';
+import type { BranchPlan, NodePlan } from '../../domain/plan.ts';
 import type { PodBranch } from '../../drain/branch-filters.ts';
-import type { NodePlan } from '../../drain/plan-node.ts';
 import { DRAIN_STATE_FORMAT, podTimelines } from '../../drain/tracking.ts';
 import type { WorkflowDeps } from '../workflow-deps.ts';
 import { type BranchDefinition, itemRowsReader, type MoveKind } from './branch.ts';

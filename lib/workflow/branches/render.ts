@@ -1,6 +1,5 @@
 /** Renders a node plan for people (`drainbridge plan`) and for programs (`--json`). Pure. */
-import { type BranchPlan, isBlocked } from '../../domain/plan.ts';
-import type { NodePlan } from '../../drain/plan-node.ts';
+import { type BranchPlan, isBlocked, type NodePlan } from '../../domain/plan.ts';
 import { BRANCH_REGISTRY, wordsOf } from './registry.ts';
 
 /** The branch's own lines under its heading (Nova: its host and the room elsewhere). */
