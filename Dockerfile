@@ -16,7 +16,7 @@ COPY functions ./functions
 COPY lib ./lib
 COPY embedded ./embedded
 COPY scripts ./scripts
-COPY workflow ./workflow
+COPY state-machines ./state-machines
 RUN node scripts/bundle.ts
 
 FROM node:24-slim

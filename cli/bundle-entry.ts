@@ -17,7 +17,7 @@ import { dispatch } from './dispatch.ts';
 async function withPackagedDefinitions(command: Promise<Command>): Promise<Command> {
   const [{ usePackagedDefinitions }, definitions] = await Promise.all([
     import('../embedded/runtime.ts'),
-    import('../workflow/definitions.json', { with: { type: 'json' } }),
+    import('../state-machines/definitions.json', { with: { type: 'json' } }),
   ]);
   usePackagedDefinitions(definitions.default as unknown as Parameters<typeof usePackagedDefinitions>[0]);
   return command;

@@ -6,9 +6,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../lib/clients/kube/client.ts';
 import { buildKubeConfig, type Config } from '../lib/config/index.ts';
 import { checkKubeconfigFile } from '../lib/config/kubeconfig-check.ts';
-import { KubeClient } from '../lib/kube/client.ts';
 import { type PreflightNeeds, type PreflightReport, runPreflight } from '../lib/preflight/index.ts';
 import type { CommandContext } from './command.ts';
 import { configOf } from './common-flags.ts';

@@ -1,11 +1,12 @@
 /**
- * kubectl drain's flags, declared once for every command that takes them (validated by lib/drain/flags.ts,
+ * kubectl drain's flags, declared once for every command that takes them (validated by lib/branches/pods/flags.ts,
  * which names the flag in every refusal). Light on purpose: `drainbridge forwarder` imports it and must
  * not load the embedded runtime (its memory budget, bench/README.md).
  */
-import type { DrainOptions } from '../lib/domain/request.ts';
-import { drainOptionsFromFlags, drainOptionsSetByFlags } from '../lib/drain/flags.ts';
+
+import { drainOptionsFromFlags, drainOptionsSetByFlags } from '../lib/branches/pods/flags.ts';
 import { InvalidInput } from '../lib/errors/index.ts';
+import type { DrainOptions } from '../lib/model/request.ts';
 import { UsageError } from './failures.ts';
 import type { FlagSpec, ParsedCommandLine } from './flags.ts';
 

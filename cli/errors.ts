@@ -2,6 +2,8 @@
  * How a failure reaches a person: one or two plain sentences and an exit status from the table — never
  * a stack trace or an HTTP dump (both go to the log, at debug, when a log is asked for). Pure.
  */
+
+import { type ApiStatus, apiStatusOf, KubeApiError } from '../lib/clients/kube/errors.ts';
 import {
   ClusterUnreachable,
   ConfigError,
@@ -9,7 +11,6 @@ import {
   InvalidInput,
   RecordUnreadable,
 } from '../lib/errors/index.ts';
-import { type ApiStatus, apiStatusOf, KubeApiError } from '../lib/kube/errors.ts';
 import { connectionWords } from '../lib/util/connection-words.ts';
 import { CommandFailed, UsageError } from './command.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';

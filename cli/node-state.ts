@@ -3,9 +3,9 @@
  * phase — what a person needs to decide the next step after a run ended or was stopped.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import type { KubeClient } from '../lib/clients/kube/client.ts';
+import { isNotFound } from '../lib/clients/kube/errors.ts';
 import { nodeNotFound } from '../lib/errors/index.ts';
-import type { KubeClient } from '../lib/kube/client.ts';
-import { isNotFound } from '../lib/kube/errors.ts';
 import { ledgerOf } from '../lib/node/ledger.ts';
 import { readPhase } from '../lib/node/phase.ts';
 import { EXIT } from './exit-codes.ts';

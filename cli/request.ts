@@ -3,9 +3,9 @@
  * each problem named by the flag (or operand) the person typed rather than the event field.
  */
 
+import type { DetailByType, DetailType } from '../lib/bus/contracts/contracts.ts';
+import { parseDetail } from '../lib/bus/contracts/parse.ts';
 import { InvalidInput } from '../lib/errors/index.ts';
-import type { DetailByType, DetailType } from '../lib/events/contracts.ts';
-import { parseDetail } from '../lib/events/parse.ts';
 import { UsageError } from './command.ts';
 
 /** Event field → what the person typed. */

@@ -6,7 +6,7 @@
  */
 import type { EmbeddedRuntime, TrackedExecution } from '../embedded/runtime.ts';
 import { leaveQueue } from '../lib/admission/index.ts';
-import type { KubeClient } from '../lib/kube/client.ts';
+import type { KubeClient } from '../lib/clients/kube/client.ts';
 import { releaseOwnership } from '../lib/workflow/ownership.ts';
 import type { CommandContext } from './command.ts';
 

@@ -3,12 +3,13 @@
  * (lib/preflight/service-check.ts): refuse to start (exit 4) when a required call is denied, or start
  * without an optional source, logging why; what /readyz then says. Loads no @kubernetes/client-node.
  */
+
+import { apiStatusOf, isTransientStatus } from '../lib/clients/kube/errors.ts';
 import type { Config } from '../lib/config/schema.ts';
-import { connectKube } from '../lib/forwarder/kube.ts';
-import { apiStatusOf, isTransientStatus } from '../lib/kube/errors.ts';
 import type { Logger } from '../lib/log/logger.ts';
 import type { Service, ServiceSettings } from '../lib/preflight/service-access.ts';
 import { checkService, explainRefusal } from '../lib/preflight/service-check.ts';
+import { connectKube } from '../lib/sources/forwarder/kube.ts';
 import { EXIT } from './exit-codes.ts';
 import { CommandFailed } from './failures.ts';
 

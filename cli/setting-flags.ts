@@ -5,9 +5,9 @@
  */
 import { BUS_ENDPOINT_SETTINGS } from '../lib/bus/bus-key.ts';
 import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
-import { FORWARDER_SETTINGS } from '../lib/forwarder/settings.ts';
 import { type FlagCommand, flagSettingsOf } from '../lib/settings/setting.ts';
-import { AGENT_SETTINGS } from '../lib/sources/settings.ts';
+import { AGENT_SETTINGS } from '../lib/sources/clouds/settings.ts';
+import { FORWARDER_SETTINGS } from '../lib/sources/forwarder/settings.ts';
 import { type FlagSpec, flagValue, type ParsedCommandLine } from './flags.ts';
 
 /** Every loader's declarations, in docs/configuration.md's order. */

@@ -2,9 +2,10 @@
  * Progress lines for a person watching an embedded run: one line when something changes (a phase, a
  * branch's counts, what blocks it), never a line per poll. Pure formatting plus a small de-duplicator.
  */
-import type { ItemTimeline, Span } from '../lib/domain/timeline.ts';
+
+import { wordsOf } from '../lib/branches/registry.ts';
 import { isSlotWait } from '../lib/errors/registry.ts';
-import { wordsOf } from '../lib/workflow/branches/registry.ts';
+import type { ItemTimeline, Span } from '../lib/model/timeline.ts';
 import type { TaskCall } from './executor.ts';
 
 interface PassOutputShape {

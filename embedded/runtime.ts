@@ -4,14 +4,14 @@
  * is only who delivers events and who runs the state machines.
  */
 import { readFileSync } from 'node:fs';
+import type { DetailByType, DetailType } from '../lib/bus/contracts/contracts.ts';
+import { CONTRACTS } from '../lib/bus/contracts/contracts.ts';
+import { parseDetail } from '../lib/bus/contracts/parse.ts';
 import { InProcessBus, InProcessPublisher } from '../lib/bus/index.ts';
 import type { EventPublisher } from '../lib/bus/types.ts';
+import type { KubeClientOptions } from '../lib/clients/kube/client.ts';
 import type { Config } from '../lib/config/index.ts';
-import type { DetailByType, DetailType } from '../lib/events/contracts.ts';
-import { CONTRACTS } from '../lib/events/contracts.ts';
-import { parseDetail } from '../lib/events/parse.ts';
-import type { KubeClientOptions } from '../lib/kube/client.ts';
-import type { WindowDefinition } from '../lib/windows/definition.ts';
+import type { WindowDefinition } from '../lib/sources/windows/definition.ts';
 import { type BranchConnectors, connectDeps, type WorkflowDeps } from '../lib/workflow/deps.ts';
 import type { WindowOpened } from '../lib/workflow/tasks/window-steps.ts';
 import {
@@ -42,7 +42,9 @@ export function continuedAs(outcome: Outcome): string | undefined {
 
 export function loadDefinitions(): Definitions {
   if (packagedDefinitions) return packagedDefinitions;
-  return JSON.parse(readFileSync(new URL('../workflow/definitions.json', import.meta.url), 'utf8')) as Definitions;
+  return JSON.parse(
+    readFileSync(new URL('../state-machines/definitions.json', import.meta.url), 'utf8'),
+  ) as Definitions;
 }
 
 /** One execution as the runtime tracks it. */

@@ -1,6 +1,6 @@
 /**
  * Writes docs/configuration.md from the settings' own declarations (lib/settings/setting.ts) — each
- * loader's settings with variable, default, flag, readers and help (lib/config, lib/forwarder, lib/sources,
+ * loader's settings with variable, default, flag, readers and help (lib/config, lib/sources/forwarder, lib/sources,
  * lib/bus) — so the page is
  * never written by hand a second time. `--check` exits 1 when the page is not what it would write.
  * Run: npm run docs:config (test/unit/config/configuration-doc.test.ts runs the check).
@@ -8,12 +8,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { BUS_ENDPOINT_SETTINGS } from '../lib/bus/bus-key.ts';
+import { IN_CLUSTER_SETTINGS } from '../lib/clients/kube/http/endpoint.ts';
 import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
-import { FORWARDER_SETTINGS } from '../lib/forwarder/settings.ts';
-import { IN_CLUSTER_SETTINGS } from '../lib/kube/http/endpoint.ts';
 import { NOTIFY_SETTINGS } from '../lib/notify/settings.ts';
 import { type Setting, type SettingTree, settingsOf } from '../lib/settings/setting.ts';
-import { AGENT_SETTINGS } from '../lib/sources/settings.ts';
+import { AGENT_SETTINGS } from '../lib/sources/clouds/settings.ts';
+import { FORWARDER_SETTINGS } from '../lib/sources/forwarder/settings.ts';
 
 export const CONFIGURATION_DOC = new URL('../docs/configuration.md', import.meta.url);
 
@@ -29,19 +29,19 @@ export const SECTIONS: readonly { title: string; about: string; settings: Settin
     title: 'In-cluster access',
     about: 'Every process with `DRAINBRIDGE_KUBE_ACCESS=in-cluster` ([install.md](install.md)).',
     settings: IN_CLUSTER_SETTINGS,
-    source: 'lib/kube/http/endpoint.ts',
+    source: 'lib/clients/kube/http/endpoint.ts',
   },
   {
     title: 'The forwarder and `drainbridge run`',
     about: 'Where cordons, NodeMaintenances and reboots come from, leader election, the metrics endpoint.',
     settings: FORWARDER_SETTINGS,
-    source: 'lib/forwarder/settings.ts',
+    source: 'lib/sources/forwarder/settings.ts',
   },
   {
     title: 'The node agent',
     about: '`drainbridge forwarder --node-agent`, one per node: cloud maintenance notices ([notices.md](notices.md)).',
     settings: AGENT_SETTINGS,
-    source: 'lib/sources/settings.ts',
+    source: 'lib/sources/clouds/settings.ts',
   },
   {
     title: 'The bus endpoint of `drainbridge run`',

@@ -3,7 +3,7 @@
  * options; `kubectlFlags` and `drainOptions` are two spellings of one setting.
  */
 import { fileURLToPath } from 'node:url';
-import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
+import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 
 /** One benchmark case. */
 export interface BenchCase {

@@ -2,7 +2,7 @@
  * What the benchmark reads straight from a simulator's store (never through HTTP, so nothing here shows
  * in the request log): the pods a drain must move, and the inputs of the physical floor.
  */
-import { matchesAll, parseSelector } from '../../lib/kube/selectors.ts';
+import { matchesAll, parseSelector } from '../../lib/clients/kube/selectors.ts';
 import type { Simulator } from '../../sim/index.ts';
 import type { FloorBudget, FloorPod, FloorTimings, Replacement } from './floor.ts';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type ExecutionStats, estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { loadConfig } from '../../lib/config/index.ts';
-import type { DrainOptions } from '../../lib/domain/request.ts';
+import type { DrainOptions } from '../../lib/model/request.ts';
 
 /** What one drainbridge evacuation did. */
 export interface DrainbridgeOutcome {

@@ -13,7 +13,7 @@
  *   (waves − 1) × (time until the budget allows again) + the grace period of the last wave.
  * The floor is the longest of these over the budgets and the unbudgeted pods.
  */
-import { type LabelSelector, type Labels, selectorMatches } from '../../lib/kube/selectors.ts';
+import { type LabelSelector, type Labels, selectorMatches } from '../../lib/clients/kube/selectors.ts';
 
 /** How a pod comes back after it was evicted. */
 export type Replacement = 'when-terminating' | 'when-gone' | 'never';

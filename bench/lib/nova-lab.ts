@@ -7,9 +7,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadOpenStackCredentials } from '../../lib/openstack/credentials.ts';
-import { KeystoneSession } from '../../lib/openstack/keystone.ts';
-import { NovaClient } from '../../lib/openstack/nova.ts';
+import { loadOpenStackCredentials } from '../../lib/clients/openstack/credentials.ts';
+import { KeystoneSession } from '../../lib/clients/openstack/keystone.ts';
+import { NovaClient } from '../../lib/clients/openstack/nova.ts';
 import { serverOnHost } from '../../test/e2e/openstack/support.ts';
 import { waitUntil } from '../../test/support/wait.ts';
 

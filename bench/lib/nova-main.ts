@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NOVA_PASS_WAIT } from '../../lib/nova/index.ts';
+import { NOVA_PASS_WAIT } from '../../lib/branches/nova/index.ts';
 import { renderColumns } from './columns.ts';
 import {
   bootServers,

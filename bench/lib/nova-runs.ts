@@ -4,10 +4,10 @@
  * its run lasts until Nova reports every server ACTIVE on another host.
  */
 import { execFile } from 'node:child_process';
-import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/domain/request.ts';
-import { NovaEvacuationPass } from '../../lib/nova/evacuate.ts';
-import { NOVA_PASS_WAIT } from '../../lib/nova/index.ts';
-import { restoreNovaHost } from '../../lib/nova/restore.ts';
+import { NovaEvacuationPass } from '../../lib/branches/nova/evacuate.ts';
+import { NOVA_PASS_WAIT } from '../../lib/branches/nova/index.ts';
+import { restoreNovaHost } from '../../lib/branches/nova/restore.ts';
+import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/model/request.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
 import { waitUntil } from '../../test/support/wait.ts';
 import { allMovedOff, type NovaLab } from './nova-lab.ts';

@@ -7,9 +7,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { KubeClient } from '../../lib/kube/client.ts';
-import { apiStatusOf } from '../../lib/kube/errors.ts';
-import { selectorMatches } from '../../lib/kube/selectors.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
+import { apiStatusOf } from '../../lib/clients/kube/errors.ts';
+import { selectorMatches } from '../../lib/clients/kube/selectors.ts';
 import type { DrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { budgetsIn, drainablePodsOn, type PodView } from './cluster-view.ts';
 import type { FloorBudget } from './floor.ts';

@@ -2,12 +2,12 @@
  * Drives a reconcile pass the way the packaged Evacuate state machine does: a pass that progressed is
  * run again at once (the Choice state loops back to a fresh Task entry), a pass that did not throws
  * NotYetDone and Step Functions Retry waits IntervalSeconds × BackoffRate^(n−1), capped at
- * MaxDelaySeconds, with full jitter. The policy is read from workflow/definitions.json, not copied.
+ * MaxDelaySeconds, with full jitter. The policy is read from state-machines/definitions.json, not copied.
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PassResult, ReconcilePass } from '../../lib/domain/pass.ts';
-import type { ResolvedRequest } from '../../lib/domain/request.ts';
+import type { PassResult, ReconcilePass } from '../../lib/model/pass.ts';
+import type { ResolvedRequest } from '../../lib/model/request.ts';
 
 /** One Step Functions Retry rule. */
 export interface RetryRule {
@@ -37,12 +37,14 @@ function findState(states: Record<string, StateJson>, name: string): StateJson |
 
 /** The NotYetDone Retry rule of `stateName` in the packaged Evacuate machine. */
 export function notYetDoneRetry(stateName: string): RetryRule {
-  const definitions = JSON.parse(readFileSync(new URL('../../workflow/definitions.json', import.meta.url), 'utf8')) as {
+  const definitions = JSON.parse(
+    readFileSync(new URL('../../state-machines/definitions.json', import.meta.url), 'utf8'),
+  ) as {
     stateMachines: Record<string, { States: Record<string, StateJson> }>;
   };
   const states = definitions.stateMachines.evacuate?.States ?? {};
   const rule = findState(states, stateName)?.Retry?.find((r) => r.ErrorEquals.includes('NotYetDone'));
-  if (!rule) throw new Error(`workflow/definitions.json: state ${stateName} has no NotYetDone Retry rule`);
+  if (!rule) throw new Error(`state-machines/definitions.json: state ${stateName} has no NotYetDone Retry rule`);
   return rule;
 }
 

@@ -1,9 +1,10 @@
 /** `drainbridge check`: is this cluster (and Nova) ready for drainbridge? Reads only. */
-import { connectKube } from '../../lib/forwarder/kube.ts';
-import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
+
 import { INSTALL_COMMAND, type PreflightReport, runPreflight } from '../../lib/preflight/index.ts';
 import { SERVICES, type Service } from '../../lib/preflight/service-access.ts';
 import { checkService } from '../../lib/preflight/service-check.ts';
+import { connectKube } from '../../lib/sources/forwarder/kube.ts';
+import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
 import { type Cluster, connect, describeReport, fixLines } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';

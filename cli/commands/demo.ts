@@ -6,10 +6,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
-import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
-import { renderPlanText } from '../../lib/workflow/branches/render.ts';
+import { planEvacuation } from '../../lib/branches/plan.ts';
+import { renderPlanText } from '../../lib/branches/render.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
 import { configFor } from '../embedded.ts';

@@ -6,8 +6,8 @@
  * ledger and the node's Evacuation records, read by the caller.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { MaintenanceRequestedEvent } from '../../lib/events/contracts.ts';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/contracts.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { type Driving, drivingOf, holdsRequest } from '../../lib/workflow/driver.ts';
 import { planResume } from '../../lib/workflow/resume.ts';
 

@@ -6,10 +6,10 @@
  * to resume it here.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { MaintenanceRequestedEvent } from '../../lib/events/contracts.ts';
-import type { KubeClient } from '../../lib/kube/client.ts';
-import { isNotFound } from '../../lib/kube/errors.ts';
-import { type EvacuationObject, evacuationName } from '../../lib/kube/paths.ts';
+import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/contracts.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
+import { isNotFound } from '../../lib/clients/kube/errors.ts';
+import { type EvacuationObject, evacuationName } from '../../lib/clients/kube/paths.ts';
 import { describeDriver } from '../../lib/workflow/driver.ts';
 import { planResume } from '../../lib/workflow/resume.ts';
 import type { CommandContext } from '../command.ts';

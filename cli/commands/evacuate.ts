@@ -1,7 +1,7 @@
 /** `drainbridge evacuate NODE`: run the Evacuate state machine embedded against a cluster (and Nova). */
-import type { DetailByType } from '../../lib/events/contracts.ts';
-import { isNotFound } from '../../lib/kube/errors.ts';
-import { evacuationName } from '../../lib/kube/paths.ts';
+import type { DetailByType } from '../../lib/bus/contracts/contracts.ts';
+import { isNotFound } from '../../lib/clients/kube/errors.ts';
+import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { drivingSentence } from '../../lib/workflow/driver.ts';
 import { withdrawWaiting } from '../../lib/workflow/never-held.ts';
 import { otherNodeOf, reusedIdMessage } from '../../lib/workflow/request-node.ts';

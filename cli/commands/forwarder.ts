@@ -1,15 +1,15 @@
 /**
- * `drainbridge forwarder`: the in-cluster forwarder, publishing to EventBridge (lib/forwarder); with
- * `--node-agent`, the node agent of a DaemonSet (lib/forwarder/node-agent.ts). Only what the chosen mode
+ * `drainbridge forwarder`: the in-cluster forwarder, publishing to EventBridge (lib/sources/forwarder); with
+ * `--node-agent`, the node agent of a DaemonSet (lib/sources/node-agent/node-agent.ts). Only what the chosen mode
  * runs is loaded: this process has a memory budget (80 MiB resident, bench/README.md), so nothing here
  * imports the embedded runtime or @kubernetes/client-node.
  */
 import type { BusClientSettings } from '../../lib/bus/bus-key.ts';
 import { loadConfig } from '../../lib/config/load.ts';
-import type { DrainOptions } from '../../lib/domain/request.ts';
-import { type ForwarderSettings, loadForwarderSettings } from '../../lib/forwarder/settings.ts';
-import type { BusSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
+import type { DrainOptions } from '../../lib/model/request.ts';
+import { type ForwarderSettings, loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
+import type { BusSink } from '../../lib/sources/forwarder/sinks.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import { type Command, UsageError } from '../command.ts';
 import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';
@@ -60,7 +60,7 @@ async function startClusterForwarder(
   settings: ForwarderSettings & { readonly drain: Partial<DrainOptions> },
   logger: Logger,
 ): Promise<Running> {
-  const { createForwarder } = await import('../../lib/forwarder/index.ts');
+  const { createForwarder } = await import('../../lib/sources/forwarder/index.ts');
   const config = configOf(env, kubeconfig);
   // Before leader election: a denied call refuses the start (exit 4) or leaves its optional source out.
   const decision = await preflightService('forwarder', config, settings, logger);
@@ -81,10 +81,10 @@ async function startNodeAgent(
 ): Promise<Running> {
   const [{ loadAgentConfig }, { policyWithDrain }, { NodeAgentProcess }, { connectKube }, { loadBusClientSettings }] =
     await Promise.all([
-      import('../../lib/sources/config.ts'),
-      import('../../lib/sources/policy.ts'),
-      import('../../lib/forwarder/node-agent.ts'),
-      import('../../lib/forwarder/index.ts'),
+      import('../../lib/sources/clouds/config.ts'),
+      import('../../lib/sources/clouds/policy.ts'),
+      import('../../lib/sources/node-agent/node-agent.ts'),
+      import('../../lib/sources/forwarder/index.ts'),
       import('../../lib/bus/bus-key.ts'),
     ]);
   const loaded = loadAgentConfig(env);
@@ -108,7 +108,7 @@ async function startNodeAgent(
 
 /** PutEvents to drainbridge's EventBridge bus (AWS credentials from the SDK's chain). */
 async function awsSink(config: { eventBusName: string }): Promise<BusSink> {
-  const { eventBridgeSink } = await import('../../lib/forwarder/index.ts');
+  const { eventBridgeSink } = await import('../../lib/sources/forwarder/index.ts');
   return eventBridgeSink(config);
 }
 
@@ -117,7 +117,7 @@ async function busEndpointSink(settings: BusClientSettings, busName: string): Pr
   const [{ createBusEndpointClient }, { EventBridgePublisher }, { EventBridgeSink }] = await Promise.all([
     import('../../lib/bus/bus-endpoint-client.ts'),
     import('../../lib/bus/eventbridge-publisher.ts'),
-    import('../../lib/forwarder/sinks.ts'),
+    import('../../lib/sources/forwarder/sinks.ts'),
   ]);
   return new EventBridgeSink(new EventBridgePublisher(await createBusEndpointClient(settings), busName));
 }
@@ -147,12 +147,12 @@ export const forwarderCommand: Command = {
     '  --shutdown-grace    seconds to flush queued events on SIGTERM (default 10)',
     "  --node-agent        instead: this node's agent (a DaemonSet): reads the node's instance metadata service",
     '                      and publishes its maintenance notices as Maintenance Requested / Ended; every node',
-    '                      publishes its own (no leader election; lib/sources/README.md).',
+    '                      publishes its own (no leader election; lib/sources/clouds/README.md).',
     settingFlagsHelp('forwarder'),
     SERVICE_DRAIN_FLAGS_HELP,
     '  The forwarder and the node agent put these options on the events they publish (Node Cordoned,',
     "  Maintenance Requested), where they win over the evacuating process's DRAINBRIDGE_DRAIN_*.",
-    'Environment: DRAINBRIDGE_* (lib/forwarder/README.md), DRAINBRIDGE_KUBE_ACCESS=in-cluster in a pod.',
+    'Environment: DRAINBRIDGE_* (lib/sources/README.md), DRAINBRIDGE_KUBE_ACCESS=in-cluster in a pod.',
   ].join('\n'),
   // A service: its log is its output, JSON on stderr unless --log-* or DRAINBRIDGE_LOG_* say otherwise.
   logging: SERVICE_LOGGING,

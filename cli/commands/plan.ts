@@ -1,14 +1,14 @@
 /** `drainbridge plan NODE [kubectl drain flags] [--json] [--kubeconfig F]`: what an evacuation would do. */
 import { type AdmissionOutlook, admissionLimitsOf, admissionOutlook } from '../../lib/admission/index.ts';
-import { isBlocked, type NodePlan } from '../../lib/domain/plan.ts';
-import type { DrainOptions } from '../../lib/domain/request.ts';
-import { Instant } from '../../lib/events/fields.ts';
-import { parseSelector } from '../../lib/kube/selectors.ts';
-import { parseNoticePolicy } from '../../lib/sources/config.ts';
-import { describePolicy, type PolicyRow } from '../../lib/sources/policy.ts';
-import { renderPolicyText } from '../../lib/sources/policy-render.ts';
-import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
-import { renderPlanJson, renderPlanText } from '../../lib/workflow/branches/render.ts';
+import { planEvacuation } from '../../lib/branches/plan.ts';
+import { renderPlanJson, renderPlanText } from '../../lib/branches/render.ts';
+import { Instant } from '../../lib/bus/contracts/fields.ts';
+import { parseSelector } from '../../lib/clients/kube/selectors.ts';
+import { isBlocked, type NodePlan } from '../../lib/model/plan.ts';
+import type { DrainOptions } from '../../lib/model/request.ts';
+import { parseNoticePolicy } from '../../lib/sources/clouds/config.ts';
+import { describePolicy, type PolicyRow } from '../../lib/sources/clouds/policy.ts';
+import { renderPolicyText } from '../../lib/sources/clouds/policy-render.ts';
 import { type PlanTiming, planTiming, renderTimingText } from '../../lib/workflow/plan-timing.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';

@@ -4,8 +4,8 @@
  * asked to gone, PDB waits and blockers marked. Reads; writes nothing to the cluster.
  */
 import { writeFileSync } from 'node:fs';
-import { isNotFound } from '../../lib/kube/errors.ts';
-import { type EvacuationObject, evacuationName } from '../../lib/kube/paths.ts';
+import { isNotFound } from '../../lib/clients/kube/errors.ts';
+import { type EvacuationObject, evacuationName } from '../../lib/clients/kube/paths.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';

@@ -3,10 +3,10 @@
 import { DrainbridgeRun } from '../../embedded/run/run.ts';
 import { loadBusServerSettings } from '../../lib/bus/bus-key.ts';
 import { readServerTls } from '../../lib/bus/bus-tls.ts';
-import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { loadWebhookSettings } from '../../lib/notify/index.ts';
 import { resolveMaybeRef } from '../../lib/secrets/secret-refs.ts';
+import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import type { Command } from '../command.ts';
 import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';

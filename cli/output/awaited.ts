@@ -5,7 +5,7 @@
  */
 
 import { waitWords } from '../../embedded/progress.ts';
-import type { ItemTimeline, Span } from '../../lib/domain/timeline.ts';
+import type { ItemTimeline, Span } from '../../lib/model/timeline.ts';
 import type { EvacuationTimeline } from './timeline.ts';
 
 /** Names shown in one phrase before `and N more`. */

@@ -6,10 +6,10 @@
  * for the state it keeps between updates.
  */
 
-import type { BranchProgress } from '../../lib/domain/pass.ts';
-import type { Blocker } from '../../lib/domain/plan.ts';
-import type { BranchSpan, ItemTimeline, Span } from '../../lib/domain/timeline.ts';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
+import type { BranchProgress } from '../../lib/model/pass.ts';
+import type { Blocker } from '../../lib/model/plan.ts';
+import type { BranchSpan, ItemTimeline, Span } from '../../lib/model/timeline.ts';
 import { followBlockers, type RecordUpdate } from '../../lib/progress/evacuation-store.ts';
 import { type EvacuationTimeline, timelineOf } from './timeline.ts';
 

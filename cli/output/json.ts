@@ -3,7 +3,7 @@
  * object has `type`, `at` (ISO 8601) and `elapsedSeconds` (since the command started); the types:
  *
  *   message     the command's own words (`text`): what it does, the end state, an operator's hint
- *   event       an event on the bus (`detailType`, `detail`: the contracts of lib/events)
+ *   event       an event on the bus (`detailType`, `detail`: the contracts of lib/bus/contracts)
  *   progress    a branch's pass (`branch`, `total`, `moved`, `inFlight`, `skipped`, `done`, `blockers`)
  *   waiting     a step found nothing to do yet (`state`, `message`); `slot`: true while waiting for a slot
  *   step-failed a step ended with an error (`state`, `error`: {name, message})
@@ -12,8 +12,9 @@
  *   blocker     a blocker reported or cleared (`change`: started | ended; `branch`, `span`)
  *   heartbeat   nothing said for `heartbeatMs`: what the run waits for (`awaiting`: phrases)
  */
-import type { ItemTimeline } from '../../lib/domain/timeline.ts';
+
 import { isSlotWait } from '../../lib/errors/registry.ts';
+import type { ItemTimeline } from '../../lib/model/timeline.ts';
 import { awaitedOf } from './awaited.ts';
 import type { ItemChange } from './items.ts';
 import { DEFAULT_HEARTBEAT_MS } from './plain.ts';

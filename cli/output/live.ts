@@ -9,8 +9,9 @@
  * lines; what the command prints afterwards (its closing words, the demo's summary) goes below it and
  * no frame is drawn again until another run starts (the demo's restore).
  */
+
+import { wordsOf } from '../../lib/branches/registry.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
-import { wordsOf } from '../../lib/workflow/branches/registry.ts';
 import { awaitedOf } from './awaited.ts';
 import { type TerminalStream, terminalFrame } from './frame.ts';
 import { plainRenderer } from './plain.ts';

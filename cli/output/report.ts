@@ -5,7 +5,7 @@
  * of the same rows (`--html`). Self-contained: no script, no external stylesheet, font or image; every
  * name is user data and escaped. Pure: from the timeline (timeline.ts) read from the Evacuation record.
  */
-import type { ItemTimeline, Span } from '../../lib/domain/timeline.ts';
+import type { ItemTimeline, Span } from '../../lib/model/timeline.ts';
 import type { EvacuationTimeline } from './timeline.ts';
 
 /** Text for XML and HTML, in content and in quoted attributes. */

@@ -4,9 +4,10 @@
  * it was gone, source → target, its waits and blockers. What `drainbridge report` draws and the progress
  * lines are diffed from. Pure; each branch state is read through its schema-checked format.
  */
-import type { BranchSpan, ItemTimeline, Span } from '../../lib/domain/timeline.ts';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import { branchCalled } from '../../lib/workflow/branches/registry.ts';
+
+import { branchCalled } from '../../lib/branches/registry.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
+import type { BranchSpan, ItemTimeline, Span } from '../../lib/model/timeline.ts';
 
 export interface BranchTimeline {
   readonly name: string;

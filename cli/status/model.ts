@@ -7,12 +7,12 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { type AdmissionQueue, type AdmissionView, readAdmissionView } from '../../lib/admission/index.ts';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import { BRANCH_REGISTRY, branchCalled, statusColumns } from '../../lib/branches/registry.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { abortRequestedBy, blockedBlocker } from '../../lib/progress/mailboxes.ts';
 import { decodeRecord } from '../../lib/util/json-record.ts';
-import { BRANCH_REGISTRY, branchCalled, statusColumns } from '../../lib/workflow/branches/registry.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
 import { damagedOwner } from '../../lib/workflow/ownership.ts';
 import type { Snapshot } from './snapshot.ts';
@@ -281,7 +281,7 @@ function requestStatus(facts: RequestFacts, now: number, ttlHours: number): Requ
   };
 }
 
-/** What a held request on an uncordoned node waits for (lib/drain/eviction-pass.ts pauses its drain). */
+/** What a held request on an uncordoned node waits for (lib/branches/pods/eviction-pass.ts pauses its drain). */
 export function pausedSentence(node: string): string {
   return `uncordoned by someone else; no pod is evicted while node ${node} is schedulable — re-cordon it to continue (kubectl cordon ${node}), or end the maintenance (drainbridge restore ${node})`;
 }

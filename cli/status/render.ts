@@ -4,7 +4,7 @@
  * itself as JSON or YAML (`-o json|yaml`). Pure.
  */
 import { stringify as toYaml } from 'yaml';
-import { statusColumns } from '../../lib/workflow/branches/registry.ts';
+import { statusColumns } from '../../lib/branches/registry.ts';
 import { describeDriver } from '../../lib/workflow/driver.ts';
 import type { BranchStatus, RequestStatus, StatusReport } from './model.ts';
 
@@ -145,7 +145,7 @@ function damageLines(report: StatusReport): string[] {
   ];
 }
 
-/** The progress columns are the registry's (lib/workflow/branches): PODS, VMS, SERVERS. */
+/** The progress columns are the registry's (lib/branches): PODS, VMS, SERVERS. */
 function requestHeader(): string[] {
   const progress = statusColumns().map((column) => column.heading);
   return ['REQUEST', 'NODE', 'STATE', 'PHASE', 'ELAPSED', ...progress, 'BLOCKERS'];

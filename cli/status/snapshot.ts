@@ -5,8 +5,8 @@
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { readAdmissionLease } from '../../lib/admission/index.ts';
-import type { KubeClient } from '../../lib/kube/client.ts';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { listNodesMaybeHeld } from '../../lib/node/hold.ts';
 import { readNamedNode } from '../node-state.ts';
 

@@ -6,8 +6,8 @@
  * `drainbridge resume` from anywhere shows at once).
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { MoveKind } from '../../lib/workflow/branches/branch.ts';
-import { BRANCH_REGISTRY } from '../../lib/workflow/branches/registry.ts';
+import type { MoveKind } from '../../lib/branches/contract/branch.ts';
+import { BRANCH_REGISTRY } from '../../lib/branches/registry.ts';
 import type { TaskCall } from '../executor.ts';
 
 export interface RunMetrics {
@@ -21,7 +21,7 @@ export interface RunMetrics {
   observeOutcome(detailType: string, detail: Record<string, unknown>): void;
 }
 
-/** What each branch moves, from the registry (lib/workflow/branches). */
+/** What each branch moves, from the registry (lib/branches). */
 const COUNTERS: ReadonlyMap<string, MoveKind['counter']> = new Map(
   BRANCH_REGISTRY.map((branch) => [branch.name, branch.moves.counter]),
 );

@@ -1,6 +1,6 @@
 /**
  * `drainbridge run`: the whole product in one process — the forwarder publishing to the in-process bus,
- * whose packaged rules (workflow/definitions.json) start the embedded state machines; the schedule
+ * whose packaged rules (state-machines/definitions.json) start the embedded state machines; the schedule
  * rules; Nova when configured. Only the holder of the run Lease works (schedules, executions, events),
  * so a second replica during a rollout waits. On taking the Lease it resumes what the cluster says is
  * unfinished (resume.ts): executions of an earlier `run` process are known dead once this one holds
@@ -14,20 +14,20 @@ import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
 import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
+import { isNotFound } from '../../lib/clients/kube/errors.ts';
+import type { KubeHttpClient } from '../../lib/clients/kube/http/client.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
-import { Forwarder } from '../../lib/forwarder/forwarder.ts';
-import { connectKube } from '../../lib/forwarder/kube.ts';
-import { createForwarderMetrics } from '../../lib/forwarder/metrics.ts';
-import { RebootSource } from '../../lib/forwarder/reboot/source.ts';
-import type { ForwarderSettings } from '../../lib/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/forwarder/sinks.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
-import { isNotFound } from '../../lib/kube/errors.ts';
-import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { NotificationSubscription, WebhookSender, type WebhookSettings } from '../../lib/notify/index.ts';
-import { WindowScheduler } from '../../lib/windows/scheduler.ts';
+import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
+import { connectKube } from '../../lib/sources/forwarder/kube.ts';
+import { createForwarderMetrics } from '../../lib/sources/forwarder/metrics.ts';
+import type { ForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
+import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
+import { RebootSource } from '../../lib/sources/reboot/source.ts';
+import { WindowScheduler } from '../../lib/sources/windows/scheduler.ts';
 import type { BranchConnectors } from '../../lib/workflow/deps.ts';
 import { clearDeadOwner } from '../../lib/workflow/ownership.ts';
 import { planResume } from '../../lib/workflow/resume.ts';
@@ -148,7 +148,7 @@ export class DrainbridgeRun {
         logger.info(detailType, { detail });
       },
     });
-    // The workflow's client for the resumption; the forwarder has its own lean one (lib/kube/http), as deployed.
+    // The workflow's client for the resumption; the forwarder has its own lean one (lib/clients/kube/http), as deployed.
     const client = new KubeClient(await buildKubeConfig(options.config));
     run = new DrainbridgeRun(options, runtime, {
       client,

@@ -5,10 +5,10 @@
  * node and is admitted again without taking a slot (a crashed execution never leaks one).
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import type { ResolvedRequest } from '../domain/request.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { readLease } from '../clients/kube/lease.ts';
 import { SkipEvent } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { readLease } from '../kube/lease.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { acquireHold, readNodeOrFail } from '../node/hold.ts';
 import { countsAsHeld, type HoldRequest, readLedger } from '../node/ledger.ts';
 import { gateReason } from './gates/index.ts';

@@ -5,7 +5,7 @@
  * Optional label-selector limits cap held nodes per group (per zone, per rack) on top of the total; spread
  * limits cap them per value of a label key, and pool minimums keep enough nodes schedulable (spread.ts).
  */
-import { type Labels, matchesAll, parseSelector } from '../kube/selectors.ts';
+import { type Labels, matchesAll, parseSelector } from '../clients/kube/selectors.ts';
 import { brokenMinimum, brokenSpreadLimit, type MinSchedulable, type PoolNode, type SpreadLimit } from './spread.ts';
 
 /** One waiting request, as kept in the Lease's queue annotation. */

@@ -3,7 +3,7 @@
  * admitted ones when its last hold is released — so the requests behind it see the free slot at once
  * instead of waiting for the Lease's records to expire.
  */
-import type { KubeClient } from '../kube/client.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
 import { editWithoutMutex } from './mutex.ts';
 import { readAdmitted } from './records.ts';
 import { writePlace } from './wait.ts';

@@ -5,11 +5,11 @@
  * line, a released node) are written without the mutex, only while nobody holds it.
  */
 import type { V1Lease } from '@kubernetes/client-node';
-import type { ResolvedRequest } from '../domain/request.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { isConflict, retryOnConflict } from '../clients/kube/conflict.ts';
+import { createLease, readLease, updateLease } from '../clients/kube/lease.ts';
 import { ConflictError, SlotUnavailable } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { isConflict, retryOnConflict } from '../kube/conflict.ts';
-import { createLease, readLease, updateLease } from '../kube/lease.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { withIntent } from './intents.ts';
 import { ADMISSION_LEASE, type LeaseRecords, readIntents, recordAnnotations } from './records.ts';
 

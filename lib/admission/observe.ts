@@ -4,10 +4,10 @@
  * and the decision itself over what was read (decision.ts, planAdmission).
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import type { ResolvedRequest } from '../domain/request.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
-import type { Labels } from '../kube/selectors.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
+import type { Labels } from '../clients/kube/selectors.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { listNodesMaybeHeld } from '../node/hold.ts';
 import { countsAsHeld, HELD_LABEL, type LedgerSettings, ledgerOf } from '../node/ledger.ts';
 import { pausedBecause } from './breaker.ts';

@@ -4,9 +4,9 @@
  * request goes to the back of the line, so it is told how many wait ahead of it.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { readLease } from '../clients/kube/lease.ts';
 import { RecordUnreadable } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { readLease } from '../kube/lease.ts';
 import { blockingReason } from './gates/gate.ts';
 import { checkGates, type NamedVerdict } from './gates/index.ts';
 import { nodesInFlight } from './intents.ts';

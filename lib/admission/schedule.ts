@@ -1,6 +1,6 @@
 /**
  * The wait schedule: how long a place in line lasts and is refreshed, and which error a waiting request
- * throws — the error picks how soon the workflow asks again (workflow/evacuate.asl.yml, Admit). Pure.
+ * throws — the error picks how soon the workflow asks again (state-machines/evacuate.asl.yml, Admit). Pure.
  */
 import { SlotUnavailable, WaitingInLine } from '../errors/index.ts';
 import { type AdmissionQueue, requestsAhead } from './decision.ts';
@@ -18,7 +18,7 @@ export const QUEUE_REFRESH_SECONDS = 60;
 export const LEASE_ONLY_WAIT_SECONDS = 120;
 
 /**
- * The error a waiting request throws, which picks its retry schedule (workflow/evacuate.asl.yml, Admit):
+ * The error a waiting request throws, which picks its retry schedule (state-machines/evacuate.asl.yml, Admit):
  * SlotUnavailable (every 0–3 s) when fewer than twice as many requests wait ahead of it for the
  * cluster-wide slots as there are slots — the next round of releases admits it, or brings it to the
  * front; WaitingInLine (every 0–10 s) when it waits further back, on a label-selector limit or a

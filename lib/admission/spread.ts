@@ -3,7 +3,7 @@
  * for every zone), and never fewer than MIN schedulable nodes left in a pool. Both bind only the nodes
  * they name: a node without the key, or outside the pool's selector, is not held back by them.
  */
-import { type Labels, matchesAll, parseSelector } from '../kube/selectors.ts';
+import { type Labels, matchesAll, parseSelector } from '../clients/kube/selectors.ts';
 
 /** At most `max` held nodes share each value of label `key` (`topology.kubernetes.io/zone=1`). */
 export interface SpreadLimit {

@@ -6,8 +6,8 @@
  * can last, rather than lose a failure.
  */
 import type { V1Lease } from '@kubernetes/client-node';
-import type { KubeClient } from '../kube/client.ts';
-import { readLease } from '../kube/lease.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { readLease } from '../clients/kube/lease.ts';
 import {
   type BreakerFailure,
   type BreakerRecord,

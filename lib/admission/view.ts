@@ -4,9 +4,9 @@
  * emptying the damaged ones writes). Reads and plans only; the repair's write is one replace of the Lease.
  */
 import type { V1Lease } from '@kubernetes/client-node';
-import type { RepairAction } from '../domain/repair-action.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { readLease } from '../kube/lease.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { readLease } from '../clients/kube/lease.ts';
+import type { RepairAction } from '../model/repair-action.ts';
 import { readJsonRecord } from '../util/json-record.ts';
 import { pausedBecause } from './breaker.ts';
 import type { AdmissionQueue } from './decision.ts';

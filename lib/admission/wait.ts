@@ -5,9 +5,9 @@
  * longer, never admit it.
  */
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import type { ResolvedRequest } from '../domain/request.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
 import type { SlotUnavailable } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { describeHolders, type QueueEntry, requestsAhead } from './decision.ts';
 import { nodesInFlight } from './intents.ts';
 import { editWithoutMutex, isMutexFree } from './mutex.ts';

@@ -17,10 +17,10 @@
  * A signature is taken once: the same signed call again within its five minutes is refused as a replay
  * (replay-guard.ts) — and were one to pass, every event carries its requestId and the workflow drops repeats.
  */
-import { NOTICE_PROVIDERS } from '../domain/notice.ts';
-import { CONTRACTS, type DetailType, parseDetail } from '../events/index.ts';
+import { NOTICE_PROVIDERS } from '../model/notice.ts';
 import type { BusServerSettings } from './bus-key.ts';
 import { readServerTls, type TlsMaterial } from './bus-tls.ts';
+import { CONTRACTS, type DetailType, parseDetail } from './contracts/index.ts';
 import type { PutEventsResultEntry } from './entry.ts';
 import type { PutEventsEntry } from './envelope.ts';
 import { type InProcessBus, MAX_PUT_ENTRIES, type PutEventsOutput } from './in-process-bus.ts';

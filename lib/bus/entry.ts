@@ -4,7 +4,7 @@
  */
 
 import { InvalidInput } from '../errors/index.ts';
-import { CONTRACTS, type DetailByType, type DetailType, parseDetail } from '../events/index.ts';
+import { CONTRACTS, type DetailByType, type DetailType, parseDetail } from './contracts/index.ts';
 
 /** EventBridge's limit on one PutEvents entry (256 KiB, counted over source, detail-type, detail, resources). */
 export const MAX_ENTRY_BYTES = 256 * 1024;

@@ -9,10 +9,10 @@
  */
 import type { EventBridgeClient, EventBridgeClientConfig } from '@aws-sdk/client-eventbridge';
 import { DrainbridgeError, TransientError } from '../errors/index.ts';
-import type { DetailByType, DetailType } from '../events/index.ts';
 import { namedExports } from '../util/named-exports.ts';
 import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
 import { fitsOnePut, MAX_ENTRIES_PER_PUT, MAX_PUT_BYTES } from './batch.ts';
+import type { DetailByType, DetailType } from './contracts/index.ts';
 import { type PublishEntry, type PutEventsResultEntry, TRANSIENT_ENTRY_CODES, toPublishEntry } from './entry.ts';
 import type { EventPublisher } from './types.ts';
 

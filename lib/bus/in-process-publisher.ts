@@ -4,7 +4,7 @@
  */
 
 import { DrainbridgeError } from '../errors/index.ts';
-import type { DetailByType, DetailType } from '../events/index.ts';
+import type { DetailByType, DetailType } from './contracts/index.ts';
 import { toPublishEntry } from './entry.ts';
 import type { InProcessBus } from './in-process-bus.ts';
 import type { EventPublisher } from './types.ts';

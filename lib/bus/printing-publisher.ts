@@ -4,7 +4,7 @@
  * PutEvents would get it, then printed as one JSON line instead of sent, so an outcome step can be tried
  * without an AWS account and what it would publish is seen.
  */
-import type { DetailByType, DetailType } from '../events/index.ts';
+import type { DetailByType, DetailType } from './contracts/index.ts';
 import { toPublishEntry } from './entry.ts';
 import type { EventPublisher } from './types.ts';
 

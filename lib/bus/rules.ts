@@ -1,5 +1,5 @@
 /**
- * Rule definitions (as `workflow/definitions.json` holds them, extracted from the packaged
+ * Rule definitions (as `state-machines/definitions.json` holds them, extracted from the packaged
  * template) compiled for the in-process bus: pattern validated, target input compiled, and the
  * question "is this rule on my bus?" answered once.
  */

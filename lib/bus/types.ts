@@ -3,7 +3,7 @@
  * EventBridge PutEvents call; embedded, the in-process bus (which also starts state machines from
  * its rules). Implementations live beside this file.
  */
-import type { DetailByType, DetailType } from '../events/contracts.ts';
+import type { DetailByType, DetailType } from './contracts/contracts.ts';
 
 export interface EventPublisher {
   /** Validates `detail` against its contract and puts it on the bus. Resolves when the bus accepted it. */

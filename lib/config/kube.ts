@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR_VARIABLE, serviceAccountDir } from '../clients/kube/http/endpoint.ts';
 import { ConfigError } from '../errors/index.ts';
-import { SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR_VARIABLE, serviceAccountDir } from '../kube/http/endpoint.ts';
 import { registerSecret } from '../log/redact.ts';
 import { resolveMaybeRef, resolveSecretRef, type SecretFetcher } from '../secrets/secret-refs.ts';
 import { credentialFileProblem } from '../util/yaml-error-line.ts';
@@ -64,7 +64,7 @@ function checkInCluster(env: Readonly<Record<string, string | undefined>>, token
 
 /**
  * client-node's in-cluster configuration, reading the ServiceAccount's token and CA where
- * DRAINBRIDGE_SERVICE_ACCOUNT_DIR says (the lean client, lib/kube/http, reads the same directory).
+ * DRAINBRIDGE_SERVICE_ACCOUNT_DIR says (the lean client, lib/clients/kube/http, reads the same directory).
  */
 function loadInCluster(kc: KubeConfig, env: Readonly<Record<string, string | undefined>>): void {
   const dir = serviceAccountDir(env);

@@ -2,11 +2,12 @@
  * Builds the Config from the environment. Fails at start with every problem listed at once;
  * values of secret variables are never echoed back.
  */
-import type { DrainOptions } from '../domain/request.ts';
+
+import { problemsOf, safeParseReporting } from '../bus/contracts/parse.ts';
 import { ConfigError, type FieldProblem } from '../errors/index.ts';
-import { problemsOf, safeParseReporting } from '../events/parse.ts';
+import type { DrainOptions } from '../model/request.ts';
 import { envSchemaOf, secretsOf, textsOf, type ValuesOf, valuesOf } from '../settings/setting.ts';
-import { parseWindows, type WindowDefinition } from '../windows/definition.ts';
+import { parseWindows, type WindowDefinition } from '../sources/windows/definition.ts';
 import { type Config, type KubeAccess, WORKFLOW_SETTINGS } from './schema.ts';
 
 type Environment = Readonly<Record<string, string | undefined>>;

@@ -5,13 +5,13 @@
  * default, help and readers; the validation, the typed Config and docs/configuration.md derive from it.
  */
 import { z } from 'zod';
-import type { DrainOptions } from '../domain/request.ts';
-import { selector, selectorText } from '../kube/selector-settings.ts';
-import { parseSelector } from '../kube/selectors.ts';
-import { type NovaHostRule, novaHostRuleTextSchema } from '../nova/host-mapping.ts';
+import { selector, selectorText } from '../clients/kube/selector-settings.ts';
+import { parseSelector } from '../clients/kube/selectors.ts';
+import { type NovaHostRule, novaHostRuleTextSchema } from '../model/nova-host.ts';
+import type { DrainOptions } from '../model/request.ts';
 import { bool, commaList, integer } from '../settings/parsers.ts';
 import { type SettingReader, setting, settingsOf, type ValuesOf } from '../settings/setting.ts';
-import type { WindowDefinition } from '../windows/definition.ts';
+import type { WindowDefinition } from '../sources/windows/definition.ts';
 import { breakerText } from './breaker.ts';
 import { gatesText } from './gates.ts';
 import { minSchedulableText, spreadLimitsText } from './spread-limits.ts';
@@ -62,7 +62,7 @@ export type KubeAccess =
 /**
  * The longest maximum evacuation time the configuration accepts (30 days): a bound against typos, not a
  * history workaround — an execution that nears Step Functions' 25,000-event history continues as a new
- * execution of the same request (workflow/evacuate.asl.yml), so an evacuation may run as long as its
+ * execution of the same request (state-machines/evacuate.asl.yml), so an evacuation may run as long as its
  * VMs need. A maintenance announced days ahead waits for its `notBefore` before this time counts.
  */
 export const MAX_EVACUATION_HOURS_LIMIT = 720;
@@ -70,7 +70,7 @@ export const MAX_EVACUATION_HOURS_LIMIT = 720;
 export const SHUTOFF_POLICIES = ['block', 'cold-migrate'] as const;
 export const COMPATIBILITY_TAINTS = ['medik8s.io/drain', 'kubevirt.io/drain'] as const;
 
-/** DRAINBRIDGE_NOVA_HOST_RULE's text → its rules, parsed once here (lib/nova/host-mapping.ts's one-line form). */
+/** DRAINBRIDGE_NOVA_HOST_RULE's text → its rules, parsed once here (lib/model/nova-host.ts's one-line form). */
 const novaHostRules = z
   .string()
   .min(1, 'must not be empty')
@@ -325,12 +325,12 @@ export const WORKFLOW_SETTINGS = {
       help: 'evacuate Nova servers (credentials: OS_* / OS_CLOUD; docs/nova.md)',
       readBy: EVERY_PROCESS,
     }),
-    /** How a node maps to its Nova host, parsed here once (lib/nova/host-mapping.ts); none: the node name. */
+    /** How a node maps to its Nova host, parsed here once (lib/model/nova-host.ts); none: the node name. */
     hostRules: setting({
       env: 'DRAINBRIDGE_NOVA_HOST_RULE',
       parse: novaHostRules,
       default: 'node-name',
-      help: 'node → Nova host mapping (see lib/nova/host-mapping.ts)',
+      help: 'node → Nova host mapping (see lib/model/nova-host.ts)',
       readBy: EVERY_PROCESS,
     }),
     /** Which nodes are Nova hosts, parsed here once (no requirement: every node). */
@@ -478,10 +478,10 @@ export type Config = Omit<DeclaredConfig, 'kubeAccess' | 'drain' | 'maintenanceW
   /**
    * The drain options the operator set for every request (`drainbridge run`'s drain flags over the
    * DRAINBRIDGE_DRAIN_* variables that are set). An option left out follows the request's origin
-   * (lib/domain/drain-defaults.ts); a request's own `drain` wins over these.
+   * (lib/model/drain-defaults.ts); a request's own `drain` wins over these.
    */
   readonly drainDefaults: Partial<DrainOptions>;
-  /** Maintenance windows the embedded runner schedules (lib/windows/); on AWS, the `maintenanceWindows` param. */
+  /** Maintenance windows the embedded runner schedules (lib/sources/windows/); on AWS, the `maintenanceWindows` param. */
   readonly windows: readonly WindowDefinition[];
 };
 

@@ -4,7 +4,7 @@
  * the number: selectors contain `=` themselves.
  */
 import { z } from 'zod';
-import { parseSelector } from '../kube/selectors.ts';
+import { parseSelector } from '../clients/kube/selectors.ts';
 
 /** At most `max` held nodes per value of label `key` (admission's SpreadLimit). */
 export interface SpreadLimitSetting {

@@ -151,7 +151,7 @@ export class EvacuationCancelled extends DrainbridgeError {
 }
 
 /**
- * A safety blocker refuses the evacuation before the node is touched (etcd quorum: lib/drain/quorum.ts).
+ * A safety blocker refuses the evacuation before the node is touched (etcd quorum: lib/branches/pods/quorum.ts).
  * Not retried; the workflow records the failure, the node is left as it was (not cordoned by drainbridge).
  */
 export class EvacuationRefused extends DrainbridgeError {

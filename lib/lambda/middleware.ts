@@ -6,8 +6,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
+import { problemsOf, safeParseReporting } from '../bus/contracts/parse.ts';
 import { InvalidInput, isExpectedError } from '../errors/index.ts';
-import { problemsOf, safeParseReporting } from '../events/parse.ts';
 
 /** What a value is, for a refusal: `an array`, `a string`, `null`. */
 function kindOf(value: unknown): string {

@@ -11,7 +11,7 @@
  * either; then the ledger decides as before.
  */
 import type { V1ManagedFieldsEntry, V1Node } from '@kubernetes/client-node';
-import { FIELD_MANAGER } from '../kube/field-manager.ts';
+import { FIELD_MANAGER } from '../clients/kube/field-manager.ts';
 
 export { FIELD_MANAGER };
 

@@ -2,16 +2,16 @@
  * Node mutations: taking and releasing maintenance holds, the phase annotation, the out-of-band
  * uncordon report. The only module that writes nodes. Each write is planned by pure code (ledger.ts,
  * phase.ts) from a fresh read, sent conditional on that read's resourceVersion, and replanned on 409
- * (lib/kube/conflict.ts).
+ * (lib/clients/kube/conflict.ts).
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { Blocker } from '../domain/plan.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { retryOnConflict } from '../clients/kube/conflict.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
+import type { MergePatch } from '../clients/kube/paths.ts';
 import { EvacuationFailed, SkipEvent } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { retryOnConflict } from '../kube/conflict.ts';
-import { isNotFound } from '../kube/errors.ts';
-import type { MergePatch } from '../kube/paths.ts';
-import { emitNodeEvent } from './events.ts';
+import type { Blocker } from '../model/plan.ts';
+import { emitNodeEvent } from './kube-events.ts';
 import {
   countHeldNodes,
   DEFAULT_LEDGER_SETTINGS,
@@ -188,7 +188,7 @@ export async function setPhase(
  * Whether someone uncordoned the node while drainbridge holds it: returns the blocker to report. The
  * first sighting is recorded in the ledger and announced with a Warning event; drainbridge does not
  * cordon again (that would fight a person or controller), and the pod drain evicts nothing while the
- * node stays uncordoned (lib/drain/eviction-pass.ts: paused).
+ * node stays uncordoned (lib/branches/pods/eviction-pass.ts: paused).
  */
 export async function checkOutOfBandUncordon(
   client: KubeClient,

@@ -5,7 +5,7 @@
  * The workflow calls: `resolveNode` → `acquireHold` (alias `cordon`) → passes → `releaseHold`, with
  * `setPhase` at transitions and `countNodesHeld` for its concurrency limit.
  */
-export { buildNodeEvent, EVENT_REASONS, type EventReason, emitNodeEvent } from './events.ts';
+
 export {
   acquireHold,
   checkOutOfBandUncordon,
@@ -17,6 +17,7 @@ export {
   releaseHold,
   setPhase,
 } from './hold.ts';
+export { buildNodeEvent, EVENT_REASONS, type EventReason, emitNodeEvent } from './kube-events.ts';
 export {
   COMPATIBILITY_TAINTS,
   type CompatibilityTaint,

@@ -7,9 +7,9 @@
  */
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { z } from 'zod';
-import type { Origin } from '../domain/request.ts';
+import type { MergePatch } from '../clients/kube/paths.ts';
 import { RecordUnreadable } from '../errors/index.ts';
-import type { MergePatch } from '../kube/paths.ts';
+import type { Origin } from '../model/request.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 import { isCordonedBySomeoneElse } from './field-owner.ts';
 
@@ -68,7 +68,7 @@ export interface Hold {
   readonly since: string;
   /** The node's boot ID (`status.nodeInfo.bootID`) when the hold was taken: a change means it rebooted since. */
   readonly bootID?: string;
-  /** `reboot`: the maintenance ends when the node has rebooted and is Ready (lib/forwarder/reboot). */
+  /** `reboot`: the maintenance ends when the node has rebooted and is Ready (lib/sources/reboot). */
   readonly endsOn?: 'reboot';
 }
 

@@ -4,13 +4,13 @@
  * Evacuation record instead.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { PHASES, type Phase } from '../domain/phase.ts';
+import type { MergePatch } from '../clients/kube/paths.ts';
 import { InvalidInput } from '../errors/index.ts';
-import type { MergePatch } from '../kube/paths.ts';
+import { PHASES, type Phase } from '../model/phase.ts';
 
 export const PHASE_ANNOTATION = 'drainbridge.io/phase';
 
-/** The phases, shared with the events and the Evacuation record (lib/domain/phase.ts). */
+/** The phases, shared with the events and the Evacuation record (lib/model/phase.ts). */
 export const NODE_PHASES = PHASES;
 export type NodePhase = Phase;
 

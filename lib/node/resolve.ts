@@ -3,11 +3,11 @@
  * matching is pure (`matchTarget`); `resolveNode` reads the cluster.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { InstanceProvider, Target } from '../domain/request.ts';
-import { describeTarget } from '../domain/request.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
 import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
+import type { InstanceProvider, Target } from '../model/request.ts';
+import { describeTarget } from '../model/request.ts';
 
 /** The providerID scheme of each cloud (`aws:///zone/i-…`, `azure:///…/name`, `gce://project/zone/name`, `openstack:///uuid`). */
 export const PROVIDER_ID_SCHEMES: Readonly<Record<InstanceProvider, string>> = Object.freeze({

@@ -14,7 +14,7 @@
  *   taint last (the node lifecycle controller, for one), which says nothing about who added this one.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { FIELD_MANAGER } from '../kube/field-manager.ts';
+import { FIELD_MANAGER } from '../clients/kube/field-manager.ts';
 import { annotationOwner, cordonOwner } from './field-owner.ts';
 import { CHANGES_SCHEMA, HOLD_ANNOTATIONS, HOLD_SCHEMA, type Hold, type Ledger, type LedgerChanges } from './ledger.ts';
 

@@ -3,14 +3,15 @@
  * namespace), with why. The preflight asks a SelfSubjectAccessReview for exactly these; a test runs each
  * operation against the simulator and checks its request log against this list, so a new call without an
  * entry fails there. Pure data: the workflow's own calls here, each branch's from its definition (the
- * branch registry, lib/workflow/branches).
+ * branch registry, lib/branches).
  */
-import type { AccessSettings, ApiAccess } from '../domain/api-access.ts';
-import { call } from '../domain/api-access.ts';
-import { BRANCH_REGISTRY } from '../workflow/branches/registry.ts';
 
-export type { AccessSettings, ApiAccess } from '../domain/api-access.ts';
-export { call } from '../domain/api-access.ts';
+import { BRANCH_REGISTRY } from '../branches/registry.ts';
+import type { AccessSettings, ApiAccess } from '../model/api-access.ts';
+import { call } from '../model/api-access.ts';
+
+export type { AccessSettings, ApiAccess } from '../model/api-access.ts';
+export { call } from '../model/api-access.ts';
 
 /** `check` is every other operation at once. */
 export type Operation = 'evacuate' | 'restore' | 'abort' | 'repair' | 'plan' | 'status' | 'report' | 'resume' | 'check';

@@ -13,12 +13,12 @@ import {
   CustomObjectsApi,
   type KubeConfig,
 } from '@kubernetes/client-node';
+import type { BranchPreflightSetup } from '../branches/contract/branch.ts';
+import { BRANCH_REGISTRY } from '../branches/registry.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { apiCodeOf } from '../clients/kube/errors.ts';
+import { EVACUATION_API } from '../clients/kube/paths.ts';
 import type { Config } from '../config/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { apiCodeOf } from '../kube/errors.ts';
-import { EVACUATION_API } from '../kube/paths.ts';
-import type { BranchPreflightSetup } from '../workflow/branches/branch.ts';
-import { BRANCH_REGISTRY } from '../workflow/branches/registry.ts';
 import {
   type AccessSettings,
   type ApiAccess,

@@ -1,6 +1,6 @@
 /** What one preflight check found, and the install commands its fixes name. */
 
-export { INSTALL_COMMAND } from '../domain/install.ts';
+export { INSTALL_COMMAND } from '../model/install.ts';
 /** The same where medik8s node-maintenance-operator already owns the NodeMaintenance CRD (it is left alone). */
 export const INSTALL_COMMAND_NMO = 'kubectl apply -k deploy/overlays/nmo-installed';
 /** What --disable-eviction needs on top. */

@@ -63,7 +63,7 @@ function watchesAndLease(settings: ServiceSettings, leaseRole: string, nodesRole
   ];
 }
 
-/** The NodeMaintenance source: a controller over NodeMaintenances (lib/forwarder/node-maintenance). */
+/** The NodeMaintenance source: a controller over NodeMaintenances (lib/sources/node-maintenance). */
 const NODE_MAINTENANCE_PART: ServicePart = {
   name: 'the NodeMaintenance source',
   optional: { source: 'node-maintenance', setting: 'DRAINBRIDGE_NODE_MAINTENANCE=false' },

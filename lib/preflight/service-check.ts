@@ -1,14 +1,14 @@
 /**
  * The startup preflight of a long-running service (`drainbridge run`, `forwarder`, the node agent), run
  * before it takes part in leader election: one SelfSubjectAccessReview per call of every part it would
- * run (service-access.ts), through the lean client (lib/kube/http: the forwarder must not load
+ * run (service-access.ts), through the lean client (lib/clients/kube/http: the forwarder must not load
  * @kubernetes/client-node). A required part with a call denied refuses the start; an optional part (the
  * NodeMaintenance source) is left out, and the service's /readyz names why. Each denial names the call
  * (verb, resource, group, namespace), who was denied, and the one command that grants it.
  */
-import { apiCodeOf } from '../kube/errors.ts';
-import type { KubeHttpClient } from '../kube/http/client.ts';
-import { EVACUATION_API } from '../kube/paths.ts';
+import { apiCodeOf } from '../clients/kube/errors.ts';
+import type { KubeHttpClient } from '../clients/kube/http/client.ts';
+import { EVACUATION_API } from '../clients/kube/paths.ts';
 import { type ApiAccess, accessReviewOf, describeAccess } from './access.ts';
 import { type CheckResult, INSTALL_COMMAND } from './result.ts';
 import { grantCommand, type Service, type ServicePart, type ServiceSettings, serviceParts } from './service-access.ts';

@@ -6,17 +6,13 @@
  * Versions are per branch, not the object's resourceVersion: the branches run in parallel and each
  * writes its own part, so a write by the Nova branch must not make the pod branch's next write fail.
  * Each write is still a conditional replace on the resourceVersion just read, retried on 409 after
- * re-checking the branch's own version (lib/kube/conflict.ts), so two overlapping executions of one
+ * re-checking the branch's own version (lib/clients/kube/conflict.ts), so two overlapping executions of one
  * branch cannot both win.
  */
-import type { BranchProgress, ProgressStore } from '../domain/pass.ts';
-import type { Blocker, BranchName } from '../domain/plan.ts';
-import type { ResolvedRequest } from '../domain/request.ts';
-import { type BranchSpan, bounded, shortReason, TIMELINE_LIMITS } from '../domain/timeline.ts';
-import { ConflictError, InvalidInput, RecordUnreadable } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { retryOnConflict } from '../kube/conflict.ts';
-import { isNotFound } from '../kube/errors.ts';
+
+import type { KubeClient } from '../clients/kube/client.ts';
+import { retryOnConflict } from '../clients/kube/conflict.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
 import {
   EVACUATION_API,
   type EvacuationObject,
@@ -25,7 +21,12 @@ import {
   evacuationName,
   type NeverHeldEnd,
   type RecordedRelease,
-} from '../kube/paths.ts';
+} from '../clients/kube/paths.ts';
+import { ConflictError, InvalidInput, RecordUnreadable } from '../errors/index.ts';
+import type { BranchProgress, ProgressStore } from '../model/pass.ts';
+import type { Blocker, BranchName } from '../model/plan.ts';
+import type { ResolvedRequest } from '../model/request.ts';
+import { type BranchSpan, bounded, shortReason, TIMELINE_LIMITS } from '../model/timeline.ts';
 import { ledgerOf } from '../node/ledger.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 import { sameJson } from '../util/same-json.ts';

@@ -20,10 +20,10 @@
  * on AWS, where no process lives between steps, and embedded alike. `planExpiry` is pure.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
 import { ConflictError } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
-import type { EvacuationObject } from '../kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
 
 /** Set on a record when its Restore finished: the sweep lists these… */

@@ -5,7 +5,7 @@
  * acts). Each is written by the store (evacuation-store.ts) and read here, so that the workflow, status
  * and repair agree on what a message says. Pure.
  */
-import type { EvacuationStatus } from '../kube/paths.ts';
+import type { EvacuationStatus } from '../clients/kube/paths.ts';
 
 /** Who asked to abort the evacuation, or undefined. */
 export function abortRequestedBy(status: EvacuationStatus | undefined): string | undefined {

@@ -3,9 +3,10 @@
  * cluster-backed store. For `drainbridge plan`, unit tests and the Nova e2e suite run without a
  * cluster; the workflow persists progress in the cluster (the Evacuation record) instead.
  */
-import type { ProgressStore } from '../domain/pass.ts';
-import type { BranchName } from '../domain/plan.ts';
+
 import { ConflictError, RecordUnreadable } from '../errors/index.ts';
+import type { ProgressStore } from '../model/pass.ts';
+import type { BranchName } from '../model/plan.ts';
 import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 
 export class MemoryProgressStore implements ProgressStore {

@@ -5,7 +5,7 @@
  * alone (lib/admission, waitFromLease) and reads its record only once it has no place there.
  */
 import { leaveQueue } from '../admission/index.ts';
-import type { KubeClient } from '../kube/client.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
 import type { EvacuationProgressStore } from '../progress/evacuation-store.ts';
 
 export interface AbortTarget {

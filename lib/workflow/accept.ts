@@ -4,8 +4,6 @@
  * `drainbridge evacuate`). Pure: no cluster access, so a refusal changes nothing.
  */
 import { z } from 'zod';
-import type { DrainOptions, MaintenanceRequest } from '../domain/request.ts';
-import { InvalidInput } from '../errors/index.ts';
 import {
   DETAIL_TYPES,
   type DetailType,
@@ -13,7 +11,9 @@ import {
   parseBusEvent,
   parseDetail,
   toMaintenanceRequest,
-} from '../events/index.ts';
+} from '../bus/contracts/index.ts';
+import { InvalidInput } from '../errors/index.ts';
+import type { DrainOptions, MaintenanceRequest } from '../model/request.ts';
 
 /** What may start an Evacuate execution, and what may start a Restore execution. */
 const STARTS: Record<'evacuate' | 'restore', readonly DetailType[]> = {

@@ -5,10 +5,11 @@
  * `kubectl get evacuations`), and the outcome event the caller publishes (Evacuation Failed names it).
  * Best effort: the failure is already the outcome, and a report that cannot be written must not hide it.
  */
-import type { ResolvedRequest } from '../domain/request.ts';
+
 import { EvacuationFailed } from '../errors/index.ts';
-import { emitNodeEvent } from '../node/events.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { readNodeOrFail } from '../node/hold.ts';
+import { emitNodeEvent } from '../node/kube-events.ts';
 import type { WorkflowDeps } from './deps.ts';
 
 export interface BlockedReport {

@@ -10,11 +10,11 @@
  */
 import type { V1Lease } from '@kubernetes/client-node';
 import { type BreakerRecord, claimResumeAnnouncement, noteEvacuationFailed } from '../admission/index.ts';
-import type { ResolvedRequest } from '../domain/request.ts';
+import type { WorkflowDeps } from '../branches/contract/workflow-deps.ts';
 import type { Logger } from '../log/logger.ts';
-import { emitNodeEvent } from '../node/events.ts';
+import type { ResolvedRequest } from '../model/request.ts';
+import { emitNodeEvent } from '../node/kube-events.ts';
 import { pausedEvent } from './outcomes.ts';
-import type { WorkflowDeps } from './workflow-deps.ts';
 
 /** Failures that say nothing about the fleet: a person stopped the evacuation. */
 const NOT_COUNTED = new Set(['EvacuationAborted']);

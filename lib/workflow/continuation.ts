@@ -1,14 +1,14 @@
 /**
  * Continue-as-new: an Evacuate execution that nears Step Functions' 25,000-event history limit starts a
  * fresh execution of the same state machine with its own input plus `continuedFrom` (the ContinueAsNew
- * state of workflow/evacuate.asl.yml merges it in), hands over its ownership claim and ends. The new
+ * state of state-machines/evacuate.asl.yml merges it in), hands over its ownership claim and ends. The new
  * execution keeps the chain's start — so the request's deadline and the maximum evacuation time count
  * from the first execution — and takes the request over from its predecessor at once (ownership.ts).
  * Pure: the schema and the split of an execution's input.
  */
 import { z } from 'zod';
+import { problemsOf } from '../bus/contracts/parse.ts';
 import { InvalidInput } from '../errors/index.ts';
-import { problemsOf } from '../events/parse.ts';
 
 /** The key the ContinueAsNew state adds to the execution's input. */
 export const CONTINUED_FROM = 'continuedFrom';

@@ -2,16 +2,17 @@
  * What the workflow's tasks need from the outside world, built once per Lambda container (or once per
  * embedded run) from the configuration. Holds clients only — never evacuation state.
  */
+
+import type { BranchConnector, WorkflowDeps } from '../branches/contract/workflow-deps.ts';
+import { BRANCH_REGISTRY } from '../branches/registry.ts';
 import { createEventBridgeClient, EventBridgePublisher } from '../bus/eventbridge-publisher.ts';
 import { PrintingPublisher } from '../bus/printing-publisher.ts';
 import type { EventPublisher } from '../bus/types.ts';
+import { KubeClient, type KubeClientOptions } from '../clients/kube/client.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../config/index.ts';
-import { KubeClient, type KubeClientOptions } from '../kube/client.ts';
 import { EvacuationProgressStore } from '../progress/evacuation-store.ts';
-import { BRANCH_REGISTRY } from './branches/registry.ts';
-import type { BranchConnector, WorkflowDeps } from './workflow-deps.ts';
 
-export type { BranchConnector, WorkflowDeps } from './workflow-deps.ts';
+export type { BranchConnector, WorkflowDeps } from '../branches/contract/workflow-deps.ts';
 
 /** Connectors that replace a branch's own (tests: Nova against a lab with its own credentials). */
 export type BranchConnectors = Readonly<Record<string, BranchConnector>>;

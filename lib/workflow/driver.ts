@@ -8,7 +8,7 @@
  * `drainbridge evacuate` of the node read it.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { EvacuationObject } from '../kube/paths.ts';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
 import { ledgerOf } from '../node/ledger.ts';
 import { isLiveOwner, OWNER_TTL_SECONDS, type Owner, readOwner } from './ownership.ts';
 

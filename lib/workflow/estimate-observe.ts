@@ -4,14 +4,15 @@
  * once, and lets each branch time its own part (its definition's `estimate`: branches/estimates.ts);
  * estimate.ts combines them by stage. Reads only.
  */
+
+import type { EstimateSetup } from '../branches/contract/branch.ts';
+import { planEvacuation } from '../branches/plan.ts';
+import { branchNamed } from '../branches/registry.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
 import type { Config } from '../config/index.ts';
-import type { NodePlan } from '../domain/plan.ts';
-import type { DrainOptions } from '../domain/request.ts';
-import type { KubeClient } from '../kube/client.ts';
-import type { EvacuationObject } from '../kube/paths.ts';
-import type { EstimateSetup } from './branches/branch.ts';
-import { planEvacuation } from './branches/plan.ts';
-import { branchNamed } from './branches/registry.ts';
+import type { NodePlan } from '../model/plan.ts';
+import type { DrainOptions } from '../model/request.ts';
 import { combineEstimates, type Estimate } from './estimate.ts';
 
 /** Estimates the evacuation of `nodeName` with `options` on the cluster as it is now (`planned`: its plan, when made already). */

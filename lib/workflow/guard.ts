@@ -4,9 +4,9 @@
  * next pass, on AWS and embedded alike, without stopping executions from outside.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { ResolvedRequest } from '../domain/request.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
 import { DeadlineExceeded, EvacuationAborted, EvacuationCancelled } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { readNodeOrFail } from '../node/hold.ts';
 import { readLedger } from '../node/ledger.ts';
 

@@ -2,7 +2,7 @@
  * The Evacuate machine's history budget: Step Functions keeps at most 25,000 events per execution, so an
  * execution counts (an upper bound of) the events it has written and continues as new before the limit.
  * The count is kept in the state (`$.history.events`) with intrinsic functions: every loop iteration adds
- * the most it can have written. The numbers here are written into workflow/evacuate.asl.yml by
+ * the most it can have written. The numbers here are written into state-machines/evacuate.asl.yml by
  * `npm run asl` (scripts/asl-branches.ts) — the hand-written Admit loop uses the same ones, and
  * test/workflow/history.test.ts checks the packaged definition against them.
  *

@@ -7,9 +7,9 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { leaveQueue } from '../admission/index.ts';
-import type { ResolvedRequest } from '../domain/request.ts';
-import type { KubeClient } from '../kube/client.ts';
-import type { NeverHeldEnd } from '../kube/paths.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import type { NeverHeldEnd } from '../clients/kube/paths.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { readLedger } from '../node/ledger.ts';
 import { EvacuationProgressStore } from '../progress/evacuation-store.ts';
 

@@ -1,7 +1,5 @@
 /** Builds the outcome events' details from what the workflow knows (pure). */
-import type { BranchProgress } from '../domain/pass.ts';
-import type { Blocker, BranchName } from '../domain/plan.ts';
-import type { ResolvedRequest } from '../domain/request.ts';
+
 import type {
   AdmissionPausedEvent,
   EvacuationFailedEvent,
@@ -9,7 +7,10 @@ import type {
   EvacuationSucceededEvent,
   NodeRestoredEvent,
   Phase,
-} from '../events/contracts.ts';
+} from '../bus/contracts/contracts.ts';
+import type { BranchProgress } from '../model/pass.ts';
+import type { Blocker, BranchName } from '../model/plan.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 
 type Common = Pick<
   EvacuationSucceededEvent,

@@ -4,8 +4,8 @@
  * one module that uses this (a dependency-cruiser rule); status and repair ask it.
  */
 import { z } from 'zod';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
 import { RecordUnreadable } from '../errors/index.ts';
-import type { EvacuationObject } from '../kube/paths.ts';
 import { type RecordFormat, readJsonRecord, writeJsonRecord } from '../util/json-record.ts';
 
 export const OWNER_ANNOTATION = 'drainbridge.io/owner';

@@ -8,10 +8,10 @@
  * which only this module uses: status and repair ask here (readOwner, damagedOwner, withOwner).
  */
 import { hostname } from 'node:os';
-import type { KubeClient } from '../kube/client.ts';
-import { retryOnConflict, unlessConflict } from '../kube/conflict.ts';
-import { isNotFound } from '../kube/errors.ts';
-import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../kube/paths.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import { retryOnConflict, unlessConflict } from '../clients/kube/conflict.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
+import { type EvacuationObject, type EvacuationStatus, evacuationName } from '../clients/kube/paths.ts';
 import { damagedOwner, type Owner, readOwner, withOwner } from './owner-record.ts';
 
 export { damagedOwner, type Owner, readOwner, withOwner };

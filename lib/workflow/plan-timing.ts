@@ -4,13 +4,14 @@
  * starts already scheduled for the node (requests waiting for their start, from their Evacuation
  * records). Reads only.
  */
+
+import type { KubeClient } from '../clients/kube/client.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
+import type { EvacuationObject, EvacuationStart } from '../clients/kube/paths.ts';
 import type { Config } from '../config/index.ts';
-import { INSTALL_COMMAND } from '../domain/install.ts';
-import type { NodePlan } from '../domain/plan.ts';
-import type { DrainOptions } from '../domain/request.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
-import type { EvacuationObject, EvacuationStart } from '../kube/paths.ts';
+import { INSTALL_COMMAND } from '../model/install.ts';
+import type { NodePlan } from '../model/plan.ts';
+import type { DrainOptions } from '../model/request.ts';
 
 import type { Estimate } from './estimate.ts';
 import { estimateNode } from './estimate-observe.ts';

@@ -4,7 +4,7 @@
  * fails is logged and left to the next one: it never fails the step that ran it.
  */
 
-import type { EvacuationObject } from '../kube/paths.ts';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
 import type { TaskTools } from '../lambda/task.ts';
 import { sweepExpiredRecords } from '../progress/expiry.ts';
 import type { WorkflowDeps } from './deps.ts';

@@ -9,15 +9,15 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { planAdmissionRepair } from '../admission/index.ts';
-import type { RepairAction } from '../domain/repair-action.ts';
-import type { KubeClient } from '../kube/client.ts';
-import type { EvacuationObject } from '../kube/paths.ts';
-import { emitNodeEvent } from '../node/events.ts';
+import { BRANCH_REGISTRY } from '../branches/registry.ts';
+import type { KubeClient } from '../clients/kube/client.ts';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
+import type { RepairAction } from '../model/repair-action.ts';
+import { emitNodeEvent } from '../node/kube-events.ts';
 import { LEDGER_ANNOTATION, LEDGER_FORMAT, ledgerOf } from '../node/ledger.ts';
 import { salvageLedger } from '../node/salvage.ts';
 import { withoutBlocked } from '../progress/mailboxes.ts';
 import { decodeRecord, writeJsonRecord } from '../util/json-record.ts';
-import { BRANCH_REGISTRY } from './branches/registry.ts';
 import { damagedOwner, withOwner } from './ownership.ts';
 
 export type { RepairAction };

@@ -4,10 +4,11 @@
  * step, before anything is written: taken as a new request it would wait in line behind its own namesake
  * until its timeout, and its failure or Restore would be written on the other node's record.
  */
+
+import type { KubeClient } from '../clients/kube/client.ts';
+import { isNotFound } from '../clients/kube/errors.ts';
+import { type EvacuationObject, evacuationName } from '../clients/kube/paths.ts';
 import { SkipEvent } from '../errors/index.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
-import { type EvacuationObject, evacuationName } from '../kube/paths.ts';
 
 /** The node another request's record under `requestId` names, when it is not `nodeName`. Pure. */
 export function otherNodeOf(record: EvacuationObject | undefined, nodeName: string): string | undefined {

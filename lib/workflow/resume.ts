@@ -12,10 +12,10 @@
  * Other requests that never took their hold have no record; their sources (the forwarder) derive them again.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { ORIGINS, type Origin } from '../domain/request.ts';
-import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../events/contracts.ts';
-import { DrainOptionsInput } from '../events/fields.ts';
-import type { EvacuationObject } from '../kube/paths.ts';
+import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../bus/contracts/contracts.ts';
+import { DrainOptionsInput } from '../bus/contracts/fields.ts';
+import type { EvacuationObject } from '../clients/kube/paths.ts';
+import { ORIGINS, type Origin } from '../model/request.ts';
 import { type Ledger, ledgerOf } from '../node/ledger.ts';
 
 export type ResumeDecision =

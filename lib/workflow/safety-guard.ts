@@ -6,9 +6,9 @@
  */
 
 import type { V1Node } from '@kubernetes/client-node';
-import type { ResolvedRequest } from '../domain/request.ts';
-import { observeQuorumBlocker } from '../drain/quorum-guard.ts';
+import { observeQuorumBlocker } from '../branches/pods/quorum-guard.ts';
 import { EvacuationRefused } from '../errors/index.ts';
+import type { ResolvedRequest } from '../model/request.ts';
 import { ledgerOf } from '../node/ledger.ts';
 import type { WorkflowDeps } from './deps.ts';
 

@@ -3,8 +3,6 @@
  * input against it at the edge (a hand-edited execution input is refused with the field named).
  */
 import { z } from 'zod';
-import { BRANCHES } from '../domain/plan.ts';
-import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../domain/request.ts';
 import {
   DrainOptionsInput,
   Instant,
@@ -15,7 +13,9 @@ import {
   RequestId,
   Target,
   WindowOccurrenceInput,
-} from '../events/fields.ts';
+} from '../bus/contracts/fields.ts';
+import { BRANCHES } from '../model/plan.ts';
+import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../model/request.ts';
 import { acceptRequest } from './accept.ts';
 import { type Chain, ChainSchema, splitContinuation } from './continuation.ts';
 

@@ -14,7 +14,7 @@ import {
   matchesNodeSelector,
   matchesRequiredNodeAffinity,
   type Toleration,
-} from '../../lib/kube/scheduling.ts';
+} from '../../lib/clients/kube/scheduling.ts';
 import { isDeleting, isPodReady, isTerminal, templateHash } from './meta.ts';
 import type { ReconcileResult } from './queue.ts';
 import type { Context, Controller } from './runtime.ts';

@@ -4,7 +4,7 @@
  * again when a `disruptedPods` entry expires. The eviction handler (sim/store side) decrements
  * `disruptionsAllowed` and adds `disruptedPods` entries; this loop settles the numbers afterwards.
  */
-import { selectorMatches } from '../../lib/kube/selectors.ts';
+import { selectorMatches } from '../../lib/clients/kube/selectors.ts';
 import type { KubeObject, ObjectStore } from '../store/types.ts';
 import { controllerRefOf, keyOf, splitKey } from './meta.ts';
 import { type BudgetCondition, type BudgetSpec, computeBudgetStatus, type OwnerReference } from './pdb-math.ts';

@@ -5,7 +5,7 @@
  * stopped), and keeps a mirror pod for each of the node's static pods. While its node is not Ready it
  * does nothing at all: pods there stay exactly as they are, terminating ones included.
  */
-import { isNodeReady } from '../../lib/kube/scheduling.ts';
+import { isNodeReady } from '../../lib/clients/kube/scheduling.ts';
 import type { KubeObject } from '../store/types.ts';
 import type { EventRecorder } from './events.ts';
 import { controllerRefOf, isDeleting, isTerminal, keyOf, splitKey } from './meta.ts';

@@ -6,7 +6,7 @@
  * pass only compares the taints it manages. The condition taints (not-ready, pressure) are not written
  * here: the scheduler counts a NotReady node as tainted by itself.
  */
-import { TAINT_KEYS } from '../../lib/kube/scheduling.ts';
+import { TAINT_KEYS } from '../../lib/clients/kube/scheduling.ts';
 import { WorkQueue } from './queue.ts';
 import { type Context, type Controller, tolerateRace } from './runtime.ts';
 import { type Node, REFS, view } from './types.ts';

@@ -4,7 +4,7 @@
  * upstream's order; writes `status` (replicas, fullyLabeledReplicas, readyReplicas,
  * availableReplicas, observedGeneration). Not modelled: adopting orphans, minReadySeconds, slow start.
  */
-import { selectorMatches } from '../../lib/kube/selectors.ts';
+import { selectorMatches } from '../../lib/clients/kube/selectors.ts';
 import { isActive, isPodReady } from './meta.ts';
 import type { ReconcileResult } from './queue.ts';
 import type { Context, Controller } from './runtime.ts';

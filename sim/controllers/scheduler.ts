@@ -1,10 +1,10 @@
 /**
  * The scheduler: binds Pending pods without `spec.nodeName` to the least-loaded fitting node, using
- * lib/kube/scheduling.ts's filters. A pod no node takes stays Pending with `PodScheduled=False`
+ * lib/clients/kube/scheduling.ts's filters. A pod no node takes stays Pending with `PodScheduled=False`
  * (reason Unschedulable) and a FailedScheduling event worded as kube-scheduler words it; it is tried
  * again whenever a node or a bound pod changes.
  */
-import { placePod, type SchedulingPod } from '../../lib/kube/scheduling.ts';
+import { placePod, type SchedulingPod } from '../../lib/clients/kube/scheduling.ts';
 import { isDeleting, isTerminal, keyOf } from './meta.ts';
 import { scheduledStatus, unschedulableStatus } from './pod-status.ts';
 import { WorkQueue } from './queue.ts';

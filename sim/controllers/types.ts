@@ -2,8 +2,8 @@
  * Typed views of the stored objects the control loops read and write. The store holds plain
  * `KubeObject`s; these interfaces name the fields the loops touch, everything else passes through.
  */
-import type { SchedulingNode, SchedulingPod, Toleration } from '../../lib/kube/scheduling.ts';
-import type { LabelSelector } from '../../lib/kube/selectors.ts';
+import type { SchedulingNode, SchedulingPod, Toleration } from '../../lib/clients/kube/scheduling.ts';
+import type { LabelSelector } from '../../lib/clients/kube/selectors.ts';
 import type { KubeObject, ObjectMeta, ResourceRef } from '../store/types.ts';
 
 /** The resources the loops use, as store refs. */

@@ -3,7 +3,7 @@
  * loop skeleton (owner watch + pod watch → owner key), finding owned pods, creating pods from the
  * template, choosing which pods go first on scale-down, and writing status only when it changed.
  */
-import { formatSelector, type LabelSelector, requirementsOf } from '../../lib/kube/selectors.ts';
+import { formatSelector, type LabelSelector, requirementsOf } from '../../lib/clients/kube/selectors.ts';
 import type { KubeObject, ObjectStore, ResourceRef } from '../store/types.ts';
 import { controllerRefOf, controllerRefTo, isControlledBy, isPodReady, keyOf, sameJson, splitKey } from './meta.ts';
 import { type ReconcileResult, WorkQueue } from './queue.ts';

@@ -2,7 +2,7 @@
  * Fans store changes out to watchers, keeps a bounded history so a watch can resume from a recent
  * resourceVersion (older ones get 410 Gone, as after etcd compaction), and sends bookmarks.
  */
-import { matchesAll, parseSelector, type Requirement, SelectorParseError } from '../../lib/kube/selectors.ts';
+import { matchesAll, parseSelector, type Requirement, SelectorParseError } from '../../lib/clients/kube/selectors.ts';
 import { matchesFields, parseFieldSelector } from './fields.ts';
 import { badRequest, gone } from './status.ts';
 import type { Clock, FieldRequirement, KubeObject, Watch, WatchEvent, WatchEventType, WatchOptions } from './types.ts';

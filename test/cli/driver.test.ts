@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { StatusReport } from '../../cli/status/model.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { ledgerOf } from '../../lib/node/ledger.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { BUDGET_BLOCKED, holdDrainOfNode1, releaseDrainOfNode1 } from './demo-blockers.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../../lib/kube/client.ts';
-import { evacuationName } from '../../lib/kube/paths.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
+import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { OWNER_ANNOTATION } from '../../lib/workflow/owner-record.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { waitUntil } from '../support/wait.ts';

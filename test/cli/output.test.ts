@@ -18,7 +18,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseDocument } from 'htmlparser2';
 import { parse as parseYaml } from 'yaml';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import { BUDGET_BLOCKED, holdDrainOfNode1, releaseDrainOfNode1 } from './demo-blockers.ts';
 import { assertNoNoise, runCli, startCli } from './run-cli.ts';

@@ -74,15 +74,15 @@ describe('the image bundle', () => {
   });
 
   for (const [mode, modules] of Object.entries({
-    'drainbridge forwarder': ['lib/forwarder/index.ts'],
-    'drainbridge forwarder --node-agent': ['lib/forwarder/index.ts', 'lib/forwarder/node-agent.ts'],
+    'drainbridge forwarder': ['lib/sources/forwarder/index.ts'],
+    'drainbridge forwarder --node-agent': ['lib/sources/forwarder/index.ts', 'lib/sources/node-agent/node-agent.ts'],
   })) {
     it(`${mode} loads neither client-node, nor the embedded runtime, nor the simulator`, () => {
       const entry = join(outdir, 'drainbridge.mjs').replace(`${process.cwd()}/`, '');
       const starts = [entry, ...['cli/commands/forwarder.ts', ...modules].flatMap(chunksHolding)];
       assert.ok(starts.length >= 3, `chunks found: ${starts.join(', ')}`);
       const inputs = inputsOf(loadedWith(starts));
-      assert.ok(inputs.includes('lib/kube/http/client.ts'), 'the lean client is what it loads');
+      assert.ok(inputs.includes('lib/clients/kube/http/client.ts'), 'the lean client is what it loads');
       const forbidden = inputs.filter((input) =>
         /^(node_modules\/@kubernetes\/client-node\/|embedded\/|sim\/|lib\/kube\/client\.ts$)/.test(input),
       );

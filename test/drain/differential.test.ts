@@ -13,11 +13,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Blocker } from '../../lib/domain/plan.ts';
-import type { DrainOptions } from '../../lib/domain/request.ts';
-import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
-import { drainOptionsFromFlags } from '../../lib/drain/flags.ts';
+import { createEvictionPass } from '../../lib/branches/pods/eviction-pass.ts';
+import { drainOptionsFromFlags } from '../../lib/branches/pods/flags.ts';
 import { EvacuationFailed } from '../../lib/errors/index.ts';
+import type { Blocker } from '../../lib/model/plan.ts';
+import type { DrainOptions } from '../../lib/model/request.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
 import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
 import type { Simulator } from '../../sim/index.ts';

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
-import { DRAIN_STATE_FORMAT } from '../../lib/drain/tracking.ts';
+import { createEvictionPass } from '../../lib/branches/pods/eviction-pass.ts';
+import { DRAIN_STATE_FORMAT } from '../../lib/branches/pods/tracking.ts';
 import { ConflictError } from '../../lib/errors/index.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
 import { EvacuationProgressStore, type RecordUpdate } from '../../lib/progress/evacuation-store.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
+import { createEvictionPass } from '../../lib/branches/pods/eviction-pass.ts';
 import { EvacuationFailed, SkipEvent } from '../../lib/errors/index.ts';
 import { acquireHold, countNodesHeld, releaseHold, setPhase } from '../../lib/node/hold.ts';
 import { readLedger } from '../../lib/node/ledger.ts';

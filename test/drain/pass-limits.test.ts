@@ -1,12 +1,12 @@
 /**
- * kubectl's clock in one pods pass (lib/drain/wake.ts): a pass waiting on a PodDisruptionBudget ends at the
+ * kubectl's clock in one pods pass (lib/branches/pods/wake.ts): a pass waiting on a PodDisruptionBudget ends at the
  * drain's --timeout, not at the end of its wait; a pass whose wait ends just before the limit asks to be
  * called again at once (callAgainNow), so that no retry backoff carries the drain past it; and one whose
  * limit is further away does not. Real time (speed 1), as drainbridge's ServiceAccount.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
+import { createEvictionPass } from '../../lib/branches/pods/eviction-pass.ts';
 import { acquireHold } from '../../lib/node/hold.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';
 import { type DrainSim, requestFor, startDrainSim } from './harness.ts';

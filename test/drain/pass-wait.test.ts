@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createEvictionPass } from '../../lib/drain/eviction-pass.ts';
+import { createEvictionPass } from '../../lib/branches/pods/eviction-pass.ts';
 import { EvacuationAborted } from '../../lib/errors/index.ts';
 import { acquireHold, releaseHold } from '../../lib/node/hold.ts';
 import { MemoryProgressStore } from '../../lib/progress/memory-store.ts';

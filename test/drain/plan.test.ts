@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { BranchPlan } from '../../lib/domain/plan.ts';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
-import { planNode } from '../../lib/drain/plan-node.ts';
-import { renderPlanText } from '../../lib/workflow/branches/render.ts';
+import { planNode } from '../../lib/branches/pods/plan-node.ts';
+import { renderPlanText } from '../../lib/branches/render.ts';
+import type { BranchPlan } from '../../lib/model/plan.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 import { type DrainSim, SA_USER, startDrainSim } from './harness.ts';
 
 const CONTAINERS = [{ name: 'app', image: 'busybox:1.37' }];

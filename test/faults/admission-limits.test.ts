@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import type { WindowOccurrence } from '../../lib/domain/window.ts';
-import { windowRequester } from '../../lib/domain/window.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
+import type { WindowOccurrence } from '../../lib/model/window.ts';
+import { windowRequester } from '../../lib/model/window.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { waitUntil } from '../support/wait.ts';
 import { delayWrites, evacuate, type FaultWorld, IDLE_NODES_SCENARIO, scenario } from './harness.ts';

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { windowRequester } from '../../lib/domain/window.ts';
+import { type EvacuationObject, evacuationName } from '../../lib/clients/kube/paths.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
-import { type EvacuationObject, evacuationName } from '../../lib/kube/paths.ts';
+import { windowRequester } from '../../lib/model/window.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { waitUntil } from '../support/wait.ts';
 import { evacuate, type FaultWorld, IDLE_NODES_SCENARIO, scenario } from './harness.ts';

@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { DEFAULT_EVICTION_CONCURRENCY } from '../../lib/drain/eviction-pass.ts';
+import { DEFAULT_EVICTION_CONCURRENCY } from '../../lib/branches/pods/eviction-pass.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import type { AdmissionRequest } from '../../sim/index.ts';
 import { StatusError } from '../../sim/index.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { evacuationName } from '../../lib/kube/paths.ts';
+import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { waitUntil } from '../support/wait.ts';
 import {

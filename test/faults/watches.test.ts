@@ -1,6 +1,6 @@
 /**
  * Fault injection: the pods pass's watches. A pass evicts what the budget allows, then waits on watches
- * of the node's pods, the PodDisruptionBudgets and the node (lib/drain/node-view.ts) for the next pod to
+ * of the node's pods, the PodDisruptionBudgets and the node (lib/branches/pods/node-view.ts) for the next pod to
  * leave or the budget to free up. WORKFLOW_SCENARIO's web budget lets one of four pods go at a time, so
  * every pass waits. A watch that is dropped, answered 410 Expired or never opens ends the wait: the pass
  * returns, the state machine calls it again, and the next pass lists afresh — polling, with nothing
@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { WATCH_OPEN_TIMEOUT_MS } from '../../lib/kube/watched-list.ts';
+import { WATCH_OPEN_TIMEOUT_MS } from '../../lib/clients/kube/watched-list.ts';
 import { DRAINBRIDGE_SA } from '../support/request-log.ts';
 import { waitUntil } from '../support/wait.ts';
 import {

@@ -1,6 +1,7 @@
 /** What a Forwarder under test needs to reach the cluster of a kubeconfig file: the lean client, as deployed. */
-import { connectKube } from '../../lib/forwarder/kube.ts';
-import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
+
+import type { KubeHttpClient } from '../../lib/clients/kube/http/client.ts';
+import { connectKube } from '../../lib/sources/forwarder/kube.ts';
 
 export async function connectForwarderKube(
   kubeconfigPath: string,

@@ -1,15 +1,15 @@
 /**
  * `drainbridge forwarder --force …`: the forwarder's kubectl drain flags travel on the Node Cordoned it
- * publishes (lib/forwarder/drain-outlet.ts), since the evacuation runs in another process that reads only
+ * publishes (lib/sources/forwarder/drain-outlet.ts), since the evacuation runs in another process that reads only
  * the event; without flags the event carries no `drain` and the origin `cordon` decides there.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
-import { Forwarder } from '../../lib/forwarder/forwarder.ts';
-import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
+import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
+import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
 import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
 import { spreadScenario, startTestCluster, type TestCluster } from './harness.ts';

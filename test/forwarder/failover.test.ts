@@ -2,7 +2,7 @@
  * Two forwarder replicas (real child processes) publishing through the real AWS SDK to a PutEvents
  * endpoint backed by the in-process bus, whose rules start the embedded state machines here: exactly one
  * replica publishes; SIGKILL of the leader during a burst of 20 kubectl cordons → the other takes over
- * within what leader election guarantees (lease duration + retry period, lib/forwarder/leader.ts), every
+ * within what leader election guarantees (lease duration + retry period, lib/sources/forwarder/leader.ts), every
  * cordon reaches the bus at least once, and none starts two evacuations (one requestId per node on the
  * bus, one Evacuation record and one hold per node).
  */
@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { loadConfig } from '../../lib/config/index.ts';
-import { electionTimings, takeoverBoundMs } from '../../lib/forwarder/leader.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
+import { electionTimings, takeoverBoundMs } from '../../lib/sources/forwarder/leader.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import { waitUntil } from '../support/wait.ts';
 import { DrainbridgeProcess, metric, scrape, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import { findKubectl, Kubectl } from '../fidelity/kubectl-runner.ts';

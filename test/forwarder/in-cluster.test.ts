@@ -1,7 +1,7 @@
 /**
  * In-cluster access as a pod has it, against the simulator: a ServiceAccount directory (token, ca.crt,
  * namespace) of the forwarder's ServiceAccount, KUBERNETES_SERVICE_HOST/PORT naming the simulator, and
- * DRAINBRIDGE_SERVICE_ACCOUNT_DIR pointing at the directory. The lean client's endpoint (lib/kube/http)
+ * DRAINBRIDGE_SERVICE_ACCOUNT_DIR pointing at the directory. The lean client's endpoint (lib/clients/kube/http)
  * reaches the API server as that ServiceAccount and verifies the server with that CA (another CA is
  * refused); a directory without its files is a clear configuration error; and a real
  * `drainbridge forwarder` process with DRAINBRIDGE_KUBE_ACCESS=in-cluster — what the Deployment runs —
@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
+import { KubeHttpClient } from '../../lib/clients/kube/http/client.ts';
+import { inClusterEndpoint, loadKubeEndpoint } from '../../lib/clients/kube/http/endpoint.ts';
 import { ConfigError } from '../../lib/errors/index.ts';
-import { KubeHttpClient } from '../../lib/kube/http/client.ts';
-import { inClusterEndpoint, loadKubeEndpoint } from '../../lib/kube/http/endpoint.ts';
 import { ADMIN_USER } from '../../sim/auth/authenticator.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import { generateServingCertificate } from '../../sim/tls.ts';

@@ -1,5 +1,5 @@
 /**
- * Leader election (lib/forwarder/leader.ts) against the simulator's Leases, two electors in this process
+ * Leader election (lib/sources/forwarder/leader.ts) against the simulator's Leases, two electors in this process
  * with the ServiceAccounts of two replicas (so that a fault can hit one of them): a leader whose renewals
  * hang or fail steps down at its renew deadline — before its Lease can expire elsewhere — however long the
  * API server takes; a stopped leader releases the Lease and the candidate takes it at its next read; a
@@ -8,9 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { type ElectionTimings, electionTimings, LeaderElector, takeoverBoundMs } from '../../lib/forwarder/leader.ts';
-import type { KubeHttpClient } from '../../lib/kube/http/client.ts';
+import type { KubeHttpClient } from '../../lib/clients/kube/http/client.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import {
+  type ElectionTimings,
+  electionTimings,
+  LeaderElector,
+  takeoverBoundMs,
+} from '../../lib/sources/forwarder/leader.ts';
 import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
 import { FORWARDER_USER, RUN_USER, startTestCluster, type TestCluster } from './harness.ts';

@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
-import { evacuationName } from '../../lib/kube/paths.ts';
+import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
-import { formatEc2ImdsDate, formatRfc1123 } from '../../lib/sources/dates.ts';
+import { formatEc2ImdsDate, formatRfc1123 } from '../../lib/sources/clouds/dates.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import type { KubeObject } from '../../sim/index.ts';
 import { FakeAzureMetadata, FakeEc2Metadata, FakeGceMetadata } from '../../sim/metadata/index.ts';

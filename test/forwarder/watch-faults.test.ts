@@ -1,5 +1,5 @@
 /**
- * The forwarder's informers (lib/forwarder/informer.ts, list + watch on the lean client lib/kube/http)
+ * The forwarder's informers (lib/sources/informer.ts, list + watch on the lean client lib/clients/kube/http)
  * against the simulator's watch faults, as the forwarder's ServiceAccount: a dropped connection, the API
  * answering 500 for a while, a 410 on resume — with changes made during each outage, all published after
  * recovery (and a change that nets out during the outage publishing nothing); and bookmarks keeping a
@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
-import { Forwarder } from '../../lib/forwarder/forwarder.ts';
-import { loadForwarderSettings } from '../../lib/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/forwarder/sinks.ts';
 import { createLogger } from '../../lib/log/logger.ts';
+import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
+import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
+import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
 import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
 import { FORWARDER_USER, metric, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkGates } from '../../lib/admission/gates/index.ts';
 import { gateSpecs } from '../../lib/admission/gates/spec.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { type Simulator, startSimulator } from '../../sim/index.ts';
 import { whenSettled } from '../../sim/scenarios/index.ts';
 import { waitUntil } from '../support/wait.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkGates } from '../../lib/admission/gates/index.ts';
 import { gateSpecs } from '../../lib/admission/gates/spec.ts';
-import type { KubeClient } from '../../lib/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { findPrometheus, PROMETHEUS_MISSING, type RealPrometheus, startPrometheus } from '../support/prometheus.ts';
 
 const PROMETHEUS = findPrometheus();

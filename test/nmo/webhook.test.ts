@@ -16,7 +16,7 @@ import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect as connectTls } from 'node:tls';
 import { parseAllDocuments, stringify } from 'yaml';
-import { serviceDnsNames } from '../../lib/forwarder/node-maintenance/webhook-cert.ts';
+import { serviceDnsNames } from '../../lib/sources/node-maintenance/webhook-cert.ts';
 import { generateWebhookCertificates, type WebhookCertificates } from '../../lib/tls/self-signed.ts';
 import { findKubectl } from '../fidelity/kubectl-runner.ts';
 import {

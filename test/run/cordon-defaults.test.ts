@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { DrainbridgeProcess, startRun, startTestCluster, type TestCluster } from '../forwarder/harness.ts';
 import { waitUntil } from '../support/wait.ts';
 

@@ -2,7 +2,7 @@
  * `drainbridge run` in-cluster, as deploy/overlays/run runs it: DRAINBRIDGE_KUBE_ACCESS=in-cluster with a
  * pod's ServiceAccount directory (token, ca.crt, namespace) of drainbridge/drainbridge-run and
  * KUBERNETES_SERVICE_HOST/PORT naming the simulator. run reaches the cluster two ways — the forwarder
- * through the lean client (lib/kube/http's inClusterEndpoint), the workflow and the resumption through
+ * through the lean client (lib/clients/kube/http's inClusterEndpoint), the workflow and the resumption through
  * client-node (lib/config's in-cluster KubeConfig) — and both must read that directory: a cordon is
  * evacuated, and every request it made (the Lease and watches, the evictions and node writes) came as the
  * ServiceAccount of the directory.

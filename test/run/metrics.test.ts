@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMISSION_LEASE, recordAnnotations } from '../../lib/admission/records.ts';
-import { readLease } from '../../lib/kube/lease.ts';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import { readLease } from '../../lib/clients/kube/lease.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import {
   type DrainbridgeProcess,
   metric,

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { OWNER_TTL_SECONDS } from '../../lib/workflow/ownership.ts';
 import {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import axios from 'axios';
-import { formatEc2ImdsDate } from '../../lib/sources/dates.ts';
+import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { type AgentCluster, AWS_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { formatRfc1123 } from '../../lib/sources/dates.ts';
-import { noticeRequestId } from '../../lib/sources/ids.ts';
+import { formatRfc1123 } from '../../lib/sources/clouds/dates.ts';
+import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig } from './harness.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { formatEc2ImdsDate } from '../../lib/sources/dates.ts';
+import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
 import { FakeEc2Metadata, FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AzureScheduledEventsClient } from '../../lib/sources/azure/client.ts';
+import { AzureScheduledEventsClient } from '../../lib/sources/clouds/azure/client.ts';
 import { FakeHttpServer } from '../../sim/metadata/http.ts';
 
 const ANSWER_MS = 600;

@@ -24,12 +24,12 @@ import {
   loadBusServerSettings,
 } from '../../lib/bus/bus-key.ts';
 import { readServerTls } from '../../lib/bus/bus-tls.ts';
+import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../../lib/bus/contracts/index.ts';
 import { toPublishEntry } from '../../lib/bus/entry.ts';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
 import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { verifySigV4 } from '../../lib/bus/sigv4.ts';
 import type { ConfigError } from '../../lib/errors/index.ts';
-import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../../lib/events/index.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { makeTestCertificate, type TestCertificate } from '../support/tls-cert.ts';
 import { waitUntil } from '../support/wait.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';

@@ -11,9 +11,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
-import { formatRfc1123 } from '../../lib/sources/dates.ts';
-import { noticeRequestId } from '../../lib/sources/ids.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
+import { formatRfc1123 } from '../../lib/sources/clouds/dates.ts';
+import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
 import {
   DrainbridgeProcess,

@@ -6,16 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
+import { type DetailByType, type DetailType, parseDetail } from '../../lib/bus/contracts/index.ts';
 import type { EventPublisher } from '../../lib/bus/types.ts';
-import { type DetailByType, type DetailType, parseDetail } from '../../lib/events/index.ts';
-import { KubeClient } from '../../lib/kube/client.ts';
-import { evacuationName } from '../../lib/kube/paths.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
+import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../lib/node/phase.ts';
-import { type NodeAgent, type NodeAgentOptions, startNodeAgent } from '../../lib/sources/agent.ts';
-import { type AgentConfig, loadAgentConfig } from '../../lib/sources/config.ts';
-import type { AgentLogger } from '../../lib/sources/loop.ts';
-import { MemoryNoticeMetrics } from '../../lib/sources/metrics.ts';
+import { type AgentConfig, loadAgentConfig } from '../../lib/sources/clouds/config.ts';
+import type { AgentLogger } from '../../lib/sources/clouds/loop.ts';
+import { MemoryNoticeMetrics } from '../../lib/sources/clouds/metrics.ts';
+import { type NodeAgent, type NodeAgentOptions, startNodeAgent } from '../../lib/sources/node-agent/agent.ts';
 import { type KubeObject, type Simulator, startSimulator } from '../../sim/index.ts';
 
 const ROOT = new URL('../../', import.meta.url);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { NoticeSource } from '../../lib/domain/notice.ts';
+import type { NoticeSource } from '../../lib/model/notice.ts';
 import { FakeAzureMetadata, FakeEc2Metadata, FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { MALFORMED } from '../unit/sources/malformed.ts';

@@ -13,10 +13,10 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 const { InProcessBus, InProcessPublisher } = await import('../../lib/bus/index.ts');
 const { handler } = await import('../../functions/normalize-aws-notice.ts');
-const { noticeRequestId } = await import('../../lib/sources/ids.ts');
-const { MemoryNoticeMetrics } = await import('../../lib/sources/metrics.ts');
-const { DEFAULT_NOTICE_POLICY } = await import('../../lib/sources/policy.ts');
-const { parseNoticePolicy } = await import('../../lib/sources/config.ts');
+const { noticeRequestId } = await import('../../lib/sources/clouds/ids.ts');
+const { MemoryNoticeMetrics } = await import('../../lib/sources/clouds/metrics.ts');
+const { DEFAULT_NOTICE_POLICY } = await import('../../lib/sources/clouds/policy.ts');
+const { parseNoticePolicy } = await import('../../lib/sources/clouds/config.ts');
 const { AWS_NODES, RecordingPublisher, startAgentCluster } = await import('./harness.ts');
 const { fixture } = await import('../unit/sources/fixtures.ts');
 type AgentCluster = Awaited<ReturnType<typeof startAgentCluster>>;
@@ -69,7 +69,9 @@ const ARN =
 
 describe('AWS notice normaliser (Health scheduled changes, Spot warnings)', () => {
   it('an upcoming instance stop → Maintenance Requested for the node with that instance, which the packaged rules send to Evacuate', async () => {
-    const definitions = JSON.parse(readFileSync(new URL('../../workflow/definitions.json', import.meta.url), 'utf8'));
+    const definitions = JSON.parse(
+      readFileSync(new URL('../../state-machines/definitions.json', import.meta.url), 'utf8'),
+    );
     const started: { machine: string; input: { detail: Record<string, unknown> } }[] = [];
     const bus = new InProcessBus({
       rules: definitions.rules,

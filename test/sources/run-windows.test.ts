@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { EvacuationObject } from '../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { DrainbridgeProcess, spreadScenario, startTestCluster, type TestCluster } from '../forwarder/harness.ts';
 import { waitUntil } from '../support/wait.ts';
 

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { admitRequest } from '../../lib/admission/index.ts';
 import { ADMISSION_LEASE, QUEUE_ANNOTATION, readQueue } from '../../lib/admission/records.ts';
-import type { ResolvedRequest } from '../../lib/domain/request.ts';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
 import { SlotUnavailable } from '../../lib/errors/index.ts';
+import type { ResolvedRequest } from '../../lib/model/request.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 import { type DrainSim, startDrainSim } from '../drain/harness.ts';
 
 const NAMESPACE = 'drainbridge';

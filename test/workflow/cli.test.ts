@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../../lib/kube/client.ts';
+import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 
 const BIN = new URL('../../bin/drainbridge.js', import.meta.url).pathname;

@@ -13,12 +13,12 @@ import { timelineOf } from '../../cli/output/timeline.ts';
 import { statusReport } from '../../cli/status/model.ts';
 import { renderReport } from '../../cli/status/render.ts';
 import { readSnapshot } from '../../cli/status/snapshot.ts';
-import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/domain/request.ts';
-import { statusFromRecord } from '../../lib/forwarder/node-maintenance/status.ts';
+import { planEvacuation } from '../../lib/branches/plan.ts';
+import { BRANCH_REGISTRY, registerBranch } from '../../lib/branches/registry.ts';
+import { renderPlanText } from '../../lib/branches/render.ts';
 import { createLogger } from '../../lib/log/logger.ts';
-import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
-import { BRANCH_REGISTRY, registerBranch } from '../../lib/workflow/branches/registry.ts';
-import { renderPlanText } from '../../lib/workflow/branches/render.ts';
+import { KUBECTL_DRAIN_DEFAULTS, type ResolvedRequest } from '../../lib/model/request.ts';
+import { statusFromRecord } from '../../lib/sources/node-maintenance/status.ts';
 import { estimateNode } from '../../lib/workflow/estimate-observe.ts';
 import { passTask } from '../../lib/workflow/tasks/evacuate-steps.ts';
 import { generateEvacuateAsl } from '../../scripts/asl-branches.ts';
@@ -87,7 +87,7 @@ describe('a branch added by registering one module', () => {
   });
 
   it('gets its own loop in the generated Evacuate machine, beside the other parallel branches', () => {
-    const asl = readFileSync(new URL('../../workflow/evacuate.asl.yml', import.meta.url), 'utf8');
+    const asl = readFileSync(new URL('../../state-machines/evacuate.asl.yml', import.meta.url), 'utf8');
     const machine = parse(generateEvacuateAsl(asl, BRANCH_REGISTRY)) as {
       States: Record<string, { Branches?: { StartAt: string; States: Record<string, { Parameters?: object }> }[] }>;
     };

@@ -1,5 +1,5 @@
 /**
- * Runs the packaged state machines (workflow/definitions.json) in the embedded executor against the
+ * Runs the packaged state machines (state-machines/definitions.json) in the embedded executor against the
  * Kubernetes API simulator, as drainbridge's ServiceAccount under deploy/base/rbac.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { V1Node } from '@kubernetes/client-node';
 import type { TaskCall } from '../../embedded/executor.ts';
 import { type EmbeddedOptions, EmbeddedRuntime } from '../../embedded/runtime.ts';
+import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/contracts.ts';
+import { type EvacuationObject, evacuationName } from '../../lib/clients/kube/paths.ts';
 import { loadConfig } from '../../lib/config/index.ts';
-import type { MaintenanceRequestedEvent } from '../../lib/events/contracts.ts';
-import { type EvacuationObject, evacuationName } from '../../lib/kube/paths.ts';
 import { type DrainSim, startDrainSim } from '../drain/harness.ts';
 
 export interface WorkflowSim extends DrainSim {

@@ -1,6 +1,6 @@
 /**
  * No Evacuate execution can exceed Step Functions' 25,000-event history, however long the evacuation:
- * a static check of the packaged definition (workflow/definitions.json). Every polling Task's retries are
+ * a static check of the packaged definition (state-machines/definitions.json). Every polling Task's retries are
  * bounded and caught; every caught round is counted in `$.history.events` with at least what it can have
  * written; the counts at which the loops leave (to continue as new) leave room for what is not counted.
  * The event accounting is the executor's (2 per state, 3 per Lambda attempt, 2 per Parallel state); the
@@ -33,7 +33,9 @@ interface State {
   readonly Branches?: readonly { StartAt: string; States: Record<string, State> }[];
 }
 
-const definitions = JSON.parse(readFileSync(new URL('../../workflow/definitions.json', import.meta.url), 'utf8')) as {
+const definitions = JSON.parse(
+  readFileSync(new URL('../../state-machines/definitions.json', import.meta.url), 'utf8'),
+) as {
   stateMachines: { evacuate: { States: Record<string, State> } };
 };
 const STATES = definitions.stateMachines.evacuate.States;

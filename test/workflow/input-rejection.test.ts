@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Context } from 'aws-lambda';
 import type { LocalHandler } from '../../embedded/executor.ts';
 import { embeddedHandlers } from '../../embedded/functions.ts';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 import { maintenanceRequested, startWorkflowSim, type WorkflowSim, writesSince } from './harness.ts';
 import { WORKFLOW_SCENARIO } from './scenario.ts';
 

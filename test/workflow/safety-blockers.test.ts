@@ -1,21 +1,21 @@
 /**
  * One safety decision, everywhere (issue 25): every blocker `drainbridge plan` reports stops a real
  * evacuation too, with the same code and the same words. Each case plans the node (as `drainbridge plan`
- * does: lib/workflow/branches/plan.ts) and then evacuates it (the packaged Evacuate machine, embedded,
+ * does: lib/branches/plan.ts) and then evacuates it (the packaged Evacuate machine, embedded,
  * against the simulator, as drainbridge's ServiceAccount); the evacuation ends failed and its Evacuation
  * Failed names the blocker as the plan did. ControlPlaneQuorum refuses before the cordon: the node is
- * left as it was. Every code of lib/domain/plan.ts is either walked here or listed with the reason it is
+ * left as it was. Every code of lib/model/plan.ts is either walked here or listed with the reason it is
  * not (a new code fails the last test until it is one or the other).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BLOCKER_CODES, type Blocker, type BlockerCode, isBlocked } from '../../lib/domain/plan.ts';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/domain/request.ts';
+import type { BranchDefinition } from '../../lib/branches/contract/branch.ts';
+import { planEvacuation } from '../../lib/branches/plan.ts';
+import { registerBranch } from '../../lib/branches/registry.ts';
 import { EvacuationFailed } from '../../lib/errors/index.ts';
+import { BLOCKER_CODES, type Blocker, type BlockerCode, isBlocked } from '../../lib/model/plan.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
-import type { BranchDefinition } from '../../lib/workflow/branches/branch.ts';
-import { planEvacuation } from '../../lib/workflow/branches/plan.ts';
-import { registerBranch } from '../../lib/workflow/branches/registry.ts';
 import { POWER_OFF, powerOffBranch } from './fixtures/power-off-branch.ts';
 import {
   eventsOf,
@@ -152,9 +152,9 @@ const NOT_WALKED: Readonly<Partial<Record<BlockerCode, string>>> = {
   MigrationFailed: 'reported only once a migration ran (an evacuation, never a plan)',
   NoValidHost: "Nova's scheduler answer to a live migration (an evacuation, never a plan)",
   InsufficientCapacity:
-    "Nova's: plan's blockers refuse the Nova prepare (lib/nova/plan.ts refusalOf; test/unit/nova/plan-agrees.test.ts), which reaches Evacuation Failed as the refusing branch below",
+    "Nova's: plan's blockers refuse the Nova prepare (lib/branches/nova/plan.ts refusalOf; test/unit/nova/plan-agrees.test.ts), which reaches Evacuation Failed as the refusing branch below",
   NoComputeService:
-    "Nova's: plan's blockers refuse the Nova prepare (lib/nova/plan.ts refusalOf; test/unit/nova/plan-agrees.test.ts), which reaches Evacuation Failed as the refusing branch below",
+    "Nova's: plan's blockers refuse the Nova prepare (lib/branches/nova/plan.ts refusalOf; test/unit/nova/plan-agrees.test.ts), which reaches Evacuation Failed as the refusing branch below",
   OutOfBandUncordon:
     'someone uncordoned a node drainbridge holds: only an evacuation holds a node (it pauses the drain: test/faults/uncordon-mid-drain.test.ts)',
   Other: 'a catch-all (a refused eviction, a pod stuck terminating): no one cause to walk',
@@ -282,7 +282,7 @@ describe("a branch whose prepare refuses with its plan's blockers (as Nova's doe
     code: 'InsufficientCapacity',
     reason: 'no other nova-compute host is enabled and up to take the servers',
   };
-  /** What a refusing prepare throws: an EvacuationFailed carrying the branch's blockers (lib/domain/pass.ts). */
+  /** What a refusing prepare throws: an EvacuationFailed carrying the branch's blockers (lib/model/pass.ts). */
   class Refused extends EvacuationFailed {
     readonly passFailure = { progress: { total: 0, moved: 0, inFlight: 0, skipped: 0 }, blockers: [blocker] };
   }

@@ -4,7 +4,7 @@
  * no other unhealthy node in the requested node's failure domain. Each verdict is pure over what was read.
  */
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { budgetsCovering } from '../../drain/refusals.ts';
+import { budgetsCovering } from '../../branches/pods/refusals.ts';
 import { blocked, type Gate, type GateVerdict, open } from './gate.ts';
 import type { GateSpecOf } from './spec.ts';
 

@@ -6,7 +6,7 @@
  * closed gate that says why: a gate that cannot be evaluated blocks.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { KubeClient } from '../../kube/client.ts';
+import type { KubeClient } from '../../clients/kube/client.ts';
 
 export interface GateContext {
   readonly client: KubeClient;

@@ -15,7 +15,7 @@
  *   matchers.ts        label matchers, and an alert as a person reads it
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { KubeClient } from '../../kube/client.ts';
+import type { KubeClient } from '../../clients/kube/client.ts';
 import { blockingReason, type NamedVerdict, runGates } from './gate.ts';
 import { gatesOf } from './registry.ts';
 import type { GateSpec } from './spec.ts';

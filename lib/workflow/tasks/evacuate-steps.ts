@@ -13,18 +13,18 @@ import {
   readAdmissionLease,
   waitFromLease,
 } from '../../admission/index.ts';
+import type { BranchPrepared } from '../../branches/contract/branch.ts';
+import { branchNamed, prepareBranches } from '../../branches/registry.ts';
 import type { Config } from '../../config/index.ts';
-import { type PassResult, passFailureOf } from '../../domain/pass.ts';
-import type { BranchName } from '../../domain/plan.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
 import { isSlotWait } from '../../errors/registry.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
+import { type PassResult, passFailureOf } from '../../model/pass.ts';
+import type { BranchName } from '../../model/plan.ts';
 import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { abortRequestedBy, continueRequestedOf } from '../../progress/mailboxes.ts';
-import type { BranchPrepared } from '../branches/branch.ts';
-import { branchNamed, prepareBranches } from '../branches/registry.ts';
 import { announceResume } from '../breaker.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';

@@ -1,16 +1,16 @@
 /** Steps that end an evacuation (success or failure) and the Restore machine's steps. */
 import { z } from 'zod';
 import { leaveQueue, noteReleased } from '../../admission/index.ts';
-import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../domain/plan.ts';
-import { type BranchSpan, shortReason } from '../../domain/timeline.ts';
+import type { BranchRestored } from '../../branches/contract/branch.ts';
+import { cancelBranches, restoreBranches } from '../../branches/registry.ts';
+import type { Phase } from '../../bus/contracts/contracts.ts';
 import { EvacuationFailed, RecordUnreadable } from '../../errors/index.ts';
-import type { Phase } from '../../events/contracts.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
+import { BLOCKER_CODES, type Blocker, type BlockerCode } from '../../model/plan.ts';
+import { type BranchSpan, shortReason } from '../../model/timeline.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf, readLedger } from '../../node/ledger.ts';
 import { reportBlocked } from '../blocked.ts';
-import type { BranchRestored } from '../branches/branch.ts';
-import { cancelBranches, restoreBranches } from '../branches/registry.ts';
 import { noteFailureOnBreaker } from '../breaker.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';

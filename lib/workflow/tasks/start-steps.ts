@@ -5,10 +5,11 @@
  * node; it records the start in the request's Evacuation record and publishes Evacuation Progress
  * (phase MaintenanceScheduled, `timing`) when the start or the estimate changed.
  */
-import type { ResolvedRequest } from '../../domain/request.ts';
+
+import type { EvacuationStart } from '../../clients/kube/paths.ts';
 import { SkipEvent } from '../../errors/index.ts';
-import type { EvacuationStart } from '../../kube/paths.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
+import type { ResolvedRequest } from '../../model/request.ts';
 import { readNodeOrFail } from '../../node/hold.ts';
 import { readLedger } from '../../node/ledger.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';

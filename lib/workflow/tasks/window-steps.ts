@@ -1,15 +1,15 @@
 /**
  * OpenWindow: a maintenance window's schedule fired. Lists the nodes its selector matches and puts one
- * `Maintenance Requested` per node on the bus (lib/windows/occurrence.ts); each becomes an Evacuate
+ * `Maintenance Requested` per node on the bus (lib/sources/windows/occurrence.ts); each becomes an Evacuate
  * execution that waits in admission for one of the window's slots (lib/admission), so the
  * nodes go through maintenance `maxNodes` at a time, and those not admitted before the window closes
  * are not started. Changes nothing in the cluster itself.
  */
 import { z } from 'zod';
-import { Instant } from '../../events/fields.ts';
+import { Instant } from '../../bus/contracts/fields.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
-import { WindowDefinitionSchema } from '../../windows/definition.ts';
-import { occurrenceOf, windowRequests } from '../../windows/occurrence.ts';
+import { WindowDefinitionSchema } from '../../sources/windows/definition.ts';
+import { occurrenceOf, windowRequests } from '../../sources/windows/occurrence.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 
 /**

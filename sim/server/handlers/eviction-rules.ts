@@ -3,7 +3,7 @@
  * (pkg/registry/core/pod/storage/eviction.go): which pods skip the budget, which budget applies,
  * and whether it allows one more disruption. Pure.
  */
-import { type LabelSelector, selectorMatches } from '../../../lib/kube/selectors.ts';
+import { type LabelSelector, selectorMatches } from '../../../lib/clients/kube/selectors.ts';
 import { forbidden, StatusError, tooManyRequests } from '../../store/status.ts';
 import type { KubeObject } from '../../store/types.ts';
 

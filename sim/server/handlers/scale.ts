@@ -1,5 +1,5 @@
 /** The `scale` subresource of Deployments, ReplicaSets and StatefulSets (`kubectl scale`), as autoscaling/v1 Scale. */
-import { formatSelector, type LabelSelector, requirementsOf } from '../../../lib/kube/selectors.ts';
+import { formatSelector, type LabelSelector, requirementsOf } from '../../../lib/clients/kube/selectors.ts';
 import { mergePatch, strategicMergePatch } from '../../store/patch.ts';
 import { badRequest, conflict, OPTIMISTIC_LOCK_MESSAGE } from '../../store/status.ts';
 import type { KubeObject } from '../../store/types.ts';

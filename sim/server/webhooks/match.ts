@@ -5,7 +5,7 @@
  * subresource) and the scope (`Cluster`, `Namespaced`, `*`); then the webhook's `objectSelector` must
  * match the new or old object's labels and its `namespaceSelector` the namespace's labels. Pure.
  */
-import { type LabelSelector, selectorMatches } from '../../../lib/kube/selectors.ts';
+import { type LabelSelector, selectorMatches } from '../../../lib/clients/kube/selectors.ts';
 
 export interface WebhookRule {
   operations?: string[];

@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readServerTls, readTrustedCa } from '../../../lib/bus/bus-tls.ts';
+import { loadKubeEndpoint } from '../../../lib/clients/kube/http/endpoint.ts';
+import { loadOpenStackCredentials } from '../../../lib/clients/openstack/credentials.ts';
 import { buildKubeConfig } from '../../../lib/config/kube.ts';
 import { checkKubeconfigFile } from '../../../lib/config/kubeconfig-check.ts';
-import { loadKubeEndpoint } from '../../../lib/kube/http/endpoint.ts';
-import { loadOpenStackCredentials } from '../../../lib/openstack/credentials.ts';
 import { runCli } from '../../cli/run-cli.ts';
 import { makeTestCertificate } from '../../support/tls-cert.ts';
 

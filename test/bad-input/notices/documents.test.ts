@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { NoticeSource } from '../../../lib/domain/notice.ts';
-import { NoticeParseError } from '../../../lib/sources/notice.ts';
-import { parseNoticeDocument } from '../../../lib/sources/parse.ts';
+import type { NoticeSource } from '../../../lib/model/notice.ts';
+import { NoticeParseError } from '../../../lib/sources/clouds/notice.ts';
+import { parseNoticeDocument } from '../../../lib/sources/node-agent/parse.ts';
 import { FakeAzureMetadata, FakeEc2Metadata, FakeGceMetadata } from '../../../sim/metadata/index.ts';
 import { type AgentCluster, AZURE_NODES, runAgent, startAgentCluster, testConfig } from '../../sources/harness.ts';
 import { assertCleanError } from '../../support/clean-error.ts';

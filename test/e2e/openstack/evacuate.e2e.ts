@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NovaEvacuationPass } from '../../../lib/nova/evacuate.ts';
-import type { NovaEvacuationOptions } from '../../../lib/nova/model.ts';
-import { planNovaHost } from '../../../lib/nova/plan.ts';
-import { cancelNovaMigrations, restoreNovaHost } from '../../../lib/nova/restore.ts';
+import { NovaEvacuationPass } from '../../../lib/branches/nova/evacuate.ts';
+import type { NovaEvacuationOptions } from '../../../lib/branches/nova/model.ts';
+import { planNovaHost } from '../../../lib/branches/nova/plan.ts';
+import { cancelNovaMigrations, restoreNovaHost } from '../../../lib/branches/nova/restore.ts';
 import { MemoryProgressStore } from '../../../lib/progress/memory-store.ts';
 import { waitUntil } from '../../support/wait.ts';
 import {

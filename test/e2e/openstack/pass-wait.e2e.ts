@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { NovaEvacuationPass, type NovaPassWait } from '../../../lib/branches/nova/evacuate.ts';
+import { NOVA_PASS_WAIT } from '../../../lib/branches/nova/index.ts';
+import { cancelNovaMigrations, restoreNovaHost } from '../../../lib/branches/nova/restore.ts';
 import { EvacuationCancelled } from '../../../lib/errors/index.ts';
-import { NovaEvacuationPass, type NovaPassWait } from '../../../lib/nova/evacuate.ts';
-import { NOVA_PASS_WAIT } from '../../../lib/nova/index.ts';
-import { cancelNovaMigrations, restoreNovaHost } from '../../../lib/nova/restore.ts';
 import { MemoryProgressStore } from '../../../lib/progress/memory-store.ts';
 import { bootServers, connect, deleteAllServers, HOSTS, type Lab, request, setServiceEnabled } from './support.ts';
 

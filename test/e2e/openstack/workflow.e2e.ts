@@ -1,6 +1,6 @@
 /**
  * The whole product against the real Nova: the packaged Evacuate and Restore state machines
- * (workflow/definitions.json) run by the embedded executor, drainbridge running as its ServiceAccount
+ * (state-machines/definitions.json) run by the embedded executor, drainbridge running as its ServiceAccount
  * in the Kubernetes simulator, whose node `compute-1` is the Nova host `compute-1` (the default
  * mapping: the node name). Credentials come from the lab's openrc as OS_* variables, as an operator has them.
  */
@@ -9,9 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EmbeddedRuntime } from '../../../embedded/runtime.ts';
+import { novaPortFor } from '../../../lib/branches/nova/wiring.ts';
+import type { MaintenanceRequestedEvent } from '../../../lib/bus/contracts/contracts.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
-import type { MaintenanceRequestedEvent } from '../../../lib/events/contracts.ts';
-import { novaPortFor } from '../../../lib/workflow/branches/nova/wiring.ts';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../../sim/drainbridge.ts';
 import {
   bootServers,

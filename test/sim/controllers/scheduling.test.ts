@@ -15,7 +15,7 @@ import {
   toleratesTaint,
   unschedulableMessage,
   whyNot,
-} from '../../../lib/kube/scheduling.ts';
+} from '../../../lib/clients/kube/scheduling.ts';
 
 const ready = [{ type: 'Ready', status: 'True' }];
 

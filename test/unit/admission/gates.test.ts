@@ -18,11 +18,11 @@ import { matchesLabels, parseMatcher } from '../../../lib/admission/gates/matche
 import type { PrometheusAlert } from '../../../lib/admission/gates/prometheus-api.ts';
 import { promqlVerdict } from '../../../lib/admission/gates/promql.ts';
 import { gateSpecs } from '../../../lib/admission/gates/spec.ts';
+import type { KubeClient } from '../../../lib/clients/kube/client.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
-import { statusFromRecord, WAITING_FOR_SLOT } from '../../../lib/forwarder/node-maintenance/status.ts';
-import type { KubeClient } from '../../../lib/kube/client.ts';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import { statusFromRecord, WAITING_FOR_SLOT } from '../../../lib/sources/node-maintenance/status.ts';
 
 const alert = (labels: Record<string, string>, state: PrometheusAlert['state'] = 'firing'): PrometheusAlert => ({
   labels,

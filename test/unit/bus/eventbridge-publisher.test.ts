@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EvacuationSucceededEvent } from '../../../lib/bus/contracts/index.ts';
 import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../../../lib/bus/eventbridge-publisher.ts';
 import { DrainbridgeError, InvalidInput, TransientError } from '../../../lib/errors/index.ts';
-import type { EvacuationSucceededEvent } from '../../../lib/events/index.ts';
 
 /** What the fake EventBridge answers to one request: status and JSON body, or silence. */
 type Reply = { status: number; body: unknown } | 'hang';

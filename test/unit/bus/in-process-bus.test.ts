@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import type { EvacuationFailedEvent, MaintenanceRequestedEvent } from '../../../lib/bus/contracts/index.ts';
 import {
   type BusClock,
   type BusRuleDefinition,
@@ -11,7 +12,6 @@ import {
 import { InProcessPublisher } from '../../../lib/bus/in-process-publisher.ts';
 import { parseRate } from '../../../lib/bus/schedules.ts';
 import { InvalidInput } from '../../../lib/errors/index.ts';
-import type { EvacuationFailedEvent, MaintenanceRequestedEvent } from '../../../lib/events/index.ts';
 
 const DEFINITIONS = JSON.parse(readFileSync(new URL('./fixtures/definitions.json', import.meta.url), 'utf8')) as {
   rules: BusRuleDefinition[];

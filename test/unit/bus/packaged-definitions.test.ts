@@ -5,8 +5,8 @@ import { type BusRuleDefinition, type BusScheduleDefinition, InProcessBus } from
 import { busReferenceName } from '../../../lib/bus/rules.ts';
 
 /** Written by scripts/extract-definitions.ts from `serverless package`'s template. */
-const DEFINITIONS = new URL('../../../workflow/definitions.json', import.meta.url);
-const missing = !existsSync(DEFINITIONS) && 'workflow/definitions.json has not been generated';
+const DEFINITIONS = new URL('../../../state-machines/definitions.json', import.meta.url);
+const missing = !existsSync(DEFINITIONS) && 'state-machines/definitions.json has not been generated';
 
 describe('the packaged rules on the in-process bus', () => {
   it('compile, and route requests to Evacuate and Restore', { skip: missing }, async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { type ExistingFacts, planExisting } from '../../../cli/commands/evacuate-existing.ts';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
 import { OWNER_ANNOTATION } from '../../../lib/workflow/owner-record.ts';
 

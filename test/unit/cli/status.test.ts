@@ -6,7 +6,7 @@ import { statusReport, withoutClock } from '../../../cli/status/model.ts';
 import { duration, renderReport, table } from '../../../cli/status/render.ts';
 import type { Snapshot } from '../../../cli/status/snapshot.ts';
 import { QUEUE_ANNOTATION } from '../../../lib/admission/records.ts';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { HELD_LABEL, LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
 import { PHASE_ANNOTATION } from '../../../lib/node/phase.ts';
 import { OWNER_ANNOTATION } from '../../../lib/workflow/owner-record.ts';

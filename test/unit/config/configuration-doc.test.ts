@@ -13,10 +13,10 @@ import { runCommand } from '../../../cli/commands/run.ts';
 import { loadBusClientSettings, loadBusServerSettings } from '../../../lib/bus/bus-key.ts';
 import { loadConfig } from '../../../lib/config/load.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
-import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
 import { loadWebhookSettings } from '../../../lib/notify/settings.ts';
 import { type FlagCommand, settingsOf } from '../../../lib/settings/setting.ts';
-import { loadAgentConfig } from '../../../lib/sources/config.ts';
+import { loadAgentConfig } from '../../../lib/sources/clouds/config.ts';
+import { loadForwarderSettings } from '../../../lib/sources/forwarder/settings.ts';
 import { CONFIGURATION_DOC, configurationDoc, normalized, SECTIONS } from '../../../scripts/gen-config-doc.ts';
 
 const page = readFileSync(CONFIGURATION_DOC, 'utf8');

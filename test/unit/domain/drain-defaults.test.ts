@@ -1,12 +1,12 @@
 /**
- * The drain options of an evacuation nobody typed flags for (lib/domain/drain-defaults.ts): per origin,
+ * The drain options of an evacuation nobody typed flags for (lib/model/drain-defaults.ts): per origin,
  * what wins over what, and docs/drain-defaults.md's table against the code's.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ORIGIN_DRAIN_DEFAULTS, resolveDrainOptions } from '../../../lib/domain/drain-defaults.ts';
-import { KUBECTL_DRAIN_DEFAULTS, ORIGINS, type Origin } from '../../../lib/domain/request.ts';
+import { ORIGIN_DRAIN_DEFAULTS, resolveDrainOptions } from '../../../lib/model/drain-defaults.ts';
+import { KUBECTL_DRAIN_DEFAULTS, ORIGINS, type Origin } from '../../../lib/model/request.ts';
 import { acceptRequest } from '../../../lib/workflow/accept.ts';
 
 /** What each origin takes with nothing set anywhere: the table of docs/drain-defaults.md. */

@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/request.ts';
-import { infraPodFilter, launcherPodFilter, podBranchFilters } from '../../../lib/drain/branch-filters.ts';
-import { type FilterContext, filterPod, KUBECTL_FILTERS, MESSAGES, makeFilters } from '../../../lib/drain/filters.ts';
-import { drainRefusedMessage, selectPods } from '../../../lib/drain/selection.ts';
-import { parseSelector } from '../../../lib/kube/selectors.ts';
+import { infraPodFilter, launcherPodFilter, podBranchFilters } from '../../../lib/branches/pods/branch-filters.ts';
+import {
+  type FilterContext,
+  filterPod,
+  KUBECTL_FILTERS,
+  MESSAGES,
+  makeFilters,
+} from '../../../lib/branches/pods/filters.ts';
+import { drainRefusedMessage, selectPods } from '../../../lib/branches/pods/selection.ts';
+import { parseSelector } from '../../../lib/clients/kube/selectors.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/model/request.ts';
 import { NOW, pod } from './fixtures.ts';
 
 const context: FilterContext = { options: KUBECTL_DRAIN_DEFAULTS, now: NOW, daemonSetExists: () => true };

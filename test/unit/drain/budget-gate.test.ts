@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { gateByBudgets } from '../../../lib/drain/budget-gate.ts';
+import { gateByBudgets } from '../../../lib/branches/pods/budget-gate.ts';
 
 function pod(name: string, labels: Record<string, string>, ready = true, phase = 'Running'): V1Pod {
   return {

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/request.ts';
-import { filterPod } from '../../../lib/drain/filters.ts';
+import { filterPod } from '../../../lib/branches/pods/filters.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/model/request.ts';
 import { NOW, type PodSpec, pod } from './fixtures.ts';
 
 const pods = fc.record({

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/request.ts';
-import { errorLine, type FilterContext, filterPod, isStuckTerminating, MESSAGES } from '../../../lib/drain/filters.ts';
-import { daemonSetsToCheck, selectPods } from '../../../lib/drain/selection.ts';
+import {
+  errorLine,
+  type FilterContext,
+  filterPod,
+  isStuckTerminating,
+  MESSAGES,
+} from '../../../lib/branches/pods/filters.ts';
+import { daemonSetsToCheck, selectPods } from '../../../lib/branches/pods/selection.ts';
+import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../../lib/model/request.ts';
 import { NOW, type PodSpec, pod } from './fixtures.ts';
 
 function context(options: Partial<DrainOptions> = {}, missingDaemonSets: string[] = []): FilterContext {

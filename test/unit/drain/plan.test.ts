@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { parsePlanArgs } from '../../../cli/commands/plan.ts';
-import { isBlocked } from '../../../lib/domain/plan.ts';
-import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/request.ts';
-import { drainOptionsFromFlags, parseDurationSeconds } from '../../../lib/drain/flags.ts';
-import { type DrainPlanInput, planDrain } from '../../../lib/drain/plan.ts';
-import { quorumBlocker } from '../../../lib/drain/quorum.ts';
-import { unplaceableReplacements } from '../../../lib/drain/replacements.ts';
+import { drainOptionsFromFlags, parseDurationSeconds } from '../../../lib/branches/pods/flags.ts';
+import { type DrainPlanInput, planDrain } from '../../../lib/branches/pods/plan.ts';
+import { quorumBlocker } from '../../../lib/branches/pods/quorum.ts';
+import { unplaceableReplacements } from '../../../lib/branches/pods/replacements.ts';
+import { renderPlanText } from '../../../lib/branches/render.ts';
 import { InvalidInput } from '../../../lib/errors/index.ts';
-import { renderPlanText } from '../../../lib/workflow/branches/render.ts';
+import { isBlocked } from '../../../lib/model/plan.ts';
+import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS } from '../../../lib/model/request.ts';
 import { NOW, pdb, pod } from './fixtures.ts';
 
 function schedNode(

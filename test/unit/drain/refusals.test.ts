@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { budgetsCovering, classifyEvictionStatus } from '../../../lib/drain/refusals.ts';
+import { budgetsCovering, classifyEvictionStatus } from '../../../lib/branches/pods/refusals.ts';
 import {
   BACKOFF_MAX_SECONDS,
   backoffSeconds,
@@ -10,8 +10,8 @@ import {
   recordedBlockers,
   recordOutcome,
   trackDepartures,
-} from '../../../lib/drain/tracking.ts';
-import { type ApiStatus, statusFromResponse } from '../../../lib/kube/errors.ts';
+} from '../../../lib/branches/pods/tracking.ts';
+import { type ApiStatus, statusFromResponse } from '../../../lib/clients/kube/errors.ts';
 import { NOW, pdb, pod } from './fixtures.ts';
 
 /** Status bodies worded as the apiserver and KubeVirt word them. */

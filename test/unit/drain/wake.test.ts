@@ -1,10 +1,10 @@
-/** kubectl's clock for a waiting pods pass (lib/drain/wake.ts): when each limit comes due. */
+/** kubectl's clock for a waiting pods pass (lib/branches/pods/wake.ts): when each limit comes due. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { isStuckTerminating } from '../../../lib/drain/filters.ts';
-import { INITIAL_DRAIN_STATE } from '../../../lib/drain/tracking.ts';
-import { stuckAt, timeoutAt, wakes } from '../../../lib/drain/wake.ts';
+import { isStuckTerminating } from '../../../lib/branches/pods/filters.ts';
+import { INITIAL_DRAIN_STATE } from '../../../lib/branches/pods/tracking.ts';
+import { stuckAt, timeoutAt, wakes } from '../../../lib/branches/pods/wake.ts';
 import { requestFor } from '../../drain/harness.ts';
 
 const STARTED = '2026-11-28T06:00:00.000Z';

@@ -1,6 +1,6 @@
 /**
  * Issue 12, item 6: one registry of error names (lib/errors/registry.ts), and the packaged state machines
- * (workflow/definitions.json, extracted from what serverless.yml deploys) checked against it: every name
+ * (state-machines/definitions.json, extracted from what serverless.yml deploys) checked against it: every name
  * a Retry or Catch matches is drainbridge's or AWS's; each Task retries exactly the registry's transient
  * names (ResolveTarget all but ClusterUnreachable); polling, waiting, cancel and skip are handled where
  * the registry says and nowhere else; and every error class in lib/ is in the registry (today's
@@ -31,7 +31,7 @@ interface State {
 }
 type Machine = { States: Record<string, State> };
 
-const definitions = JSON.parse(readFileSync(join(ROOT, 'workflow/definitions.json'), 'utf8')) as {
+const definitions = JSON.parse(readFileSync(join(ROOT, 'state-machines/definitions.json'), 'utf8')) as {
   stateMachines: Record<string, Machine>;
 };
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/domain/request.ts';
+import { DETAIL_TYPES, parseBusEvent, parseDetail, toMaintenanceRequest } from '../../../lib/bus/contracts/index.ts';
 import { InvalidInput } from '../../../lib/errors/index.ts';
-import { DETAIL_TYPES, parseBusEvent, parseDetail, toMaintenanceRequest } from '../../../lib/events/index.ts';
+import { KUBECTL_DRAIN_DEFAULTS } from '../../../lib/model/request.ts';
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../fixtures/events/maintenance-requested.json', import.meta.url), 'utf8'),
@@ -295,7 +295,7 @@ describe('the optional cloud notice field', () => {
 
 describe('generated JSON Schema', () => {
   it('docs/schemas is current (run `npm run schemas` after changing a contract)', async () => {
-    const { generateJsonSchemas } = await import('../../../lib/events/json-schema.ts');
+    const { generateJsonSchemas } = await import('../../../lib/bus/contracts/json-schema.ts');
     for (const [file, text] of generateJsonSchemas()) {
       const onDisk = readFileSync(new URL(`../../../docs/schemas/${file}`, import.meta.url), 'utf8');
       assert.equal(onDisk, text, `docs/schemas/${file} is stale`);

@@ -1,11 +1,11 @@
-/** Cordon means evacuate, decided from one node (lib/forwarder/cordon): requestIds and what to publish. */
+/** Cordon means evacuate, decided from one node (lib/sources/cordon): requestIds and what to publish. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import { type CordonSelection, planCordon } from '../../../lib/forwarder/cordon/plan.ts';
-import { cordonRequestId } from '../../../lib/forwarder/cordon/request-id.ts';
-import { parseSelector } from '../../../lib/kube/selectors.ts';
+import { parseSelector } from '../../../lib/clients/kube/selectors.ts';
 import { LEDGER_ANNOTATION, type Ledger } from '../../../lib/node/ledger.ts';
+import { type CordonSelection, planCordon } from '../../../lib/sources/cordon/decide.ts';
+import { cordonRequestId } from '../../../lib/sources/cordon/request-id.ts';
 
 const ALL: CordonSelection = { enabled: true, selector: [] };
 const OFF: CordonSelection = { enabled: false };

@@ -1,13 +1,13 @@
 /**
  * `drainbridge forwarder`'s and the node agent's drain flags travel on the events that start an
- * evacuation (lib/forwarder/drain-outlet.ts, lib/sources/policy.ts policyWithDrain).
+ * evacuation (lib/sources/forwarder/drain-outlet.ts, lib/sources/clouds/policy.ts policyWithDrain).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { drainOptionsOutlet, withDrainOptions } from '../../../lib/forwarder/drain-outlet.ts';
-import type { ForwardedEvent } from '../../../lib/forwarder/types.ts';
-import { parseNoticePolicy } from '../../../lib/sources/config.ts';
-import { DEFAULT_NOTICE_POLICY, policyWithDrain } from '../../../lib/sources/policy.ts';
+import { parseNoticePolicy } from '../../../lib/sources/clouds/config.ts';
+import { DEFAULT_NOTICE_POLICY, policyWithDrain } from '../../../lib/sources/clouds/policy.ts';
+import { drainOptionsOutlet, withDrainOptions } from '../../../lib/sources/forwarder/drain-outlet.ts';
+import type { ForwardedEvent } from '../../../lib/sources/types.ts';
 
 const seen = { version: '1' as const, requestId: 'cordon.node-1.0123456789ab', requester: 'kubectl' };
 const cordoned: ForwardedEvent = {

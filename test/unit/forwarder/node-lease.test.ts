@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
-import { nodeLeaseRecord, nodeLeaseState } from '../../../lib/forwarder/node-maintenance/lease.ts';
-import { leaseVerdict, leaseWanted } from '../../../lib/forwarder/node-maintenance/lease-gate.ts';
+import { errorForStatus } from '../../../lib/clients/kube/errors.ts';
+import { nodeLeaseRecord, nodeLeaseState } from '../../../lib/sources/node-maintenance/lease.ts';
+import { leaseVerdict, leaseWanted } from '../../../lib/sources/node-maintenance/lease-gate.ts';
 import {
   type NodeLeaseCalls,
   releaseNodeLease,
   requestNodeLease,
-} from '../../../lib/forwarder/node-maintenance/node-lease.ts';
-import { errorForStatus } from '../../../lib/kube/errors.ts';
+} from '../../../lib/sources/node-maintenance/node-lease.ts';
 
 const NOW = new Date('2026-11-28T07:00:00Z');
 const node: V1Node = { metadata: { name: 'Node-A', uid: 'uid-a' } };

@@ -5,17 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadForwarderSettings } from '../../../lib/sources/forwarder/settings.ts';
 import {
   admissionRefusal,
   admissionResponse,
   parseAdmissionReview,
-} from '../../../lib/forwarder/node-maintenance/admission.ts';
+} from '../../../lib/sources/node-maintenance/admission.ts';
 import {
   caBundleFor,
   serviceDnsNames,
   usableCertificates,
-} from '../../../lib/forwarder/node-maintenance/webhook-cert.ts';
-import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
+} from '../../../lib/sources/node-maintenance/webhook-cert.ts';
 import { generateWebhookCertificates } from '../../../lib/tls/self-signed.ts';
 
 const review = (request: Record<string, unknown>) => ({

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { firstCounts } from '../../../lib/forwarder/node-maintenance/first-counts.ts';
-import { type NodeMaintenanceFacts, planNodeMaintenance } from '../../../lib/forwarder/node-maintenance/plan.ts';
-import { DRAINBRIDGE_FINALIZER, type NodeMaintenance } from '../../../lib/forwarder/node-maintenance/types.ts';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
+import { type NodeMaintenanceFacts, planNodeMaintenance } from '../../../lib/sources/node-maintenance/decide.ts';
+import { firstCounts } from '../../../lib/sources/node-maintenance/first-counts.ts';
+import { DRAINBRIDGE_FINALIZER, type NodeMaintenance } from '../../../lib/sources/node-maintenance/types.ts';
 
 const pod = (namespace: string, name: string, extra: Partial<NonNullable<V1Pod['metadata']>> = {}): V1Pod => ({
   metadata: { namespace, name, ...extra },

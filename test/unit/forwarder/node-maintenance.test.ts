@@ -1,20 +1,20 @@
-/** NodeMaintenance decisions and the NMO-shaped status (lib/forwarder/node-maintenance), pure. */
+/** NodeMaintenance decisions and the NMO-shaped status (lib/sources/node-maintenance), pure. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import { nmoMarker } from '../../../lib/forwarder/node-maintenance/nmo.ts';
-import { type NodeMaintenanceFacts, planNodeMaintenance } from '../../../lib/forwarder/node-maintenance/plan.ts';
-import { servedNodeOf } from '../../../lib/forwarder/node-maintenance/served-node.ts';
-import { statusFromRecord, statusPatch, WAITING_FOR_SLOT } from '../../../lib/forwarder/node-maintenance/status.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
+import { LEDGER_ANNOTATION, type Ledger } from '../../../lib/node/ledger.ts';
+import { type NodeMaintenanceFacts, planNodeMaintenance } from '../../../lib/sources/node-maintenance/decide.ts';
+import { nmoMarker } from '../../../lib/sources/node-maintenance/nmo.ts';
+import { servedNodeOf } from '../../../lib/sources/node-maintenance/served-node.ts';
+import { statusFromRecord, statusPatch, WAITING_FOR_SLOT } from '../../../lib/sources/node-maintenance/status.ts';
 import {
   DRAINBRIDGE_FINALIZER,
   NMO_FINALIZER,
   type NodeMaintenance,
   nodeMaintenanceRequestId,
   SERVED_NODE_ANNOTATION,
-} from '../../../lib/forwarder/node-maintenance/types.ts';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
-import { LEDGER_ANNOTATION, type Ledger } from '../../../lib/node/ledger.ts';
+} from '../../../lib/sources/node-maintenance/types.ts';
 
 const NOW = new Date('2026-11-21T10:00:00.500Z');
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chunkEntries, entrySize, fitsOnePut, MAX_PUT_BYTES } from '../../../lib/bus/batch.ts';
-import { CoalescingQueue } from '../../../lib/forwarder/queue.ts';
-import type { ForwardedEvent } from '../../../lib/forwarder/types.ts';
+import { CoalescingQueue } from '../../../lib/sources/forwarder/queue.ts';
+import type { ForwardedEvent } from '../../../lib/sources/types.ts';
 
 const event = (key: string, requestId = key): ForwardedEvent => ({
   key,

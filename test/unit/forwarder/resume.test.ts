@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { isOtherRunExecution } from '../../../embedded/run/run.ts';
-import { loadForwarderSettings } from '../../../lib/forwarder/settings.ts';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
+import { loadForwarderSettings } from '../../../lib/sources/forwarder/settings.ts';
 import { planResume } from '../../../lib/workflow/resume.ts';
 
 const record = (status: EvacuationObject['status']): EvacuationObject => ({

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import {
+  apiCodeOf,
+  apiStatusOf,
+  errorForStatus,
+  KubeApiError,
+  statusFromResponse,
+} from '../../../lib/clients/kube/errors.ts';
+import { evacuationName, evictionBody } from '../../../lib/clients/kube/paths.ts';
 import { ConflictError, TransientError } from '../../../lib/errors/index.ts';
-import { apiCodeOf, apiStatusOf, errorForStatus, KubeApiError, statusFromResponse } from '../../../lib/kube/errors.ts';
-import { evacuationName, evictionBody } from '../../../lib/kube/paths.ts';
 
 describe('error mapping', () => {
   const status = (code: number, message = 'm', causes: { reason: string }[] = []) =>

@@ -7,9 +7,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../../lib/clients/kube/client.ts';
+import { apiCodeOf } from '../../../lib/clients/kube/errors.ts';
 import { ConflictError, TransientError } from '../../../lib/errors/index.ts';
-import { KubeClient } from '../../../lib/kube/client.ts';
-import { apiCodeOf } from '../../../lib/kube/errors.ts';
 
 const hits = new Map<string, number>();
 

@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../../lib/clients/kube/client.ts';
+import { describeNoAnswer, noAnswerKind } from '../../../lib/clients/kube/reach.ts';
 import { ClusterUnreachable, TransientError } from '../../../lib/errors/index.ts';
-import { KubeClient } from '../../../lib/kube/client.ts';
-import { describeNoAnswer, noAnswerKind } from '../../../lib/kube/reach.ts';
 
 function clientFor(port: number, retries: number[]): KubeClient {
   const kubeConfig = new KubeConfig();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { CONFLICT_RETRY, retryOnConflict } from '../../../lib/clients/kube/conflict.ts';
 import { ConflictError, TransientError } from '../../../lib/errors/index.ts';
-import { CONFLICT_RETRY, retryOnConflict } from '../../../lib/kube/conflict.ts';
 
 /** An attempt that fails with `errors` in turn, then returns its call count. */
 function attempts(errors: readonly Error[]) {

@@ -1,5 +1,5 @@
 /**
- * The lean client (lib/kube/http) against a real local HTTP server, and its endpoint reading: the same
+ * The lean client (lib/clients/kube/http) against a real local HTTP server, and its endpoint reading: the same
  * contract as KubeClient (transient answers retried, a hung call times out as TransientError, 409 →
  * ConflictError, 404 kept and not retried, pages followed), plus cancellation (`close()` ends calls in
  * flight and refuses later ones), watch streams (events in order, an ERROR event → its status), times as
@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
+import { apiCodeOf } from '../../../lib/clients/kube/errors.ts';
+import { KubeHttpClient, kubeJson, type WatchEvent } from '../../../lib/clients/kube/http/client.ts';
+import { type KubeConfigLike, loadKubeEndpoint } from '../../../lib/clients/kube/http/endpoint.ts';
 import { ConfigError, ConflictError, TransientError } from '../../../lib/errors/index.ts';
-import { apiCodeOf } from '../../../lib/kube/errors.ts';
-import { KubeHttpClient, kubeJson, type WatchEvent } from '../../../lib/kube/http/client.ts';
-import { type KubeConfigLike, loadKubeEndpoint } from '../../../lib/kube/http/endpoint.ts';
 import { waitUntil } from '../../support/wait.ts';
 
 const TOKEN = 'not-a-secret-test-token';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatSelector, matchesAll, parseSelector, selectorMatches } from '../../../lib/kube/selectors.ts';
+import { formatSelector, matchesAll, parseSelector, selectorMatches } from '../../../lib/clients/kube/selectors.ts';
 
 describe('label selectors', () => {
   const table: [string, Record<string, string>, boolean][] = [

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { nextClaims, pendingClaims } from '../../../lib/kubevirt/claims.ts';
-import { classifyVmi, restartVerdict } from '../../../lib/kubevirt/classify.ts';
-import { migrationBody, migrationName } from '../../../lib/kubevirt/migrations.ts';
+import { nextClaims, pendingClaims } from '../../../lib/branches/kubevirt/claims.ts';
+import { classifyVmi, restartVerdict } from '../../../lib/branches/kubevirt/classify.ts';
+import { migrationBody, migrationName } from '../../../lib/branches/kubevirt/migrations.ts';
 import {
   DEFAULT_KUBEVIRT_OPTIONS,
   type EvictionStrategy,
@@ -14,9 +14,9 @@ import {
   type MigrationState,
   type Vmi,
   type Vmim,
-} from '../../../lib/kubevirt/model.ts';
-import type { KubeVirtObservation } from '../../../lib/kubevirt/observe.ts';
-import { planPass } from '../../../lib/kubevirt/planner.ts';
+} from '../../../lib/branches/kubevirt/model.ts';
+import type { KubeVirtObservation } from '../../../lib/branches/kubevirt/observe.ts';
+import { planPass } from '../../../lib/branches/kubevirt/planner.ts';
 
 const SETTINGS: KubeVirtSettings = { ...KUBEVIRT_DEFAULTS, installed: true, evictionStrategy: 'LiveMigrate' };
 const NOW = new Date('2026-11-21T10:00:00Z');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import type { MergePatch } from '../../../lib/kube/paths.ts';
+import type { MergePatch } from '../../../lib/clients/kube/paths.ts';
 import {
   DEFAULT_LEDGER_SETTINGS,
   HOLD_ANNOTATIONS,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import type { MergePatch } from '../../../lib/kube/paths.ts';
+import type { MergePatch } from '../../../lib/clients/kube/paths.ts';
 import {
   countHeldNodes,
   DEFAULT_LEDGER_SETTINGS,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import { newRefusals } from '../../../lib/drain/tracking.ts';
-import { buildNodeEvent } from '../../../lib/node/events.ts';
+import { newRefusals } from '../../../lib/branches/pods/tracking.ts';
+import { buildNodeEvent } from '../../../lib/node/kube-events.ts';
 import { matchTarget, providerIdMatches } from '../../../lib/node/resolve.ts';
 import { newEvacuation, summarise } from '../../../lib/progress/evacuation-store.ts';
 import { NOW } from '../drain/fixtures.ts';

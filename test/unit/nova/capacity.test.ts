@@ -1,8 +1,8 @@
 /** Capacity check from Placement numbers (pure). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkCapacity, freeCapacity } from '../../../lib/nova/capacity.ts';
-import type { ProviderCapacity } from '../../../lib/openstack/placement.ts';
+import { checkCapacity, freeCapacity } from '../../../lib/branches/nova/capacity.ts';
+import type { ProviderCapacity } from '../../../lib/clients/openstack/placement.ts';
 
 const host = (
   name: string,

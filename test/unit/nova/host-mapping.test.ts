@@ -7,7 +7,7 @@ import {
   novaHostOf,
   novaHostRulesSchema,
   novaHostRuleTextSchema,
-} from '../../../lib/nova/host-mapping.ts';
+} from '../../../lib/model/nova-host.ts';
 
 const rules = novaHostRulesSchema.parse([
   { nodeNamePattern: '^(?<short>[^.]+)\\.k8s\\.example$', novaHost: '$<short>' },

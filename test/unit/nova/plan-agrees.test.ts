@@ -3,16 +3,16 @@
  * NoComputeService, InsufficientCapacity — refuses the evacuation's prepare too, in the same code and
  * words, before the host's nova-compute service is disabled; a host with room is prepared as before.
  * One fake Nova and Placement answer both; the pass's `refusal` is refusalOf, as createNovaBranch wires it
- * (lib/nova/index.ts).
+ * (lib/branches/nova/index.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Blocker } from '../../../lib/domain/plan.ts';
-import type { ResolvedRequest } from '../../../lib/domain/request.ts';
-import { NovaEvacuationFailed, NovaEvacuationPass } from '../../../lib/nova/evacuate.ts';
-import { planNovaHost, refusalOf } from '../../../lib/nova/plan.ts';
-import type { NovaClient, NovaHypervisor, NovaServer, NovaService } from '../../../lib/openstack/nova.ts';
-import type { PlacementClient, ProviderCapacity, ResourceProvider } from '../../../lib/openstack/placement.ts';
+import { NovaEvacuationFailed, NovaEvacuationPass } from '../../../lib/branches/nova/evacuate.ts';
+import { planNovaHost, refusalOf } from '../../../lib/branches/nova/plan.ts';
+import type { NovaClient, NovaHypervisor, NovaServer, NovaService } from '../../../lib/clients/openstack/nova.ts';
+import type { PlacementClient, ProviderCapacity, ResourceProvider } from '../../../lib/clients/openstack/placement.ts';
+import type { Blocker } from '../../../lib/model/plan.ts';
+import type { ResolvedRequest } from '../../../lib/model/request.ts';
 import { MemoryProgressStore } from '../../../lib/progress/memory-store.ts';
 
 interface Cloud {
@@ -167,6 +167,6 @@ describe('Nova: plan and the evacuation decide alike', () => {
       planned.map((b) => b.code),
       ['NotLiveMigratable'],
     );
-    assert.equal(refused, undefined, 'the pass reports it from the same planner (lib/nova/planner.ts)');
+    assert.equal(refused, undefined, 'the pass reports it from the same planner (lib/branches/nova/planner.ts)');
   });
 });

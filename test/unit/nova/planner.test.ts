@@ -6,8 +6,8 @@ import {
   type NovaEvacuationOptions,
   type ObservedServer,
   type ServerProgress,
-} from '../../../lib/nova/model.ts';
-import { advanceInFlight, dispositionOf, failureBlocker, planPass } from '../../../lib/nova/planner.ts';
+} from '../../../lib/branches/nova/model.ts';
+import { advanceInFlight, dispositionOf, failureBlocker, planPass } from '../../../lib/branches/nova/planner.ts';
 
 const NOW = new Date('2026-11-21T03:00:00Z');
 const secondsAgo = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();

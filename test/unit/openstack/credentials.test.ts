@@ -4,9 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { cloudsYamlCandidates, loadOpenStackCredentials } from '../../../lib/clients/openstack/credentials.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
 import { clearSecrets, redactString } from '../../../lib/log/redact.ts';
-import { cloudsYamlCandidates, loadOpenStackCredentials } from '../../../lib/openstack/credentials.ts';
 
 const OPENRC = {
   OS_AUTH_URL: 'https://keystone.example:5000',

@@ -1,16 +1,16 @@
 /** Pure helpers of the OpenStack HTTP layer and microversion negotiation. */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { EvacuationFailed } from '../../../lib/errors/index.ts';
-import { clearSecrets, registerSecret } from '../../../lib/log/redact.ts';
 import {
   faultMessage,
   fromResponse,
   isRetryableHttp,
   OpenStackHttpError,
   safeUrl,
-} from '../../../lib/openstack/http.ts';
-import { chooseMicroversion, compareMicroversions } from '../../../lib/openstack/nova.ts';
+} from '../../../lib/clients/openstack/http.ts';
+import { chooseMicroversion, compareMicroversions } from '../../../lib/clients/openstack/nova.ts';
+import { EvacuationFailed } from '../../../lib/errors/index.ts';
+import { clearSecrets, registerSecret } from '../../../lib/log/redact.ts';
 
 afterEach(() => clearSecrets());
 

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { OpenStackCredentials } from '../../../lib/clients/openstack/credentials.ts';
+import { OpenStackHttpError } from '../../../lib/clients/openstack/http.ts';
+import { findEndpoint, KeystoneSession } from '../../../lib/clients/openstack/keystone.ts';
 import { createLogger } from '../../../lib/log/logger.ts';
 import { clearSecrets } from '../../../lib/log/redact.ts';
 import { configureLogging } from '../../../lib/log/sink.ts';
-import type { OpenStackCredentials } from '../../../lib/openstack/credentials.ts';
-import { OpenStackHttpError } from '../../../lib/openstack/http.ts';
-import { findEndpoint, KeystoneSession } from '../../../lib/openstack/keystone.ts';
 import type { RetryOptions } from '../../../lib/util/retry.ts';
 
 const PASSWORD = 'pw-S3cret-horse-battery';

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
+import { KeystoneSession } from '../../../lib/clients/openstack/keystone.ts';
+import { NovaActionError, NovaClient } from '../../../lib/clients/openstack/nova.ts';
 import { EvacuationFailed } from '../../../lib/errors/index.ts';
 import { clearSecrets } from '../../../lib/log/redact.ts';
-import { KeystoneSession } from '../../../lib/openstack/keystone.ts';
-import { NovaActionError, NovaClient } from '../../../lib/openstack/nova.ts';
 
 let server: Server;
 let base: string;

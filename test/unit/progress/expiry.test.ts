@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
 import { dueRecords, planExpiry } from '../../../lib/progress/expiry.ts';
 

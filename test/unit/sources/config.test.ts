@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../../lib/errors/index.ts';
-import { loadAgentConfig, parseNoticePolicy } from '../../../lib/sources/config.ts';
-import { DEFAULT_NOTICE_POLICY, describePolicy, ruleFor } from '../../../lib/sources/policy.ts';
+import { loadAgentConfig, parseNoticePolicy } from '../../../lib/sources/clouds/config.ts';
+import { DEFAULT_NOTICE_POLICY, describePolicy, ruleFor } from '../../../lib/sources/clouds/policy.ts';
 
 const BASE = { DRAINBRIDGE_NODE_NAME: 'node-1', DRAINBRIDGE_AGENT_PROVIDER: 'azure' };
 

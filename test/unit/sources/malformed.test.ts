@@ -1,8 +1,8 @@
 /** Every malformed document is refused with a NoticeParseError naming the field (and no notice comes of it). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NoticeParseError } from '../../../lib/sources/notice.ts';
-import { parseNoticeDocument } from '../../../lib/sources/parse.ts';
+import { NoticeParseError } from '../../../lib/sources/clouds/notice.ts';
+import { parseNoticeDocument } from '../../../lib/sources/node-agent/parse.ts';
 import { MALFORMED } from './malformed.ts';
 
 function refusal(source: Parameters<typeof parseNoticeDocument>[0], body: string): NoticeParseError {

@@ -3,7 +3,7 @@
  * parser tests (each refused on its own) and the agent tests (each served by a fake metadata server:
  * nothing published, one parse error counted).
  */
-import type { NoticeSource } from '../../../lib/domain/notice.ts';
+import type { NoticeSource } from '../../../lib/model/notice.ts';
 
 export interface MalformedCase {
   readonly name: string;

@@ -10,8 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { HEALTH_EVENT_TYPES } from '../../../lib/sources/aws/eventbridge.ts';
-import { scheduleEvents } from '../../../lib/windows/serverless.ts';
+import { HEALTH_EVENT_TYPES } from '../../../lib/sources/clouds/aws/eventbridge.ts';
+import { scheduleEvents } from '../../../lib/sources/windows/serverless.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const TEMPLATE = join(ROOT, '.serverless/cloudformation-template-update-stack.json');

@@ -4,15 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAwsBusEvent } from '../../../lib/sources/aws/eventbridge.ts';
+import { parseAwsBusEvent } from '../../../lib/sources/clouds/aws/eventbridge.ts';
 import {
   parseEc2ScheduledEvents,
   parseRebalanceRecommendation,
   parseSpotInstanceAction,
-} from '../../../lib/sources/aws/parse.ts';
-import { parseAzureScheduledEvents } from '../../../lib/sources/azure/parse.ts';
-import { parseGceMaintenanceEvent, parseGceUpcomingMaintenance } from '../../../lib/sources/gcp/parse.ts';
-import type { Notice, ParsedDocument } from '../../../lib/sources/notice.ts';
+} from '../../../lib/sources/clouds/aws/parse.ts';
+import { parseAzureScheduledEvents } from '../../../lib/sources/clouds/azure/parse.ts';
+import { parseGceMaintenanceEvent, parseGceUpcomingMaintenance } from '../../../lib/sources/clouds/gcp/parse.ts';
+import type { Notice, ParsedDocument } from '../../../lib/sources/clouds/notice.ts';
 import { fixture } from './fixtures.ts';
 
 interface Case {

@@ -2,20 +2,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { NoticeSource } from '../../../lib/domain/notice.ts';
-import { RequestId } from '../../../lib/events/fields.ts';
-import { parseAwsBusEvent } from '../../../lib/sources/aws/eventbridge.ts';
-import { parseAzureScheduledEvents } from '../../../lib/sources/azure/parse.ts';
+import { RequestId } from '../../../lib/bus/contracts/fields.ts';
+import type { NoticeSource } from '../../../lib/model/notice.ts';
+import { parseAwsBusEvent } from '../../../lib/sources/clouds/aws/eventbridge.ts';
+import { parseAzureScheduledEvents } from '../../../lib/sources/clouds/azure/parse.ts';
 import {
   formatEc2ImdsDate,
   formatRfc1123,
   parseEc2ImdsDate,
   parseRfc1123,
   parseRfc3339,
-} from '../../../lib/sources/dates.ts';
-import { noticeRequestId, requestIdPrefix } from '../../../lib/sources/ids.ts';
-import { NoticeParseError } from '../../../lib/sources/notice.ts';
-import { parseNoticeDocument } from '../../../lib/sources/parse.ts';
+} from '../../../lib/sources/clouds/dates.ts';
+import { noticeRequestId, requestIdPrefix } from '../../../lib/sources/clouds/ids.ts';
+import { NoticeParseError } from '../../../lib/sources/clouds/notice.ts';
+import { parseNoticeDocument } from '../../../lib/sources/node-agent/parse.ts';
 
 /** Whole seconds between 1970 and 2200. */
 const instant = fc.integer({ min: 0, max: 7_258_118_400 }).map((s) => new Date(s * 1000));

@@ -1,9 +1,9 @@
 /** Which open requests an unreadable source ends: past the notice's end, or past the limit without one. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Notice } from '../../../lib/sources/notice.ts';
-import { DEFAULT_NOTICE_POLICY, type NoticeRule } from '../../../lib/sources/policy.ts';
-import { overdueRequests, Unreadability } from '../../../lib/sources/unreadable.ts';
+import type { Notice } from '../../../lib/sources/clouds/notice.ts';
+import { DEFAULT_NOTICE_POLICY, type NoticeRule } from '../../../lib/sources/clouds/policy.ts';
+import { overdueRequests, Unreadability } from '../../../lib/sources/clouds/unreadable.ts';
 
 const rule = DEFAULT_NOTICE_POLICY.aws['system-reboot'] as NoticeRule;
 const notice = (notAfter?: string): Notice => ({

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { planAdmission } from '../../../lib/admission/decision.ts';
+import { parseDetail } from '../../../lib/bus/contracts/index.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
-import { parseDetail } from '../../../lib/events/index.ts';
-import { rebootEnds } from '../../../lib/forwarder/reboot/plan.ts';
 import { LEDGER_ANNOTATION } from '../../../lib/node/ledger.ts';
-import { parseWindows } from '../../../lib/windows/definition.ts';
-import { occurrenceOf, windowRequestId, windowRequests } from '../../../lib/windows/occurrence.ts';
-import { scheduleEvents } from '../../../lib/windows/serverless.ts';
+import { rebootEnds } from '../../../lib/sources/reboot/decide.ts';
+import { parseWindows } from '../../../lib/sources/windows/definition.ts';
+import { occurrenceOf, windowRequestId, windowRequests } from '../../../lib/sources/windows/occurrence.ts';
+import { scheduleEvents } from '../../../lib/sources/windows/serverless.ts';
 
 const WINDOW = {
   name: 'weekly',

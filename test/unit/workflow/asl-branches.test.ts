@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { BRANCH_REGISTRY } from '../../../lib/workflow/branches/registry.ts';
+import { BRANCH_REGISTRY } from '../../../lib/branches/registry.ts';
 import {
   type AslBranch,
   checkStates,
@@ -11,7 +11,7 @@ import {
   statePrefix,
 } from '../../../scripts/asl-branches.ts';
 
-const ASL = readFileSync(new URL('../../../workflow/evacuate.asl.yml', import.meta.url), 'utf8');
+const ASL = readFileSync(new URL('../../../state-machines/evacuate.asl.yml', import.meta.url), 'utf8');
 
 interface State {
   Type: string;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { POD_PASS_WAIT_MS } from '../../../lib/workflow/branches/pods.ts';
+import { POD_PASS_WAIT_MS } from '../../../lib/branches/pods/definition.ts';
 
 interface State {
   Type: string;
@@ -17,7 +17,7 @@ interface State {
 }
 
 const definitions = JSON.parse(
-  readFileSync(new URL('../../../workflow/definitions.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../state-machines/definitions.json', import.meta.url), 'utf8'),
 ) as { stateMachines: { evacuate: { States: Record<string, State> } } };
 
 function tasks(states: Record<string, State>): State[] {

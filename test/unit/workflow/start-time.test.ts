@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { EvacuationObject } from '../../../lib/kube/paths.ts';
-import { observedSecondsPerItem } from '../../../lib/workflow/branches/estimates.ts';
+import { observedSecondsPerItem } from '../../../lib/branches/estimates.ts';
+import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { type EstimateFacts, estimateEvacuation, typicalSeconds } from '../../../lib/workflow/estimate.ts';
 import { PLAN_ROUND_EVENTS } from '../../../lib/workflow/history-budget.ts';
 import { lateWarning, planStart, REPLAN_WITHIN_SECONDS } from '../../../lib/workflow/start-time.ts';
@@ -121,7 +121,9 @@ describe('seconds per VM observed on this cluster', () => {
 });
 
 describe('the packaged Evacuate machine plans the start', () => {
-  const definitions = JSON.parse(readFileSync(new URL('../../../workflow/definitions.json', import.meta.url), 'utf8'));
+  const definitions = JSON.parse(
+    readFileSync(new URL('../../../state-machines/definitions.json', import.meta.url), 'utf8'),
+  );
   const states = definitions.stateMachines.evacuate.States as Record<string, Record<string, unknown>>;
 
   it('PlanStart → startedAt → count the round → Wait on the planned timestamp → start or plan again', () => {

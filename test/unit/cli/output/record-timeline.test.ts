@@ -1,13 +1,15 @@
 /**
- * The timeline the Evacuation record keeps (lib/drain/tracking.ts, lib/kubevirt/progress.ts,
- * lib/nova/model.ts, the store's blocker spans) and how it reads back (cli/output/timeline.ts): times
+ * The timeline the Evacuation record keeps (lib/branches/pods/tracking.ts, lib/branches/kubevirt/progress.ts,
+ * lib/branches/nova/model.ts, the store's blocker spans) and how it reads back (cli/output/timeline.ts): times
  * and waits per item, unchanged state when nothing changed (no write of its own), records without it
  * still read, a damaged one is refused, and the size stays bounded.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { timelineOf } from '../../../../cli/output/timeline.ts';
-import { followWait, TIMELINE_LIMITS } from '../../../../lib/domain/timeline.ts';
+import type { KubeVirtBranchState, VmiProgress } from '../../../../lib/branches/kubevirt/model.ts';
+import { withTimeline } from '../../../../lib/branches/kubevirt/progress.ts';
+import { type ServerProgress, withServerTimelines } from '../../../../lib/branches/nova/model.ts';
 import {
   DRAIN_STATE_FORMAT,
   type DrainState,
@@ -15,11 +17,9 @@ import {
   recordHeldByBudget,
   recordOutcome,
   trackDepartures,
-} from '../../../../lib/drain/tracking.ts';
-import { type EvacuationObject, evacuationName } from '../../../../lib/kube/paths.ts';
-import type { KubeVirtBranchState, VmiProgress } from '../../../../lib/kubevirt/model.ts';
-import { withTimeline } from '../../../../lib/kubevirt/progress.ts';
-import { type ServerProgress, withServerTimelines } from '../../../../lib/nova/model.ts';
+} from '../../../../lib/branches/pods/tracking.ts';
+import { type EvacuationObject, evacuationName } from '../../../../lib/clients/kube/paths.ts';
+import { followWait, TIMELINE_LIMITS } from '../../../../lib/model/timeline.ts';
 import { followBlockers } from '../../../../lib/progress/evacuation-store.ts';
 import { decodeRecord } from '../../../../lib/util/json-record.ts';
 import { pod } from '../../drain/fixtures.ts';

@@ -10,8 +10,8 @@ import { bar, liveFrame, liveRenderer } from '../../../../cli/output/live.ts';
 import { plainRenderer } from '../../../../cli/output/plain.ts';
 import { escapeXml, offset, renderHtml, renderSvg } from '../../../../cli/output/report.ts';
 import type { EvacuationTimeline } from '../../../../cli/output/timeline.ts';
-import type { ItemTimeline, Span } from '../../../../lib/domain/timeline.ts';
-import type { EvacuationObject } from '../../../../lib/kube/paths.ts';
+import type { EvacuationObject } from '../../../../lib/clients/kube/paths.ts';
+import type { ItemTimeline, Span } from '../../../../lib/model/timeline.ts';
 
 const ESC = String.fromCharCode(27);
 const T0 = Date.parse('2026-11-21T03:00:00Z');

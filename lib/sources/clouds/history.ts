@@ -1,0 +1,58 @@
+/**
+ * What the cluster remembers of this node's requests, read by the agent when it starts (and by the GCE
+ * source when a maintenance begins): the ledger's holds and tombstones, and the node's Evacuation records
+ * (`drainbridge.io/node=<node>`). Reads only.
+ *
+ *  - `held`: requests holding the node (admitted);
+ *  - `waiting`: requests waiting for their start — an Evacuation record in `MaintenanceScheduled`, not
+ *    held, not released — so a notice that vanishes while the agent is down is still ended;
+ *  - `known`: every request id the cluster still knows for the node (holds, tombstones, records).
+ */
+import { apiCodeOf } from '../../clients/kube/errors.ts';
+import type { EvacuationObject } from '../../clients/kube/paths.ts';
+import { readLedger } from '../../node/ledger.ts';
+import type { NoticeKube } from './loop.ts';
+
+/** The label the Evacuation store puts on each record (lib/progress/evacuation-store.ts). */
+export const EVACUATION_NODE_LABEL = 'drainbridge.io/node';
+
+export interface NodeRequestHistory {
+  readonly held: readonly string[];
+  readonly waiting: readonly string[];
+  readonly known: readonly string[];
+  /** False when the records could not be listed (RBAC without `list evacuations`): only the ledger was read. */
+  readonly recordsRead: boolean;
+}
+
+function isWaiting(
+  record: EvacuationObject,
+  holds: Readonly<Record<string, unknown>>,
+  released: Readonly<Record<string, string>>,
+): boolean {
+  const id = record.spec.requestId;
+  return record.status?.phase === 'MaintenanceScheduled' && !Object.hasOwn(holds, id) && !Object.hasOwn(released, id);
+}
+
+/** This node's requests as the cluster knows them. A 403 on the records reads the ledger alone. */
+export async function readNodeHistory(kube: NoticeKube, nodeName: string): Promise<NodeRequestHistory> {
+  const ledger = readLedger(await kube.getNode(nodeName));
+  let records: EvacuationObject[] = [];
+  let recordsRead = true;
+  try {
+    // A label value holds at most 63 characters: the store could not have labelled a longer name's records.
+    if (nodeName.length <= 63) records = await kube.listEvacuations(`${EVACUATION_NODE_LABEL}=${nodeName}`);
+    else recordsRead = false;
+  } catch (error) {
+    if (apiCodeOf(error) !== 403) throw error;
+    recordsRead = false;
+  }
+  const mine = records.filter((record) => record.spec?.nodeName === nodeName && record.spec.requestId);
+  return {
+    held: Object.keys(ledger.holds),
+    waiting: mine.filter((record) => isWaiting(record, ledger.holds, ledger.released)).map((r) => r.spec.requestId),
+    known: [
+      ...new Set([...Object.keys(ledger.holds), ...Object.keys(ledger.released), ...mine.map((r) => r.spec.requestId)]),
+    ],
+    recordsRead,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The cordon source: watches nodes (the shared node informer) and offers `Node Cordoned` /
+ * `Node Uncordoned` as plan.ts decides, while this replica leads. What it offered is remembered for the
+ * leadership term only, to send each event once; a new leader (or a restarted one) derives everything
+ * again from the nodes — a repeat is a duplicate with the same requestId, which the workflow drops.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { Logger } from '../../log/logger.ts';
+import type { ResilientInformer } from '../informer.ts';
+import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
+import { type CordonSelection, planCordon } from './decide.ts';
+
+export class CordonSource implements ForwarderSource {
+  readonly name = 'cordon';
+  readonly #nodes: ResilientInformer<V1Node>;
+  readonly #selection: CordonSelection;
+  readonly #logger: Logger;
+  readonly #now: () => Date;
+  #outlet: EventOutlet | undefined;
+  #leading = false;
+  /** The cordon requestId offered per node this term (kept until its uncordon is offered). */
+  readonly #remembered = new Map<string, string>();
+  /** `detail-type requestId` of what was offered this term and not refused or dropped. */
+  readonly #offered = new Set<string>();
+
+  constructor(nodes: ResilientInformer<V1Node>, selection: CordonSelection, logger: Logger, now = () => new Date()) {
+    this.#nodes = nodes;
+    this.#selection = selection;
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  get synced(): boolean {
+    return this.#nodes.synced;
+  }
+
+  async start(outlet: EventOutlet): Promise<void> {
+    this.#outlet = outlet;
+    this.#nodes.subscribe({
+      onChange: (type, node) => {
+        if (type === 'delete') this.#remembered.delete(node.metadata?.name ?? '');
+        else if (this.#leading) this.#reconcile(node);
+      },
+      onList: () => this.#resync(),
+    });
+  }
+
+  lead(): void {
+    this.#leading = true;
+    this.#resync();
+  }
+
+  follow(): void {
+    this.#leading = false;
+    this.#remembered.clear();
+    this.#offered.clear();
+  }
+
+  receipt(receipt: PublishReceipt): void {
+    if (receipt.outcome !== 'published')
+      this.#offered.delete(`${receipt.event.detailType} ${receipt.event.detail.requestId}`);
+  }
+
+  async stop(): Promise<void> {
+    this.#leading = false;
+  }
+
+  #resync(): void {
+    if (!this.#leading) return;
+    for (const node of this.#nodes.list()) this.#reconcile(node);
+  }
+
+  #reconcile(node: V1Node): void {
+    const nodeName = node.metadata?.name ?? '';
+    const plan = planCordon(node, this.#selection, this.#remembered.get(nodeName));
+    const observedAt = this.#now().toISOString();
+    if (plan.cordoned) {
+      this.#remembered.set(nodeName, plan.cordoned.requestId);
+      this.#offer('Node Cordoned', nodeName, plan.cordoned, observedAt);
+    }
+    for (const request of plan.uncordoned) {
+      this.#remembered.delete(nodeName);
+      this.#offer('Node Uncordoned', nodeName, request, observedAt);
+    }
+  }
+
+  #offer(
+    detailType: 'Node Cordoned' | 'Node Uncordoned',
+    nodeName: string,
+    request: { requestId: string; requester: string },
+    observedAt: string,
+  ): void {
+    const mark = `${detailType} ${request.requestId}`;
+    if (this.#offered.has(mark)) return;
+    this.#offered.add(mark);
+    this.#logger.info(
+      detailType === 'Node Cordoned' ? 'node cordoned: evacuation requested' : 'node uncordoned: maintenance ends',
+      {
+        node: nodeName,
+        requestId: request.requestId,
+        requester: request.requester,
+      },
+    );
+    this.#outlet?.offer({
+      detailType,
+      key: `cordon/${nodeName}/${request.requestId}`,
+      detail: {
+        version: '1',
+        requestId: request.requestId,
+        requester: request.requester,
+        target: { nodeName },
+        observedAt,
+      },
+    });
+  }
+}

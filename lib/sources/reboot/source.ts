@@ -1,0 +1,108 @@
+/**
+ * The reboot source: ends a maintenance when its node has rebooted and is Ready again, for holds whose
+ * maintenance a reboot ends (a maintenance window with `endsOn: reboot`): it watches nodes (its own
+ * informer: the shared one keeps no status) and offers `Maintenance Ended` for each such hold whose
+ * recorded boot ID is no longer the node's (plan.ts). Like every source it offers only while leading;
+ * a repeat (another leader, a restart) is the same requestId, and Restore is idempotent.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
+import type { Logger } from '../../log/logger.ts';
+import { LEDGER_ANNOTATION } from '../../node/ledger.ts';
+import { ResilientInformer, type RestartReason } from '../informer.ts';
+import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
+import { rebootEnds, trimForReboot } from './decide.ts';
+
+export const REBOOT_REQUESTER = 'drainbridge-forwarder/reboot';
+
+export interface RebootSourceParts {
+  /** The forwarder's lean client (lib/clients/kube/http). */
+  readonly client: KubeHttpClient;
+  readonly logger: Logger;
+  readonly onRestart?: (reason: RestartReason) => void;
+  readonly watchTimeoutSeconds?: number;
+}
+
+export class RebootSource implements ForwarderSource {
+  readonly name = 'reboot';
+  readonly #nodes: ResilientInformer<V1Node>;
+  readonly #logger: Logger;
+  #outlet: EventOutlet | undefined;
+  #leading = false;
+  /** requestIds whose end was offered this term (and not refused or dropped). */
+  readonly #offered = new Set<string>();
+
+  constructor(parts: RebootSourceParts) {
+    this.#logger = parts.logger;
+    this.#nodes = new ResilientInformer<V1Node>({
+      resource: 'nodes',
+      path: '/api/v1/nodes',
+      client: parts.client,
+      transform: (node) => trimForReboot(node, LEDGER_ANNOTATION),
+      logger: parts.logger,
+      ...(parts.onRestart ? { onRestart: parts.onRestart } : {}),
+      ...(parts.watchTimeoutSeconds ? { watchTimeoutSeconds: parts.watchTimeoutSeconds } : {}),
+    });
+  }
+
+  get synced(): boolean {
+    return this.#nodes.synced;
+  }
+
+  async start(outlet: EventOutlet): Promise<void> {
+    this.#outlet = outlet;
+    this.#nodes.subscribe({
+      onChange: (type, node) => {
+        if (type !== 'delete' && this.#leading) this.#reconcile(node);
+      },
+      onList: () => this.#resync(),
+    });
+    this.#nodes.start();
+  }
+
+  lead(): void {
+    this.#leading = true;
+    this.#resync();
+  }
+
+  follow(): void {
+    this.#leading = false;
+    this.#offered.clear();
+  }
+
+  receipt(receipt: PublishReceipt): void {
+    if (receipt.outcome !== 'published') this.#offered.delete(receipt.event.detail.requestId);
+  }
+
+  async stop(): Promise<void> {
+    this.#leading = false;
+    await this.#nodes.stop();
+  }
+
+  #resync(): void {
+    if (!this.#leading) return;
+    for (const node of this.#nodes.list()) this.#reconcile(node);
+  }
+
+  #reconcile(node: V1Node): void {
+    const nodeName = node.metadata?.name ?? '';
+    for (const end of rebootEnds(node)) {
+      if (this.#offered.has(end.requestId)) continue;
+      this.#offered.add(end.requestId);
+      const reason = `node ${nodeName} rebooted (boot ID ${end.bootIdBefore} → ${end.bootIdNow}) and is Ready`;
+      this.#logger.info('node rebooted: maintenance ends', { node: nodeName, requestId: end.requestId });
+      this.#outlet?.offer({
+        detailType: 'Maintenance Ended',
+        key: `reboot/${nodeName}/${end.requestId}`,
+        detail: {
+          version: '1',
+          requestId: end.requestId,
+          requester: REBOOT_REQUESTER,
+          origin: end.origin,
+          target: { nodeName },
+          reason,
+        },
+      });
+    }
+  }
+}
