@@ -100,6 +100,40 @@ describe('the layering check', () => {
     assert.match(broken.output, /owner-claim-through-ownership: cli\/status\.ts → lib\/workflow\/owner-record\.ts/);
   });
 
+  it('keeps the floors in the order events travel: sources, bus, workflow, branches, clients, model', async () => {
+    const kept = await check({
+      'lib/model/m.ts': 'export const m = 1;\n',
+      'lib/clients/kube/k.ts': "import { m } from '../../model/m.ts';\nexport const k = m;\n",
+      'lib/branches/pods/index.ts': "import { k } from '../../clients/kube/k.ts';\nexport const p = k;\n",
+      'lib/bus/b.ts': "import { m } from '../model/m.ts';\nexport const b = m;\n",
+      'lib/workflow/w.ts':
+        "import { p } from '../branches/pods/index.ts';\nimport { b } from '../bus/b.ts';\nexport const w = [p, b];\n",
+      'lib/sources/cordon/s.ts':
+        "import { b } from '../../bus/b.ts';\nimport { p } from '../../branches/pods/index.ts';\nexport const s = [b, p];\n",
+      'cli/c.ts': "import { p } from '../lib/branches/pods/index.ts';\nexport const c = p;\n",
+    });
+    assert.equal(kept.code, 0, kept.output);
+    const broken = await check({
+      'lib/model/m.ts': "import { k } from '../clients/kube/k.ts';\nexport const m = k;\n",
+      'lib/clients/kube/k.ts': "import { p } from '../../branches/pods/part.ts';\nexport const k = p;\n",
+      'lib/branches/pods/part.ts': "import { w } from '../../workflow/w.ts';\nexport const p = w;\n",
+      'lib/workflow/w.ts': 'export const w = 1;\n',
+      'lib/bus/b.ts': "import { w } from '../workflow/w.ts';\nexport const b = w;\n",
+      'lib/sources/cordon/s.ts': "import { w } from '../../workflow/w.ts';\nexport const s = w;\n",
+      'cli/c.ts': "import { p } from '../lib/branches/pods/part.ts';\nexport const c = p;\n",
+    });
+    assert.notEqual(broken.code, 0);
+    assert.match(broken.output, /sources-stay-out-of-the-workflow: lib\/sources\/cordon\/s\.ts → lib\/workflow\/w\.ts/);
+    assert.match(broken.output, /bus-below-its-users: lib\/bus\/b\.ts → lib\/workflow\/w\.ts/);
+    assert.match(broken.output, /branches-below-the-workflow: lib\/branches\/pods\/part\.ts → lib\/workflow\/w\.ts/);
+    assert.match(
+      broken.output,
+      /clients-below-the-branches: lib\/clients\/kube\/k\.ts → lib\/branches\/pods\/part\.ts/,
+    );
+    assert.match(broken.output, /model-at-the-bottom: lib\/model\/m\.ts → lib\/clients\/kube\/k\.ts/);
+    assert.match(broken.output, /cli-through-branch-facades: cli\/c\.ts → lib\/branches\/pods\/part\.ts/);
+  });
+
   it('refuses an import it cannot resolve (it could not judge it)', async () => {
     const result = await check({ 'lib/x.ts': "import { y } from './missing.ts';\nexport const x = y;\n" });
     assert.notEqual(result.code, 0);
