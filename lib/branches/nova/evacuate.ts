@@ -49,7 +49,7 @@ export class NovaEvacuationFailed extends EvacuationFailed {
 export interface NovaEvacuationDeps {
   readonly nova: NovaClient;
   readonly store: ProgressStore;
-  /** The Nova host of the request's node (host-mapping.ts); defaults to the node name. */
+  /** The Nova host of the request's node (lib/model/nova-host.ts); defaults to the node name. */
   readonly resolveHost?: (request: ResolvedRequest) => Promise<HostMapping>;
   readonly options?: Partial<NovaEvacuationOptions>;
   readonly logger?: LogSink;

@@ -1,6 +1,6 @@
 /**
  * What the agent runs for each source: read the current document, say which of its notices concern
- * this node, and (Azure) act after the requests went out. The agent (agent.ts) does the rest the same
+ * this node, and (Azure) act after the requests went out. The agent (lib/sources/node-agent/agent.ts) does the rest the same
  * way for every source: track, publish, count, log, wait.
  */
 

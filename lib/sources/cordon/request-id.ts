@@ -7,7 +7,7 @@
  * The entry is the API server's own record of who last set `spec.unschedulable` (its manager, operation
  * and time to the second). A new cordon after an uncordon is a new entry time, hence a new request; the
  * node's uid keeps a deleted-and-recreated node of the same name apart. Once the workflow holds the node
- * for a cordon, the ledger's hold names the request and wins (see plan.ts), so later writes by the same
+ * for a cordon, the ledger's hold names the request and wins (see decide.ts), so later writes by the same
  * manager that move the entry's time cannot start a second evacuation. Pure.
  */
 import { createHash } from 'node:crypto';

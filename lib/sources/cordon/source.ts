@@ -1,6 +1,6 @@
 /**
  * The cordon source: watches nodes (the shared node informer) and offers `Node Cordoned` /
- * `Node Uncordoned` as plan.ts decides, while this replica leads. What it offered is remembered for the
+ * `Node Uncordoned` as decide.ts decides, while this replica leads. What it offered is remembered for the
  * leadership term only, to send each event once; a new leader (or a restarted one) derives everything
  * again from the nodes — a repeat is a duplicate with the same requestId, which the workflow drops.
  */

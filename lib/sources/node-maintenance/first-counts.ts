@@ -3,7 +3,7 @@
  * (initMaintenanceStatus): `totalpods` every pod on the node, `evictionPods` and `pendingPods(Refs)` the ones
  * its drain would evict — kubectl's GetPodsForDeletion with NMO's drainer (IgnoreAllDaemonSets, Force,
  * DeleteEmptyDirData): all but mirror pods and pods of a DaemonSet. They stand until drainbridge's
- * evacuation has counted the node's pods itself (plan.ts). Pure but for `readFirstCounts`.
+ * evacuation has counted the node's pods itself (decide.ts). Pure but for `readFirstCounts`.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf, isMirrorPod } from '../../branches/pods/filters.ts';

@@ -3,7 +3,7 @@
  * installed last owns: NMO's manifests label it `node-maintenance-operator`, and OLM (NMO's usual
  * installer) marks what it manages with `olm.managed` / `operators.coreos.com/<package>.<namespace>`
  * labels. drainbridge's own CRD (deploy/base/crds/nodemaintenances.yaml) carries none of them. Per CR, NMO's
- * finalizer says the same (plan.ts). Pure.
+ * finalizer says the same (decide.ts). Pure.
  */
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 

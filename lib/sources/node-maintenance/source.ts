@@ -1,6 +1,6 @@
 /**
  * The NodeMaintenance source: a small controller over NodeMaintenances, their Evacuation records and
- * their nodes (informers), acting as plan.ts decides while this replica leads — finalizers, the status
+ * their nodes (informers), acting as decide.ts decides while this replica leads — finalizers, the status
  * mirror and refusal Events are written here; `Maintenance Requested` / `Maintenance Ended` go through
  * the forwarder's publishing path like every other source's events. One CR is reconciled at a time.
  *

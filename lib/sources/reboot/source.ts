@@ -2,7 +2,7 @@
  * The reboot source: ends a maintenance when its node has rebooted and is Ready again, for holds whose
  * maintenance a reboot ends (a maintenance window with `endsOn: reboot`): it watches nodes (its own
  * informer: the shared one keeps no status) and offers `Maintenance Ended` for each such hold whose
- * recorded boot ID is no longer the node's (plan.ts). Like every source it offers only while leading;
+ * recorded boot ID is no longer the node's (decide.ts). Like every source it offers only while leading;
  * a repeat (another leader, a restart) is the same requestId, and Restore is idempotent.
  */
 import type { V1Node } from '@kubernetes/client-node';
