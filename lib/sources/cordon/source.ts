@@ -7,6 +7,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { Logger } from '../../log/logger.ts';
 import type { ResilientInformer } from '../informer.ts';
+import { LeadershipTerm } from '../term.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { type CordonSelection, planCordon } from './decide.ts';
 
@@ -17,11 +18,9 @@ export class CordonSource implements ForwarderSource {
   readonly #logger: Logger;
   readonly #now: () => Date;
   #outlet: EventOutlet | undefined;
-  #leading = false;
+  readonly #term = new LeadershipTerm();
   /** The cordon requestId offered per node this term (kept until its uncordon is offered). */
   readonly #remembered = new Map<string, string>();
-  /** `detail-type requestId` of what was offered this term and not refused or dropped. */
-  readonly #offered = new Set<string>();
 
   constructor(nodes: ResilientInformer<V1Node>, selection: CordonSelection, logger: Logger, now = () => new Date()) {
     this.#nodes = nodes;
@@ -39,34 +38,32 @@ export class CordonSource implements ForwarderSource {
     this.#nodes.subscribe({
       onChange: (type, node) => {
         if (type === 'delete') this.#remembered.delete(node.metadata?.name ?? '');
-        else if (this.#leading) this.#reconcile(node);
+        else if (this.#term.leading) this.#reconcile(node);
       },
       onList: () => this.#resync(),
     });
   }
 
   lead(): void {
-    this.#leading = true;
+    this.#term.lead();
     this.#resync();
   }
 
   follow(): void {
-    this.#leading = false;
+    this.#term.follow();
     this.#remembered.clear();
-    this.#offered.clear();
   }
 
   receipt(receipt: PublishReceipt): void {
-    if (receipt.outcome !== 'published')
-      this.#offered.delete(`${receipt.event.detailType} ${receipt.event.detail.requestId}`);
+    this.#term.receipt(receipt);
   }
 
   async stop(): Promise<void> {
-    this.#leading = false;
+    this.#term.stop();
   }
 
   #resync(): void {
-    if (!this.#leading) return;
+    if (!this.#term.leading) return;
     for (const node of this.#nodes.list()) this.#reconcile(node);
   }
 
@@ -90,9 +87,7 @@ export class CordonSource implements ForwarderSource {
     request: { requestId: string; requester: string },
     observedAt: string,
   ): void {
-    const mark = `${detailType} ${request.requestId}`;
-    if (this.#offered.has(mark)) return;
-    this.#offered.add(mark);
+    if (!this.#term.offerOnce(detailType, request.requestId)) return;
     this.#logger.info(
       detailType === 'Node Cordoned' ? 'node cordoned: evacuation requested' : 'node uncordoned: maintenance ends',
       {

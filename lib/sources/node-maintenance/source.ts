@@ -19,6 +19,7 @@ import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
 import { EVACUATION_API, type EvacuationObject, evacuationName } from '../../clients/kube/paths.ts';
 import type { Logger } from '../../log/logger.ts';
 import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
+import { LeadershipTerm } from '../term.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { type NodeMaintenanceAction, planNodeMaintenance } from './decide.ts';
 import { type FirstCounts, readFirstCounts } from './first-counts.ts';
@@ -67,9 +68,8 @@ export class NodeMaintenanceSource implements ForwarderSource {
   readonly #maintenances: ResilientInformer<NodeMaintenance>;
   readonly #records: ResilientInformer<EvacuationObject>;
   #outlet: EventOutlet | undefined;
-  #leading = false;
+  readonly #term = new LeadershipTerm();
   #nmoInstalled: string | undefined;
-  readonly #offered = new Set<string>();
   readonly #refused = new Set<string>();
   readonly #dirty = new Set<string>();
   #draining: Promise<void> | undefined;
@@ -122,13 +122,12 @@ export class NodeMaintenanceSource implements ForwarderSource {
   }
 
   lead(): void {
-    this.#leading = true;
+    this.#term.lead();
     this.#leadWork = this.#detectNmo().then(() => this.#markAll());
   }
 
   follow(): void {
-    this.#leading = false;
-    this.#offered.clear();
+    this.#term.follow();
     this.#refused.clear();
     this.#dirty.clear();
     this.#cancelLater();
@@ -151,13 +150,12 @@ export class NodeMaintenanceSource implements ForwarderSource {
   }
 
   receipt(receipt: PublishReceipt): void {
-    const mark = `${receipt.event.detailType} ${receipt.event.detail.requestId}`;
-    if (receipt.outcome !== 'published') this.#offered.delete(mark);
+    this.#term.receipt(receipt);
   }
 
   /** Stops watching and acting; then waits for the work in flight (closing the client ends it at once). */
   async stop(): Promise<void> {
-    this.#leading = false;
+    this.#term.stop();
     this.#dirty.clear();
     this.#cancelLater();
     await Promise.all([this.#maintenances.stop(), this.#records.stop()]);
@@ -239,18 +237,18 @@ export class NodeMaintenanceSource implements ForwarderSource {
   }
 
   #mark(name: string | undefined): void {
-    if (!name || !this.#leading) return;
+    if (!name || !this.#term.leading) return;
     this.#dirty.add(name);
     this.#draining ??= this.#drain().finally(() => {
       this.#draining = undefined;
-      if (this.#dirty.size > 0 && this.#leading) this.#mark([...this.#dirty][0]);
+      if (this.#dirty.size > 0 && this.#term.leading) this.#mark([...this.#dirty][0]);
     });
   }
 
   async #drain(): Promise<void> {
     // NMO may have been installed since the lead was taken: read again before the first undecided CR.
     let nmoChecked = false;
-    while (this.#leading && this.#dirty.size > 0) {
+    while (this.#term.leading && this.#dirty.size > 0) {
       const name = [...this.#dirty][0] as string;
       this.#dirty.delete(name);
       const nm = this.#maintenances.get(name);
@@ -449,9 +447,7 @@ export class NodeMaintenanceSource implements ForwarderSource {
     detailType: 'Maintenance Requested' | 'Maintenance Ended',
   ): Promise<void> {
     const requestId = nodeMaintenanceRequestId(nm);
-    const mark = `${detailType} ${requestId}`;
-    if (this.#offered.has(mark)) return;
-    this.#offered.add(mark);
+    if (!this.#term.offerOnce(detailType, requestId)) return;
     const name = nm.metadata.name ?? '';
     const base = {
       version: '1' as const,

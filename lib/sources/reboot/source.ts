@@ -10,6 +10,7 @@ import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import { LEDGER_ANNOTATION } from '../../node/ledger.ts';
 import { ResilientInformer, type RestartReason } from '../informer.ts';
+import { LeadershipTerm } from '../term.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { rebootEnds, trimForReboot } from './decide.ts';
 
@@ -28,9 +29,7 @@ export class RebootSource implements ForwarderSource {
   readonly #nodes: ResilientInformer<V1Node>;
   readonly #logger: Logger;
   #outlet: EventOutlet | undefined;
-  #leading = false;
-  /** requestIds whose end was offered this term (and not refused or dropped). */
-  readonly #offered = new Set<string>();
+  readonly #term = new LeadershipTerm();
 
   constructor(parts: RebootSourceParts) {
     this.#logger = parts.logger;
@@ -53,7 +52,7 @@ export class RebootSource implements ForwarderSource {
     this.#outlet = outlet;
     this.#nodes.subscribe({
       onChange: (type, node) => {
-        if (type !== 'delete' && this.#leading) this.#reconcile(node);
+        if (type !== 'delete' && this.#term.leading) this.#reconcile(node);
       },
       onList: () => this.#resync(),
     });
@@ -61,34 +60,32 @@ export class RebootSource implements ForwarderSource {
   }
 
   lead(): void {
-    this.#leading = true;
+    this.#term.lead();
     this.#resync();
   }
 
   follow(): void {
-    this.#leading = false;
-    this.#offered.clear();
+    this.#term.follow();
   }
 
   receipt(receipt: PublishReceipt): void {
-    if (receipt.outcome !== 'published') this.#offered.delete(receipt.event.detail.requestId);
+    this.#term.receipt(receipt);
   }
 
   async stop(): Promise<void> {
-    this.#leading = false;
+    this.#term.stop();
     await this.#nodes.stop();
   }
 
   #resync(): void {
-    if (!this.#leading) return;
+    if (!this.#term.leading) return;
     for (const node of this.#nodes.list()) this.#reconcile(node);
   }
 
   #reconcile(node: V1Node): void {
     const nodeName = node.metadata?.name ?? '';
     for (const end of rebootEnds(node)) {
-      if (this.#offered.has(end.requestId)) continue;
-      this.#offered.add(end.requestId);
+      if (!this.#term.offerOnce('Maintenance Ended', end.requestId)) continue;
       const reason = `node ${nodeName} rebooted (boot ID ${end.bootIdBefore} → ${end.bootIdNow}) and is Ready`;
       this.#logger.info('node rebooted: maintenance ends', { node: nodeName, requestId: end.requestId });
       this.#outlet?.offer({
