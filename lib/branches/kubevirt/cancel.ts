@@ -8,7 +8,7 @@
  * whose Evacuation Failed event has no place for them — reports them as a Restore does.
  */
 import type { KubeClient } from '../../clients/kube/client.ts';
-import { KubeVirtApi } from './api.ts';
+import { KubeVirtApi } from '../../clients/kubevirt/api.ts';
 import { recordVmiEvents, type VmiEvent } from './kube-events.ts';
 import {
   isFinalMigration,

@@ -6,7 +6,7 @@
  * migrate. Reads only.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { KubeVirtApi } from './api.ts';
+import type { KubeVirtApi } from '../../clients/kubevirt/api.ts';
 import {
   KUBEVIRT_DOMAIN_ANNOTATION,
   KUBEVIRT_LABELS,

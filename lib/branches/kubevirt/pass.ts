@@ -10,11 +10,11 @@
 
 import type { KubeClient } from '../../clients/kube/client.ts';
 import { apiStatusOf } from '../../clients/kube/errors.ts';
+import { KubeVirtApi } from '../../clients/kubevirt/api.ts';
 import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../../model/pass.ts';
 import { readNodeOrFail } from '../../node/hold.ts';
 import { readLedger } from '../../node/ledger.ts';
 import { sameJson } from '../../util/same-json.ts';
-import { KubeVirtApi } from './api.ts';
 import { type ClaimsRead, MigrationClaims, pendingClaims } from './claims.ts';
 import { classifyVmi } from './classify.ts';
 import { eventsFor, recordVmiEvents } from './kube-events.ts';

@@ -5,8 +5,8 @@
  */
 
 import type { KubeClient } from '../../clients/kube/client.ts';
+import { KubeVirtApi } from '../../clients/kubevirt/api.ts';
 import type { BranchPlan, PlanItem } from '../../model/plan.ts';
-import { KubeVirtApi } from './api.ts';
 import { liveMigratable } from './classify.ts';
 import { decideVmi, itemOf } from './decide.ts';
 import { launcherBlockers, selectedVmis } from './launchers.ts';

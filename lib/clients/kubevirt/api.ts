@@ -8,8 +8,8 @@
  * KubeVirt's defaults), never as an error.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { KubeClient } from '../../clients/kube/client.ts';
-import { isNotFound } from '../../clients/kube/errors.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isNotFound } from '../kube/errors.ts';
 import {
   EVICTION_STRATEGIES,
   type EvictionStrategy,
@@ -22,7 +22,7 @@ import {
   type VirtualMachine,
   type Vmi,
   type Vmim,
-} from './model.ts';
+} from './types.ts';
 
 /** `kubevirt.io=virt-launcher`: KubeVirt's label on every launcher pod. */
 export const LAUNCHER_SELECTOR = 'kubevirt.io=virt-launcher';
