@@ -1,11 +1,11 @@
 /**
  * The parser of DRAINBRIDGE_GATES: a YAML (or JSON) list of health gates, each validated by its kind's
- * schema (lib/admission/gates/spec.ts), so a mistake is refused before anything starts, naming the field
+ * schema (lib/model/gate-spec.ts), so a mistake is refused before anything starts, naming the field
  * (`DRAINBRIDGE_GATES[0].url: must be an http:// or https:// URL`). Empty: no gate.
  */
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { gateSpecs } from '../admission/index.ts';
+import { gateSpecs } from '../model/gate-spec.ts';
 import { yamlErrorLine } from '../util/yaml-error-line.ts';
 
 export const gatesText = z

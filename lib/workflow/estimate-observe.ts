@@ -1,8 +1,8 @@
 /**
  * Gathers what the evacuation estimate needs — the plan of every branch (as `drainbridge plan` makes it,
  * without server dry-runs), the node's pods, the budgets, the Evacuation records of recent evacuations —
- * once, and lets each branch time its own part (its definition's `estimate`: branches/estimates.ts);
- * estimate.ts combines them by stage. Reads only.
+ * once, and lets each branch time its own part (its definition's `estimate`: lib/branches/pods/estimate.ts,
+ * lib/branches/contract/estimates.ts); lib/model/estimate.ts combines them by stage. Reads only.
  */
 
 import type { EstimateSetup } from '../branches/contract/branch.ts';
@@ -11,9 +11,9 @@ import { branchNamed } from '../branches/registry.ts';
 import type { KubeClient } from '../clients/kube/client.ts';
 import type { EvacuationObject } from '../clients/kube/paths.ts';
 import type { Config } from '../config/index.ts';
+import { combineEstimates, type Estimate } from '../model/estimate.ts';
 import type { NodePlan } from '../model/plan.ts';
 import type { DrainOptions } from '../model/request.ts';
-import { combineEstimates, type Estimate } from './estimate.ts';
 
 /** Estimates the evacuation of `nodeName` with `options` on the cluster as it is now (`planned`: its plan, when made already). */
 export async function estimateNode(

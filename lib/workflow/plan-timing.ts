@@ -9,11 +9,10 @@ import type { KubeClient } from '../clients/kube/client.ts';
 import { isNotFound } from '../clients/kube/errors.ts';
 import type { EvacuationObject, EvacuationStart } from '../clients/kube/paths.ts';
 import type { Config } from '../config/index.ts';
+import type { Estimate } from '../model/estimate.ts';
 import { INSTALL_COMMAND } from '../model/install.ts';
 import type { NodePlan } from '../model/plan.ts';
 import type { DrainOptions } from '../model/request.ts';
-
-import type { Estimate } from './estimate.ts';
 import { estimateNode } from './estimate-observe.ts';
 import { lateWarning, planStart } from './start-time.ts';
 

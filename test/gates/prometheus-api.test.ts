@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkGates } from '../../lib/admission/gates/index.ts';
-import { gateSpecs } from '../../lib/admission/gates/spec.ts';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
+import { gateSpecs } from '../../lib/model/gate-spec.ts';
 import { findPrometheus, PROMETHEUS_MISSING, type RealPrometheus, startPrometheus } from '../support/prometheus.ts';
 
 const PROMETHEUS = findPrometheus();

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { buildKubeConfig, type Config, loadConfig } from '../../lib/config/index.ts';
+import { secondsPerItem } from '../../lib/model/estimate.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
-import { secondsPerItem } from '../../lib/workflow/estimate.ts';
 import { estimateNode } from '../../lib/workflow/estimate-observe.ts';
 import { waitUntil } from '../support/wait.ts';
 import {

@@ -5,10 +5,11 @@
  * Prometheus, not Alertmanager: an alert silenced in Alertmanager still blocks, as it does kured's reboots
  * — a silence hides a page, it does not make the fleet healthy (docs/safety.md).
  */
+
+import type { GateSpecOf } from '../../model/gate-spec.ts';
+import { describeAlert, matchesLabels } from '../../model/label-matchers.ts';
 import { blocked, type Gate, open } from './gate.ts';
-import { describeAlert, matchesLabels } from './matchers.ts';
 import { type PrometheusAlert, readAlerts } from './prometheus-api.ts';
-import type { GateSpecOf } from './spec.ts';
 
 type AlertsSpec = GateSpecOf<'prometheus-alerts'>;
 

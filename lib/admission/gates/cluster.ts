@@ -5,8 +5,8 @@
  */
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { budgetsCovering } from '../../branches/pods/refusals.ts';
+import type { GateSpecOf } from '../../model/gate-spec.ts';
 import { blocked, type Gate, type GateVerdict, open } from './gate.ts';
-import type { GateSpecOf } from './spec.ts';
 
 export const DEFAULT_FAILURE_DOMAIN_KEY = 'topology.kubernetes.io/zone';
 /** How long a budget may sit at zero before it blocks (its own pods restarting, a rollout) when `for` is unset. */

@@ -3,8 +3,9 @@
  * status, or no answer within the timeout, blocks. The URL is shown without its query or credentials (a
  * token may ride there).
  */
+
+import type { GateSpecOf } from '../../model/gate-spec.ts';
 import { blocked, type Gate, open } from './gate.ts';
-import type { GateSpecOf } from './spec.ts';
 
 /** The URL as shown in a reason: scheme, host and path only. */
 export function shownUrl(text: string): string {

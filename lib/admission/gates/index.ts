@@ -4,7 +4,6 @@
  * it), again at each of its retries while one is closed (it keeps its place in line), never once its node
  * is held: a started evacuation finishes.
  *
- *   spec.ts            DRAINBRIDGE_GATES: one schema per kind, validated before anything starts
  *   gate.ts            the Gate interface; running gates with their timeouts, failing closed
  *   registry.ts        kind → the module that builds it
  *   alerts.ts          Prometheus alerts (kured's filters, label matchers)
@@ -12,16 +11,18 @@
  *   prometheus-api.ts  the Prometheus HTTP API client
  *   cluster.ts         NotReady nodes, PodDisruptionBudgets at zero, the node's failure domain
  *   http.ts            a URL answering 200
- *   matchers.ts        label matchers, and an alert as a person reads it
+ *
+ * DRAINBRIDGE_GATES' schema (one per kind, validated before anything starts) and the label matchers are
+ * lib/model/gate-spec.ts and label-matchers.ts: the configuration reads them, and it sits below admission.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../../clients/kube/client.ts';
+import type { GateSpec } from '../../model/gate-spec.ts';
 import { blockingReason, type NamedVerdict, runGates } from './gate.ts';
 import { gatesOf } from './registry.ts';
-import type { GateSpec } from './spec.ts';
 
+export { type GateSpec, gateSpecs } from '../../model/gate-spec.ts';
 export type { NamedVerdict } from './gate.ts';
-export { type GateSpec, gateSpecs } from './spec.ts';
 
 /** Every configured gate's verdict on admitting `node` now (none configured: none). */
 export function checkGates(

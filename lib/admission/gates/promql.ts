@@ -3,10 +3,11 @@
  * threshold, a quorum short of members). A sample other than 0 blocks, naming it; a range vector or a
  * string is a configuration mistake and blocks too, saying so.
  */
+
+import type { GateSpecOf } from '../../model/gate-spec.ts';
+import { describeAlert } from '../../model/label-matchers.ts';
 import { blocked, type Gate, type GateVerdict, open } from './gate.ts';
-import { describeAlert } from './matchers.ts';
 import { type QueryResult, queryInstant } from './prometheus-api.ts';
-import type { GateSpecOf } from './spec.ts';
 
 type PromqlSpec = GateSpecOf<'promql'>;
 

@@ -2,12 +2,13 @@
  * The gates by kind: one line per kind, its module builds the gate from its validated configuration
  * (spec.ts). Adding a kind touches its module, its schema and this table.
  */
+
+import { DEFAULT_GATE_TIMEOUT_SECONDS, type GateKind, type GateSpec, type GateSpecOf } from '../../model/gate-spec.ts';
 import { alertsGate } from './alerts.ts';
 import { failureDomainGate, notReadyGate, pdbGate } from './cluster.ts';
 import type { Gate } from './gate.ts';
 import { httpGate } from './http.ts';
 import { promqlGate } from './promql.ts';
-import { DEFAULT_GATE_TIMEOUT_SECONDS, type GateKind, type GateSpec, type GateSpecOf } from './spec.ts';
 
 const BUILDERS: { readonly [K in GateKind]: (spec: GateSpecOf<K>, timeoutSeconds: number) => Gate } = {
   'prometheus-alerts': alertsGate,

@@ -10,12 +10,12 @@ import type { KubeClient } from '../../clients/kube/client.ts';
 import type { EvacuationObject } from '../../clients/kube/paths.ts';
 import type { Config } from '../../config/index.ts';
 import type { AccessSettings, ApiAccess } from '../../model/api-access.ts';
+import type { BranchEstimate } from '../../model/estimate.ts';
 import type { ReconcilePass } from '../../model/pass.ts';
 import type { BranchName, BranchPlan, BranchPlanner, NodePlan } from '../../model/plan.ts';
 import type { DrainOptions, ResolvedRequest } from '../../model/request.ts';
 import type { ItemTimeline } from '../../model/timeline.ts';
 import { decodeRecord, type RecordFormat } from '../../util/json-record.ts';
-import type { BranchEstimate } from '../../workflow/estimate.ts';
 import type { BranchConnector, WorkflowDeps } from './workflow-deps.ts';
 
 /**

@@ -6,7 +6,7 @@
 import type { Config } from '../../config/index.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
 import { type BranchDefinition, itemRowsReader } from '../contract/branch.ts';
-import { perItemEstimate } from '../estimates.ts';
+import { perItemEstimate } from '../contract/estimates.ts';
 import { KUBEVIRT_ACCESS } from './access.ts';
 import {
   cancelKubeVirtMigrations,

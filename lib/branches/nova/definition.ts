@@ -6,8 +6,8 @@
 import type { BranchPlan } from '../../model/plan.ts';
 import type { RecordFormat } from '../../util/json-record.ts';
 import { type BranchDefinition, itemRowsReader } from '../contract/branch.ts';
+import { perItemEstimate } from '../contract/estimates.ts';
 import type { WorkflowDeps } from '../contract/workflow-deps.ts';
-import { perItemEstimate } from '../estimates.ts';
 import type { NovaPlan } from './index.ts';
 import { NOVA_STATE_FORMAT, serverTimelines } from './model.ts';
 import { NO_NOVA, type NovaPort } from './port.ts';

@@ -6,8 +6,8 @@ import type { PassInput, PassResult, ReconcilePass } from '../../model/pass.ts';
 import type { BranchPlan, NodePlan } from '../../model/plan.ts';
 import { type BranchDefinition, itemRowsReader, type MoveKind } from '../contract/branch.ts';
 import type { WorkflowDeps } from '../contract/workflow-deps.ts';
-import { podEvictionEstimate } from '../estimates.ts';
 import type { PodBranch } from './branch-filters.ts';
+import { podEvictionEstimate } from './estimate.ts';
 import { DRAIN_STATE_FORMAT, podTimelines } from './tracking.ts';
 
 function branchOf(plan: NodePlan, branch: PodBranch): BranchPlan {

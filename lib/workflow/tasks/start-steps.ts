@@ -9,11 +9,11 @@
 import type { EvacuationStart } from '../../clients/kube/paths.ts';
 import { SkipEvent } from '../../errors/index.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
+import type { Estimate } from '../../model/estimate.ts';
 import type { ResolvedRequest } from '../../model/request.ts';
 import { readNodeOrFail } from '../../node/hold.ts';
 import { readLedger } from '../../node/ledger.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
-import type { Estimate } from '../estimate.ts';
 import { estimateNode } from '../estimate-observe.ts';
 import { progressEvent } from '../outcomes.ts';
 import { lateWarning, planStart, waitTimestamp } from '../start-time.ts';

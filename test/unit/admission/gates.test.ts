@@ -14,14 +14,14 @@ import { blockingAlerts, describeBlocking } from '../../../lib/admission/gates/a
 import { failureDomainVerdict, notReadyVerdict, pdbVerdict } from '../../../lib/admission/gates/cluster.ts';
 import { blockingReason } from '../../../lib/admission/gates/gate.ts';
 import { checkGates } from '../../../lib/admission/gates/index.ts';
-import { matchesLabels, parseMatcher } from '../../../lib/admission/gates/matchers.ts';
 import type { PrometheusAlert } from '../../../lib/admission/gates/prometheus-api.ts';
 import { promqlVerdict } from '../../../lib/admission/gates/promql.ts';
-import { gateSpecs } from '../../../lib/admission/gates/spec.ts';
 import type { KubeClient } from '../../../lib/clients/kube/client.ts';
 import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { ConfigError } from '../../../lib/errors/index.ts';
+import { gateSpecs } from '../../../lib/model/gate-spec.ts';
+import { matchesLabels, parseMatcher } from '../../../lib/model/label-matchers.ts';
 import { statusFromRecord, WAITING_FOR_SLOT } from '../../../lib/sources/node-maintenance/status.ts';
 
 const alert = (labels: Record<string, string>, state: PrometheusAlert['state'] = 'firing'): PrometheusAlert => ({

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { observedSecondsPerItem } from '../../../lib/branches/estimates.ts';
+import { observedSecondsPerItem } from '../../../lib/branches/contract/estimates.ts';
 import type { EvacuationObject } from '../../../lib/clients/kube/paths.ts';
-import { type EstimateFacts, estimateEvacuation, typicalSeconds } from '../../../lib/workflow/estimate.ts';
+import { type EstimateFacts, estimateEvacuation, typicalSeconds } from '../../../lib/model/estimate.ts';
 import { PLAN_ROUND_EVENTS } from '../../../lib/workflow/history-budget.ts';
 import { lateWarning, planStart, REPLAN_WITHIN_SECONDS } from '../../../lib/workflow/start-time.ts';
 

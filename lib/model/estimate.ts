@@ -12,7 +12,7 @@
  * - Stages as the Evacuate machine runs them: the parallel branches side by side (the longest counts),
  *   then the after-VMs branches (infra pods) one after another.
  */
-import type { BranchName } from '../model/plan.ts';
+import type { BranchName } from './plan.ts';
 
 /** A pod the plan would evict: its grace period and the budget that paces it, if exactly one does. */
 export interface PodToEvict {

@@ -22,7 +22,7 @@
  *     url: https://checks.example.com/fleet-ok
  */
 import { z } from 'zod';
-import { parseMatcher } from './matchers.ts';
+import { parseMatcher } from './label-matchers.ts';
 
 /** `10s` → 10: a whole number of seconds (s) or minutes (m); undefined otherwise. */
 export function parseDuration(text: string): number | undefined {
