@@ -51,6 +51,10 @@ function note(request: RequestStatus): string {
   const notes: string[] = [];
   if (request.paused) notes.push('paused: uncordoned by someone else');
   if (request.startsAt) notes.push(`starts ${request.startsAt}`);
+  if (request.rescheduled) {
+    const { from, to } = request.rescheduled;
+    notes.push(`rescheduled from ${from ?? 'no start'} to ${to ?? 'no start'}`);
+  }
   if (request.abortRequestedBy) notes.push(`abort requested by ${request.abortRequestedBy}`);
   if (request.expiresAt) notes.push(`record expires ${request.expiresAt}`);
   if (request.driving === 'abandoned') notes.push('abandoned: no process drives it');
@@ -105,6 +109,7 @@ function problemLines(report: StatusReport): string[] {
     if (request.state === 'restored') continue;
     const said = [
       ...(request.paused ? [`  paused: ${request.paused}`] : []),
+      ...(request.rescheduled ? [`  rescheduled at ${request.rescheduled.at}: ${request.rescheduled.message}`] : []),
       ...request.blockers.map((blocker) => `  blocked: ${blocker}`),
       ...request.waiting.map((waiting) => `  waiting for: ${waiting}`),
       ...(request.lastError ? [`  failed: ${request.lastError}`] : []),

@@ -11,6 +11,7 @@ import {
   DrainOptionsInput,
   Instant,
   NodeName,
+  NoticeRevision,
   Origin,
   Reason,
   Requester,
@@ -67,6 +68,11 @@ export const MaintenanceRequested = z
     drain: DrainOptionsInput.optional(),
     /** Optional (added in 1 without a version change): the cloud notice this request came from. */
     notice: CloudNotice.optional(),
+    /**
+     * Optional (added in 1): the notice's revision. The same requestId with a later revision moves the
+     * pending request's start (a rescheduled notice), it starts no second evacuation.
+     */
+    revision: NoticeRevision.optional(),
     /** Optional (added in 1): the maintenance window occurrence that asked (lib/windows/). */
     window: WindowOccurrenceInput.optional(),
   })

@@ -15,7 +15,7 @@ import { createLogger } from '../log/logger.ts';
 import { awsSources } from './aws/source.ts';
 import { AzureSource } from './azure/source.ts';
 import type { AgentConfig } from './config.ts';
-import { endedEvent, requestedEvent } from './events.ts';
+import { type EventContext, endedEvent, requestedEvent } from './events.ts';
 import { gcpSources } from './gcp/source.ts';
 import { readNodeHistory } from './history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from './loop.ts';
@@ -276,6 +276,20 @@ class LoopRunner {
     await this.#loop.after?.(notices, this.#tracker, signal);
   }
 
+  /** A notice's start moved: the request again, with a later revision (the workflow moves its start). */
+  async #revise(action: Extract<TrackerAction, { kind: 'revise' }>, base: EventContext): Promise<void> {
+    const { logger, metrics } = this.#context;
+    const source = this.#loop.source;
+    await this.#publisher.publish('Maintenance Requested', requestedEvent(action.notice, action.rule, base));
+    logger.info(action.previousNotBefore ? 'maintenance rescheduled' : 'maintenance revised after a restart', {
+      source,
+      requestId: action.requestId,
+      from: action.previousNotBefore ?? 'not known (taken over from a previous run)',
+      to: action.notice.notBefore,
+    });
+    metrics.count('rescheduled', source);
+  }
+
   /** Publishes (or reports) one action; false when it did not go out (tried again at the next read). */
   async #carryOut(action: TrackerAction): Promise<boolean> {
     const { config, logger, metrics, now } = this.#context;
@@ -298,6 +312,8 @@ class LoopRunner {
           notice: describeNotice(action.notice),
         });
         metrics.count('requested', source);
+      } else if (action.kind === 'revise') {
+        await this.#revise(action, base);
       } else {
         const detail = endedEvent({ ...base, provider: config.provider }, action.why, action.last);
         await this.#publisher.publish('Maintenance Ended', detail);

@@ -201,6 +201,31 @@ describe('rendering', () => {
     assert.match(renderReport(report, 'wide').join('\n'), /paused: uncordoned by someone else/);
     assert.equal(statusReport(snapshot()).requests[0]?.paused, undefined, 'a cordoned held node is not paused');
   });
+
+  it('a rescheduled notice: the start it had and the one it has, and what was done (issue 21)', () => {
+    const message =
+      'the maintenance on node node-3 moved from 2030-01-24T12:00:00.000Z to 2030-01-10T13:01:00.000Z (NotBefore 2030-01-10T13:01:00.000Z); the evacuation had not started: it starts for the new time';
+    const moved = {
+      from: '2030-01-24T12:00:00.000Z',
+      to: '2030-01-10T13:01:00.000Z',
+      revision: 'NotBefore 2030-01-10T13:01:00.000Z',
+      at: ago(60),
+      outcome: 'replanned' as const,
+      message,
+    };
+    const scheduled = record('r-3', 'node-3', {
+      phase: 'MaintenanceScheduled',
+      start: startAt(ago(-600)),
+      reschedules: [moved],
+    });
+    const report = statusReport(snapshot({ records: [scheduled] }));
+    const request = report.requests.find((r) => r.requestId === 'r-3');
+    assert.deepEqual(request?.rescheduled, { from: moved.from, to: moved.to, at: ago(60), message });
+    assert.ok(renderReport(report, 'table').includes(`  rescheduled at ${ago(60)}: ${message}`));
+    const wide = renderReport(report, 'wide').find((line) => line.startsWith('r-3 '));
+    assert.match(wide ?? '', /rescheduled from 2030-01-24T12:00:00.000Z to 2030-01-10T13:01:00.000Z/);
+    assert.equal(statusReport(snapshot()).requests[2]?.rescheduled, undefined, 'never moved: nothing said');
+  });
 });
 
 describe('who drives a request (the owner mark as a heartbeat)', () => {
