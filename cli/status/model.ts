@@ -73,6 +73,11 @@ export interface RequestStatus {
   /** A request waiting for its start: when the evacuation starts. */
   readonly startsAt?: string;
   /**
+   * A cloud notice's request the node agent ended because the notice's source stayed unreadable: since its
+   * first unreadable read, and why (lib/workflow/unreadable-end.ts).
+   */
+  readonly sourceUnreadableEnd?: { readonly since: string; readonly message: string };
+  /**
    * A cloud notice's request whose start moved (rescheduled): the start it had, the one it has, and what
    * drainbridge did (lib/progress/reschedule.ts) — the last move the record keeps.
    */
@@ -295,6 +300,14 @@ function requestStatus(facts: RequestFacts, now: number, ttlHours: number): Requ
     ...problemsOf(record),
     ...(start ? { startsAt: start } : {}),
     ...rescheduledOf(record),
+    ...(record?.status?.sourceUnreadable
+      ? {
+          sourceUnreadableEnd: {
+            since: record.status.sourceUnreadable.since,
+            message: record.status.sourceUnreadable.message,
+          },
+        }
+      : {}),
     ...drivingFacts(facts, now),
     ...(state === 'held' && facts.nodeCordoned === false ? { paused: pausedSentence(facts.node) } : {}),
   };

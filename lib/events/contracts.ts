@@ -90,6 +90,13 @@ export const MaintenanceEnded = z.strictObject({
   reason: Reason.optional(),
   /** Optional: the cloud notice whose end this is (same fields as in the request). */
   notice: CloudNotice.optional(),
+  /**
+   * Optional (added in 1): the notice's source has been unreadable since then (its first unreadable
+   * read). The request ends because the source stayed unreadable past the notice's end or the configured
+   * limit, not because the notice is over: Restore says so on the node (a Warning Event), in the record
+   * and in `drainbridge status`.
+   */
+  unreadableSince: Instant.optional(),
 });
 
 /**

@@ -138,6 +138,11 @@ export interface EvacuationStatus {
   continueRequested?: { executionId: string; at: string };
   /** A request with notBefore: when its evacuation starts and on what estimate (lib/workflow/start-time.ts). */
   start?: EvacuationStart;
+  /**
+   * Ended by the node agent because the notice's source stayed unreadable past the notice's end or the
+   * limit: since its first unreadable read, and the agent's sentence (lib/workflow/unreadable-end.ts).
+   */
+  sourceUnreadable?: { since: string; message: string; at: string };
   /** The notice's start as it moved, latest last (at most a few): `drainbridge status` shows the last one. */
   reschedules?: Reschedule[];
 }

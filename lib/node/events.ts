@@ -18,6 +18,7 @@ export const EVENT_REASONS = [
   'RecordUnreadable',
   'RecordRepaired',
   'AdmissionPaused',
+  'NoticeSourceUnreadable',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

@@ -370,6 +370,18 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
     return verdict;
   }
 
+  /** A request ended because its notice's source stayed unreadable: kept for `status` (an existing record only). */
+  async recordSourceUnreadable(
+    requestId: string,
+    unreadable: { readonly since: string; readonly message: string },
+    at: Date,
+  ): Promise<void> {
+    if (!(await this.#get(requestId))) return;
+    await this.#update(requestId, (status) =>
+      status.sourceUnreadable ? undefined : { ...status, sourceUnreadable: { ...unreadable, at: at.toISOString() } },
+    );
+  }
+
   /** Records when the evacuation starts and on what estimate (a request with notBefore). */
   async recordStart(requestId: string, start: EvacuationStart): Promise<void> {
     await this.#update(requestId, (status) => ({ ...status, start }));

@@ -315,7 +315,8 @@ class LoopRunner {
       } else if (action.kind === 'revise') {
         await this.#revise(action, base);
       } else {
-        const detail = endedEvent({ ...base, provider: config.provider }, action.why, action.last);
+        const unreadable = action.unreadableSince ? { unreadableSince: action.unreadableSince } : {};
+        const detail = endedEvent({ ...base, provider: config.provider, ...unreadable }, action.why, action.last);
         await this.#publisher.publish('Maintenance Ended', detail);
         logger.info('maintenance ended', { source, requestId: action.requestId, why: action.why });
         metrics.count('ended', source);

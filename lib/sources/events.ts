@@ -78,7 +78,7 @@ export function requestedEvent(notice: Notice, rule: NoticeRule, context: EventC
  * (after a restart it may only know the request id, from the node's ledger).
  */
 export function endedEvent(
-  context: EventContext & { readonly provider: Notice['provider'] },
+  context: EventContext & { readonly provider: Notice['provider']; readonly unreadableSince?: string },
   why: string,
   last?: { readonly notice: Notice; readonly rule: NoticeRule },
 ): MaintenanceEndedEvent {
@@ -90,5 +90,6 @@ export function endedEvent(
     target: { nodeName: context.nodeName },
     reason: why.length <= 1024 ? why : `${why.slice(0, 1021)}...`,
     ...(last ? { notice: noticeField(last.notice, last.rule) } : {}),
+    ...(context.unreadableSince ? { unreadableSince: context.unreadableSince } : {}),
   };
 }

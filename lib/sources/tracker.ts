@@ -41,6 +41,8 @@ export type TrackerAction =
       readonly requestId: string;
       readonly why: string;
       readonly last?: { readonly notice: Notice; readonly rule: NoticeRule };
+      /** Ended because the source stayed unreadable: since its first unreadable read (ISO 8601). */
+      readonly unreadableSince?: string;
     }
   | { readonly kind: 'ignore'; readonly requestId: string; readonly notice: Notice; readonly why: string };
 

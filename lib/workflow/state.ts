@@ -34,6 +34,7 @@ export const ResolvedRequestSchema = z.strictObject({
   nodeName: NodeName,
   window: WindowOccurrenceInput.optional(),
   revision: NoticeRevision.optional(),
+  unreadableSince: Instant.optional(),
 });
 
 /** What every task after ResolveTarget receives; `chain` (Admit's) says which execution this one continues. */
