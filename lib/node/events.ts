@@ -19,6 +19,7 @@ export const EVENT_REASONS = [
   'RecordRepaired',
   'AdmissionPaused',
   'NoticeSourceUnreadable',
+  'GracePeriodCut',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

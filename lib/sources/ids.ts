@@ -22,6 +22,7 @@ export const SOURCE_TAGS: Readonly<Record<NoticeSource, string>> = Object.freeze
   'aws-spot-interruption-warning': 'spot',
   'gcp-maintenance-event': 'maintenance-event',
   'gcp-upcoming-maintenance': 'upcoming',
+  'gcp-preempted': 'preempted',
 });
 
 function clean(part: string): string {

@@ -56,6 +56,7 @@ export const SOURCE_LABELS: Readonly<Record<NoticeSource, string>> = Object.free
   'aws-spot-interruption-warning': 'EC2 Spot Instance Interruption Warning',
   'gcp-maintenance-event': 'GCE maintenance-event',
   'gcp-upcoming-maintenance': 'GCE upcoming-maintenance',
+  'gcp-preempted': 'GCE preempted (Spot or preemptible VM)',
 });
 
 /**

@@ -6,11 +6,19 @@ import type { NoticeSource } from '../domain/notice.ts';
 import { DrainbridgeError } from '../errors/index.ts';
 import { parseEc2ScheduledEvents, parseRebalanceRecommendation, parseSpotInstanceAction } from './aws/parse.ts';
 import { parseAzureScheduledEvents } from './azure/parse.ts';
-import { parseGceMaintenanceEvent, parseGceUpcomingMaintenance } from './gcp/parse.ts';
+import { parseGceMaintenanceEvent, parseGcePreempted, parseGceUpcomingMaintenance } from './gcp/parse.ts';
 import { type ParsedDocument, parseJsonText } from './notice.ts';
 
-/** Parses a document read from `source`. `etag` is the GCE answer's ETag (maintenance-event only). */
-export function parseNoticeDocument(source: NoticeSource, text: string | undefined, etag?: string): ParsedDocument {
+/**
+ * Parses a document read from `source`. `etag` is the GCE answer's ETag (maintenance-event only);
+ * `noticedAt`, when a GCE preemption was first read (its 30 s count from then).
+ */
+export function parseNoticeDocument(
+  source: NoticeSource,
+  text: string | undefined,
+  etag?: string,
+  noticedAt: Date = new Date(),
+): ParsedDocument {
   const json = () => (text === undefined ? undefined : parseJsonText(source, text));
   switch (source) {
     case 'azure-scheduled-events':
@@ -25,6 +33,8 @@ export function parseNoticeDocument(source: NoticeSource, text: string | undefin
       return parseGceMaintenanceEvent(text ?? '', etag);
     case 'gcp-upcoming-maintenance':
       return parseGceUpcomingMaintenance(json());
+    case 'gcp-preempted':
+      return parseGcePreempted(text ?? '', noticedAt);
     default:
       throw new DrainbridgeError(`${source} is not a metadata document (it arrives as an EventBridge event)`);
   }

@@ -24,8 +24,8 @@ export const NOTICE_TYPES = {
     'spot-interruption',
     'rebalance-recommendation',
   ],
-  /** GCE `maintenance-event` values, and the `upcoming-maintenance` document. */
-  gcp: ['MIGRATE_ON_HOST_MAINTENANCE', 'TERMINATE_ON_HOST_MAINTENANCE', 'upcoming-maintenance'],
+  /** GCE `maintenance-event` values, the `upcoming-maintenance` document and `preempted` (Spot, preemptible VMs). */
+  gcp: ['MIGRATE_ON_HOST_MAINTENANCE', 'TERMINATE_ON_HOST_MAINTENANCE', 'upcoming-maintenance', 'preempted'],
 } as const satisfies Record<NoticeProvider, readonly string[]>;
 
 export type NoticeType<P extends NoticeProvider = NoticeProvider> = (typeof NOTICE_TYPES)[P][number];
@@ -108,6 +108,10 @@ const GCP: NoticePolicy['gcp'] = Object.freeze({
   MIGRATE_ON_HOST_MAINTENANCE: evacuate('deadline', 'live migration in about 60 s'),
   TERMINATE_ON_HOST_MAINTENANCE: evacuate('deadline', 'the VM stops in about 60 s'),
   'upcoming-maintenance': evacuate('not-before', 'a host maintenance window is scheduled'),
+  preempted: evacuate(
+    'deadline',
+    'the Spot or preemptible VM is stopped 30 s after the notice; grace periods are cut to fit (only read when the preempted source is enabled)',
+  ),
 });
 
 export const DEFAULT_NOTICE_POLICY: NoticePolicy = Object.freeze({ azure: AZURE, aws: AWS, gcp: GCP });

@@ -149,6 +149,14 @@ export const AGENT_SETTINGS = {
       help: 'read the upcoming-maintenance document too',
       readBy: AGENT,
     }),
+    /** Read `preempted` (Spot and preemptible VMs; opt-in, as AWS spot is). */
+    preempted: setting({
+      env: 'DRAINBRIDGE_AGENT_GCP_PREEMPTED',
+      parse: bool,
+      default: 'false',
+      help: 'read the preempted value (Spot and preemptible VMs: 30 s from the notice to the stop)',
+      readBy: AGENT,
+    }),
     upcomingPollSeconds: setting({
       env: 'DRAINBRIDGE_AGENT_GCP_UPCOMING_POLL_SECONDS',
       parse: wholeNumber(5, 86_400),
