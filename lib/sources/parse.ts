@@ -35,7 +35,15 @@ export function parseNoticeDocument(
       return parseGceUpcomingMaintenance(json());
     case 'gcp-preempted':
       return parseGcePreempted(text ?? '', noticedAt);
-    default:
+    case 'aws-health':
+    case 'aws-spot-interruption-warning':
       throw new DrainbridgeError(`${source} is not a metadata document (it arrives as an EventBridge event)`);
+    default:
+      // Every source is a case above: a new one that is not fails to compile here.
+      return unknownSource(source);
   }
+}
+
+function unknownSource(source: never): never {
+  throw new DrainbridgeError(`unknown notice source ${String(source)}`);
 }
