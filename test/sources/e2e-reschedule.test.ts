@@ -138,7 +138,11 @@ describe('rescheduled notices, end to end through the packaged state machines', 
       fake.rescheduleEvent(event.EventId, moved);
       const newStart = moved.toISOString();
 
-      await waitUntil('node-1 is drained', async () => (await phaseOf('node-1')) === 'NodeDrained', 60_000);
+      await waitUntil(
+        'node-1 is drained',
+        () => bus.some((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId),
+        60_000,
+      );
       const drainedAt = bus.find((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId)?.at;
       const cordonedAt = progressOf(bus, requestId, 'NodeCordoned')?.at;
       assert.ok(cordonedAt && drainedAt, 'cordoned and drained');
