@@ -15,7 +15,8 @@ import { createLogger } from '../log/logger.ts';
 import { awsSources } from './aws/source.ts';
 import { AzureSource } from './azure/source.ts';
 import type { AgentConfig } from './config.ts';
-import { type EventContext, endedEvent, requestedEvent } from './events.ts';
+import { SOURCE_DOCUMENT_VERSIONS } from './descriptors.ts';
+import { documentRevisionKey, type EventContext, endedEvent, requestedEvent } from './events.ts';
 import { gcpSources } from './gcp/source.ts';
 import { readNodeHistory } from './history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from './loop.ts';
@@ -121,6 +122,8 @@ class LoopRunner {
    * Kept in memory only: a restarted agent handles the current document in full (level-triggered).
    */
   #handled: { readonly version: string; readonly notices: readonly Notice[] } | undefined;
+  /** The version of the document being handled (Azure DocumentIncarnation, GCE ETag): the revisions name it. */
+  #documentVersion: string | undefined;
   /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
   #lastProblems = new Set<string>();
   #problems = new Set<string>();
@@ -258,6 +261,7 @@ class LoopRunner {
       return;
     }
     this.#handled = undefined;
+    this.#documentVersion = document.version;
     for (const rejected of document.rejected) this.#report(rejected, true);
     const notices = await this.#loop.mine(document.notices, signal, this.#tracker);
     const snapshot = { notices, complete: document.rejected.length === 0 };
@@ -290,6 +294,14 @@ class LoopRunner {
     metrics.count('rescheduled', source);
   }
 
+  /** The revision key of a notice of the document being handled, when its provider versions documents. */
+  #revisionKey(action: TrackerAction): { revisionKey?: string } {
+    const versionName = SOURCE_DOCUMENT_VERSIONS[this.#loop.source];
+    if (action.kind !== 'request' && action.kind !== 'revise') return {};
+    if (!versionName || this.#documentVersion === undefined) return {};
+    return { revisionKey: documentRevisionKey(versionName, this.#documentVersion, action.notice) };
+  }
+
   /** Publishes (or reports) one action; false when it did not go out (tried again at the next read). */
   async #carryOut(action: TrackerAction): Promise<boolean> {
     const { config, logger, metrics, now } = this.#context;
@@ -299,6 +311,7 @@ class LoopRunner {
       nodeName: config.nodeName,
       requester: `drainbridge-node-agent/${config.nodeName}`.slice(0, 256),
       now: now(),
+      ...this.#revisionKey(action),
     };
     try {
       if (action.kind === 'ignore') {

@@ -24,6 +24,11 @@ export interface SourceFacts {
   readonly arrives: 'metadata' | 'event-bus';
   /** Opt-in: read only when the named setting enables it. */
   readonly optIn?: string;
+  /**
+   * What the provider calls the document's version (Azure `DocumentIncarnation`, GCE `ETag`), where it has
+   * one: a notice's revision key names it (lib/sources/events.ts).
+   */
+  readonly documentVersion?: string;
 }
 
 export interface CloudDescriptor<P extends NoticeProvider = NoticeProvider, T extends string = string> {

@@ -34,6 +34,9 @@ export const SOURCE_LABELS = bySource((facts) => facts.label);
 /** Short tags keep request ids readable and under the limit (lib/sources/ids.ts). */
 export const SOURCE_TAGS = bySource((facts) => facts.tag);
 
+/** What each source's provider calls its document's version, where it has one. */
+export const SOURCE_DOCUMENT_VERSIONS = bySource((facts) => facts.documentVersion);
+
 function sourceProblems(cloud: AnyCloud): string[] {
   const sources = Object.entries(cloud.sources) as [string, SourceFacts | undefined][];
   const problems = sources.length === 0 ? ['no source'] : [];

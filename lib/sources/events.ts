@@ -46,6 +46,11 @@ function noticeField(notice: Notice, rule: NoticeRule): NonNullable<MaintenanceR
   };
 }
 
+/** The revision key of a notice read in a versioned document: `DocumentIncarnation 7, NotBefore …`. */
+export function documentRevisionKey(versionName: string, version: string, notice: Notice): string {
+  return `${versionName} ${version}, NotBefore ${notice.notBefore ?? 'none'}`;
+}
+
 /**
  * The notice's revision: the provider's own key (or the start it names: for EC2 the pair EventId +
  * NotBefore, the event id being the request's) and when this publisher saw it. Each publish of a request

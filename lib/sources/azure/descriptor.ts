@@ -10,7 +10,12 @@ export const AZURE_CLOUD = defineCloud({
   ],
   providerIdScheme: 'azure://',
   sources: {
-    'azure-scheduled-events': { label: 'Azure Scheduled Events', tag: 'se', arrives: 'metadata' },
+    'azure-scheduled-events': {
+      label: 'Azure Scheduled Events',
+      tag: 'se',
+      arrives: 'metadata',
+      documentVersion: 'DocumentIncarnation',
+    },
   },
   noticeTypes: ['Freeze', 'Reboot', 'Redeploy', 'Preempt', 'Terminate'],
   policy: {

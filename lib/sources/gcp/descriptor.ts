@@ -10,7 +10,12 @@ export const GCP_CLOUD = defineCloud({
   ],
   providerIdScheme: 'gce://',
   sources: {
-    'gcp-maintenance-event': { label: 'GCE maintenance-event', tag: 'maintenance-event', arrives: 'metadata' },
+    'gcp-maintenance-event': {
+      label: 'GCE maintenance-event',
+      tag: 'maintenance-event',
+      arrives: 'metadata',
+      documentVersion: 'ETag',
+    },
     'gcp-upcoming-maintenance': {
       label: 'GCE upcoming-maintenance',
       tag: 'upcoming',
