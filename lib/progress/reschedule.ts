@@ -4,7 +4,8 @@
  * execution; the Evacuation record says which revision is the live one (`spec.revision`). What an
  * execution does with its request, judged against the record — pure:
  *
- *  - `current`: its revision is the record's (or neither has one): it goes on as before;
+ *  - `current`: its revision is the record's, or it carries none (a request not from a notice: a person
+ *    resuming it with `drainbridge evacuate --request-id`, which must not be taken for a stale one);
  *  - `superseded`: the record has a later revision: it ends before it cordons (the later one plans the start);
  *  - `unchanged`: a later revision with the same start: nothing to plan again, the waiting execution goes on;
  *  - `replan`: a later revision, a new start, the evacuation has not started: this execution becomes the
@@ -57,7 +58,7 @@ function describe(time: string | undefined): string {
 }
 
 function rescheduleOf(request: ResolvedRequest, record: EvacuationObject, now: Date): Reschedule {
-  const from = record.spec.notBefore;
+  const from = currentStartOf(record);
   const to = request.notBefore;
   const started = hasStarted(record);
   const moved = `the maintenance on node ${request.nodeName} moved from ${describe(from)} to ${describe(to)} (${request.revision?.key})`;
@@ -77,6 +78,7 @@ function rescheduleOf(request: ResolvedRequest, record: EvacuationObject, now: D
 /** What an execution of `request` does, given its Evacuation record (see the module comment). */
 export function judgeRevision(request: ResolvedRequest, record: EvacuationObject, now: Date): RevisionVerdict {
   const live = record.spec.revision;
+  if (!request.revision) return { kind: 'current' };
   if (isLaterRevision(live, request.revision)) {
     return {
       kind: 'superseded',
@@ -84,7 +86,7 @@ export function judgeRevision(request: ResolvedRequest, record: EvacuationObject
     };
   }
   if (!isLaterRevision(request.revision, live)) return { kind: 'current' };
-  if (sameInstant(request.notBefore, record.spec.notBefore)) {
+  if (sameInstant(request.notBefore, currentStartOf(record))) {
     return {
       kind: 'unchanged',
       message: `request ${request.requestId}: revision ${request.revision?.key} keeps the start (${describe(request.notBefore)}); nothing to plan again`,

@@ -48,15 +48,27 @@ describe('judgeRevision', () => {
     assert.deepEqual(judgeRevision(request(OLD_START), record('MaintenanceScheduled'), NOW), { kind: 'current' });
   });
 
-  it("an older revision than the record's (or none where the record has one): superseded, naming the live start", () => {
-    for (const stale of [first, undefined]) {
-      const verdict = judgeRevision(request(OLD_START, stale), record('MaintenanceScheduled', second), NOW);
-      assert.equal(verdict.kind, 'superseded');
-      assert.match(
-        verdict.kind === 'superseded' ? verdict.message : '',
-        /was rescheduled .* start 2030-01-24T12:00:00.000Z/,
-      );
-    }
+  it("an older revision than the record's: superseded, naming the live start", () => {
+    const verdict = judgeRevision(request(OLD_START, first), record('MaintenanceScheduled', second), NOW);
+    assert.equal(verdict.kind, 'superseded');
+    assert.match(
+      verdict.kind === 'superseded' ? verdict.message : '',
+      /was rescheduled .* start 2030-01-24T12:00:00.000Z/,
+    );
+  });
+
+  it('a request without a revision (a person resuming it by id) is never taken for a stale one', () => {
+    assert.deepEqual(judgeRevision(request(OLD_START), record('NodeDraining', second), NOW), { kind: 'current' });
+  });
+
+  it('a move already noted as kept, sent again: unchanged (one note per move)', () => {
+    const kept = record('NodeDrained', first);
+    const third = { key: `NotBefore ${NEW_START}`, at: '2030-01-10T11:59:30.000Z' };
+    const verdict = judgeRevision(request(NEW_START, second), kept, NOW);
+    assert.equal(verdict.kind, 'kept');
+    if (verdict.kind !== 'kept') return;
+    const noted = { ...kept, status: { ...kept.status, reschedules: [verdict.reschedule] } };
+    assert.equal(judgeRevision(request(NEW_START, third), noted, NOW).kind, 'unchanged');
   });
 
   it('a later revision with the same start (a resend, a restarted agent): unchanged', () => {
