@@ -9,8 +9,18 @@
  * Behaviour stays in the cloud's own files, reached through exhaustive switches the compiler checks:
  * parsing (lib/sources/parse.ts), the source loops (`sourcesFor`, lib/sources/agent.ts).
  */
+import { z } from 'zod';
 import type { NoticeProvider, NoticeSource } from '../domain/notice.ts';
+import type { SettingReader, SettingTree } from '../settings/setting.ts';
 import type { NoticeRule } from './rules.ts';
+
+/** Who reads a cloud's settings: the node agent (lib/sources/settings.ts groups them per cloud). */
+export const AGENT_READERS: readonly SettingReader[] = ['node-agent'];
+
+/** A metadata service's base URL setting: http(s), no trailing slash. */
+export const metadataBaseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .transform((url) => url.replace(/\/+$/, ''));
 
 /** The sources of one provider: those of NOTICE_SOURCES named `<provider>-…`. */
 export type SourcesOf<P extends NoticeProvider> = Extract<NoticeSource, `${P}-${string}`>;
@@ -37,6 +47,8 @@ export interface CloudDescriptor<P extends NoticeProvider = NoticeProvider, T ex
   readonly docs: readonly string[];
   /** Its nodes' `spec.providerID` prefix (lib/node/resolve.ts keeps the same, checked by the test). */
   readonly providerIdScheme: string;
+  /** Its node agent settings (base URL, opt-in sources, poll times): AGENT_SETTINGS.<provider>. */
+  readonly settings: SettingTree;
   readonly sources: { readonly [S in SourcesOf<P>]: SourceFacts };
   /** Its notice types: the keys of its policy rules (DRAINBRIDGE_NOTICE_POLICY). */
   readonly noticeTypes: readonly T[];
@@ -48,6 +60,7 @@ export interface AnyCloud {
   readonly provider: NoticeProvider;
   readonly docs: readonly string[];
   readonly providerIdScheme: string;
+  readonly settings: SettingTree;
   readonly sources: Readonly<Partial<Record<NoticeSource, SourceFacts>>>;
   readonly noticeTypes: readonly string[];
   readonly policy: Readonly<Record<string, NoticeRule>>;

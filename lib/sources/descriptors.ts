@@ -4,6 +4,7 @@
  * its descriptor and one entry here (docs/development.md, "Add a cloud").
  */
 import { NOTICE_ACTIONS, type NoticeProvider, type NoticeSource } from '../domain/notice.ts';
+import { settingsOf } from '../settings/setting.ts';
 import { AWS_CLOUD } from './aws/descriptor.ts';
 import { AZURE_CLOUD } from './azure/descriptor.ts';
 import type { AnyCloud, CloudDescriptor, SourceFacts } from './descriptor.ts';
@@ -40,10 +41,14 @@ export const SOURCE_DOCUMENT_VERSIONS = bySource((facts) => facts.documentVersio
 function sourceProblems(cloud: AnyCloud): string[] {
   const sources = Object.entries(cloud.sources) as [string, SourceFacts | undefined][];
   const problems = sources.length === 0 ? ['no source'] : [];
+  const variables = new Set(settingsOf(cloud.settings).map((s) => s.env));
   for (const [source, facts] of sources) {
     if (!source.startsWith(`${cloud.provider}-`)) problems.push(`source ${source}: not named ${cloud.provider}-…`);
     if (!facts?.label) problems.push(`source ${source}: no label`);
     if (!facts?.tag) problems.push(`source ${source}: no request-id tag`);
+    const variable = facts?.optIn?.match(/^DRAINBRIDGE_\w+/)?.[0];
+    if (variable && !variables.has(variable))
+      problems.push(`source ${source}: opted in by ${variable}, not a setting of the cloud`);
   }
   return problems;
 }
@@ -67,6 +72,7 @@ function ruleProblems(cloud: AnyCloud): string[] {
 export function missingParts(cloud: AnyCloud): string[] {
   return [
     ...(cloud.docs.length === 0 ? ['no provider page named'] : []),
+    ...(settingsOf(cloud.settings).some((s) => s.env.endsWith('_URL')) ? [] : ['no metadata base URL setting']),
     ...(/^[a-z][a-z0-9+.-]*:\/\/$/.test(cloud.providerIdScheme) ? [] : ['no providerID scheme (`<scheme>://`)']),
     ...sourceProblems(cloud),
     ...ruleProblems(cloud),

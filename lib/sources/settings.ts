@@ -7,12 +7,11 @@ import { NOTICE_PROVIDERS } from '../domain/notice.ts';
 import { NodeName } from '../events/fields.ts';
 import { bool, wholeNumber } from '../settings/parsers.ts';
 import { type SettingReader, setting } from '../settings/setting.ts';
+import { AWS_SETTINGS } from './aws/descriptor.ts';
+import { AZURE_SETTINGS } from './azure/descriptor.ts';
+import { GCP_SETTINGS } from './gcp/descriptor.ts';
 
 const AGENT: readonly SettingReader[] = ['node-agent'];
-
-const baseUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .transform((url) => url.replace(/\/+$/, ''));
 
 /** Every setting of the node agent (`drainbridge forwarder --node-agent`), grouped as AgentConfig is. */
 export const AGENT_SETTINGS = {
@@ -69,100 +68,7 @@ export const AGENT_SETTINGS = {
     help: 'JSON overrides of the notice policy (lib/sources/README.md)',
     readBy: AGENT,
   }),
-  azure: {
-    baseUrl: setting({
-      env: 'DRAINBRIDGE_AGENT_AZURE_URL',
-      parse: baseUrl,
-      default: 'http://169.254.169.254',
-      help: 'Azure IMDS base URL',
-      readBy: AGENT,
-    }),
-    apiVersion: setting({
-      env: 'DRAINBRIDGE_AGENT_AZURE_API_VERSION',
-      parse: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an api-version such as 2020-07-01'),
-      default: '2020-07-01',
-      help: 'Scheduled Events api-version',
-      readBy: AGENT,
-    }),
-    /** Seconds between two checks whether an event may be approved (they read the cluster). */
-    approvalCheckSeconds: setting({
-      env: 'DRAINBRIDGE_AGENT_AZURE_APPROVAL_CHECK_SECONDS',
-      parse: wholeNumber(1, 300),
-      default: '5',
-      help: 'seconds between checks whether an event may be approved',
-      readBy: AGENT,
-    }),
-  },
-  aws: {
-    baseUrl: setting({
-      env: 'DRAINBRIDGE_AGENT_AWS_URL',
-      parse: baseUrl,
-      default: 'http://169.254.169.254',
-      help: 'EC2 IMDS base URL',
-      readBy: AGENT,
-    }),
-    tokenTtlSeconds: setting({
-      env: 'DRAINBRIDGE_AGENT_AWS_TOKEN_TTL_SECONDS',
-      parse: wholeNumber(1, 21_600),
-      default: '3600',
-      help: 'IMDSv2 session token lifetime (1–21600)',
-      readBy: AGENT,
-    }),
-    /** Read the spot `instance-action` notice (opt-in). */
-    spot: setting({
-      env: 'DRAINBRIDGE_AGENT_AWS_SPOT',
-      parse: bool,
-      default: 'false',
-      help: 'read the spot instance-action notice',
-      readBy: AGENT,
-    }),
-    /** Read the rebalance recommendation (opt-in). */
-    rebalance: setting({
-      env: 'DRAINBRIDGE_AGENT_AWS_REBALANCE',
-      parse: bool,
-      default: 'false',
-      help: 'read the rebalance recommendation',
-      readBy: AGENT,
-    }),
-  },
-  gcp: {
-    baseUrl: setting({
-      env: 'DRAINBRIDGE_AGENT_GCP_URL',
-      parse: baseUrl,
-      default: 'http://metadata.google.internal',
-      help: 'GCE metadata server base URL',
-      readBy: AGENT,
-    }),
-    /** `timeout_sec` of the hanging maintenance-event request. */
-    waitSeconds: setting({
-      env: 'DRAINBRIDGE_AGENT_GCP_WAIT_SECONDS',
-      parse: wholeNumber(1, 3600),
-      default: '60',
-      help: '`timeout_sec` of the hanging maintenance-event read',
-      readBy: AGENT,
-    }),
-    /** Read `upcoming-maintenance` too. */
-    upcoming: setting({
-      env: 'DRAINBRIDGE_AGENT_GCP_UPCOMING',
-      parse: bool,
-      default: 'true',
-      help: 'read the upcoming-maintenance document too',
-      readBy: AGENT,
-    }),
-    /** Read `preempted` (Spot and preemptible VMs; opt-in, as AWS spot is). */
-    preempted: setting({
-      env: 'DRAINBRIDGE_AGENT_GCP_PREEMPTED',
-      parse: bool,
-      default: 'false',
-      help: 'read the preempted value (Spot and preemptible VMs: 30 s from the notice to the stop)',
-      readBy: AGENT,
-    }),
-    upcomingPollSeconds: setting({
-      env: 'DRAINBRIDGE_AGENT_GCP_UPCOMING_POLL_SECONDS',
-      parse: wholeNumber(5, 86_400),
-      default: '60',
-      help: 'seconds between reads of upcoming-maintenance',
-      readBy: AGENT,
-    }),
-  },
+  azure: AZURE_SETTINGS,
+  aws: AWS_SETTINGS,
+  gcp: GCP_SETTINGS,
 };

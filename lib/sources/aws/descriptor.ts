@@ -4,8 +4,44 @@
  * scheduled-event `Code`s (Health codes map onto them, eventbridge.ts), spot interruptions and rebalance
  * recommendations.
  */
-import { defineCloud } from '../descriptor.ts';
+import { bool, wholeNumber } from '../../settings/parsers.ts';
+import { setting } from '../../settings/setting.ts';
+import { AGENT_READERS, defineCloud, metadataBaseUrl } from '../descriptor.ts';
 import { evacuate } from '../rules.ts';
+
+/** The node agent's aws settings (AGENT_SETTINGS.aws, lib/sources/settings.ts). */
+export const AWS_SETTINGS = {
+  baseUrl: setting({
+    env: 'DRAINBRIDGE_AGENT_AWS_URL',
+    parse: metadataBaseUrl,
+    default: 'http://169.254.169.254',
+    help: 'EC2 IMDS base URL',
+    readBy: AGENT_READERS,
+  }),
+  tokenTtlSeconds: setting({
+    env: 'DRAINBRIDGE_AGENT_AWS_TOKEN_TTL_SECONDS',
+    parse: wholeNumber(1, 21_600),
+    default: '3600',
+    help: 'IMDSv2 session token lifetime (1–21600)',
+    readBy: AGENT_READERS,
+  }),
+  /** Read the spot `instance-action` notice (opt-in). */
+  spot: setting({
+    env: 'DRAINBRIDGE_AGENT_AWS_SPOT',
+    parse: bool,
+    default: 'false',
+    help: 'read the spot instance-action notice',
+    readBy: AGENT_READERS,
+  }),
+  /** Read the rebalance recommendation (opt-in). */
+  rebalance: setting({
+    env: 'DRAINBRIDGE_AGENT_AWS_REBALANCE',
+    parse: bool,
+    default: 'false',
+    help: 'read the rebalance recommendation',
+    readBy: AGENT_READERS,
+  }),
+};
 
 export const AWS_CLOUD = defineCloud({
   provider: 'aws',
@@ -14,6 +50,7 @@ export const AWS_CLOUD = defineCloud({
     'Reschedule a scheduled event for an EC2 instance (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/reschedule-event.html)',
     'AWS Health events in EventBridge; EC2 Spot Instance interruption notices',
   ],
+  settings: AWS_SETTINGS,
   providerIdScheme: 'aws://',
   sources: {
     'aws-scheduled-events': { label: 'EC2 scheduled events (IMDS)', tag: 'scheduled', arrives: 'metadata' },

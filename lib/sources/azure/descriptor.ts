@@ -1,6 +1,36 @@
 /** Azure: Scheduled Events from the Instance Metadata Service (lib/sources/descriptor.ts says what a descriptor is). */
-import { defineCloud } from '../descriptor.ts';
+
+import { z } from 'zod';
+import { wholeNumber } from '../../settings/parsers.ts';
+import { setting } from '../../settings/setting.ts';
+import { AGENT_READERS, defineCloud, metadataBaseUrl } from '../descriptor.ts';
 import { approved, evacuate, ignore } from '../rules.ts';
+
+/** The node agent's azure settings (AGENT_SETTINGS.azure, lib/sources/settings.ts). */
+export const AZURE_SETTINGS = {
+  baseUrl: setting({
+    env: 'DRAINBRIDGE_AGENT_AZURE_URL',
+    parse: metadataBaseUrl,
+    default: 'http://169.254.169.254',
+    help: 'Azure IMDS base URL',
+    readBy: AGENT_READERS,
+  }),
+  apiVersion: setting({
+    env: 'DRAINBRIDGE_AGENT_AZURE_API_VERSION',
+    parse: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be an api-version such as 2020-07-01'),
+    default: '2020-07-01',
+    help: 'Scheduled Events api-version',
+    readBy: AGENT_READERS,
+  }),
+  /** Seconds between two checks whether an event may be approved (they read the cluster). */
+  approvalCheckSeconds: setting({
+    env: 'DRAINBRIDGE_AGENT_AZURE_APPROVAL_CHECK_SECONDS',
+    parse: wholeNumber(1, 300),
+    default: '5',
+    help: 'seconds between checks whether an event may be approved',
+    readBy: AGENT_READERS,
+  }),
+};
 
 export const AZURE_CLOUD = defineCloud({
   provider: 'azure',
@@ -8,6 +38,7 @@ export const AZURE_CLOUD = defineCloud({
     'Azure Metadata Service: Scheduled Events for Linux VMs (https://learn.microsoft.com/azure/virtual-machines/linux/scheduled-events)',
     'Azure-Samples/scheduled-events-mock-server (main.py): the mock the docs recommend for testing',
   ],
+  settings: AZURE_SETTINGS,
   providerIdScheme: 'azure://',
   sources: {
     'azure-scheduled-events': {

@@ -15,6 +15,7 @@ import { SOURCE_TAGS } from '../../../lib/sources/ids.ts';
 import { NoticeParseError, SOURCE_LABELS } from '../../../lib/sources/notice.ts';
 import { parseNoticeDocument } from '../../../lib/sources/parse.ts';
 import { DEFAULT_NOTICE_POLICY, describePolicy } from '../../../lib/sources/policy.ts';
+import { AGENT_SETTINGS } from '../../../lib/sources/settings.ts';
 
 describe('cloud descriptors', () => {
   it("one per provider, and every source in exactly one (its provider's)", () => {
@@ -39,6 +40,12 @@ describe('cloud descriptors', () => {
     };
     assert.deepEqual(missingParts({ ...gcp, sources: unlabelled }), ['source gcp-preempted: no label']);
     assert.deepEqual(missingParts({ ...gcp, sources: {} }), ['no source']);
+    const { preempted: _setting, ...settings } = CLOUDS.gcp.settings;
+    assert.deepEqual(missingParts({ ...gcp, settings }), [
+      'source gcp-preempted: opted in by DRAINBRIDGE_AGENT_GCP_PREEMPTED, not a setting of the cloud',
+    ]);
+    const { baseUrl: _url, ...noUrl } = CLOUDS.gcp.settings;
+    assert.deepEqual(missingParts({ ...gcp, settings: noUrl }), ['no metadata base URL setting']);
     assert.deepEqual(missingParts({ ...gcp, noticeTypes: gcp.noticeTypes.slice(0, 3) }), [
       'rule preempted: not one of the notice types',
     ]);
@@ -50,6 +57,7 @@ describe('cloud descriptors', () => {
       assert.equal(SOURCE_TAGS[source], facts.tag, source);
     }
     for (const cloud of CLOUD_DESCRIPTORS) {
+      assert.equal(AGENT_SETTINGS[cloud.provider], cloud.settings, `${cloud.provider}: the agent's settings`);
       assert.equal(PROVIDER_ID_SCHEMES[cloud.provider], cloud.providerIdScheme, `${cloud.provider}: resolve.ts agrees`);
       assert.equal(DEFAULT_NOTICE_POLICY[cloud.provider], cloud.policy);
     }
