@@ -6,7 +6,7 @@
 import { BUS_ENDPOINT_SETTINGS } from '../lib/bus/bus-key.ts';
 import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
 import { type FlagCommand, flagSettingsOf } from '../lib/settings/setting.ts';
-import { AGENT_SETTINGS } from '../lib/sources/clouds/settings.ts';
+import { AGENT_SETTINGS } from '../lib/sources/clouds/registry/settings.ts';
 import { FORWARDER_SETTINGS } from '../lib/sources/forwarder/settings.ts';
 import { type FlagSpec, flagValue, type ParsedCommandLine } from './flags.ts';
 

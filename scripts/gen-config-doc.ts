@@ -12,7 +12,7 @@ import { IN_CLUSTER_SETTINGS } from '../lib/clients/kube/http/endpoint.ts';
 import { WORKFLOW_SETTINGS } from '../lib/config/schema.ts';
 import { NOTIFY_SETTINGS } from '../lib/notify/settings.ts';
 import { type Setting, type SettingTree, settingsOf } from '../lib/settings/setting.ts';
-import { AGENT_SETTINGS } from '../lib/sources/clouds/settings.ts';
+import { AGENT_SETTINGS } from '../lib/sources/clouds/registry/settings.ts';
 import { FORWARDER_SETTINGS } from '../lib/sources/forwarder/settings.ts';
 
 export const CONFIGURATION_DOC = new URL('../docs/configuration.md', import.meta.url);

@@ -72,6 +72,21 @@ export interface RequestStatus {
   readonly abortRequestedBy?: string;
   /** A request waiting for its start: when the evacuation starts. */
   readonly startsAt?: string;
+  /**
+   * A cloud notice's request the node agent ended because the notice's source stayed unreadable: since its
+   * first unreadable read, and why (lib/workflow/unreadable-end.ts).
+   */
+  readonly sourceUnreadableEnd?: { readonly since: string; readonly message: string };
+  /**
+   * A cloud notice's request whose start moved (rescheduled): the start it had, the one it has, and what
+   * drainbridge did (lib/progress/reschedule.ts) — the last move the record keeps.
+   */
+  readonly rescheduled?: {
+    readonly from?: string;
+    readonly to?: string;
+    readonly at: string;
+    readonly message: string;
+  };
   readonly restoredAt?: string;
   /** When its record is deleted (DRAINBRIDGE_RECORD_TTL_HOURS after the Restore). */
   readonly expiresAt?: string;
@@ -262,6 +277,14 @@ function drivingFacts(facts: RequestFacts, now: number) {
   };
 }
 
+/** The last move of the notice's start, as the record keeps it. */
+function rescheduledOf(record: EvacuationObject | undefined): Pick<RequestStatus, 'rescheduled'> {
+  const last = record?.status?.reschedules?.at(-1);
+  if (!last) return {};
+  const { from, to, at, message } = last;
+  return { rescheduled: { ...(from ? { from } : {}), ...(to ? { to } : {}), at, message } };
+}
+
 function requestStatus(facts: RequestFacts, now: number, ttlHours: number): RequestStatus {
   const { record, hold, queued } = facts;
   const { state, restoredAt } = stateOf(record, hold !== undefined, queued !== undefined);
@@ -276,6 +299,15 @@ function requestStatus(facts: RequestFacts, now: number, ttlHours: number): Requ
     branches: branchesOf(record),
     ...problemsOf(record),
     ...(start ? { startsAt: start } : {}),
+    ...rescheduledOf(record),
+    ...(record?.status?.sourceUnreadable
+      ? {
+          sourceUnreadableEnd: {
+            since: record.status.sourceUnreadable.since,
+            message: record.status.sourceUnreadable.message,
+          },
+        }
+      : {}),
     ...drivingFacts(facts, now),
     ...(state === 'held' && facts.nodeCordoned === false ? { paused: pausedSentence(facts.node) } : {}),
   };

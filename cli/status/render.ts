@@ -51,6 +51,10 @@ function note(request: RequestStatus): string {
   const notes: string[] = [];
   if (request.paused) notes.push('paused: uncordoned by someone else');
   if (request.startsAt) notes.push(`starts ${request.startsAt}`);
+  if (request.rescheduled) {
+    const { from, to } = request.rescheduled;
+    notes.push(`rescheduled from ${from ?? 'no start'} to ${to ?? 'no start'}`);
+  }
   if (request.abortRequestedBy) notes.push(`abort requested by ${request.abortRequestedBy}`);
   if (request.expiresAt) notes.push(`record expires ${request.expiresAt}`);
   if (request.driving === 'abandoned') notes.push('abandoned: no process drives it');
@@ -98,19 +102,37 @@ function drivingLine(request: RequestStatus): string[] {
   ];
 }
 
-/** Who drives, blockers, waits, failures and aborts: the sentences behind the table. */
+/** What a notice did to the request: ended on an unreadable source, or its start moved. */
+function noticeLines(request: RequestStatus): string[] {
+  const lines: string[] = [];
+  const unreadable = request.sourceUnreadableEnd;
+  if (unreadable)
+    lines.push(`  ended on an unreadable source (unreadable since ${unreadable.since}): ${unreadable.message}`);
+  if (request.rescheduled) lines.push(`  rescheduled at ${request.rescheduled.at}: ${request.rescheduled.message}`);
+  return lines;
+}
+
+/** The sentences about one request that is not restored. */
+function saidOf(request: RequestStatus): string[] {
+  return [
+    ...(request.paused ? [`  paused: ${request.paused}`] : []),
+    ...noticeLines(request),
+    ...request.blockers.map((blocker) => `  blocked: ${blocker}`),
+    ...request.waiting.map((waiting) => `  waiting for: ${waiting}`),
+    ...(request.lastError ? [`  failed: ${request.lastError}`] : []),
+    ...(request.abortRequestedBy ? [`  abort requested by ${request.abortRequestedBy}`] : []),
+    ...drivingLine(request),
+  ];
+}
+
+/**
+ * Who drives, blockers, waits, failures and aborts: the sentences behind the table. A restored request
+ * is said only when its end needs a look (its notice's source stayed unreadable) or its start had moved.
+ */
 function problemLines(report: StatusReport): string[] {
   const lines: string[] = [];
   for (const request of report.requests) {
-    if (request.state === 'restored') continue;
-    const said = [
-      ...(request.paused ? [`  paused: ${request.paused}`] : []),
-      ...request.blockers.map((blocker) => `  blocked: ${blocker}`),
-      ...request.waiting.map((waiting) => `  waiting for: ${waiting}`),
-      ...(request.lastError ? [`  failed: ${request.lastError}`] : []),
-      ...(request.abortRequestedBy ? [`  abort requested by ${request.abortRequestedBy}`] : []),
-      ...drivingLine(request),
-    ];
+    const said = request.state === 'restored' ? noticeLines(request) : saidOf(request);
     if (said.length > 0) lines.push(`${request.requestId} on ${request.node}:`, ...said);
   }
   return lines;

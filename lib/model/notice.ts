@@ -25,6 +25,8 @@ export const NOTICE_SOURCES = [
   'gcp-maintenance-event',
   /** GCE metadata `instance/upcoming-maintenance`. */
   'gcp-upcoming-maintenance',
+  /** GCE metadata `instance/preempted`: a Spot or preemptible VM is being stopped (opt-in). */
+  'gcp-preempted',
 ] as const;
 export type NoticeSource = (typeof NOTICE_SOURCES)[number];
 

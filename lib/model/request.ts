@@ -76,6 +76,19 @@ export interface MaintenanceRequest {
   readonly drain: DrainOptions;
   /** The maintenance window occurrence that asked for it (origin `schedule`). */
   readonly window?: WindowOccurrence;
+  /**
+   * A Restore's request ended by the node agent because the notice's source stayed unreadable: since when
+   * (its first unreadable read). Restore reports it (lib/workflow/unreadable-end.ts).
+   */
+  readonly unreadableSince?: string;
+  /** A cloud notice's request: the notice's revision (a later one moves the start; lib/progress/reschedule.ts). */
+  readonly revision?: NoticeRevision;
+}
+
+/** A notice's revision: the provider's own (`key`) and when the publisher saw it (`at`, ISO 8601; later wins). */
+export interface NoticeRevision {
+  readonly key: string;
+  readonly at: string;
 }
 
 /** The node a request was resolved to, carried with the request after `resolveTarget`. */

@@ -18,6 +18,8 @@ export const EVENT_REASONS = [
   'RecordUnreadable',
   'RecordRepaired',
   'AdmissionPaused',
+  'NoticeSourceUnreadable',
+  'GracePeriodCut',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

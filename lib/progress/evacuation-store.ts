@@ -32,6 +32,7 @@ import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 import { sameJson } from '../util/same-json.ts';
 import { ENDED_LABEL, RESTORED_LABEL } from './expiry.ts';
 import { abortRequestedBy, blockedBlocker, withAbortRequest, withBlocked, withContinueRequest } from './mailboxes.ts';
+import { judgeRevision, type RevisionVerdict, withReschedule } from './reschedule.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -247,6 +248,7 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       ...(request.deadline ? { deadline: request.deadline } : {}),
       ...(request.notBefore ? { notBefore: request.notBefore } : {}),
       ...(request.window ? { window: { ...request.window } } : {}),
+      ...(request.revision ? { revision: { ...request.revision } } : {}),
     };
     try {
       const fresh = newEvacuation(spec);
@@ -339,6 +341,46 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
       const entry = progressEntry(status.branches?.[branch] ?? { version: '0', state: undefined }, report);
       return { ...status, branches: { ...status.branches, [branch]: entry } };
     });
+  }
+
+  /**
+   * A request arriving with a notice revision: judges it against the record (lib/progress/reschedule.ts)
+   * and, for a move, records it in the same conditional write — `replan` makes the request's start and
+   * revision the record's (the live ones), `kept` only notes the move. Judged again on every retry, so two
+   * revisions racing end with the later one live. The record must exist (`ensure` first).
+   */
+  async reviseStart(request: ResolvedRequest, at: Date): Promise<RevisionVerdict> {
+    let verdict: RevisionVerdict = { kind: 'current' };
+    await retryOnConflict(async () => {
+      const record = await this.#get(request.requestId);
+      verdict = record ? judgeRevision(request, record, at) : { kind: 'current' };
+      if (!record || (verdict.kind !== 'replan' && verdict.kind !== 'kept')) return;
+      const status = record.status ?? { branches: {} };
+      const reschedules = withReschedule(status.reschedules, verdict.reschedule);
+      const spec =
+        verdict.kind === 'replan'
+          ? {
+              ...record.spec,
+              ...(request.notBefore ? { notBefore: request.notBefore } : {}),
+              ...(request.revision ? { revision: request.revision } : {}),
+            }
+          : record.spec;
+      const written = await this.#client.replaceEvacuation({ ...record, spec, status: { ...status, reschedules } });
+      this.#tell({ kind: 'written', record: written });
+    });
+    return verdict;
+  }
+
+  /** A request ended because its notice's source stayed unreadable: kept for `status` (an existing record only). */
+  async recordSourceUnreadable(
+    requestId: string,
+    unreadable: { readonly since: string; readonly message: string },
+    at: Date,
+  ): Promise<void> {
+    if (!(await this.#get(requestId))) return;
+    await this.#update(requestId, (status) =>
+      status.sourceUnreadable ? undefined : { ...status, sourceUnreadable: { ...unreadable, at: at.toISOString() } },
+    );
   }
 
   /** Records when the evacuation starts and on what estimate (a request with notBefore). */

@@ -24,7 +24,10 @@ const STARTS: Record<'evacuate' | 'restore', readonly DetailType[]> = {
 /** Input of the accept step: an EventBridge event, or `{ "detail-type", detail }` given by hand. */
 export const AcceptInput = z.looseObject({ 'detail-type': z.string().optional(), detail: z.unknown().optional() });
 
-function asRequested(detailType: DetailType, detail: unknown): MaintenanceRequestedEvent {
+/** A start of either machine as a request; a Maintenance Ended's `unreadableSince` rides along for Restore. */
+type Accepted = MaintenanceRequestedEvent & { readonly unreadableSince?: string };
+
+function asRequested(detailType: DetailType, detail: unknown): Accepted {
   const parsed = parseDetail(detailType, detail, 'detail') as Record<string, unknown> & MaintenanceRequestedEvent;
   if (detailType === DETAIL_TYPES.maintenanceRequested) return parsed;
   const origin =
@@ -37,6 +40,8 @@ function asRequested(detailType: DetailType, detail: unknown): MaintenanceReques
     origin,
     target: parsed.target,
     reason,
+    // A notice's source that stayed unreadable ends the request: Restore reports it (unreadable-end.ts).
+    ...(typeof parsed.unreadableSince === 'string' ? { unreadableSince: parsed.unreadableSince } : {}),
     // A forwarder's drain flags ride on its Node Cordoned (contracts.ts).
     ...(parsed.drain ? { drain: parsed.drain } : {}),
   };
@@ -61,5 +66,7 @@ export function acceptRequest(
   }
   // A bus event carries its source; a hand-made input may leave it out.
   if (event.source !== undefined) parseBusEvent(input);
-  return toMaintenanceRequest(asRequested(detailType as DetailType, event.detail), operatorDrain);
+  const accepted = asRequested(detailType as DetailType, event.detail);
+  const request = toMaintenanceRequest(accepted, operatorDrain);
+  return accepted.unreadableSince ? { ...request, unreadableSince: accepted.unreadableSince } : request;
 }

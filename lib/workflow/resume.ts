@@ -103,6 +103,8 @@ function resumeEvacuation(record: EvacuationObject): ResumeDecision {
       ...(record.spec.notBefore ? { notBefore: record.spec.notBefore } : {}),
       ...(record.spec.deadline ? { deadline: record.spec.deadline } : {}),
       ...(record.spec.window ? { window: record.spec.window } : {}),
+      // The notice's current revision: resumed, the request is the live one, not one superseded.
+      ...(record.spec.revision ? { revision: record.spec.revision } : {}),
     },
   };
 }

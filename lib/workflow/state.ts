@@ -7,6 +7,7 @@ import {
   DrainOptionsInput,
   Instant,
   NodeName,
+  NoticeRevision,
   Origin,
   Reason,
   Requester,
@@ -32,6 +33,8 @@ export const ResolvedRequestSchema = z.strictObject({
   drain: DrainOptions,
   nodeName: NodeName,
   window: WindowOccurrenceInput.optional(),
+  revision: NoticeRevision.optional(),
+  unreadableSince: Instant.optional(),
 });
 
 /** What every task after ResolveTarget receives; `chain` (Admit's) says which execution this one continues. */

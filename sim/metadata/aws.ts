@@ -6,6 +6,7 @@
  * `instance-action` and the rebalance recommendation (404 while there is none).
  */
 import { randomBytes } from 'node:crypto';
+import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
 import { FakeHttpServer, type FakeReply, type RecordedRequest } from './http.ts';
 
 export const TOKEN_PATH = '/latest/api/token';
@@ -62,6 +63,30 @@ export class FakeEc2Metadata {
 
   setScheduledEvents(events: readonly Ec2ScheduledEvent[]): void {
     this.#scheduled = structuredClone([...events]);
+  }
+
+  /**
+   * ModifyInstanceEventStartTime as EC2 documents it ("Reschedule a scheduled event for an EC2 instance",
+   * https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/reschedule-event.html): the same EventId gets a new
+   * NotBefore. Refused (thrown) as EC2 refuses it: an event that has started or starts within 5 minutes,
+   * a new start less than 60 minutes from now, or one past the event's deadline (NotBeforeDeadline, which
+   * the IMDS document does not show; given here when the test wants it checked). The window keeps its
+   * length: NotAfter moves with NotBefore.
+   */
+  rescheduleEvent(eventId: string, notBefore: Date, deadline?: Date): void {
+    const event = this.#scheduled.find((e) => e.EventId === eventId);
+    if (!event) throw new Error(`no scheduled event ${eventId}`);
+    const now = this.#now();
+    const start = Date.parse(event.NotBefore);
+    if (event.State !== 'active' || start - now < 5 * 60_000) {
+      throw new Error(`event ${eventId} has started or starts within 5 minutes: it cannot be rescheduled`);
+    }
+    if (notBefore.getTime() - now < 60 * 60_000) throw new Error('the new start must be at least 60 minutes from now');
+    if (deadline && notBefore.getTime() > deadline.getTime())
+      throw new Error('the new start is past NotBeforeDeadline');
+    const shift = notBefore.getTime() - start;
+    event.NotBefore = formatEc2ImdsDate(notBefore);
+    if (event.NotAfter) event.NotAfter = formatEc2ImdsDate(new Date(Date.parse(event.NotAfter) + shift));
   }
 
   /** `{ action, time }`, or undefined for none (404). */

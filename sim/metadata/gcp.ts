@@ -4,13 +4,17 @@
  * value alone, as the real server's appears to be (so the same value again has the same ETag again);
  * `etag: 'version'` makes it a hash of the change count instead — `wait_for_change=true`
  * hanging until the value changes (at once when `last_etag` is given and differs; at `timeout_sec` with
- * the value unchanged), and `upcoming-maintenance?alt=json` (404 where the VM has none).
+ * the value unchanged), and `upcoming-maintenance?alt=json` (404 where the VM has none). `preempted`
+ * (Spot and preemptible VMs: `FALSE`, then `TRUE` from the preemption notice — "Create and use preemptible
+ * VMs", https://cloud.google.com/compute/docs/instances/create-use-preemptible) is served the same way
+ * as maintenance-event, with its own value and ETag.
  */
 import { createHash } from 'node:crypto';
 import { FakeHttpServer, type FakeReply, type RecordedRequest } from './http.ts';
 
 export const MAINTENANCE_EVENT_PATH = '/computeMetadata/v1/instance/maintenance-event';
 export const UPCOMING_PATH = '/computeMetadata/v1/instance/upcoming-maintenance';
+export const PREEMPTED_PATH = '/computeMetadata/v1/instance/preempted';
 
 /** The longest a hanging request waits without `timeout_sec`. */
 const DEFAULT_WAIT_SECONDS = 300;
@@ -25,6 +29,7 @@ export class FakeGceMetadata {
   readonly server: FakeHttpServer;
   #value = 'NONE';
   #version = 0;
+  #preempted = 'FALSE';
   /** A document, `undefined` for 404, or raw text. */
   #upcoming: { kind: 'json'; value: unknown } | { kind: 'raw'; text: string } | undefined = {
     kind: 'json',
@@ -75,6 +80,18 @@ export class FakeGceMetadata {
     for (const wake of [...this.#waiters]) wake();
   }
 
+  /** Sets the preempted value (`TRUE` at the preemption notice; any text, to test malformed values) and wakes waiting requests. */
+  setPreempted(value: string): void {
+    if (value === this.#preempted) return;
+    this.#preempted = value;
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /** The preempted value's ETag: a hash of the value, as maintenance-event's by default. */
+  get preemptedEtag(): string {
+    return createHash('sha256').update(`preempted:${this.#preempted}`).digest('hex').slice(0, 16);
+  }
+
   /** The upcoming-maintenance document (`{}` for nothing scheduled); `undefined`: 404. */
   setUpcomingMaintenance(document: unknown): void {
     this.#upcoming = document === undefined ? undefined : { kind: 'json', value: structuredClone(document) };
@@ -84,8 +101,8 @@ export class FakeGceMetadata {
     this.#upcoming = { kind: 'raw', text };
   }
 
-  private reply(status: number, body: string): FakeReply {
-    return { status, headers: { 'Metadata-Flavor': 'Google', ETag: this.etag, 'Content-Type': 'text/plain' }, body };
+  private reply(status: number, body: string, etag = this.etag): FakeReply {
+    return { status, headers: { 'Metadata-Flavor': 'Google', ETag: etag, 'Content-Type': 'text/plain' }, body };
   }
 
   private async handle(request: RecordedRequest, stopping: AbortSignal): Promise<FakeReply> {
@@ -99,24 +116,34 @@ export class FakeGceMetadata {
         this.#upcoming.kind === 'raw' ? this.#upcoming.text : JSON.stringify(this.#upcoming.value),
       );
     }
+    if (request.path === PREEMPTED_PATH) {
+      if (request.query.wait_for_change === 'true')
+        await this.waitForChange(request, stopping, () => this.preemptedEtag);
+      return this.reply(200, this.#preempted, this.preemptedEtag);
+    }
     if (request.path !== MAINTENANCE_EVENT_PATH) return this.reply(404, 'Not Found');
-    if (request.query.wait_for_change === 'true') await this.waitForChange(request, stopping);
+    if (request.query.wait_for_change === 'true') await this.waitForChange(request, stopping, () => this.etag);
     return this.reply(200, this.#value);
   }
 
-  private async waitForChange(request: RecordedRequest, stopping: AbortSignal): Promise<void> {
+  /** Waits until the value whose ETag `etagNow` reads changes (a change of the other value does not end it). */
+  private async waitForChange(request: RecordedRequest, stopping: AbortSignal, etagNow: () => string): Promise<void> {
+    const started = etagNow();
     const last = request.query.last_etag;
-    if (last !== undefined && last !== this.etag) return;
+    if (last !== undefined && last !== started) return;
     const seconds = Number(request.query.timeout_sec ?? DEFAULT_WAIT_SECONDS);
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.#waiters.delete(done);
+        this.#waiters.delete(wake);
         stopping.removeEventListener('abort', done);
         resolve();
       };
+      const wake = () => {
+        if (etagNow() !== started) done();
+      };
       const timer = setTimeout(done, Math.max(0, seconds) * 1000);
-      this.#waiters.add(done);
+      this.#waiters.add(wake);
       stopping.addEventListener('abort', done, { once: true });
     });
   }

@@ -300,6 +300,38 @@ describe('node agent: Azure Scheduled Events', () => {
     }
   });
 
+  it('NotBefore moved under one EventId (a new incarnation): the request again, its revision naming the incarnation', async () => {
+    await freshFake();
+    const event = reboot([VMSS_0]);
+    fake.putEvent(event);
+    const running = runAgent(config('node-1'), cluster.kube);
+    try {
+      await waitUntil('requested', () => running.publisher.of('Maintenance Requested').length === 1);
+      const firstIncarnation = fake.incarnation;
+      const moved = formatRfc1123(new Date(Date.now() + 5 * 60_000));
+      fake.setEvents([{ ...event, NotBefore: moved }]);
+      await waitUntil('requested again', () => running.publisher.of('Maintenance Requested').length === 2);
+      const [first, second] = running.publisher.of('Maintenance Requested') as {
+        requestId: string;
+        notBefore: string;
+        revision: { key: string; at: string };
+      }[];
+      assert.equal(second?.requestId, first?.requestId, 'the same request, not a second one');
+      assert.equal(Date.parse(second?.notBefore ?? ''), Date.parse(moved));
+      assert.match(first?.revision.key ?? '', new RegExp(`^DocumentIncarnation ${firstIncarnation}, NotBefore `));
+      assert.match(second?.revision.key ?? '', new RegExp(`^DocumentIncarnation ${fake.incarnation}, NotBefore `));
+      assert.ok(Date.parse(second?.revision.at ?? '') > Date.parse(first?.revision.at ?? ''), 'a later revision');
+      assert.ok(running.logger.has('maintenance rescheduled', (extra) => extra.requestId === first?.requestId));
+      assert.equal(running.metrics.get('rescheduled', 'azure-scheduled-events'), 1);
+      // Read again unchanged: not published a third time.
+      const before = reads();
+      await waitUntil('three more reads', () => reads() >= before + 3);
+      assert.equal(running.publisher.of('Maintenance Requested').length, 2);
+    } finally {
+      await running.agent.stop();
+    }
+  });
+
   it('stops when its signal aborts: every loop ends', async () => {
     await freshFake();
     const controller = new AbortController();

@@ -7,6 +7,7 @@
 import type { V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { KubeClient } from '../../clients/kube/client.ts';
 import { apiStatusOf } from '../../clients/kube/errors.ts';
+import { podKey } from '../../clients/kube/paths.ts';
 import { DeadlineExceeded, EvacuationCancelled, EvacuationFailed } from '../../errors/index.ts';
 import type { PassInput, PassResult, ProgressStore, ReconcilePass } from '../../model/pass.ts';
 import type { Blocker } from '../../model/plan.ts';
@@ -18,6 +19,7 @@ import type { ProgressRecorder } from '../../progress/evacuation-store.ts';
 import { sameJson } from '../../util/same-json.ts';
 import type { PodBranch } from './branch-filters.ts';
 import { gateByBudgets } from './budget-gate.ts';
+import { fitGrace, graceCutMessage } from './grace-fit.ts';
 import { NodeView } from './node-view.ts';
 import { describeBudgets } from './observe.ts';
 import { budgetsCovering, classifyEvictionStatus, type EvictionOutcome } from './refusals.ts';
@@ -380,9 +382,10 @@ class EvictionPass implements ReconcilePass {
       }
     }
     const concurrency = Math.max(1, this.#settings.concurrency ?? DEFAULT_EVICTION_CONCURRENCY);
+    const cuts: GraceCut[] = [];
     for (let start = 0; start < pods.length; start += concurrency) {
       const chunk = pods.slice(start, start + concurrency);
-      const outcomes = await Promise.all(chunk.map((pod) => this.#evictOne(pod, input.request)));
+      const outcomes = await Promise.all(chunk.map((pod) => this.#evictOne(pod, input, cuts)));
       for (const [index, outcome] of outcomes.entries()) {
         const pod = chunk[index] as V1Pod;
         if (outcome.kind === 'evicted') accepted++;
@@ -390,11 +393,23 @@ class EvictionPass implements ReconcilePass {
         state = recordOutcome(state, pod, outcome, { now: input.now, budgets: budgetText(outcome, pod, involved) });
       }
     }
+    await this.#reportGraceCuts(input, cuts);
     return { state, accepted };
   }
 
-  async #evictOne(pod: V1Pod, request: ResolvedRequest): Promise<EvictionOutcome> {
-    const grace = request.drain.gracePeriodSeconds;
+  /** A node Event naming the pods whose grace periods were cut to fit the deadline (best effort). */
+  async #reportGraceCuts(input: PassInput, cuts: readonly GraceCut[]): Promise<void> {
+    if (cuts.length === 0) return;
+    const node = await readNodeOrFail(this.#client, input.request.nodeName);
+    const message = graceCutMessage(input.request, cuts);
+    await emitNodeEvent(this.#client, node, { reason: 'GracePeriodCut', message, type: 'Warning' }, input.now);
+  }
+
+  async #evictOne(pod: V1Pod, input: PassInput, cuts: GraceCut[]): Promise<EvictionOutcome> {
+    const { request } = input;
+    const fit = fitGrace(pod, request, input.now);
+    const grace = fit.seconds;
+    if (fit.cutFrom !== undefined) cuts.push({ pod: podKey(pod), from: fit.cutFrom, to: fit.seconds });
     try {
       if (request.drain.disableEviction) await this.#client.deletePod(pod, grace);
       else await this.#client.evictPod(pod, { gracePeriodSeconds: grace });
@@ -405,6 +420,13 @@ class EvictionPass implements ReconcilePass {
       return classifyEvictionStatus(status);
     }
   }
+}
+
+/** A pod whose grace period was cut to fit the request's deadline. */
+interface GraceCut {
+  readonly pod: string;
+  readonly from: number;
+  readonly to: number;
 }
 
 function budgetText(outcome: EvictionOutcome, pod: V1Pod, budgets: readonly V1PodDisruptionBudget[]): string {

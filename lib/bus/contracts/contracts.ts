@@ -11,6 +11,7 @@ import {
   DrainOptionsInput,
   Instant,
   NodeName,
+  NoticeRevision,
   Origin,
   Reason,
   Requester,
@@ -68,6 +69,11 @@ export const MaintenanceRequested = z
     drain: DrainOptionsInput.optional(),
     /** Optional (added in 1 without a version change): the cloud notice this request came from. */
     notice: CloudNotice.optional(),
+    /**
+     * Optional (added in 1): the notice's revision. The same requestId with a later revision moves the
+     * pending request's start (a rescheduled notice), it starts no second evacuation.
+     */
+    revision: NoticeRevision.optional(),
     /** Optional (added in 1): the maintenance window occurrence that asked (lib/sources/windows/). */
     window: WindowOccurrenceInput.optional(),
   })
@@ -85,6 +91,13 @@ export const MaintenanceEnded = z.strictObject({
   reason: Reason.optional(),
   /** Optional: the cloud notice whose end this is (same fields as in the request). */
   notice: CloudNotice.optional(),
+  /**
+   * Optional (added in 1): the notice's source has been unreadable since then (its first unreadable
+   * read). The request ends because the source stayed unreadable past the notice's end or the configured
+   * limit, not because the notice is over: Restore says so on the node (a Warning Event), in the record
+   * and in `drainbridge status`.
+   */
+  unreadableSince: Instant.optional(),
 });
 
 /**

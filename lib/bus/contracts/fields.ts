@@ -115,6 +115,17 @@ export const CloudNotice = z.strictObject({
   action: z.enum(NOTICE_ACTIONS, { error: `must be one of ${NOTICE_ACTIONS.join(', ')}` }),
 });
 
+/**
+ * Which version of a cloud notice a request carries: the provider's own revision (`key`: Azure's
+ * DocumentIncarnation, GCE's ETag, EC2's EventId + NotBefore, AWS Health's lastUpdatedTime) and when the
+ * publisher saw it (`at`). A request re-published under the same requestId with a later `at` is a
+ * reschedule: the workflow plans the pending evacuation again (lib/progress/reschedule.ts).
+ */
+export const NoticeRevision = z.strictObject({
+  key: z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters'),
+  at: Instant,
+});
+
 /** A maintenance window's name: also part of request ids and of its schedules' names. */
 export const WindowName = z
   .string()

@@ -28,5 +28,6 @@ export function toMaintenanceRequest(
     ...(event.deadline ? { deadline: event.deadline } : {}),
     drain: resolveDrainOptions(event.origin, operatorDrain, event.drain),
     ...(event.window ? { window: { ...event.window } } : {}),
+    ...(event.revision ? { revision: { ...event.revision } } : {}),
   };
 }

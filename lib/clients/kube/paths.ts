@@ -39,6 +39,11 @@ export interface EvacuationObject {
     notBefore?: string;
     /** A window's request: its occurrence (a resumed request is started within it only). */
     window?: WindowOccurrence;
+    /**
+     * A cloud notice's request: the revision of the notice that `notBefore` is from. An execution whose
+     * request carries an older one was superseded by a reschedule (lib/progress/reschedule.ts).
+     */
+    revision?: { key: string; at: string };
   };
   status?: EvacuationStatus;
 }
@@ -138,6 +143,27 @@ export interface EvacuationStatus {
   continueRequested?: { executionId: string; at: string };
   /** A request with notBefore: when its evacuation starts and on what estimate (lib/workflow/start-time.ts). */
   start?: EvacuationStart;
+  /**
+   * Ended by the node agent because the notice's source stayed unreadable past the notice's end or the
+   * limit: since its first unreadable read, and the agent's sentence (lib/workflow/unreadable-end.ts).
+   */
+  sourceUnreadable?: { since: string; message: string; at: string };
+  /** The notice's start as it moved, latest last (at most a few): `drainbridge status` shows the last one. */
+  reschedules?: Reschedule[];
+}
+
+/** A cloud notice's start moved (same request, a later revision): from when to when, and what was done. */
+export interface Reschedule {
+  /** The notBefore the request had, and the one it has now (absent when the notice has none any more). */
+  from?: string;
+  to?: string;
+  /** The revision that moved it (the provider's key) and when drainbridge recorded it. */
+  revision: string;
+  at: string;
+  /** `replanned`: the evacuation had not started and waits for the new start; `kept`: it had, the node stays drained. */
+  outcome: 'replanned' | 'kept';
+  /** One sentence for `drainbridge status`. */
+  message: string;
 }
 
 /** The start time of an evacuation and its estimate, as the Evacuation record keeps it. */

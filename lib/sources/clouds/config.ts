@@ -11,7 +11,7 @@ import { NOTICE_ACTIONS, NOTICE_PROVIDERS, type NoticeProvider } from '../../mod
 import type { DrainOptions } from '../../model/request.ts';
 import { envSchemaOf, textsOf, type ValuesOf, valuesOf } from '../../settings/setting.ts';
 import { DEFAULT_NOTICE_POLICY, NOTICE_TIMINGS, NOTICE_TYPES, type NoticePolicy, type NoticeRule } from './policy.ts';
-import { AGENT_SETTINGS } from './settings.ts';
+import { AGENT_SETTINGS } from './registry/settings.ts';
 
 type DeclaredAgentConfig = ValuesOf<typeof AGENT_SETTINGS>;
 

@@ -7,22 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { NoticeSource } from '../../model/notice.ts';
+import { SOURCE_TAGS } from './registry/descriptors.ts';
 
 /** The RequestId contract: at most 128 characters of `A-Za-z0-9._:@/-`. */
 const MAX_LENGTH = 128;
 const NOT_ALLOWED = /[^A-Za-z0-9._@/-]/g;
 
-/** Short tags keep ids readable and under the limit. */
-export const SOURCE_TAGS: Readonly<Record<NoticeSource, string>> = Object.freeze({
-  'azure-scheduled-events': 'se',
-  'aws-scheduled-events': 'scheduled',
-  'aws-spot-instance-action': 'spot',
-  'aws-rebalance-recommendation': 'rebalance',
-  'aws-health': 'health',
-  'aws-spot-interruption-warning': 'spot',
-  'gcp-maintenance-event': 'maintenance-event',
-  'gcp-upcoming-maintenance': 'upcoming',
-});
+/** Short tags keep ids readable and under the limit: from the clouds' descriptors (descriptors.ts). */
+export { SOURCE_TAGS };
 
 function clean(part: string): string {
   return part.replace(NOT_ALLOWED, '-');

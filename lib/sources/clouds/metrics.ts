@@ -10,6 +10,8 @@ export const NOTICE_COUNTERS = {
   parseErrors: 'drainbridge_notice_parse_errors_total',
   /** Maintenance Requested published for a notice. */
   requested: 'drainbridge_notice_requests_total',
+  /** Maintenance Requested published again because the notice's start moved (rescheduled). */
+  rescheduled: 'drainbridge_notice_reschedules_total',
   /** Maintenance Ended published (the notice completed, was cancelled or disappeared). */
   ended: 'drainbridge_notice_ends_total',
   /** A notice the policy ignores. */

@@ -13,6 +13,10 @@ export interface EventContext {
   /** Who asks: `drainbridge-node-agent/<node>`, `drainbridge-aws-notices`. */
   readonly requester: string;
   readonly now: Date;
+  /** The provider's revision of the notice, when the caller has one (AWS Health's lastUpdatedTime); else `NotBefore <time>`. */
+  readonly revisionKey?: string;
+  /** When the provider sent this version (an EventBridge event's `time`: resends are ordered by it); else `now`. */
+  readonly revisionAt?: Date;
 }
 
 function later(time: string | undefined, than: number): string | undefined {
@@ -42,6 +46,21 @@ function noticeField(notice: Notice, rule: NoticeRule): NonNullable<MaintenanceR
   };
 }
 
+/** The revision key of a notice read in a versioned document: `DocumentIncarnation 7, NotBefore …`. */
+export function documentRevisionKey(versionName: string, version: string, notice: Notice): string {
+  return `${versionName} ${version}, NotBefore ${notice.notBefore ?? 'none'}`;
+}
+
+/**
+ * The notice's revision: the provider's own key (or the start it names: for EC2 the pair EventId +
+ * NotBefore, the event id being the request's) and when this publisher saw it. Each publish of a request
+ * carries one, so a re-publish after a reschedule is later than the first (lib/progress/reschedule.ts).
+ */
+export function revisionOf(notice: Notice, context: EventContext): NonNullable<MaintenanceRequestedEvent['revision']> {
+  const key = context.revisionKey ?? `NotBefore ${notice.notBefore ?? 'none'}`;
+  return { key: key.slice(0, 512), at: (context.revisionAt ?? context.now).toISOString() };
+}
+
 /** The Maintenance Requested detail for a notice the policy evacuates for. */
 export function requestedEvent(notice: Notice, rule: NoticeRule, context: EventContext): MaintenanceRequestedEvent {
   const drain = Object.keys(rule.drain).length > 0 ? { drain: { ...rule.drain } } : {};
@@ -55,6 +74,7 @@ export function requestedEvent(notice: Notice, rule: NoticeRule, context: EventC
     ...requestTimes(notice, rule, context.now),
     ...drain,
     notice: noticeField(notice, rule),
+    revision: revisionOf(notice, context),
   };
 }
 
@@ -63,7 +83,7 @@ export function requestedEvent(notice: Notice, rule: NoticeRule, context: EventC
  * (after a restart it may only know the request id, from the node's ledger).
  */
 export function endedEvent(
-  context: EventContext & { readonly provider: Notice['provider'] },
+  context: EventContext & { readonly provider: Notice['provider']; readonly unreadableSince?: string },
   why: string,
   last?: { readonly notice: Notice; readonly rule: NoticeRule },
 ): MaintenanceEndedEvent {
@@ -75,5 +95,6 @@ export function endedEvent(
     target: { nodeName: context.nodeName },
     reason: why.length <= 1024 ? why : `${why.slice(0, 1021)}...`,
     ...(last ? { notice: noticeField(last.notice, last.rule) } : {}),
+    ...(context.unreadableSince ? { unreadableSince: context.unreadableSince } : {}),
   };
 }

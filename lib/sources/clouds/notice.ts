@@ -6,6 +6,7 @@
 
 import { type FieldProblem, InvalidInput } from '../../errors/index.ts';
 import type { NoticeProvider, NoticeSource } from '../../model/notice.ts';
+import { SOURCE_LABELS } from './registry/descriptors.ts';
 
 /** Where a notice is in its life: announced, under way, or over (completed or canceled). */
 export const NOTICE_STATUSES = ['scheduled', 'started', 'ended'] as const;
@@ -47,17 +48,8 @@ export interface ParsedDocument {
   readonly version?: string;
 }
 
-/** What a document is, for messages. */
-export const SOURCE_LABELS: Readonly<Record<NoticeSource, string>> = Object.freeze({
-  'azure-scheduled-events': 'Azure Scheduled Events',
-  'aws-scheduled-events': 'EC2 scheduled events (IMDS)',
-  'aws-spot-instance-action': 'EC2 spot instance-action (IMDS)',
-  'aws-rebalance-recommendation': 'EC2 rebalance recommendation (IMDS)',
-  'aws-health': 'AWS Health event',
-  'aws-spot-interruption-warning': 'EC2 Spot Instance Interruption Warning',
-  'gcp-maintenance-event': 'GCE maintenance-event',
-  'gcp-upcoming-maintenance': 'GCE upcoming-maintenance',
-});
+/** What a document is, for messages: from the clouds' descriptors (descriptors.ts). */
+export { SOURCE_LABELS };
 
 /**
  * A provider document (or one event in it) that is malformed or unexpected. Names every bad field; the

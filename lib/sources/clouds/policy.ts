@@ -4,113 +4,30 @@
  * approved once drainbridge drained for it. Plain data, so `drainbridge plan` can show it; operators
  * override any part of it with DRAINBRIDGE_NOTICE_POLICY (lib/sources/clouds/config.ts).
  */
-import type { NoticeAction, NoticeProvider } from '../../model/notice.ts';
+import type { NoticeProvider } from '../../model/notice.ts';
 import type { DrainOptions } from '../../model/request.ts';
+import { NOTICE_TIMINGS, type NoticeRule, type NoticeTiming } from './contract/rules.ts';
+import { CLOUDS } from './registry/descriptors.ts';
 
-/** The notice types of each provider: the keys of its policy rules. */
-export const NOTICE_TYPES = {
-  /** Azure Scheduled Events `EventType`. */
-  azure: ['Freeze', 'Reboot', 'Redeploy', 'Preempt', 'Terminate'],
-  /**
-   * EC2: the IMDS scheduled-event `Code`s (AWS Health codes map onto them, see aws/health.ts), spot
-   * interruptions (IMDS `instance-action`, EventBridge warning) and rebalance recommendations.
-   */
-  aws: [
-    'system-reboot',
-    'system-maintenance',
-    'instance-reboot',
-    'instance-retirement',
-    'instance-stop',
-    'spot-interruption',
-    'rebalance-recommendation',
-  ],
-  /** GCE `maintenance-event` values, and the `upcoming-maintenance` document. */
-  gcp: ['MIGRATE_ON_HOST_MAINTENANCE', 'TERMINATE_ON_HOST_MAINTENANCE', 'upcoming-maintenance'],
-} as const satisfies Record<NoticeProvider, readonly string[]>;
+/** The notice types of each provider: the keys of its policy rules, from the clouds' descriptors (descriptors.ts). */
+export const NOTICE_TYPES = Object.freeze({
+  azure: CLOUDS.azure.noticeTypes,
+  aws: CLOUDS.aws.noticeTypes,
+  gcp: CLOUDS.gcp.noticeTypes,
+}) satisfies Record<NoticeProvider, readonly string[]>;
 
 export type NoticeType<P extends NoticeProvider = NoticeProvider> = (typeof NOTICE_TYPES)[P][number];
 
-/**
- * How the notice's time is used:
- *  - `not-before`: it becomes the request's `notBefore` (the workflow starts early enough to finish
- *    before it) and the notice's end, when given, the request's `deadline`;
- *  - `deadline`: the request starts at once and gives up at that time (notices that leave minutes or
- *    seconds, where waiting for anything would be wrong).
- */
-export const NOTICE_TIMINGS = ['not-before', 'deadline'] as const;
-export type NoticeTiming = (typeof NOTICE_TIMINGS)[number];
-
-export interface NoticeRule {
-  readonly action: NoticeAction;
-  readonly timing: NoticeTiming;
-  /** Azure only: POST StartRequests once every resource the event lists is on a node drainbridge drained for it. */
-  readonly approveWhenDrained: boolean;
-  /**
-   * Drain options the request carries, set by the operator (DRAINBRIDGE_NOTICE_POLICY, the node agent's drain
-   * flags): they win over the evacuating process's settings and the origin's defaults, field by field.
-   */
-  readonly drain: Partial<DrainOptions>;
-  /** Why the default is what it is (shown by `plan`). */
-  readonly why: string;
-}
+export { NOTICE_TIMINGS, type NoticeRule, type NoticeTiming };
 
 export type NoticePolicy = { readonly [P in NoticeProvider]: Readonly<Record<NoticeType<P>, NoticeRule>> };
 
-/**
- * The built-in rules carry no drain options: the request's origin (aws, azure, gcp) decides them as AWS
- * NTH does (lib/model/drain-defaults.ts; docs/drain-defaults.md), below the operator's settings. An
- * operator who wants kubectl's refusal back for a notice type whose node comes back (a reboot, a live
- * migration) sets it here, e.g. `{"aws":{"instance-reboot":{"drain":{"deleteEmptyDirData":false}}}}`.
- */
-const ORIGIN_DEFAULTS: Partial<DrainOptions> = Object.freeze({});
-
-function evacuate(timing: NoticeTiming, why: string): NoticeRule {
-  return Object.freeze({ action: 'evacuate', timing, approveWhenDrained: false, drain: ORIGIN_DEFAULTS, why });
-}
-
-/** Azure: the event is approved once drainbridge drained every node it lists. */
-function approved(rule: NoticeRule): NoticeRule {
-  return Object.freeze({ ...rule, approveWhenDrained: true });
-}
-
-function ignore(why: string): NoticeRule {
-  return Object.freeze({
-    action: 'ignore',
-    timing: 'not-before',
-    approveWhenDrained: false,
-    drain: ORIGIN_DEFAULTS,
-    why,
-  });
-}
-
-const AZURE: NoticePolicy['azure'] = Object.freeze({
-  Freeze: ignore('a pause of seconds (memory-preserving); draining would cost more than it saves'),
-  Reboot: approved(evacuate('not-before', 'the VM reboots; local disks are kept')),
-  Redeploy: approved(evacuate('not-before', 'the VM moves to another host; ephemeral disks are lost')),
-  Preempt: approved(evacuate('deadline', 'the Spot VM is deleted in about 30 s')),
-  Terminate: approved(evacuate('not-before', 'the VM is deleted')),
+/** Each provider's default rules, from its descriptor (lib/sources/clouds/<cloud>/descriptor.ts). */
+export const DEFAULT_NOTICE_POLICY: NoticePolicy = Object.freeze({
+  azure: CLOUDS.azure.policy,
+  aws: CLOUDS.aws.policy,
+  gcp: CLOUDS.gcp.policy,
 });
-
-const AWS: NoticePolicy['aws'] = Object.freeze({
-  'system-reboot': evacuate('not-before', 'the host reboots'),
-  'system-maintenance': evacuate('not-before', 'power or network maintenance of the host'),
-  'instance-reboot': evacuate('not-before', 'the instance reboots'),
-  'instance-retirement': evacuate('not-before', 'the instance is stopped or terminated for good'),
-  'instance-stop': evacuate('not-before', 'the instance stops; instance-store data is lost'),
-  'spot-interruption': evacuate('deadline', 'two minutes before the spot instance goes'),
-  'rebalance-recommendation': evacuate(
-    'deadline',
-    'an interruption is likely soon (only read when the rebalance source is enabled)',
-  ),
-});
-
-const GCP: NoticePolicy['gcp'] = Object.freeze({
-  MIGRATE_ON_HOST_MAINTENANCE: evacuate('deadline', 'live migration in about 60 s'),
-  TERMINATE_ON_HOST_MAINTENANCE: evacuate('deadline', 'the VM stops in about 60 s'),
-  'upcoming-maintenance': evacuate('not-before', 'a host maintenance window is scheduled'),
-});
-
-export const DEFAULT_NOTICE_POLICY: NoticePolicy = Object.freeze({ azure: AZURE, aws: AWS, gcp: GCP });
 
 /** The rule for a notice; undefined for a key the policy does not know (the parsers never produce one). */
 export function ruleFor(policy: NoticePolicy, provider: NoticeProvider, key: string): NoticeRule | undefined {

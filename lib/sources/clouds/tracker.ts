@@ -7,6 +7,11 @@
  *  - a notice the policy evacuates for, active in the document, not yet requested → request;
  *  - a notice the document shows as over (AWS completed/canceled, Health closed) → end, once;
  *  - a requested (or adopted) request whose notice is no longer in a complete document → end;
+ *  - a requested notice whose start (NotBefore) moved — a reschedule: same event, new time → revise: the
+ *    request is published again under its id with a later revision, and the workflow moves its start
+ *    (lib/progress/reschedule.ts); a request taken over from a previous run is revised once, at its first
+ *    sight, since a move while no agent ran would otherwise be missed (the workflow drops a revision that
+ *    moves nothing);
  *  - a notice the policy ignores → reported once.
  */
 import type { NoticeSource } from '../../model/notice.ts';
@@ -24,10 +29,20 @@ export interface Snapshot {
 export type TrackerAction =
   | { readonly kind: 'request'; readonly requestId: string; readonly notice: Notice; readonly rule: NoticeRule }
   | {
+      readonly kind: 'revise';
+      readonly requestId: string;
+      readonly notice: Notice;
+      readonly rule: NoticeRule;
+      /** The start the request had (undefined: taken over from a previous run, not known). */
+      readonly previousNotBefore?: string;
+    }
+  | {
       readonly kind: 'end';
       readonly requestId: string;
       readonly why: string;
       readonly last?: { readonly notice: Notice; readonly rule: NoticeRule };
+      /** Ended because the source stayed unreadable: since its first unreadable read (ISO 8601). */
+      readonly unreadableSince?: string;
     }
   | { readonly kind: 'ignore'; readonly requestId: string; readonly notice: Notice; readonly why: string };
 
@@ -88,8 +103,26 @@ export class NoticeTracker {
       if (this.#ended.has(requestId)) return undefined;
       return { kind: 'end', requestId, why: `${notice.eventType} ${notice.providerStatus}`, last: { notice, rule } };
     }
-    if (this.#active.has(requestId) || this.#ended.has(requestId)) return undefined;
+    const tracked = this.#active.get(requestId);
+    if (tracked) return this.#planRevision(requestId, tracked, { notice, rule });
+    if (this.#ended.has(requestId)) return undefined;
     return { kind: 'request', requestId, notice, rule };
+  }
+
+  /** An active request's notice whose start moved (or, taken over, whose start is not known yet): revise. */
+  #planRevision(
+    requestId: string,
+    tracked: Tracked,
+    seen: { readonly notice: Notice; readonly rule: NoticeRule },
+  ): TrackerAction | undefined {
+    const { notice, rule } = seen;
+    // A rule that starts at once (spot: the notice's time is a deadline) has no start to move.
+    if (rule.timing === 'deadline' || notice.notBefore === undefined) return undefined;
+    const previous = tracked.notice?.notBefore;
+    if (tracked.notice && (previous === undefined || Date.parse(previous) === Date.parse(notice.notBefore))) {
+      return undefined;
+    }
+    return { kind: 'revise', requestId, notice, rule, ...(previous ? { previousNotBefore: previous } : {}) };
   }
 
   /** What to publish for this document. Changes nothing. */
@@ -108,7 +141,8 @@ export class NoticeTracker {
   /** Records an action that was carried out (published, or reported). */
   commit(action: TrackerAction): void {
     if (action.kind === 'ignore') this.#ignored.add(action.requestId);
-    if (action.kind === 'request') this.#active.set(action.requestId, { notice: action.notice, rule: action.rule });
+    if (action.kind === 'request' || action.kind === 'revise')
+      this.#active.set(action.requestId, { notice: action.notice, rule: action.rule });
     if (action.kind === 'end') {
       this.#active.delete(action.requestId);
       if (action.last?.notice.status === 'ended') this.#ended.add(action.requestId);

@@ -21,6 +21,8 @@ export interface OpenRequest {
 export interface OverdueRequest {
   readonly requestId: string;
   readonly why: string;
+  /** The source's first unreadable read (ISO 8601): the request's Maintenance Ended carries it. */
+  readonly unreadableSince: string;
   readonly last?: { readonly notice: Notice; readonly rule: NoticeRule };
 }
 
@@ -73,7 +75,12 @@ export function overdueRequests(
       ? `${unreadable}, and the notice's end (${notAfter}) has passed`
       : `${unreadable}, longer than ${limitSeconds} s, and the notice gives no end`;
     const last = lastOf(request);
-    overdue.push({ requestId: request.requestId, why, ...(last ? { last } : {}) });
+    overdue.push({
+      requestId: request.requestId,
+      why,
+      unreadableSince: since.toISOString(),
+      ...(last ? { last } : {}),
+    });
   }
   return overdue;
 }

@@ -21,7 +21,8 @@ import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from '../clouds
 import { pause } from '../clouds/loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from '../clouds/metrics.ts';
 import { describeNotice, type Notice, NoticeParseError, type ParsedDocument } from '../clouds/notice.ts';
-import { endedEvent, requestedEvent } from '../clouds/notice-details.ts';
+import { documentRevisionKey, type EventContext, endedEvent, requestedEvent } from '../clouds/notice-details.ts';
+import { SOURCE_DOCUMENT_VERSIONS } from '../clouds/registry/descriptors.ts';
 import { NoticeTracker, type TrackerAction } from '../clouds/tracker.ts';
 import { overdueRequests, Unreadability } from '../clouds/unreadable.ts';
 
@@ -121,6 +122,8 @@ class LoopRunner {
    * Kept in memory only: a restarted agent handles the current document in full (level-triggered).
    */
   #handled: { readonly version: string; readonly notices: readonly Notice[] } | undefined;
+  /** The version of the document being handled (Azure DocumentIncarnation, GCE ETag): the revisions name it. */
+  #documentVersion: string | undefined;
   /** Problems of the previous read: a problem that persists is logged once, until it goes away. */
   #lastProblems = new Set<string>();
   #problems = new Set<string>();
@@ -258,6 +261,7 @@ class LoopRunner {
       return;
     }
     this.#handled = undefined;
+    this.#documentVersion = document.version;
     for (const rejected of document.rejected) this.#report(rejected, true);
     const notices = await this.#loop.mine(document.notices, signal, this.#tracker);
     const snapshot = { notices, complete: document.rejected.length === 0 };
@@ -276,6 +280,28 @@ class LoopRunner {
     await this.#loop.after?.(notices, this.#tracker, signal);
   }
 
+  /** A notice's start moved: the request again, with a later revision (the workflow moves its start). */
+  async #revise(action: Extract<TrackerAction, { kind: 'revise' }>, base: EventContext): Promise<void> {
+    const { logger, metrics } = this.#context;
+    const source = this.#loop.source;
+    await this.#publisher.publish('Maintenance Requested', requestedEvent(action.notice, action.rule, base));
+    logger.info(action.previousNotBefore ? 'maintenance rescheduled' : 'maintenance revised after a restart', {
+      source,
+      requestId: action.requestId,
+      from: action.previousNotBefore ?? 'not known (taken over from a previous run)',
+      to: action.notice.notBefore,
+    });
+    metrics.count('rescheduled', source);
+  }
+
+  /** The revision key of a notice of the document being handled, when its provider versions documents. */
+  #revisionKey(action: TrackerAction): { revisionKey?: string } {
+    const versionName = SOURCE_DOCUMENT_VERSIONS[this.#loop.source];
+    if (action.kind !== 'request' && action.kind !== 'revise') return {};
+    if (!versionName || this.#documentVersion === undefined) return {};
+    return { revisionKey: documentRevisionKey(versionName, this.#documentVersion, action.notice) };
+  }
+
   /** Publishes (or reports) one action; false when it did not go out (tried again at the next read). */
   async #carryOut(action: TrackerAction): Promise<boolean> {
     const { config, logger, metrics, now } = this.#context;
@@ -285,6 +311,7 @@ class LoopRunner {
       nodeName: config.nodeName,
       requester: `drainbridge-node-agent/${config.nodeName}`.slice(0, 256),
       now: now(),
+      ...this.#revisionKey(action),
     };
     try {
       if (action.kind === 'ignore') {
@@ -298,8 +325,11 @@ class LoopRunner {
           notice: describeNotice(action.notice),
         });
         metrics.count('requested', source);
+      } else if (action.kind === 'revise') {
+        await this.#revise(action, base);
       } else {
-        const detail = endedEvent({ ...base, provider: config.provider }, action.why, action.last);
+        const unreadable = action.unreadableSince ? { unreadableSince: action.unreadableSince } : {};
+        const detail = endedEvent({ ...base, provider: config.provider, ...unreadable }, action.why, action.last);
         await this.#publisher.publish('Maintenance Ended', detail);
         logger.info('maintenance ended', { source, requestId: action.requestId, why: action.why });
         metrics.count('ended', source);

@@ -7,11 +7,19 @@ import { DrainbridgeError } from '../../errors/index.ts';
 import type { NoticeSource } from '../../model/notice.ts';
 import { parseEc2ScheduledEvents, parseRebalanceRecommendation, parseSpotInstanceAction } from '../clouds/aws/parse.ts';
 import { parseAzureScheduledEvents } from '../clouds/azure/parse.ts';
-import { parseGceMaintenanceEvent, parseGceUpcomingMaintenance } from '../clouds/gcp/parse.ts';
+import { parseGceMaintenanceEvent, parseGcePreempted, parseGceUpcomingMaintenance } from '../clouds/gcp/parse.ts';
 import { type ParsedDocument, parseJsonText } from '../clouds/notice.ts';
 
-/** Parses a document read from `source`. `etag` is the GCE answer's ETag (maintenance-event only). */
-export function parseNoticeDocument(source: NoticeSource, text: string | undefined, etag?: string): ParsedDocument {
+/**
+ * Parses a document read from `source`. `etag` is the GCE answer's ETag (maintenance-event only);
+ * `noticedAt`, when a GCE preemption was first read (its 30 s count from then).
+ */
+export function parseNoticeDocument(
+  source: NoticeSource,
+  text: string | undefined,
+  etag?: string,
+  noticedAt: Date = new Date(),
+): ParsedDocument {
   const json = () => (text === undefined ? undefined : parseJsonText(source, text));
   switch (source) {
     case 'azure-scheduled-events':
@@ -26,7 +34,17 @@ export function parseNoticeDocument(source: NoticeSource, text: string | undefin
       return parseGceMaintenanceEvent(text ?? '', etag);
     case 'gcp-upcoming-maintenance':
       return parseGceUpcomingMaintenance(json());
-    default:
+    case 'gcp-preempted':
+      return parseGcePreempted(text ?? '', noticedAt);
+    case 'aws-health':
+    case 'aws-spot-interruption-warning':
       throw new DrainbridgeError(`${source} is not a metadata document (it arrives as an EventBridge event)`);
+    default:
+      // Every source is a case above: a new one that is not fails to compile here.
+      return unknownSource(source);
   }
+}
+
+function unknownSource(source: never): never {
+  throw new DrainbridgeError(`unknown notice source ${String(source)}`);
 }

@@ -15,6 +15,7 @@ import {
 } from '../../admission/index.ts';
 import type { BranchPrepared } from '../../branches/contract/branch.ts';
 import { branchNamed, prepareBranches } from '../../branches/registry.ts';
+import type { EvacuationObject } from '../../clients/kube/paths.ts';
 import type { Config } from '../../config/index.ts';
 import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
 import { isSlotWait } from '../../errors/registry.ts';
@@ -25,6 +26,7 @@ import { readNodeOrFail, setPhase } from '../../node/hold.ts';
 import { type CompatibilityTaint, type LedgerSettings, ledgerOf } from '../../node/ledger.ts';
 import type { NodePhase } from '../../node/phase.ts';
 import { abortRequestedBy, continueRequestedOf } from '../../progress/mailboxes.ts';
+import { judgeRevision } from '../../progress/reschedule.ts';
 import { announceResume } from '../breaker.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { checkDeadline, checkStillWanted, guardStep } from '../guard.ts';
@@ -85,6 +87,17 @@ export function ownerWaitMessage(requestId: string, owner: Owner): string {
   return `request ${requestId} is being evacuated by execution ${owner.executionId} (last seen ${owner.seen}); waiting until it ends, or until ${expires} if it has stopped (its claim expires ${OWNER_TTL_SECONDS} s after it was last seen)`;
 }
 
+/**
+ * An execution whose request a later notice revision superseded (rescheduled while it waited for its
+ * start) ends before it cordons: the later one holds the current start. Not a continued execution: it
+ * carries the request its chain admitted.
+ */
+function refuseSuperseded(input: TaskInput, record: EvacuationObject, now: Date): void {
+  if (input.chain?.previousExecutionId) return;
+  const verdict = judgeRevision(input.request, record, now);
+  if (verdict.kind === 'superseded') throw new SkipEvent(verdict.message);
+}
+
 export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
   name: 'admit',
   input: TaskInput,
@@ -116,6 +129,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
       );
     }
     const existing = await deps.progress.ensure(input.request, tools.now());
+    refuseSuperseded(input, existing, tools.now());
     const abortedBy = abortRequestedBy(existing.status);
     if (abortedBy !== undefined && !existing.status?.phase) {
       throw new EvacuationAborted(

@@ -16,6 +16,7 @@ import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { errorFromCatch, failedEvent, restoredEvent, succeededEvent } from '../outcomes.ts';
 import { sweepRecords } from '../record-expiry.ts';
 import { TaskInput } from '../state.ts';
+import { reportUnreadableEnd } from '../unreadable-end.ts';
 import { advancePhase, ledgerSettings } from './evacuate-steps.ts';
 
 export const finishEvacuationTask: TaskSpec<TaskInput, { phase: Phase }, WorkflowDeps> = {
@@ -180,6 +181,7 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
   run: async (input, deps, tools) => {
     const { request } = input;
     await deps.progress.markRestore(request.requestId, 'startedAt', tools.now());
+    await reportUnreadableEnd(deps, request, tools);
     const result = await reportingBlocked(deps, input, tools.now(), () =>
       releaseHold(deps.kube, request.nodeName, request.requestId, {
         now: tools.now(),

@@ -68,6 +68,22 @@ async function recordStart(deps: WorkflowDeps, input: TaskInput, start: Evacuati
   });
 }
 
+/**
+ * A request that arrives again with a later notice revision (a rescheduled notice) moves the start of the
+ * waiting evacuation, or — started already — is noted and leaves the node drained; an execution for an
+ * older revision, or one that moves nothing, ends here before it plans (lib/progress/reschedule.ts).
+ */
+async function followRevision(deps: WorkflowDeps, request: ResolvedRequest, tools: TaskTools): Promise<void> {
+  const now = tools.now();
+  await deps.progress.ensure(request, now);
+  const verdict = await deps.progress.reviseStart(request, now);
+  if (verdict.kind === 'current') return;
+  if (verdict.kind === 'superseded' || verdict.kind === 'unchanged') throw new SkipEvent(verdict.message);
+  const { message } = verdict.reschedule;
+  tools.logger.warn('maintenance rescheduled', { requestId: request.requestId, ...verdict.reschedule });
+  if (verdict.kind === 'kept') throw new SkipEvent(message);
+}
+
 export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
   name: 'planStart',
   input: TaskInput,
@@ -76,6 +92,7 @@ export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
     const { request } = input;
     if (!request.notBefore) throw new Error('planStart needs a request with notBefore');
     await assertNotEnded(deps, request);
+    await followRevision(deps, request, tools);
     const estimate = await estimateOrNone(deps, request, tools);
     const now = tools.now();
     const { marginSeconds } = deps.config.startTiming;

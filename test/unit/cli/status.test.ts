@@ -201,6 +201,53 @@ describe('rendering', () => {
     assert.match(renderReport(report, 'wide').join('\n'), /paused: uncordoned by someone else/);
     assert.equal(statusReport(snapshot()).requests[0]?.paused, undefined, 'a cordoned held node is not paused');
   });
+
+  it('a rescheduled notice: the start it had and the one it has, and what was done (issue 21)', () => {
+    const message =
+      'the maintenance on node node-3 moved from 2030-01-24T12:00:00.000Z to 2030-01-10T13:01:00.000Z (NotBefore 2030-01-10T13:01:00.000Z); the evacuation had not started: it starts for the new time';
+    const moved = {
+      from: '2030-01-24T12:00:00.000Z',
+      to: '2030-01-10T13:01:00.000Z',
+      revision: 'NotBefore 2030-01-10T13:01:00.000Z',
+      at: ago(60),
+      outcome: 'replanned' as const,
+      message,
+    };
+    const scheduled = record('r-3', 'node-3', {
+      phase: 'MaintenanceScheduled',
+      start: startAt(ago(-600)),
+      reschedules: [moved],
+    });
+    const report = statusReport(snapshot({ records: [scheduled] }));
+    const request = report.requests.find((r) => r.requestId === 'r-3');
+    assert.deepEqual(request?.rescheduled, { from: moved.from, to: moved.to, at: ago(60), message });
+    assert.ok(renderReport(report, 'table').includes(`  rescheduled at ${ago(60)}: ${message}`));
+    const wide = renderReport(report, 'wide').find((line) => line.startsWith('r-3 '));
+    assert.match(wide ?? '', /rescheduled from 2030-01-24T12:00:00.000Z to 2030-01-10T13:01:00.000Z/);
+    assert.equal(statusReport(snapshot()).requests[2]?.rescheduled, undefined, 'never moved: nothing said');
+  });
+
+  it('a request ended on an unreadable notice source: said even once restored, with since when (issue 21)', () => {
+    const sourceUnreadable = { since: ago(7200), message: 'maintenance request r-0 ended because …', at: ago(3600) };
+    const records = snapshot().records.map((r) =>
+      r.spec.requestId === 'r-0' ? { ...r, status: { ...r.status, sourceUnreadable } } : r,
+    );
+    const report = statusReport(snapshot({ records }));
+    const restored = report.requests.find((r) => r.requestId === 'r-0');
+    assert.equal(restored?.state, 'restored');
+    assert.deepEqual(restored?.sourceUnreadableEnd, { since: ago(7200), message: sourceUnreadable.message });
+    const lines = renderReport(report, 'table');
+    const at = lines.indexOf('r-0 on node-5:');
+    assert.ok(at >= 0, lines.join('\n'));
+    assert.equal(
+      lines[at + 1],
+      `  ended on an unreadable source (unreadable since ${ago(7200)}): ${sourceUnreadable.message}`,
+    );
+    assert.ok(
+      !renderReport(statusReport(snapshot()), 'table').includes('r-0 on node-5:'),
+      'an ordinary restore: nothing said',
+    );
+  });
 });
 
 describe('who drives a request (the owner mark as a heartbeat)', () => {

@@ -93,7 +93,7 @@ describe('notice policy', () => {
 
   it('is data for `plan`: one row per provider and type', () => {
     const rows = describePolicy();
-    assert.equal(rows.length, 5 + 7 + 3);
+    assert.equal(rows.length, 5 + 7 + 4);
     assert.deepEqual(
       rows.filter((r) => r.action === 'ignore').map((r) => `${r.provider}/${r.type}`),
       ['azure/Freeze'],

@@ -94,6 +94,7 @@ describe('the parsers are total', () => {
       'aws-rebalance-recommendation',
       'gcp-maintenance-event',
       'gcp-upcoming-maintenance',
+      'gcp-preempted',
     ];
     fc.assert(
       fc.property(fc.constantFrom(...documentSources), fc.json(), (source, text) => {

@@ -32,6 +32,7 @@ describe('overdueRequests', () => {
       /unreadable since 2026-01-01T09:30:00.000Z.*end \(2026-01-01T10:00:00.000Z\) has passed/,
     );
     assert.equal(overdue?.last?.notice.eventId, 'e');
+    assert.equal(overdue?.unreadableSince, since.toISOString(), 'the first unreadable read, for Maintenance Ended');
   });
 
   it('a notice without an end, or a request taken over without its notice: ended past the limit', () => {

@@ -72,11 +72,14 @@ interface Publication {
   readonly rule: NoticeRule;
   readonly nodeName: string;
   readonly now: Date;
+  /** The event's `time`: a Health resend (same ARN) is a later revision of the same request, not a second one. */
+  readonly sentAt: Date;
 }
 
-async function publishFor({ notice, rule, nodeName, now }: Publication, deps: AwsNoticeDeps) {
+async function publishFor({ notice, rule, nodeName, now, sentAt }: Publication, deps: AwsNoticeDeps) {
   const requestId = noticeRequestId(notice.source, nodeName, notice.eventId);
-  const context = { requestId, nodeName, requester: notice.source === 'aws-health' ? 'aws.health' : 'aws.ec2', now };
+  const requester = notice.source === 'aws-health' ? 'aws.health' : 'aws.ec2';
+  const context = { requestId, nodeName, requester, now, revisionAt: sentAt };
   if (notice.status === 'ended') {
     const why = `${notice.eventType} ${notice.providerStatus}`;
     await deps.publisher.publish(
@@ -93,6 +96,13 @@ async function publishFor({ notice, rule, nodeName, now }: Publication, deps: Aw
 
 function sourceOf(event: unknown): NoticeSource {
   return (event as { source?: unknown }).source === 'aws.ec2' ? 'aws-spot-interruption-warning' : 'aws-health';
+}
+
+/** The EventBridge event's `time` (validated by the parser), when it reads as an instant. */
+function sentAtOf(event: unknown): Date | undefined {
+  const time = (event as { time?: unknown }).time;
+  const ms = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
 /** Normalises one event from the default bus. */
@@ -124,7 +134,10 @@ export async function normalizeAwsNotice(
     });
   }
   const done = [];
-  for (const nodeName of mapped.nodes) done.push(await publishFor({ notice, rule, nodeName, now: tools.now() }, deps));
+  const sentAt = sentAtOf(event) ?? tools.now();
+  for (const nodeName of mapped.nodes) {
+    done.push(await publishFor({ notice, rule, nodeName, now: tools.now(), sentAt }, deps));
+  }
   tools.logger.info('notice normalised', { eventId: notice.eventId, nodes: mapped.nodes, status: notice.status });
   return {
     requested: done.filter((d) => !d.ended).map((d) => d.requestId),

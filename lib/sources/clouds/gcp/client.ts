@@ -18,6 +18,7 @@ import {
 
 export const MAINTENANCE_EVENT_PATH = '/computeMetadata/v1/instance/maintenance-event';
 export const UPCOMING_MAINTENANCE_PATH = '/computeMetadata/v1/instance/upcoming-maintenance';
+export const PREEMPTED_PATH = '/computeMetadata/v1/instance/preempted';
 
 export interface GceClientOptions {
   /** `http://metadata.google.internal` on GCE; a fake server in tests. */
@@ -66,6 +67,22 @@ export class GceMetadataClient {
     wait: { lastEtag?: string; waitSeconds?: number } = {},
     signal?: AbortSignal,
   ): Promise<MaintenanceEventRead> {
+    return this.#hanging(MAINTENANCE_EVENT_PATH, wait, signal);
+  }
+
+  /** The preempted value (`TRUE`/`FALSE`, Spot and preemptible VMs), read as maintenanceEvent is. */
+  async preempted(
+    wait: { lastEtag?: string; waitSeconds?: number } = {},
+    signal?: AbortSignal,
+  ): Promise<MaintenanceEventRead> {
+    return this.#hanging(PREEMPTED_PATH, wait, signal);
+  }
+
+  async #hanging(
+    path: string,
+    wait: { lastEtag?: string; waitSeconds?: number },
+    signal?: AbortSignal,
+  ): Promise<MaintenanceEventRead> {
     const params: Record<string, string> = {};
     if (wait.waitSeconds !== undefined) {
       params.wait_for_change = 'true';
@@ -74,7 +91,7 @@ export class GceMetadataClient {
     }
     const request: MetadataRequest = {
       method: 'GET',
-      url: `${this.#options.baseUrl}${MAINTENANCE_EVENT_PATH}`,
+      url: `${this.#options.baseUrl}${path}`,
       headers: { 'Metadata-Flavor': 'Google' },
       params,
       // A hanging read is answered after up to waitSeconds: the timeout comes on top of that.
@@ -82,7 +99,7 @@ export class GceMetadataClient {
       ...(signal ? { signal } : {}),
     };
     const read = await this.#get(request, signal);
-    if (!read) throw new DrainbridgeError(`GET ${request.url}: HTTP 404 (no maintenance-event key)`);
+    if (!read) throw new DrainbridgeError(`GET ${request.url}: HTTP 404 (no such metadata key)`);
     return { value: read.body, etag: read.etag };
   }
 

@@ -9,6 +9,12 @@
  *       "maintenance_status": "PENDING", "type": "SCHEDULED", "window_end_time": "2024-12-01T21:00:01Z",
  *       "window_start_time": "2024-12-01T19:00:01Z" }`, or `{}` when nothing is scheduled (some VMs answer
  *    `{ "error": "no notifications have been received yet, …" }` or `"NONE"` instead: also nothing).
+ *  - `instance/preempted` (Spot and preemptible VMs; "Create and use preemptible VMs", section "Detecting
+ *    if a VM was preempted", https://cloud.google.com/compute/docs/instances/create-use-preemptible): the
+ *    text `FALSE`, or `TRUE` once Compute Engine has sent the preemption notice (an ACPI G2 Soft Off);
+ *    30 s later the VM is stopped (ACPI G3 Mechanical Off) whatever still runs (Compute API
+ *    `Scheduling.skipGuestOsShutdown`: "30 seconds for Spot VMs" between the two). Read hanging
+ *    (`wait_for_change=true`). No id, no time: the notice counts from when it was first read.
  */
 import { z } from 'zod';
 import { problemsOf, safeParseReporting } from '../../../bus/contracts/parse.ts';
@@ -45,6 +51,39 @@ export function parseGceMaintenanceEvent(value: string, etag: string | undefined
   return { notices: [notice], rejected: [], version: etag };
 }
 
+export const GCE_PREEMPTED_VALUES = ['FALSE', 'TRUE'] as const;
+
+/** Seconds from the preemption notice (ACPI G2 Soft Off) to the stop (ACPI G3 Mechanical Off): GCE's documented 30 s. */
+export const GCE_PREEMPTION_SECONDS = 30;
+
+/**
+ * The preempted value → at most one notice. `noticedAt`: when `TRUE` was first read (the caller keeps
+ * it while the value stays `TRUE`): the notice's id, and its deadline 30 s later.
+ */
+export function parseGcePreempted(value: string, noticedAt: Date): ParsedDocument {
+  const source = 'gcp-preempted';
+  const text = value.trim();
+  if (!(GCE_PREEMPTED_VALUES as readonly string[]).includes(text)) {
+    throw new NoticeParseError(source, [
+      { path: '', message: `must be one of ${GCE_PREEMPTED_VALUES.join(', ')} (got ${JSON.stringify(value)})` },
+    ]);
+  }
+  if (text === 'FALSE') return { notices: [], rejected: [] };
+  const stopsAt = new Date(noticedAt.getTime() + GCE_PREEMPTION_SECONDS * 1000).toISOString();
+  const notice: Notice = {
+    provider: 'gcp',
+    source,
+    eventId: `preempted-${noticedAt.toISOString()}`,
+    eventType: 'PREEMPTED',
+    policyKey: 'preempted',
+    status: 'started',
+    providerStatus: 'TRUE',
+    notBefore: stopsAt,
+    description: `the Spot or preemptible VM is preempted: stopped at ${stopsAt} (${GCE_PREEMPTION_SECONDS} s after the notice)`,
+  };
+  return { notices: [notice], rejected: [] };
+}
+
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join(', ')} (got ${JSON.stringify(issue.input)})` });
 const rfc3339 = z
@@ -73,12 +112,15 @@ function isNothingScheduled(document: unknown): boolean {
 
 function upcomingNotice(upcoming: Upcoming): Notice {
   const start = parseRfc3339(upcoming.window_start_time) as string;
+  // The window an owner may move (can_reschedule) keeps its latest start: the id stays when the start
+  // moves, so a reschedule revises the request (lib/progress/reschedule.ts) instead of ending it.
+  const latest = upcoming.latest_window_start_time ? parseRfc3339(upcoming.latest_window_start_time) : undefined;
   const end = upcoming.window_end_time ? parseRfc3339(upcoming.window_end_time) : undefined;
   const reasons = upcoming.maintenance_reasons?.length ? ` (${upcoming.maintenance_reasons.join(', ')})` : '';
   return {
     provider: 'gcp',
     source: 'gcp-upcoming-maintenance',
-    eventId: `upcoming-${start}`,
+    eventId: `upcoming-${latest ?? start}`,
     eventType: upcoming.type,
     policyKey: 'upcoming-maintenance',
     status: upcoming.maintenance_status === 'PENDING' ? 'scheduled' : 'started',

@@ -16,7 +16,7 @@ import type { LoopContext, SourceLoop } from '../loop.ts';
 import { type Notice, type ParsedDocument, parseJsonText } from '../notice.ts';
 import type { NoticeTracker } from '../tracker.ts';
 import { GceMetadataClient } from './client.ts';
-import { parseGceMaintenanceEvent, parseGceUpcomingMaintenance } from './parse.ts';
+import { parseGceMaintenanceEvent, parseGcePreempted, parseGceUpcomingMaintenance } from './parse.ts';
 
 /** Numbers looked through for the active request (new ones take the lowest free number, so they stay small). */
 const MAX_OCCURRENCES = 1000;
@@ -96,11 +96,49 @@ class UpcomingMaintenanceSource implements SourceLoop {
   }
 }
 
+/**
+ * `preempted` (opt-in): read hanging as maintenance-event is. The value carries no id and no time, so the
+ * notice counts from when this agent first read `TRUE` (kept while it stays `TRUE`): its id, and its
+ * deadline 30 s later — the request starts at once and the drain cuts grace periods to fit
+ * (lib/branches/pods/grace-fit.ts). Back to `FALSE` (a Spot VM started again), the request ends.
+ */
+class PreemptedSource implements SourceLoop {
+  readonly source = 'gcp-preempted';
+  readonly intervalMs = 0;
+  readonly #client: GceMetadataClient;
+  readonly #waitSeconds: number;
+  readonly #context: LoopContext;
+  #lastEtag: string | undefined;
+  #noticedAt: Date | undefined;
+
+  constructor(client: GceMetadataClient, waitSeconds: number, context: LoopContext) {
+    this.#client = client;
+    this.#waitSeconds = waitSeconds;
+    this.#context = context;
+  }
+
+  async read(signal: AbortSignal): Promise<ParsedDocument> {
+    const wait = this.#lastEtag ? { lastEtag: this.#lastEtag, waitSeconds: this.#waitSeconds } : {};
+    const { value, etag } = await this.#client.preempted(wait, signal);
+    const preempted = value.trim() === 'TRUE';
+    const noticedAt = preempted ? (this.#noticedAt ?? this.#context.now()) : undefined;
+    const document = parseGcePreempted(value, noticedAt ?? this.#context.now());
+    this.#noticedAt = noticedAt;
+    this.#lastEtag = etag;
+    return document;
+  }
+
+  async mine(notices: readonly Notice[]): Promise<Notice[]> {
+    return [...notices];
+  }
+}
+
 /** The GCE sources the configuration enables. */
 export function gcpSources(context: LoopContext, client?: GceMetadataClient): SourceLoop[] {
   const { gcp, timeoutMs } = context.config;
   const shared = client ?? new GceMetadataClient({ baseUrl: gcp.baseUrl, timeoutMs });
   const loops: SourceLoop[] = [new MaintenanceEventSource(shared, gcp.waitSeconds, context)];
   if (gcp.upcoming) loops.push(new UpcomingMaintenanceSource(shared, gcp.upcomingPollSeconds * 1000));
+  if (gcp.preempted) loops.push(new PreemptedSource(shared, gcp.waitSeconds, context));
   return loops;
 }
