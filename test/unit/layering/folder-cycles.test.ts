@@ -21,8 +21,8 @@ describe('parent↔child folder cycles', () => {
 
   it('counts a grandchild as part of its child', () => {
     const cycles = parentChildCycles([
-      ['lib/sources/node-agent/agent.ts', 'lib/sources/clouds/aws/source.ts'],
-      ['lib/sources/clouds/aws/source.ts', 'lib/sources/clouds/notice.ts'],
+      ['lib/sources/agent.ts', 'lib/sources/clouds/aws/source.ts'],
+      ['lib/sources/clouds/aws/source.ts', 'lib/sources/notice.ts'],
     ]);
     assert.deepEqual(
       cycles.map((c) => [c.parent, c.child]),
