@@ -85,7 +85,9 @@ describe('drainbridge plan: start time, estimate, notice policy', () => {
     const rows = (JSON.parse(json.stdout) as { noticePolicy: { provider: string; type: string; action: string }[] })
       .noticePolicy;
     assert.equal(rows.find((r) => r.provider === 'azure' && r.type === 'Freeze')?.action, 'ignore');
-    assert.equal(rows.length, 15);
+    // Azure 5, AWS 7, GCE 4 (its preemption notice among them, opt-in at the agent but always in the policy).
+    assert.equal(rows.length, 16);
+    assert.ok(rows.some((r) => r.provider === 'gcp' && r.type === 'preempted'));
     for (const asked of [['-o', 'json'], ['--output=json']]) {
       const same = await drainbridge(['plan', '--notice-policy', ...asked]);
       assert.deepEqual(JSON.parse(same.stdout), JSON.parse(json.stdout), `${asked.join(' ')} is --json`);
