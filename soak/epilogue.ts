@@ -86,7 +86,13 @@ export async function epilogue(w: SoakWorld): Promise<void> {
     w.nodeMaintenances.delete(name);
     await w.kubectl.run(['delete', 'nodemaintenance', name, '--wait=false'], { timeoutMs: 30_000 });
   }
-  for (const run of w.cli) if (!run.exit) run.child.signal('SIGINT');
+  // One Ctrl-C each: a second one (to a command already stopping, e.g. after the schedule's Ctrl-C) leaves at
+  // once, cutting short the withdrawal that ends a waiting request's record.
+  for (const run of w.cli) {
+    if (run.exit || run.interrupted) continue;
+    run.interrupted = true;
+    run.child.signal('SIGINT');
+  }
   await waitFor(() => w.cli.every((c) => c.exit), 60_000);
   // drainbridge run restores what the people's uncordons and the NodeMaintenances' deletions ended.
   await waitFor(() => w.sim.store.list(NODES).items.every((n) => holds(n).length === 0), 60_000);
