@@ -16,6 +16,8 @@ export interface NodeState {
   readonly sentence: string;
   /** Whether the request the command ran for holds the node. */
   readonly heldByRequest: boolean;
+  /** The node could not be read: whether the request holds it is not known. */
+  readonly unknown?: true;
 }
 
 function holdsClause(ids: readonly string[]): string {
@@ -57,15 +59,22 @@ export function nodeStateSentence(node: V1Node, requestId: string): string {
   return nodeState(node, requestId).sentence;
 }
 
-/** Reads the node and describes it; says so when it cannot be read. */
-export async function describeNode(client: KubeClient, nodeName: string, requestId: string): Promise<NodeState> {
+/**
+ * Reads the node and describes it; says so when it cannot be read. `read`: how to read it (after Ctrl-C,
+ * riding out a transient fault: cli/after-interrupt.ts).
+ */
+export async function describeNode(
+  client: KubeClient,
+  nodeName: string,
+  requestId: string,
+  read: (name: string) => Promise<V1Node> = (name) => client.getNode(name),
+): Promise<NodeState> {
   try {
-    return nodeState(await client.getNode(nodeName), requestId);
+    return nodeState(await read(nodeName), requestId);
   } catch (error) {
-    const sentence = isNotFound(error)
-      ? nodeNotFound(nodeName)
-      : `node ${nodeName}: its state could not be read (${(error as Error).message})`;
-    return { sentence, heldByRequest: false };
+    if (isNotFound(error)) return { sentence: nodeNotFound(nodeName), heldByRequest: false };
+    const sentence = `node ${nodeName}: its state could not be read (${(error as Error).message})`;
+    return { sentence, heldByRequest: false, unknown: true };
   }
 }
 

@@ -8,6 +8,7 @@ import type { EmbeddedRuntime, TrackedExecution } from '../embedded/runtime.ts';
 import { leaveQueue } from '../lib/admission/index.ts';
 import type { KubeClient } from '../lib/clients/kube/client.ts';
 import { releaseOwnership } from '../lib/workflow/ownership.ts';
+import { afterInterrupt } from './after-interrupt.ts';
 import type { CommandContext } from './command.ts';
 
 export type MachineOutcome =
@@ -38,8 +39,9 @@ function interruption(context: CommandContext): { signal: Promise<NodeJS.Signals
 
 /**
  * Stops at a safe point and hands the request back: its owner mark (so a re-run claims it at once) and
- * its place in the admission queue (so requests behind it do not wait for the entry to expire). False
- * when either could not be removed; both then expire on their own, and the caller says so.
+ * its place in the admission queue (so requests behind it do not wait for the entry to expire), each
+ * riding out a transient API fault for a while (cli/after-interrupt.ts). False when either could not be
+ * removed; both then expire on their own, and the caller says so.
  */
 async function stopAndHandBack(request: MachineRequest): Promise<boolean> {
   await request.runtime.stopAtSafePoint();
@@ -47,8 +49,10 @@ async function stopAndHandBack(request: MachineRequest): Promise<boolean> {
   // that holds the mark has it removed.
   const executions = request.runtime.executionsFor(request.requestId);
   try {
-    for (const execution of executions) await releaseOwnership(request.client, request.requestId, execution.id);
-    await leaveQueue(request.client, request.namespace, request.requestId, new Date());
+    for (const execution of executions) {
+      await afterInterrupt(() => releaseOwnership(request.client, request.requestId, execution.id));
+    }
+    await afterInterrupt(() => leaveQueue(request.client, request.namespace, request.requestId, new Date()));
     return true;
   } catch {
     return false;

@@ -1,12 +1,15 @@
 /**
- * The end of the soak: faults healed, both replicas up, every person's cordon lifted, every
- * NodeMaintenance deleted, every CLI user's request restored — then time for drainbridge to finish. The
- * checker then expects every node back to schedulable and no hold left (or names what is left).
+ * The end of the soak: faults healed, both replicas up, the maintenance window ended, every person's
+ * cordon lifted, every NodeMaintenance deleted, every CLI user's request restored — then time for
+ * drainbridge to finish. The checker then expects every node back to schedulable and no hold left (or
+ * names what is left).
  */
 
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../sim/store/types.ts';
 import { ledgerHolds } from '../test/support/invariants.ts';
+import { WINDOW_LABEL } from './cluster.ts';
 import { Child } from './processes.ts';
 import type { SoakWorld } from './world.ts';
 
@@ -53,10 +56,28 @@ async function restoreAll(w: SoakWorld): Promise<void> {
   await Promise.all(runs);
 }
 
+/**
+ * Ends the soak's maintenance window as an operator ends one without a redeploy: its nodes leave its
+ * selector. The window's rule fires every 3 minutes whether the schedule is over or not; an occurrence
+ * opening during the epilogue would start new maintenance after the chaos ended — requests the epilogue
+ * cannot see to their end (an admitted one waits for a reboot the schedule no longer does). Exempting
+ * such requests from `requests-end` instead would blind the checker to requests that truly never end.
+ * Requests of an occurrence already open go on: they end when it closes (2 minutes) or are restored below.
+ */
+async function endWindow(w: SoakWorld): Promise<void> {
+  const result = await w.kubectl.run(['label', 'nodes', '-l', WINDOW_LABEL, `${WINDOW_LABEL}-`], { timeoutMs: 30_000 });
+  const said = result.code === 0 ? 'its nodes left its selector' : `kubectl exit ${result.code}`;
+  appendFileSync(
+    join(w.dir, 'events.log'),
+    `${new Date().toISOString()} epilogue: maintenance window ended (${said})\n`,
+  );
+}
+
 export async function epilogue(w: SoakWorld): Promise<void> {
   for (const heal of w.heal) heal();
   await w.busy;
   for (const replica of w.replicas) replica.start();
+  await endWindow(w);
   for (const node of [...w.people.cordoned]) {
     w.people.cordoned.delete(node);
     await w.kubectl.run(['uncordon', node], { timeoutMs: 30_000 });
@@ -65,7 +86,13 @@ export async function epilogue(w: SoakWorld): Promise<void> {
     w.nodeMaintenances.delete(name);
     await w.kubectl.run(['delete', 'nodemaintenance', name, '--wait=false'], { timeoutMs: 30_000 });
   }
-  for (const run of w.cli) if (!run.exit) run.child.signal('SIGINT');
+  // One Ctrl-C each: a second one (to a command already stopping, e.g. after the schedule's Ctrl-C) leaves at
+  // once, cutting short the withdrawal that ends a waiting request's record.
+  for (const run of w.cli) {
+    if (run.exit || run.interrupted) continue;
+    run.interrupted = true;
+    run.child.signal('SIGINT');
+  }
   await waitFor(() => w.cli.every((c) => c.exit), 60_000);
   // drainbridge run restores what the people's uncordons and the NodeMaintenances' deletions ended.
   await waitFor(() => w.sim.store.list(NODES).items.every((n) => holds(n).length === 0), 60_000);

@@ -31,6 +31,14 @@ function cliByExit(w: SoakWorld): [string, number][] {
   return [...counts];
 }
 
+const mib = (bytes: number | undefined): string => `${Math.round((bytes ?? 0) / 2 ** 20)} MiB`;
+
+function rssLines(log: SoakLog): string[] {
+  const measured = log.replicas.filter((l) => l.rssAtMinute5 !== undefined && l.rssAtEnd !== undefined);
+  if (measured.length === 0) return ['  none lived five minutes'];
+  return measured.map((l) => `  ${l.replica} (pid ${l.pid}): ${mib(l.rssAtMinute5)} → ${mib(l.rssAtEnd)}`);
+}
+
 export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: number): string {
   const events = [...w.counts];
   const faults = events.filter(([kind]) => FAULTS.test(kind));
@@ -54,6 +62,8 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
     ...table(requestsByOrigin(log)),
     'CLI commands by exit',
     ...table(cliByExit(w)),
+    'replica RSS (each process that lived five minutes: at its minute 5 → at its end)',
+    ...rssLines(log),
     'invariants (facts judged, breaches):',
     ...INVARIANTS.map((invariant) => {
       const broken = verdict.violations.filter((v) => v.invariant === invariant).length;

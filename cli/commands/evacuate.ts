@@ -5,6 +5,7 @@ import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { drivingSentence } from '../../lib/workflow/driver.ts';
 import { withdrawWaiting } from '../../lib/workflow/never-held.ts';
 import { otherNodeOf, reusedIdMessage } from '../../lib/workflow/request-node.ts';
+import { afterInterrupt } from '../after-interrupt.ts';
 import { type Cluster, connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import {
@@ -121,10 +122,15 @@ function interruptedWords(
     `drainbridge evacuate: ${outcome.signal}: stopped before the next step; ${state.sentence}.`,
     ...(outcome.handedBack ? [] : ['The request could not be handed back: a re-run waits up to 2 minutes for it.']),
     `To resume: ${resumeCommand(args)}`,
-    state.heldByRequest
-      ? `To undo:   ${restoreCommand(args)}`
-      : 'Nothing to undo: this request holds nothing on the node.',
+    undoWords(state, args),
   ];
+}
+
+function undoWords(state: NodeState, args: EvacuateArgs): string {
+  if (state.heldByRequest) return `To undo:   ${restoreCommand(args)}`;
+  // Unread, it may hold the node: say how to undo rather than that nothing is to be undone.
+  if (state.unknown) return `If it holds the node, to undo: ${restoreCommand(args)}`;
+  return 'Nothing to undo: this request holds nothing on the node.';
 }
 
 /**
@@ -135,11 +141,13 @@ function interruptedWords(
 async function withdrawInterrupted(cluster: Cluster, args: EvacuateArgs, signal: NodeJS.Signals): Promise<boolean> {
   const why = `drainbridge evacuate was stopped (${signal}) while the request waited for a slot; it never held node ${args.node}`;
   try {
-    return await withdrawWaiting(
-      { client: cluster.client, namespace: cluster.config.namespace },
-      { requestId: args.detail.requestId, nodeName: args.node },
-      why,
-      new Date(),
+    return await afterInterrupt(() =>
+      withdrawWaiting(
+        { client: cluster.client, namespace: cluster.config.namespace },
+        { requestId: args.detail.requestId, nodeName: args.node },
+        why,
+        new Date(),
+      ),
     );
   } catch {
     return false;
@@ -165,7 +173,9 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
       },
       context,
     );
-    const state = await describeNode(cluster.client, args.node, args.detail.requestId);
+    const read =
+      outcome.kind === 'interrupted' ? (name: string) => afterInterrupt(() => cluster.client.getNode(name)) : undefined;
+    const state = await describeNode(cluster.client, args.node, args.detail.requestId, read);
     // The run's display ends before the closing words (a live display's last frame stays above them).
     output.close();
     if (outcome.kind === 'interrupted') {

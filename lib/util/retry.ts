@@ -51,3 +51,21 @@ export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions
     }
   }
 }
+
+/**
+ * Like withRetry, bounded by time instead of a count: retries while the error is retryable and less than
+ * `budgetMs` has passed since the first attempt (a fault that lasts seconds — a 429 burst, an API
+ * restart — is ridden out; one that lasts is not waited on for ever).
+ */
+export function withRetryFor<T>(
+  call: () => Promise<T>,
+  options: Omit<RetryOptions, 'attempts'> & { readonly budgetMs: number; readonly now?: () => number },
+): Promise<T> {
+  const now = options.now ?? Date.now;
+  const deadline = now() + options.budgetMs;
+  return withRetry(call, {
+    ...options,
+    attempts: Number.POSITIVE_INFINITY,
+    isRetryable: (error) => options.isRetryable(error) && now() < deadline,
+  });
+}

@@ -21,8 +21,12 @@ export const EVENTS_PER_LAMBDA_CALL = 3;
  * Bounding them bounds what one iteration can cost: no Retry can run the history out on its own.
  */
 export const POLL_RETRIES = 20;
-/** The `transient` retrier's attempts (TransientError, ConflictError, Lambda service errors). */
-export const TRANSIENT_RETRIES = 6;
+/**
+ * The `transient` retrier's attempts (TransientError, ConflictError, Lambda service errors). Twelve, with
+ * full jitter from 2 s doubling to 30 s: 270 s at the most, and under 35 s about once in 200,000 — so a
+ * request waiting in line or draining rides out a 30 s API outage (six ended under 35 s one time in four).
+ */
+export const TRANSIENT_RETRIES = 12;
 
 /**
  * The most one polling iteration writes: its Task entered once with every retry of both retriers, the

@@ -45,6 +45,8 @@ export interface WorldOptions {
   readonly invariants?: Omit<InvariantOptions, 'maxHeldNodes'>;
   /** Put the fault proxy between drainbridge and the simulator. */
   readonly throughProxy?: boolean;
+  /** Simulated seconds per real second (FAULT_SPEED unless a scenario times real waits against the clock). */
+  readonly speed?: number;
 }
 
 export async function startFaultWorld(
@@ -53,7 +55,7 @@ export async function startFaultWorld(
 ): Promise<FaultWorld> {
   let proxy: FaultProxy | undefined;
   const w = await startWorkflowSim(scenario, {
-    speed: FAULT_SPEED,
+    speed: options.speed ?? FAULT_SPEED,
     ...(options.throughProxy
       ? {
           kubeconfigFor: async (sim, token) => {

@@ -42,8 +42,10 @@ export function noAnswerKind(error: Error): NoAnswerKind {
   if (error.name === 'AbortError' || error.name === 'TimeoutError' || code === 'ETIMEDOUT') return 'timeout';
   if (code === 'ECONNREFUSED') return 'refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'unknown-host';
-  if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(error.message)) return 'tls';
+  // Before the message test: a connection cut during the TLS handshake (ECONNRESET, "Client network socket
+  // disconnected before secure TLS connection was established") is a cut, not a certificate of another cluster.
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset';
+  if (TLS_CODES.has(code) || /certificate|SSL|TLS/i.test(error.message)) return 'tls';
   return 'other';
 }
 
