@@ -32,30 +32,10 @@ import {
   startWorkflowSim,
   type WorkflowSim,
 } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig } from './harness.ts';
+import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, progressOf, recordBus } from './timing.ts';
 
-const SCENARIO = {
-  name: 'aws-reschedules',
-  podStartupDelaySeconds: 1,
-  nodes: AWS_NODES,
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
-};
+const SCENARIO = webScenario('aws-reschedules', AWS_NODES, 6);
 
 let w: WorkflowSim;
 let agentKube: KubeClient;

@@ -23,32 +23,12 @@ import { FakeEc2Metadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig } from './harness.ts';
+import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, recordBus } from './timing.ts';
 
 type Ec2Events = Parameters<FakeEc2Metadata['setScheduledEvents']>[0];
 
-const SCENARIO = {
-  name: 'aws-unreadable',
-  podStartupDelaySeconds: 1,
-  nodes: AWS_NODES,
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
-};
+const SCENARIO = webScenario('aws-unreadable', AWS_NODES, 3);
 
 let w: WorkflowSim;
 let agentKube: KubeClient;

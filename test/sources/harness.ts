@@ -189,3 +189,28 @@ export function runAgent(config: AgentConfig, kube: KubeClient, extra: Partial<N
   const agent = startNodeAgent({ config, kube, publisher: recording, logger, metrics, ...extra });
   return { agent, publisher: recording, logger, metrics };
 }
+
+/** A simulator scenario of `nodes` running one Deployment `shop/web` of nginx pods (the cloud e2e tests' cluster). */
+export function webScenario(name: string, nodes: readonly { name: string; providerID: string }[], replicas: number) {
+  return {
+    name,
+    podStartupDelaySeconds: 1,
+    nodes,
+    namespaces: ['shop'],
+    workloads: [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
+        spec: {
+          replicas,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
+          },
+        },
+      },
+    ],
+  };
+}
