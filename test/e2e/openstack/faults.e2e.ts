@@ -297,7 +297,7 @@ describe('Nova faults through the packaged state machines (real Nova)', () => {
     const outcome = await execution.outcome;
     assert.equal(outcome.ok, false, 'the evacuation failed');
     const failed = failedEvent(run, 'novalid');
-    assert.match(JSON.stringify(failed.blockers), /InsufficientCapacity/);
+    assert.match(failed.message, /\[InsufficientCapacity\] no other nova-compute host is enabled and up/);
     assert.match(JSON.stringify(failed), /no other nova-compute host is enabled and up/);
     await assertNovaInvariants(lab, start, { source: NODE, service: 'enabled', requestId: 'novalid' });
     for (const id of ids) assert.equal((await lab.nova.getServer(id))?.host, NODE, 'left on the source');
