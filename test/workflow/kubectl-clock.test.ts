@@ -113,7 +113,7 @@ describe("kubectl's clock: --timeout and --skip-wait-for-delete-timeout", { conc
     for (const stop of stops) await stop();
   });
 
-  test('--timeout=10s on a pod a PDB holds: both fail within 1 s of the limit', {
+  test('--timeout=10s on a pod a PDB holds: drainbridge fails within 1 s of the limit, not later than kubectl', {
     skip: available ? false : '/usr/bin/kubectl is not installed',
   }, async () => {
     const [env, w] = await Promise.all([startDrainSim(HELD_BY_BUDGET, { speed: 1 }), realTimeWorkflow(HELD_BY_BUDGET)]);
@@ -126,11 +126,13 @@ describe("kubectl's clock: --timeout and --skip-wait-for-delete-timeout", { conc
       `--timeout=10s: kubectl drain exited ${kubectl.code} after ${kubectl.ms} ms; drainbridge failed after ${ours.ms} ms`,
     );
     assert.notEqual(kubectl.code, 0, 'kubectl gives up');
-    assert.ok(kubectl.ms >= 10_000 && kubectl.ms < 11_500, `kubectl ends at its limit (${kubectl.ms} ms)`);
+    // kubectl's own end is not asserted to the second: its clock starts after the process has started and
+    // read discovery, which on a loaded CI machine took 5 s (15.2 s in all). Ours is judged against the limit.
+    assert.ok(kubectl.ms >= 10_000, `kubectl does not give up before its limit (${kubectl.ms} ms)`);
     assert.equal(ours.ok, false, 'the evacuation fails');
     assert.ok(ours.ms >= 10_000, `drainbridge does not give up before the limit (${ours.ms} ms)`);
     assert.ok(ours.ms <= 11_000, `drainbridge fails within 11 s of the drain's start (${ours.ms} ms)`);
-    assert.ok(Math.abs(ours.ms - kubectl.ms) <= 1_000, `within 1 s of kubectl (${ours.ms} vs ${kubectl.ms} ms)`);
+    assert.ok(ours.ms <= kubectl.ms + 1_000, `not later than kubectl by more than 1 s (${ours.ms} vs ${kubectl.ms} ms)`);
     const [failed] = eventsOf(w, 'Evacuation Failed', 'req-node-1') as {
       error: { name: string; message: string };
       blockers: { code: string; reason: string }[];
