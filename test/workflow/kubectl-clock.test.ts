@@ -132,7 +132,10 @@ describe("kubectl's clock: --timeout and --skip-wait-for-delete-timeout", { conc
     assert.equal(ours.ok, false, 'the evacuation fails');
     assert.ok(ours.ms >= 10_000, `drainbridge does not give up before the limit (${ours.ms} ms)`);
     assert.ok(ours.ms <= 11_000, `drainbridge fails within 11 s of the drain's start (${ours.ms} ms)`);
-    assert.ok(ours.ms <= kubectl.ms + 1_000, `not later than kubectl by more than 1 s (${ours.ms} vs ${kubectl.ms} ms)`);
+    assert.ok(
+      ours.ms <= kubectl.ms + 1_000,
+      `not later than kubectl by more than 1 s (${ours.ms} vs ${kubectl.ms} ms)`,
+    );
     const [failed] = eventsOf(w, 'Evacuation Failed', 'req-node-1') as {
       error: { name: string; message: string };
       blockers: { code: string; reason: string }[];
