@@ -21,6 +21,7 @@ type StateDefinition = {
   Resource?: string;
   Parameters?: { readonly FunctionName?: unknown };
   TimeoutSeconds?: number;
+  Seconds?: number;
   Next?: string;
   ResultPath?: string | null;
   TimestampPath?: string;
@@ -401,6 +402,9 @@ export class EmbeddedExecutor {
    */
   #waitForToken(executionId: string, token: string, timeoutMs: number): { promise: Promise<unknown>; cancel(): void } {
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    // The fallback can fire while the function still runs (TimeoutSeconds counts from the Task's start, as
+    // on AWS): the rejection is awaited after the call, not unhandled before it.
+    promise.catch(() => undefined);
     const timer = setTimeout(() => {
       if (this.#waiting.get(token) !== waiter) return;
       this.#waiting.delete(token);
@@ -464,14 +468,27 @@ export class EmbeddedExecutor {
     const retryMs = this.#options.retryIntervalMs;
     if (retryMs !== undefined)
       for (const name of Object.keys(taskResourceLocalHandlers)) retryIntervalOverrides[name] = retryMs;
-    const waitTimeOverrides: Record<string, number> = {};
-    if (this.#options.waitMs !== undefined) {
-      for (const [name, state] of Object.entries(definition.States))
-        if (state.Type === 'Wait') waitTimeOverrides[name] = this.#options.waitMs;
-    }
+    const waitTimeOverrides = this.#waitOverrides(definition);
     const clock = this.#options.waitClock;
     if (clock) this.#followTimestamps(definition, clock, taskResourceLocalHandlers, waitTimeOverrides);
     return { taskResourceLocalHandlers, retryIntervalOverrides, waitTimeOverrides };
+  }
+
+  /**
+   * Wait states' durations: every one `waitMs` when given; else a Wait of fixed Seconds (a request waiting
+   * in line) like a Retry interval — `retryIntervalMs` when set, else its Seconds on the simulated clock.
+   * Waits on a timestamp follow `waitClock` (#followTimestamps).
+   */
+  #waitOverrides(definition: MachineDefinition): Record<string, number> {
+    const overrides: Record<string, number> = {};
+    const { waitMs, retryIntervalMs, waitClock } = this.#options;
+    for (const [name, state] of Object.entries(definition.States)) {
+      if (state.Type !== 'Wait') continue;
+      if (waitMs !== undefined) overrides[name] = waitMs;
+      else if (state.Seconds !== undefined && (retryIntervalMs !== undefined || waitClock))
+        overrides[name] = retryIntervalMs ?? (state.Seconds * 1000) / (waitClock?.speed ?? 1);
+    }
+    return overrides;
   }
 
   /**

@@ -15,6 +15,7 @@
  *   mutex.ts     the Lease as a mutex, and edits made without it
  *   records.ts   the Lease's annotations and their codec (nothing outside this folder reads them)
  *   leave.ts     a request leaving: its place dropped, its released node no longer counted
+ *   wake.ts      a waiting request's wake-up token parked on its place; which tokens a freed slot wakes
  *   view.ts      the Lease for status and repair
  *   outlook.ts   what admission would decide for a node now, for `drainbridge plan` (writes nothing)
  *   breaker.ts   the circuit breaker: K failed evacuations within a window pause admission (pure)
@@ -36,3 +37,4 @@ export {
   readAdmissionView,
 } from './view.ts';
 export { waitFromLease } from './wait.ts';
+export { ADMISSION_LEASE_NAME, PARKED_PLACES, parkWakeToken, planWakeUps, type WakeWatch } from './wake.ts';
