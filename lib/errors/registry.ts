@@ -43,12 +43,13 @@ export const ERROR_REGISTRY = {
   SlotUnavailable: {
     handling: 'wait',
     expected: true,
-    meaning: 'no maintenance slot is free yet; near the front of the line, admission is tried again within seconds',
+    meaning:
+      'no maintenance slot is free yet; near the front of the line, the request sleeps until a slot frees (woken) or 10 s pass',
   },
   WaitingInLine: {
     handling: 'wait',
     expected: true,
-    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again every 0-10 s',
+    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again every minute',
   },
   SkipEvent: {
     handling: 'skip',
