@@ -1,7 +1,10 @@
 /** Starts drainbridge embedded for a command: configuration from the environment, progress to a renderer. */
 import { hostname, userInfo } from 'node:os';
 import { EmbeddedRuntime } from '../embedded/runtime.ts';
+import { SlotWaker } from '../lib/admission/index.ts';
 import { type Config, loadConfig } from '../lib/config/index.ts';
+import { createLogger } from '../lib/log/logger.ts';
+import { connectKube } from '../lib/sources/forwarder/kube.ts';
 import type { EventSource } from './output/renderer.ts';
 
 export interface EmbeddedRun {
@@ -52,4 +55,30 @@ export async function startEmbedded(
   // Per-item progress comes from the records this run writes: watched in process, no read of their own.
   runtime.deps.progress.watch(events.record);
   return { runtime, config };
+}
+
+/**
+ * Wakes this command's own request when it waits in line: a one-shot `drainbridge evacuate` has no
+ * `drainbridge run` to send its parked token back (and `run` could not: the token is this process's
+ * executor's), so it watches the admission Lease itself, as `run` does, and delivers to its own runtime.
+ * Tokens parked by other processes are not waiting here (sendTaskSuccess says false): their own waker,
+ * or their fallback, wakes them. Without this watch the request would look again only at WaitForSlot's
+ * fallback, 10 s, three times the old polling's pace.
+ */
+export async function wakeOwnWaiters(config: Config, runtime: EmbeddedRuntime): Promise<{ stop(): Promise<void> }> {
+  const client = await connectKube(config);
+  const waker = new SlotWaker({
+    client,
+    namespace: config.namespace,
+    logger: createLogger('drainbridge-waker'),
+    deliver: (token) => runtime.executor.sendTaskSuccess(token),
+    leading: () => true,
+  });
+  waker.start();
+  return {
+    stop: async () => {
+      await waker.stop();
+      client.close();
+    },
+  };
 }
