@@ -22,7 +22,7 @@ import type { WakeableEntry } from './wake-plan.ts';
 export const PARKED_PLACES = 16;
 
 /** Whether a place may park a token: near the front, or waiting on a limit while few others on one have parked. */
-function mayPark(queue: Readonly<Record<string, WakeableEntry>>, requestId: string, now: Date): boolean {
+export function mayPark(queue: Readonly<Record<string, WakeableEntry>>, requestId: string, now: Date): boolean {
   const place = queue[requestId];
   if (place === undefined) return false;
   const ahead = lineOrder(queue, { now, ttlSeconds: QUEUE_TTL_SECONDS }).indexOf(requestId);

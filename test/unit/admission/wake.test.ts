@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { QueueEntry } from '../../../lib/admission/decision.ts';
 import { recordAnnotations } from '../../../lib/admission/records.ts';
+import { mayPark, PARKED_PLACES } from '../../../lib/admission/wake.ts';
 import { planWakeUps, type WakeWatch } from '../../../lib/admission/wake-plan.ts';
 
 const NOW = new Date('2099-01-01T10:00:00Z');
@@ -91,5 +92,37 @@ describe('planWakeUps', () => {
     ]);
     // No release, no wake-up for them: an admission (more held) sends nothing.
     assert.deepEqual(replay([lease(['n1'], line), lease(['n1', 'n3'], line)]), [[], []]);
+  });
+});
+
+describe('mayPark: who parks a wake-up token on the Lease', () => {
+  const why = 'zone zone-a: 1 of 1 node(s) held';
+  /** `count` places in line, ids p1…pN; those listed in `limited` wait on a limit, with a token when `parked`. */
+  function line(count: number, limited: Record<string, { parked: boolean }> = {}): Record<string, QueueEntry> {
+    const entries = Array.from({ length: count }, (_, i) => {
+      const id = `p${i + 1}`;
+      const mark = limited[id];
+      const entry = { ...place(i + 1, mark?.parked ? `t${i + 1}` : undefined), ...(mark ? { why } : {}) };
+      return [id, entry] as const;
+    });
+    return Object.fromEntries(entries);
+  }
+
+  it('the first PARKED_PLACES places park; one further back parks only when it waits on a limit', () => {
+    const queue = line(40, { p30: { parked: false } });
+    assert.equal(mayPark(queue, 'p1', NOW), true);
+    assert.equal(mayPark(queue, `p${PARKED_PLACES}`, NOW), true);
+    assert.equal(mayPark(queue, `p${PARKED_PLACES + 1}`, NOW), false);
+    assert.equal(mayPark(queue, 'p30', NOW), true, 'on a limit, far back: it parks (any release wakes it)');
+    assert.equal(mayPark(queue, 'unknown', NOW), false, 'no place, no token');
+  });
+
+  it('at most PARKED_PLACES requests on limits park beyond the front: the Lease stays small', () => {
+    const parked = Object.fromEntries(
+      Array.from({ length: PARKED_PLACES }, (_, i) => [`p${20 + i}`, { parked: true }] as const),
+    );
+    const queue = line(60, { ...parked, p50: { parked: false } });
+    assert.equal(mayPark(queue, 'p50', NOW), false);
+    assert.equal(mayPark(queue, 'p20', NOW), true, 'one already parked may park its next token');
   });
 });
