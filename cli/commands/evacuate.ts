@@ -161,7 +161,7 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
   });
   try {
     const { runtime } = await startEmbedded(cluster.config, output.events);
-    const waker = await wakeOwnWaiters(cluster.config, runtime);
+    const waker = wakeOwnWaiters(cluster.config, runtime);
     output.events.note(`evacuating ${args.node} (request ${args.detail.requestId})`);
     const outcome: MachineOutcome = await runMachine(
       {
