@@ -55,7 +55,7 @@ describe('node agent: Alibaba Cloud ECS active system events', () => {
       assert.equal(requested?.requestId, `alibaba:node-1:events:${event.eventId}`);
       assert.equal(requested?.origin, 'alibaba');
       assert.equal(requested?.notBefore, new Date(event.notBefore).toISOString());
-      assert.equal((requested?.notice as { eventType?: string }).eventType, 'SystemMaintenance.Reboot');
+      assert.equal((requested?.notice as { eventType?: string } | undefined)?.eventType, 'SystemMaintenance.Reboot');
 
       const moved = hoursAhead(2);
       fake.reschedule(event.eventId, moved);
@@ -63,7 +63,7 @@ describe('node agent: Alibaba Cloud ECS active system events', () => {
       const revised = publisher.of('Maintenance Requested')[1];
       assert.equal(revised?.requestId, requested?.requestId, 'the same request, not a second one');
       assert.equal(revised?.notBefore, new Date(moved).toISOString());
-      const [first, second] = [requested, revised].map((r) => (r?.revision as { at: string }).at);
+      const [first, second] = [requested, revised].map((r) => (r?.revision as { at?: string } | undefined)?.at);
       assert.ok(Date.parse(second as string) > Date.parse(first as string), 'a later revision');
       assert.ok(logger.has('maintenance rescheduled', (extra) => extra.requestId === requested?.requestId));
 
