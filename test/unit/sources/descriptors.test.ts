@@ -14,6 +14,7 @@ import type { AnyCloud } from '../../../lib/sources/clouds/contract/descriptor.t
 import { SOURCE_TAGS } from '../../../lib/sources/clouds/ids.ts';
 import { NoticeParseError, SOURCE_LABELS } from '../../../lib/sources/clouds/notice.ts';
 import { DEFAULT_NOTICE_POLICY, describePolicy } from '../../../lib/sources/clouds/policy.ts';
+import { CLOUD_AGENTS } from '../../../lib/sources/clouds/registry/agents.ts';
 import {
   CLOUD_DESCRIPTORS,
   CLOUDS,
@@ -80,6 +81,35 @@ describe('cloud descriptors', () => {
     assert.equal(
       describePolicy().length,
       CLOUD_DESCRIPTORS.reduce((n, cloud) => n + cloud.noticeTypes.length, 0),
+    );
+  });
+
+  it("each cloud's agent part: its provider's, a parser for each metadata source, none for an event-bus one", () => {
+    assert.deepEqual(Object.keys(CLOUD_AGENTS).sort(), [...NOTICE_PROVIDERS].sort());
+    for (const cloud of CLOUD_DESCRIPTORS) {
+      const agent = CLOUD_AGENTS[cloud.provider];
+      assert.equal(agent.provider, cloud.provider);
+      assert.equal(typeof agent.loops, 'function', `${cloud.provider}: loops`);
+      const parsers = agent.parse as Readonly<Record<string, unknown>>;
+      assert.deepEqual(
+        Object.keys(parsers).sort(),
+        Object.keys(cloud.sources).sort(),
+        `${cloud.provider}: one per source`,
+      );
+      for (const [source, facts] of Object.entries(cloud.sources)) {
+        const expected = facts?.arrives === 'metadata' ? 'function' : 'object';
+        assert.equal(typeof parsers[source], expected, `${source}: ${facts?.arrives}`);
+      }
+    }
+  });
+
+  it('a rule that approves events is refused for a cloud that cannot approve them', () => {
+    const azure: AnyCloud = CLOUDS.azure;
+    assert.deepEqual(missingParts(azure), []);
+    const problems = missingParts({ ...azure, approvesEvents: false });
+    assert.ok(
+      problems.length > 0 && problems.every((p) => p.endsWith('approves an event the cloud cannot approve')),
+      problems.join('; '),
     );
   });
 

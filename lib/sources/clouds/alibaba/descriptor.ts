@@ -39,7 +39,7 @@ export const ALIBABA_CLOUD = defineCloud({
   provider: 'alibaba',
   approvesEvents: false,
   docs: [
-    'ECS instance metadata: metadata items, `/maintenance/active-system-events` (https://www.alibabacloud.com/help/en/ecs/user-guide/view-instance-metadata)',
+    'ECS instance metadata, the table of metadata items: `/maintenance/active-system-events` (Alibaba Cloud help center, ECS user guide)',
     'ECS instance event notifications: the system-event content `eventId`, `eventType`, `eventStatus`, `notBefore` (https://www.alibabacloud.com/help/en/ecs/user-guide/instance-event-notification)',
     'DescribeInstanceHistoryEvents: event types and statuses Scheduled, Executing, Inquiring, Avoided, Executed, Canceled, Failed (https://www.alibabacloud.com/help/en/ecs/developer-reference/api-ecs-2014-05-26-describeinstancehistoryevents)',
   ],
