@@ -8,16 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { FakeEcsMetadata } from '../../sim/metadata/alibaba.ts';
 import { waitUntil } from '../support/wait.ts';
-import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, runAgent, testConfig, webScenario } from './harness.ts';
-import { assertStartedInTime, type BusLog, recordBus } from './timing.ts';
+import { readNodeAsAdmin } from '../workflow/harness.ts';
+import { type NoticeE2e, startNoticeE2e } from './e2e-cluster.ts';
+import { runAgent, testConfig } from './harness.ts';
+import { assertStartedInTime } from './timing.ts';
 
 const NODES = [
   { name: 'node-1', providerID: 'alicloud://cn-hangzhou/i-bp1ecr0000001' },
@@ -25,24 +24,14 @@ const NODES = [
   { name: 'node-3', providerID: 'alicloud://cn-hangzhou/i-bp1ecr0000003' },
 ];
 
-let w: WorkflowSim;
-let agentKube: KubeClient;
-const bus: BusLog = [];
-const simNow = () => w.sim.clock.now();
+let e2e: NoticeE2e;
+const simNow = () => e2e.simNow();
 
 before(async () => {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  w = await startWorkflowSim(webScenario('alibaba-notices', NODES, 6), {
-    env: { DRAINBRIDGE_MAX_HELD_NODES: '3' },
-    runtime: { onBusEvent: recordBus(bus, () => simNow()) },
-  });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  e2e = await startNoticeE2e('alibaba-notices', NODES, 6);
 });
 after(async () => {
-  await w.stop();
+  await e2e.w.stop();
 });
 
 /** ECS writes times as ISO 8601 UTC to the second (`2019-04-12T01:01:01Z`). */
@@ -55,17 +44,17 @@ async function ecsAgent(node: string, fake: FakeEcsMetadata) {
     DRAINBRIDGE_AGENT_PROVIDER: 'alibaba',
     DRAINBRIDGE_AGENT_ALIBABA_URL: fake.url,
   });
-  return runAgent(config, agentKube, {
-    publisher: new InProcessPublisher(w.runtime.bus),
+  return runAgent(config, e2e.agentKube, {
+    publisher: new InProcessPublisher(e2e.w.runtime.bus),
     now: () => new Date(simNow()),
   });
 }
 
 /** When (simulated) the evacuation of `requestId` succeeded: the node drained. */
 const drainedAt = (requestId: string) =>
-  bus.find((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId)?.at;
+  e2e.bus.find((e) => e.detailType === 'Evacuation Succeeded' && e.requestId === requestId)?.at;
 
-const phaseOf = async (node: string) => readPhase(await readNodeAsAdmin(w, node));
+const phaseOf = async (node: string) => readPhase(await readNodeAsAdmin(e2e.w, node));
 
 describe('Alibaba Cloud ECS notices, end to end through the packaged state machines', () => {
   it('SystemMaintenance.Reboot 15 min ahead → started in time → drained → [] → restored', async () => {
@@ -76,10 +65,10 @@ describe('Alibaba Cloud ECS notices, end to end through the packaged state machi
     const { agent } = await ecsAgent('node-1', fake);
     try {
       await waitUntil('node-1 is drained', () => drainedAt(requestId) !== undefined, 30_000);
-      assertStartedInTime(bus, requestId, event.notBefore);
+      assertStartedInTime(e2e.bus, requestId, event.notBefore);
       fake.removeEvent(event.eventId);
       await waitUntil('node-1 is restored', async () => (await phaseOf('node-1')) === 'NodeUncordoned', 30_000);
-      assert.notEqual((await readNodeAsAdmin(w, 'node-1')).spec?.unschedulable, true, 'uncordoned');
+      assert.notEqual((await readNodeAsAdmin(e2e.w, 'node-1')).spec?.unschedulable, true, 'uncordoned');
     } finally {
       await agent.stop();
       await fake.server.stop();
@@ -99,14 +88,14 @@ describe('Alibaba Cloud ECS notices, end to end through the packaged state machi
     try {
       await waitUntil(
         'the evacuation waits for its start',
-        () => bus.some((e) => e.requestId === requestId && e.detail.phase === 'MaintenanceScheduled'),
+        () => e2e.bus.some((e) => e.requestId === requestId && e.detail.phase === 'MaintenanceScheduled'),
         20_000,
       );
       const moved = ecsTime(61);
       fake.reschedule(event.eventId, moved);
       await waitUntil('node-2 is drained', () => drainedAt(requestId) !== undefined, 60_000);
       assert.ok((drainedAt(requestId) as number) < Date.parse(moved), 'drained before the new NotBefore');
-      assert.equal((await readNodeAsAdmin(w, 'node-2')).spec?.unschedulable, true, 'cordoned and drained');
+      assert.equal((await readNodeAsAdmin(e2e.w, 'node-2')).spec?.unschedulable, true, 'cordoned and drained');
     } finally {
       await agent.stop();
       await fake.server.stop();
