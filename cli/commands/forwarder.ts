@@ -7,6 +7,7 @@
 import type { BusClientSettings } from '../../lib/bus/bus-key.ts';
 import { loadConfig } from '../../lib/config/load.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
+import { NOTICE_PROVIDERS } from '../../lib/model/notice.ts';
 import type { DrainOptions } from '../../lib/model/request.ts';
 import { type ForwarderSettings, loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
 import type { BusSink } from '../../lib/sources/forwarder/sinks.ts';
@@ -137,7 +138,7 @@ export const forwarderCommand: Command = {
     'Usage: drainbridge forwarder [--kubeconfig FILE] [--cordon-evacuates off|all|SELECTOR] [--event-bus NAME]',
     '                             [--metrics-address HOST:PORT] [--nmo-coexistence refuse|act] [--identity ID]',
     '                             [--shutdown-grace SECONDS] [kubectl drain flags]',
-    '       drainbridge forwarder --node-agent [--node NAME] [--provider azure|aws|gcp] [--kubeconfig FILE]',
+    `       drainbridge forwarder --node-agent [--node NAME] [--provider ${NOTICE_PROVIDERS.join('|')}] [--kubeconfig FILE]`,
     '                             [--event-bus NAME] [--bus-endpoint URL] [--metrics-address HOST:PORT]',
     '                             [--shutdown-grace SECONDS] [kubectl drain flags]',
     '',

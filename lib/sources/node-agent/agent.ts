@@ -12,16 +12,14 @@
 import type { EventPublisher } from '../../bus/types.ts';
 import { createLogger } from '../../log/logger.ts';
 import type { NoticeSource } from '../../model/notice.ts';
-import { awsSources } from '../clouds/aws/source.ts';
-import { AzureSource } from '../clouds/azure/source.ts';
 import type { AgentConfig } from '../clouds/config.ts';
-import { gcpSources } from '../clouds/gcp/source.ts';
 import { readNodeHistory } from '../clouds/history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from '../clouds/loop.ts';
 import { pause } from '../clouds/loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from '../clouds/metrics.ts';
 import { describeNotice, type Notice, NoticeParseError, type ParsedDocument } from '../clouds/notice.ts';
 import { documentRevisionKey, type EventContext, endedEvent, requestedEvent } from '../clouds/notice-details.ts';
+import { CLOUD_AGENTS } from '../clouds/registry/agents.ts';
 import { SOURCE_DOCUMENT_VERSIONS } from '../clouds/registry/descriptors.ts';
 import { NoticeTracker, type TrackerAction } from '../clouds/tracker.ts';
 import { overdueRequests, Unreadability } from '../clouds/unreadable.ts';
@@ -62,16 +60,9 @@ function powertoolsLogger(): AgentLogger {
   };
 }
 
-/** The sources of the configured provider. */
+/** The sources of the configured provider: its agent part's loops (lib/sources/clouds/registry/agents.ts). */
 export function sourcesFor(context: LoopContext): SourceLoop[] {
-  switch (context.config.provider) {
-    case 'azure':
-      return [new AzureSource(context)];
-    case 'aws':
-      return awsSources(context);
-    case 'gcp':
-      return gcpSources(context);
-  }
+  return CLOUD_AGENTS[context.config.provider].loops(context);
 }
 
 /** Runs the agent until stopped. */
