@@ -6,7 +6,7 @@
 
 import { DrainbridgeError } from '../../errors/index.ts';
 import type { NoticeSource } from '../../model/notice.ts';
-import type { DocumentParser } from '../clouds/contract/agent.ts';
+import type { DocumentParser } from '../clouds/agent-part/agent-part.ts';
 import type { ParsedDocument } from '../clouds/notice.ts';
 import { CLOUD_AGENTS } from '../clouds/registry/agents.ts';
 

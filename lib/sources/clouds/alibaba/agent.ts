@@ -1,5 +1,5 @@
-/** Alibaba Cloud ECS in the node agent: its metadata loop and document (contract/agent.ts). */
-import type { CloudAgent } from '../contract/agent.ts';
+/** Alibaba Cloud ECS in the node agent: its metadata loop and document (agent-part/agent-part.ts). */
+import type { CloudAgent } from '../agent-part/agent-part.ts';
 import { parseJsonText } from '../notice.ts';
 import { parseEcsSystemEvents } from './parse.ts';
 import { alibabaSources } from './source.ts';

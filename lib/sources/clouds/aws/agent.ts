@@ -1,5 +1,5 @@
-/** AWS in the node agent: its IMDS loops and documents (contract/agent.ts). */
-import type { CloudAgent } from '../contract/agent.ts';
+/** AWS in the node agent: its IMDS loops and documents (agent-part/agent-part.ts). */
+import type { CloudAgent } from '../agent-part/agent-part.ts';
 import { parseJsonText } from '../notice.ts';
 import { parseEc2ScheduledEvents, parseRebalanceRecommendation, parseSpotInstanceAction } from './parse.ts';
 import { awsSources } from './source.ts';

@@ -1,5 +1,5 @@
-/** Azure in the node agent: its Scheduled Events loop and document (contract/agent.ts). */
-import type { CloudAgent } from '../contract/agent.ts';
+/** Azure in the node agent: its Scheduled Events loop and document (agent-part/agent-part.ts). */
+import type { CloudAgent } from '../agent-part/agent-part.ts';
 import { parseJsonText } from '../notice.ts';
 import { parseAzureScheduledEvents } from './parse.ts';
 import { AzureSource } from './source.ts';

@@ -6,7 +6,7 @@
  * descriptor that lacks a source of its provider, or a rule for one of its types, does not compile, and
  * test/unit/sources/descriptors.test.ts fails on an empty or inconsistent part. A leaf (types only).
  *
- * Behaviour stays in the cloud's own files, reached through its agent part (contract/agent.ts: its loops and a
+ * Behaviour stays in the cloud's own files, reached through its agent part (agent-part/agent-part.ts: its loops and a
  * parser per source, listed in registry/agents.ts), which the compiler checks against its sources.
  */
 import { z } from 'zod';

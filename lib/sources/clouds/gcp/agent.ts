@@ -1,5 +1,5 @@
-/** GCE in the node agent: its metadata loops and values (contract/agent.ts). */
-import type { CloudAgent } from '../contract/agent.ts';
+/** GCE in the node agent: its metadata loops and values (agent-part/agent-part.ts). */
+import type { CloudAgent } from '../agent-part/agent-part.ts';
 import { parseJsonText } from '../notice.ts';
 import { parseGceMaintenanceEvent, parseGcePreempted, parseGceUpcomingMaintenance } from './parse.ts';
 import { gcpSources } from './source.ts';

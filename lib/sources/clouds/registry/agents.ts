@@ -4,10 +4,10 @@
  * the settings read without loading any client. Adding a cloud is one entry here (docs/development.md).
  */
 import type { NoticeProvider } from '../../../model/notice.ts';
+import type { CloudAgent } from '../agent-part/agent-part.ts';
 import { ALIBABA_AGENT } from '../alibaba/agent.ts';
 import { AWS_AGENT } from '../aws/agent.ts';
 import { AZURE_AGENT } from '../azure/agent.ts';
-import type { CloudAgent } from '../contract/agent.ts';
 import { GCP_AGENT } from '../gcp/agent.ts';
 
 /** One agent part per provider: a provider without one does not compile. */

@@ -6,9 +6,9 @@
  * descriptors. A leaf (types only).
  */
 import type { NoticeProvider } from '../../../model/notice.ts';
+import type { SourcesOf } from '../contract/descriptor.ts';
 import type { LoopContext, SourceLoop } from '../loop.ts';
 import type { ParsedDocument } from '../notice.ts';
-import type { SourcesOf } from './descriptor.ts';
 
 /** What came with a document besides its text. */
 export interface DocumentRead {
