@@ -9,6 +9,8 @@
  *   alerts.ts          Prometheus alerts (kured's filters, label matchers)
  *   promql.ts          a PromQL expression that must be empty or zero
  *   prometheus-api.ts  the Prometheus HTTP API client
+ *   alertmanager.ts    Alertmanager's active alerts, silences and inhibitions honoured (same filters)
+ *   alertmanager-api.ts  the Alertmanager API v2 client
  *   cluster.ts         NotReady nodes, PodDisruptionBudgets at zero, the node's failure domain
  *   http.ts            a URL answering 200
  *
