@@ -1,6 +1,6 @@
 /** `drainbridge abort NODE`: stop a running evacuation; the node stays cordoned (the safe state). */
 import { InvalidInput } from '../../lib/errors/index.ts';
-import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
+import { EvacuationProgressStore } from '../../lib/progress/index.ts';
 import { abortRequest } from '../../lib/workflow/abort.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';

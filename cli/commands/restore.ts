@@ -1,7 +1,7 @@
 /** `drainbridge restore NODE`: end a maintenance request (Restore state machine, embedded). */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
-import { readLedger } from '../../lib/node/ledger.ts';
+import { readLedger } from '../../lib/node/index.ts';
 import { connect, preflight } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
