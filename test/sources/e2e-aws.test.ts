@@ -33,30 +33,10 @@ import {
   startWorkflowSim,
   type WorkflowSim,
 } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig } from './harness.ts';
+import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, webScenario } from './harness.ts';
 import { assertStartedInTime, type BusLog, recordBus } from './timing.ts';
 
-const SCENARIO = {
-  name: 'aws-notices',
-  podStartupDelaySeconds: 1,
-  nodes: AWS_NODES,
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
-};
+const SCENARIO = webScenario('aws-notices', AWS_NODES, 6);
 
 const SCHEDULED = '/latest/meta-data/events/maintenance/scheduled';
 

@@ -18,34 +18,16 @@ import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig } from './harness.ts';
+import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig, webScenario } from './harness.ts';
 import { assertStartedInTime, type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = {
-  name: 'azure-notices',
+  ...webScenario(
+    'azure-notices',
+    [1, 2, 3].map((n) => ({ name: `node-${n}`, providerID: `${AZURE_VMSS}/${n - 1}` })),
+    6,
+  ),
   speed: 200,
-  podStartupDelaySeconds: 1,
-  nodes: [
-    { name: 'node-1', providerID: `${AZURE_VMSS}/0` },
-    { name: 'node-2', providerID: `${AZURE_VMSS}/1` },
-    { name: 'node-3', providerID: `${AZURE_VMSS}/2` },
-  ],
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
 };
 
 let w: WorkflowSim;

@@ -13,35 +13,12 @@ import { readPhase } from '../../lib/node/phase.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, runAgent, testConfig } from './harness.ts';
+import { AGENT_RBAC, GCP_THREE, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, progressOf, recordBus } from './timing.ts';
 
 const EVENT = '/computeMetadata/v1/instance/maintenance-event';
 
-const SCENARIO = {
-  name: 'gcp-notices',
-  podStartupDelaySeconds: 1,
-  nodes: ['node-1', 'node-2', 'node-3'].map((name) => ({
-    name,
-    providerID: `gce://my-project/europe-west1-b/${name}`,
-  })),
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
-};
+const SCENARIO = webScenario('gcp-notices', GCP_THREE, 6);
 
 let w: WorkflowSim;
 let fake: FakeGceMetadata;

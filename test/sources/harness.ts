@@ -66,6 +66,12 @@ export const AWS_NODES = [
 
 export const GCP_NODES = [{ name: 'node-1', providerID: 'gce://my-project/europe-west1-b/node-1' }];
 
+/** node-1 … node-3 in one GCE zone (the GCP e2e tests' cluster). */
+export const GCP_THREE = ['node-1', 'node-2', 'node-3'].map((name) => ({
+  name,
+  providerID: `gce://my-project/europe-west1-b/${name}`,
+}));
+
 /** A publisher that validates like the real ones and records what went out. */
 export class RecordingPublisher implements EventPublisher {
   readonly events: { detailType: DetailType; detail: Record<string, unknown> }[] = [];
@@ -190,8 +196,16 @@ export function runAgent(config: AgentConfig, kube: KubeClient, extra: Partial<N
   return { agent, publisher: recording, logger, metrics };
 }
 
-/** A simulator scenario of `nodes` running one Deployment `shop/web` of nginx pods (the cloud e2e tests' cluster). */
-export function webScenario(name: string, nodes: readonly { name: string; providerID: string }[], replicas: number) {
+/**
+ * A simulator scenario of `nodes` running one Deployment `shop/web` of nginx pods (the cloud e2e tests' cluster);
+ * `terminationGracePeriodSeconds` when a test needs the pods to take their time stopping.
+ */
+export function webScenario(
+  name: string,
+  nodes: readonly { name: string; providerID: string }[],
+  replicas: number,
+  pods: { readonly terminationGracePeriodSeconds?: number } = {},
+) {
   return {
     name,
     podStartupDelaySeconds: 1,
@@ -207,7 +221,7 @@ export function webScenario(name: string, nodes: readonly { name: string; provid
           selector: { matchLabels: { app: 'web' } },
           template: {
             metadata: { labels: { app: 'web' } },
-            spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
+            spec: { ...pods, containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
           },
         },
       },
