@@ -9,16 +9,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { formatRfc1123 } from '../../lib/sources/clouds/dates.ts';
 import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig, webScenario } from './harness.ts';
+import { AZURE_VMSS, agentKubeOn, type RunningAgent, runAgent, testConfig, webScenario } from './harness.ts';
 import { assertStartedInTime, type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = {
@@ -53,10 +52,7 @@ before(async () => {
       },
     },
   });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
   fake = await FakeAzureMetadata.start({ onApproval: 'start' });
 });
 after(async () => {

@@ -9,15 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { DetailType } from '../../lib/bus/contracts/contracts.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, GCP_THREE, runAgent, testConfig, webScenario } from './harness.ts';
+import { agentKubeOn, GCP_THREE, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, recordBus } from './timing.ts';
 
 const PREEMPTED = '/computeMetadata/v1/instance/preempted';
@@ -32,10 +31,7 @@ const simNow = () => w.sim.clock.now();
 
 before(async () => {
   w = await startWorkflowSim(SCENARIO, { speed: 1, runtime: { onBusEvent: recordBus(bus, simNow) } });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
   fake = await FakeGceMetadata.start();
 });
 after(async () => {

@@ -108,6 +108,17 @@ export class RecordingLogger implements AgentLogger {
   }
 }
 
+/**
+ * The node agent's own client on a simulated cluster, as the DaemonSet gets it: its RBAC applied, its
+ * ServiceAccount's token, quick retries.
+ */
+export async function agentKubeOn(sim: Simulator, options: { readonly timeoutMs?: number } = {}): Promise<KubeClient> {
+  sim.apply(AGENT_RBAC, 'node agent RBAC');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(sim.kubeconfig(await sim.tokenFor('drainbridge/node-agent')));
+  return new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 }, ...options });
+}
+
 export interface AgentCluster {
   readonly sim: Simulator;
   /** The agent's client, as its ServiceAccount. */
@@ -130,10 +141,7 @@ export async function startAgentCluster(nodes: readonly { name: string; provider
       'deploy/base/crds/evacuations.yaml',
     );
     sim.apply('apiVersion: v1\nkind: Namespace\nmetadata: { name: drainbridge }\n');
-    sim.apply(AGENT_RBAC, 'node agent RBAC');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(sim.kubeconfig(await sim.tokenFor('drainbridge/node-agent')));
-    const kube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 }, timeoutMs: 5_000 });
+    const kube = await agentKubeOn(sim, { timeoutMs: 5_000 });
     const hold = (nodeName: string, requestId: string, phase?: string) =>
       sim.store.mutate(NODES, { name: nodeName }, (node: KubeObject) => {
         node.metadata.annotations ??= {};
