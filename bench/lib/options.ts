@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 /** The parts of `npm run bench`, in the order they run. */
-export const SECTIONS = ['drain', 'reaction', 'footprint', 'scale'] as const;
+export const SECTIONS = ['drain', 'kubevirt', 'reaction', 'footprint', 'scale'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Speed 1 is the measurement; `--quick` runs the cluster 5× faster (flattering neither tool fairly). */
@@ -31,13 +31,13 @@ export interface BenchOptions {
   readonly scaleNodes: readonly number[];
 }
 
-export const USAGE = `Usage: npm run bench -- [--sections drain,reaction,footprint,scale] [--cases busy-node,pdb-heavy]
+export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reaction,footprint,scale] [--cases busy-node,pdb-heavy]
                         [--repetitions 3] [--speed 1 | --quick] [--run-timeout 600] [--time-limit 7200]
                         [--reaction-runs 20] [--scale-nodes 10,100,1000] [--out bench/results]
   --sections       comma-separated parts to run (default: all, in this order)
   --cases          drain cases (default: all of busy-node, pdb-heavy)
-  --repetitions    drain runs per tool and case, 1–20 (default 3); the tools alternate, each on a fresh simulator;
-                   the oracle (the physical floor's check) runs once per case
+  --repetitions    drain (and kubevirt) runs per tool and case, 1–20 (default 3); the tools alternate, each on a
+                   fresh simulator; the oracle (the physical floor's check) runs once per case
   --speed          the simulated cluster's speed, 0.5–100 (default 1: real time, the measurement)
   --quick          speed 5: grace periods and start-up 5× shorter, the tools' own waits unchanged
   --run-timeout    seconds one drain run may take, 10–3600 (default 600)
