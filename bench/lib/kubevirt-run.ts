@@ -10,10 +10,12 @@ import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
 import { KV_REFS, type MigrationRecord } from '../../sim/controllers/kubevirt/index.ts';
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import type { Simulator } from '../../sim/index.ts';
-import { type DrainbridgeOutcome, runDrainbridgeEvacuation } from './drainbridge.ts';
+import { costOf, lambdaMemoryMb } from './cost.ts';
+import { runDrainbridgeEvacuation } from './drainbridge.ts';
 import { runKubectlDrain } from './kubectl.ts';
 import { KUBEVIRT_NODE, kubevirtScenario, VM_NAMESPACE } from './kubevirt-scenario.ts';
 import { countByUser, type RequestCounts } from './requests.ts';
+import type { ExecutionCounts } from './run-case.ts';
 
 export type VmTool = 'drainbridge' | 'kubectl';
 
@@ -45,7 +47,7 @@ export interface VmRunResult {
   /** Most migrations past Pending at once (KubeVirt's limits: ≤ 2 from one node). */
   readonly mostRunning: number;
   readonly requests: Record<string, RequestCounts>;
-  readonly execution?: Pick<DrainbridgeOutcome, 'stats' | 'historyEvents' | 'notYetDone' | 'executions'>;
+  readonly execution?: ExecutionCounts;
   readonly failure: string;
 }
 
@@ -104,8 +106,9 @@ async function runTool(
     drain: VM_DRAIN_OPTIONS,
     timeoutMs: settings.timeoutMs,
   });
-  const { stats, historyEvents, notYetDone, executions } = run;
-  return { ok: run.ok, failure: run.failure, execution: { stats, historyEvents, notYetDone, executions } };
+  const { stats, historyEvents, notYetDone, executions, usage } = run;
+  const cost = costOf(usage, lambdaMemoryMb());
+  return { ok: run.ok, failure: run.failure, execution: { stats, historyEvents, notYetDone, executions, usage, cost } };
 }
 
 /** Evacuates the 20-VM node with `tool` on a fresh simulator at `speed`; the simulator is stopped before this resolves. */

@@ -6,6 +6,7 @@
  */
 import { billedStateTransitions } from '../../embedded/executor.ts';
 import { renderColumns } from './columns.ts';
+import { costLine, dollars } from './cost.ts';
 import { runVmEvacuation, VM_KUBECTL_FLAGS, type VmRunResult, type VmTool } from './kubevirt-run.ts';
 import {
   KUBEVIRT_LIMITS,
@@ -20,6 +21,7 @@ import type { BenchOptions } from './options.ts';
 import { totalOf } from './requests.ts';
 import type { SectionReport } from './section.ts';
 import { ratioOf, spreadOf } from './stats.ts';
+import { medianCost } from './summary.ts';
 import { secs, type TargetRow, times } from './targets.ts';
 
 /** The issue's target: every VM elsewhere within 1.1× the floor. */
@@ -122,15 +124,44 @@ function table(figures: readonly ToolFigures[], floorSeconds: number): string {
   return renderColumns([header, ...rows]);
 }
 
-function executionLine(runs: readonly VmRunResult[]): string {
+/** The drainbridge runs' execution counts and bill (medians), or undefined without a successful run. */
+function executionOf(runs: readonly VmRunResult[]) {
   const executions = runs.flatMap((run) => (run.ok && run.execution ? [run.execution] : []));
-  if (executions.length === 0) return 'drainbridge Evacuate execution: no successful run';
+  if (executions.length === 0) return undefined;
   const median = (pick: (e: (typeof executions)[number]) => number) => spreadOf(executions.map(pick))?.median ?? 0;
-  return (
-    `drainbridge Evacuate execution (median): ${median((e) => billedStateTransitions(e.stats))} billed state transitions ` +
-    `(${median((e) => e.stats.retries)} retries), ${median((e) => e.stats.lambdaInvocations)} Lambda invocations ` +
-    `(${median((e) => e.notYetDone)} NotYetDone), ≈${median((e) => e.historyEvents)} history events`
-  );
+  return {
+    transitions: median((e) => billedStateTransitions(e.stats)),
+    retries: median((e) => e.stats.retries),
+    invocations: median((e) => e.stats.lambdaInvocations),
+    notYetDone: median((e) => e.notYetDone),
+    historyEvents: median((e) => e.historyEvents),
+    events: median((e) => e.usage.events),
+    cost: medianCost(executions.map((e) => e.cost)),
+  };
+}
+
+function executionLines(runs: readonly VmRunResult[]): string {
+  const e = executionOf(runs);
+  if (!e) return 'drainbridge Evacuate execution: no successful run';
+  return [
+    `drainbridge Evacuate execution (median): ${e.transitions} billed state transitions (${e.retries} retries), ` +
+      `${e.invocations} Lambda invocations (${e.notYetDone} NotYetDone), ≈${e.historyEvents} history events`,
+    costLine(e.cost, e),
+  ].join('\n');
+}
+
+function costRow(runs: readonly VmRunResult[]): TargetRow {
+  const e = executionOf(runs);
+  return {
+    section: 'kubevirt',
+    figure: 'AWS bill per 1,000 evacuations',
+    target: 'reported',
+    value: e?.cost.total,
+    shown: e ? dollars(e.cost.total) : '-',
+    reference: e
+      ? `${e.transitions} transitions, ${e.invocations} invocations, ${e.cost.gbSeconds.toFixed(1)} GB-s, ${e.events} events, ${(e.cost.logBytes / 1024).toFixed(1)} KiB logs`
+      : '-',
+  };
 }
 
 function targetRows(drainbridge: ToolFigures, kubectl: ToolFigures, floorSeconds: number): TargetRow[] {
@@ -192,12 +223,12 @@ export async function runKubevirtSection(options: BenchOptions, kubectl: string)
     `floor: ${secs(floorWall)} (longest-first over ${floor.slots} slots; no schedule below ${secs(floor.lowerBoundSeconds / options.speed)}: ` +
       `${floor.totalSeconds.toFixed(1)} s of migrations / ${floor.slots}, longest ${floor.longestSeconds.toFixed(1)} s)`,
     table([drainbridge, kubectlFigures], floorWall),
-    executionLine(runs),
+    executionLines(runs),
     'per-migration overhead: median of (measured Scheduling → Succeeded) − the modelled time, simulated s',
   ].join('\n');
   return {
     text,
-    rows: targetRows(drainbridge, kubectlFigures, floorWall),
+    rows: [...targetRows(drainbridge, kubectlFigures, floorWall), costRow(runs)],
     json: { speed: options.speed, floor, runs },
     ok: runs.every((run) => run.ok),
   };
