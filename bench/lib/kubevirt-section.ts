@@ -67,6 +67,12 @@ interface ToolFigures {
   readonly mostRunning: number;
   /** Median over the runs of (measured − modelled) seconds per migration: what the floor does not model. */
   readonly overheadSeconds: number | undefined;
+  /**
+   * Median over the runs of the slots' idle time until every VM was elsewhere: slots × that time − the
+   * migrations' own (Scheduling → Succeeded) seconds, in simulated seconds — the wait between a migration
+   * ending and the next one starting.
+   */
+  readonly idleSlotSeconds: number | undefined;
 }
 
 function overheadOf(runs: readonly VmRunResult[]): number | undefined {
@@ -81,7 +87,15 @@ function overheadOf(runs: readonly VmRunResult[]): number | undefined {
   return spreadOf(deltas)?.median;
 }
 
-function figuresOf(tool: VmTool, runs: readonly VmRunResult[]): ToolFigures {
+function idleOf(runs: readonly VmRunResult[], speed: number, slots: number): number | undefined {
+  const idle = runs.map((run) => {
+    const busy = run.migrations.reduce((sum, m) => sum + (m.seconds ?? 0), 0);
+    return (slots * (run.vmsElsewhereMs ?? 0) * speed) / 1000 - busy;
+  });
+  return spreadOf(idle)?.median;
+}
+
+function figuresOf(tool: VmTool, runs: readonly VmRunResult[], speed: number, slots: number): ToolFigures {
   const mine = runs.filter((run) => run.tool === tool);
   const ok = mine.filter((run) => run.ok);
   return {
@@ -93,6 +107,7 @@ function figuresOf(tool: VmTool, runs: readonly VmRunResult[]): ToolFigures {
     requests: spreadOf(ok.map((run) => totalOf(run.requests).total))?.median,
     mostRunning: Math.max(0, ...mine.map((run) => run.mostRunning)),
     overheadSeconds: overheadOf(ok),
+    idleSlotSeconds: idleOf(ok, speed, slots),
   };
 }
 
@@ -108,6 +123,7 @@ function table(figures: readonly ToolFigures[], floorSeconds: number): string {
     'most past Pending',
     'requests',
     'per-migration overhead',
+    'slots idle',
   ];
   const rows = figures.map((f) => [
     f.tool,
@@ -120,6 +136,7 @@ function table(figures: readonly ToolFigures[], floorSeconds: number): string {
     String(f.mostRunning),
     f.requests === undefined ? '-' : String(f.requests),
     f.overheadSeconds === undefined ? '-' : `${f.overheadSeconds >= 0 ? '+' : ''}${f.overheadSeconds.toFixed(1)} s`,
+    secs(f.idleSlotSeconds),
   ]);
   return renderColumns([header, ...rows]);
 }
@@ -217,14 +234,16 @@ export async function runKubevirtSection(options: BenchOptions, kubectl: string)
       console.log(runLine(run));
     }
   }
-  const drainbridge = figuresOf('drainbridge', runs);
-  const kubectlFigures = figuresOf('kubectl', runs);
+  const drainbridge = figuresOf('drainbridge', runs, options.speed, floor.slots);
+  const kubectlFigures = figuresOf('kubectl', runs, options.speed, floor.slots);
   const text = [
     `floor: ${secs(floorWall)} (longest-first over ${floor.slots} slots; no schedule below ${secs(floor.lowerBoundSeconds / options.speed)}: ` +
       `${floor.totalSeconds.toFixed(1)} s of migrations / ${floor.slots}, longest ${floor.longestSeconds.toFixed(1)} s)`,
     table([drainbridge, kubectlFigures], floorWall),
     executionLines(runs),
-    'per-migration overhead: median of (measured Scheduling → Succeeded) − the modelled time, simulated s',
+    'per-migration overhead: median of (measured Scheduling → Succeeded) − the modelled time, simulated s; slots idle: ' +
+      `${floor.slots} × the time until every VM was elsewhere − the migrations' own time (the floor's schedule leaves ` +
+      `${(floor.slots * floor.seconds - floor.totalSeconds).toFixed(1)} s)`,
   ].join('\n');
   return {
     text,
