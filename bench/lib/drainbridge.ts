@@ -106,13 +106,14 @@ function timeLimit(ms: number): { promise: Promise<'timeout'>; cancel: () => voi
 export async function runDrainbridgeEvacuation(
   kubeconfigPath: string,
   node: string,
-  options: { drain: DrainOptions; timeoutMs: number },
+  options: { drain: DrainOptions; timeoutMs: number; retryIntervalMs?: number | undefined },
 ): Promise<DrainbridgeOutcome> {
   let notYetDone = 0;
   const config = loadConfig({ KUBECONFIG: kubeconfigPath, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' });
   const usage = new UsageCounter();
   const runtime = await EmbeddedRuntime.create({
     config,
+    ...(options.retryIntervalMs === undefined ? {} : { retryIntervalMs: options.retryIntervalMs }),
     onTask: (call: TaskCall) => {
       usage.onTask(call);
       if (call.error?.name === 'NotYetDone') notYetDone++;

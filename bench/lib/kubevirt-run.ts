@@ -93,7 +93,7 @@ function seen(record: MigrationRecord): MigrationSeen {
 async function runTool(
   cluster: Awaited<ReturnType<typeof startDrainbridgeCluster>>,
   tool: VmTool,
-  settings: { kubectl: string; timeoutMs: number },
+  settings: { kubectl: string; timeoutMs: number; retryIntervalMs?: number | undefined },
 ): Promise<{ ok: boolean; failure: string; execution?: VmRunResult['execution'] }> {
   if (tool === 'kubectl') {
     const run = await runKubectlDrain(settings.kubectl, cluster.adminKubeconfigPath, KUBEVIRT_NODE, {
@@ -105,6 +105,7 @@ async function runTool(
   const run = await runDrainbridgeEvacuation(cluster.kubeconfigPath, KUBEVIRT_NODE, {
     drain: VM_DRAIN_OPTIONS,
     timeoutMs: settings.timeoutMs,
+    retryIntervalMs: settings.retryIntervalMs,
   });
   const { stats, historyEvents, notYetDone, executions, usage } = run;
   const cost = costOf(usage, lambdaMemoryMb());
@@ -115,7 +116,7 @@ async function runTool(
 export async function runVmEvacuation(
   tool: VmTool,
   repetition: number,
-  settings: { kubectl: string; timeoutMs: number; speed: number },
+  settings: { kubectl: string; timeoutMs: number; speed: number; retryIntervalMs?: number | undefined },
 ): Promise<VmRunResult> {
   const cluster = await startDrainbridgeCluster({ scenario: kubevirtScenario(settings.speed), speed: settings.speed });
   try {

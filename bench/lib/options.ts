@@ -29,11 +29,17 @@ export interface BenchOptions {
   readonly reactionRuns: number;
   /** Cluster sizes of the scale section (nodes); a tenth of them is asked for maintenance at once. */
   readonly scaleNodes: readonly number[];
+  /**
+   * Diagnosis only: every Step Functions Retry interval of the kubevirt section's drainbridge runs replaced by this many ms
+   * (what a wake-up on the awaited change would approach); undefined: the definitions' own backoff.
+   */
+  readonly retryIntervalMs?: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reaction,footprint,scale] [--cases busy-node,pdb-heavy]
                         [--repetitions 3] [--speed 1 | --quick] [--run-timeout 600] [--time-limit 7200]
                         [--reaction-runs 20] [--scale-nodes 10,100,1000] [--out bench/results]
+                        [--retry-interval-ms N]
   --sections       comma-separated parts to run (default: all, in this order)
   --cases          drain cases (default: all of busy-node, pdb-heavy)
   --repetitions    drain (and kubevirt) runs per tool and case, 1–20 (default 3); the tools alternate, each on a
@@ -44,7 +50,9 @@ export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reactio
   --time-limit     seconds the drain section may take, 60–14400 (default 7200)
   --reaction-runs  runs per trigger in the reaction section, 5–100 (default 20)
   --scale-nodes    cluster sizes of the scale section, each 10–2000 (default 10,100,1000)
-  --out            directory for the JSON results (default bench/results)`;
+  --out            directory for the JSON results (default bench/results)
+  --retry-interval-ms  diagnosis, not the measurement: in the kubevirt section, drainbridge's Retry
+                       waits replaced by N ms (0–60000): what a wake-up on the migration's end approaches`;
 
 /** A bad command line: the message names the flag. */
 export class BenchUsageError extends Error {
@@ -118,6 +126,7 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
         'run-timeout': { type: 'string' },
         'time-limit': { type: 'string' },
         out: { type: 'string' },
+        'retry-interval-ms': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -140,5 +149,15 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
     outDir: text('out') ?? 'bench/results',
     reactionRuns: numberFlag(text('reaction-runs'), 'reaction-runs', { min: 5, max: 100, fallback: 20, integer: true }),
     scaleNodes: sizesFlag(text('scale-nodes')),
+    ...(text('retry-interval-ms') === undefined
+      ? {}
+      : {
+          retryIntervalMs: numberFlag(text('retry-interval-ms'), 'retry-interval-ms', {
+            min: 0,
+            max: 60_000,
+            fallback: 0,
+            integer: true,
+          }),
+        }),
   };
 }
