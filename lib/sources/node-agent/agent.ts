@@ -244,14 +244,15 @@ class LoopRunner {
   #report(error: unknown, oneEvent = false): void {
     const { logger, metrics } = this.#context;
     const source = this.#loop.source;
-    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
     metrics.count(error instanceof NoticeParseError ? 'parseErrors' : 'failures', source);
-    this.#problems.add(message);
-    if (this.#lastProblems.has(message)) return;
-    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, message });
+    this.#problems.add(reason);
+    if (this.#lastProblems.has(reason)) return;
+    // `reason`, not `message`: Powertools Logger drops a key named message (its own), and the why with it.
+    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, reason });
     else if (error instanceof NoticeParseError)
-      logger.error('malformed document: nothing published', { source, message });
-    else logger.warn('reading the notices failed; trying again', { source, message });
+      logger.error('malformed document: nothing published', { source, reason });
+    else logger.warn('reading the notices failed; trying again', { source, reason });
   }
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
@@ -341,7 +342,7 @@ class LoopRunner {
       logger.warn('publishing failed; trying again at the next read', {
         source,
         requestId: action.requestId,
-        message: error instanceof Error ? error.message : String(error),
+        reason: error instanceof Error ? error.message : String(error),
       });
       return false;
     }
