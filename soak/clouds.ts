@@ -205,7 +205,14 @@ export function announceNotice(
  * more (the fake refuses otherwise: not counted); Azure and GCE within the window's latest start.
  */
 export function rescheduleNotice(clouds: readonly CloudNode[], random: Random): string | undefined {
-  const movable = clouds.filter((c) => c.standing?.scheduled && c.standing.notBefore > Date.now() + 60_000);
+  // Not once due: an Azure event the agent approved has started (Started, NotBefore ""), it no longer moves.
+  const movable = clouds.filter(
+    (c) =>
+      c.standing?.scheduled &&
+      c.standing.dueAt === undefined &&
+      !(c.provider === 'azure' && c.fake.approved(c.standing.eventId)) &&
+      c.standing.notBefore > Date.now() + 60_000,
+  );
   if (movable.length === 0) return undefined;
   const cloud = random.pick(movable);
   const standing = cloud.standing as Standing;

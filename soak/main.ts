@@ -3,7 +3,8 @@
  * checker over what the cluster saw. Exits 1 when an invariant broke (naming it and the seed), 2 on bad
  * arguments. See docs/safety.md, "Soak".
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RUN_USER } from '../test/forwarder/harness.ts';
 import { DRAINBRIDGE_SA } from '../test/support/request-log.ts';
 import { checkInvariants } from './checker.ts';
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
     nova: false,
     notices: w.notices,
   };
+  // Kept beside the processes' logs: the checker can judge the same history again (a replay without the hour).
+  writeFileSync(join(w.dir, 'soak-log.json'), JSON.stringify(log));
   const verdict = checkInvariants(log);
   console.log(report(w, log, verdict, opts.minutes));
   w.kubectl.close();
