@@ -10,6 +10,7 @@
  *   await agent.done;
  */
 import type { EventPublisher } from '../../bus/types.ts';
+import { TransientError } from '../../errors/index.ts';
 import { createLogger } from '../../log/logger.ts';
 import type { NoticeSource } from '../../model/notice.ts';
 import { awsSources } from '../clouds/aws/source.ts';
@@ -339,6 +340,8 @@ class LoopRunner {
       return true;
     } catch (error) {
       metrics.count('failures', source);
+      // Not on the bus yet, not refused: the forwarder's queue keeps offering it, so it may get through.
+      if (error instanceof TransientError) this.#tracker.unconfirmed(action);
       logger.warn('publishing failed; trying again at the next read', {
         source,
         requestId: action.requestId,
