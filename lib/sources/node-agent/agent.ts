@@ -10,6 +10,7 @@
  *   await agent.done;
  */
 import type { EventPublisher } from '../../bus/types.ts';
+import { TransientError } from '../../errors/index.ts';
 import { createLogger } from '../../log/logger.ts';
 import type { NoticeSource } from '../../model/notice.ts';
 import type { AgentConfig } from '../clouds/config.ts';
@@ -235,14 +236,15 @@ class LoopRunner {
   #report(error: unknown, oneEvent = false): void {
     const { logger, metrics } = this.#context;
     const source = this.#loop.source;
-    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
     metrics.count(error instanceof NoticeParseError ? 'parseErrors' : 'failures', source);
-    this.#problems.add(message);
-    if (this.#lastProblems.has(message)) return;
-    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, message });
+    this.#problems.add(reason);
+    if (this.#lastProblems.has(reason)) return;
+    // `reason`, not `message`: Powertools Logger drops a key named message (its own), and the why with it.
+    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, reason });
     else if (error instanceof NoticeParseError)
-      logger.error('malformed document: nothing published', { source, message });
-    else logger.warn('reading the notices failed; trying again', { source, message });
+      logger.error('malformed document: nothing published', { source, reason });
+    else logger.warn('reading the notices failed; trying again', { source, reason });
   }
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
@@ -329,10 +331,12 @@ class LoopRunner {
       return true;
     } catch (error) {
       metrics.count('failures', source);
+      // Not on the bus yet, not refused: the forwarder's queue keeps offering it, so it may get through.
+      if (error instanceof TransientError) this.#tracker.unconfirmed(action);
       logger.warn('publishing failed; trying again at the next read', {
         source,
         requestId: action.requestId,
-        message: error instanceof Error ? error.message : String(error),
+        reason: error instanceof Error ? error.message : String(error),
       });
       return false;
     }
