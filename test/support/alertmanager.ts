@@ -5,25 +5,16 @@
  * pointing at it — and silences are made through its API v2, as `amtool silence add` does. Tests that
  * need it skip, saying why, only when the binary is absent (.ci/run installs it).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './prometheus.ts';
+import { findBinary, freePort } from './prometheus.ts';
 import { waitUntil } from './wait.ts';
 
 /** The binary's path, or undefined when Alertmanager is not installed. */
 export function findAlertmanager(): string | undefined {
-  for (const candidate of [process.env.ALERTMANAGER_BINARY, '/usr/bin/prometheus-alertmanager']) {
-    if (!candidate) continue;
-    try {
-      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
-      return candidate;
-    } catch {
-      // not there
-    }
-  }
-  return undefined;
+  return findBinary([process.env.ALERTMANAGER_BINARY, '/usr/bin/prometheus-alertmanager']);
 }
 
 export const ALERTMANAGER_MISSING =

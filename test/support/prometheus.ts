@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from './wait.ts';
 
-/** The binary's path, or undefined when Prometheus is not installed (`apt-get install prometheus`). */
-export function findPrometheus(): string | undefined {
-  for (const candidate of [process.env.PROMETHEUS_BINARY, '/usr/bin/prometheus']) {
+/** The first of `candidates` that answers `--version`, or undefined (a Debian daemon's binary, or an override). */
+export function findBinary(candidates: readonly (string | undefined)[]): string | undefined {
+  for (const candidate of candidates) {
     if (!candidate) continue;
     try {
       execFileSync(candidate, ['--version'], { stdio: 'ignore' });
@@ -25,6 +25,11 @@ export function findPrometheus(): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The binary's path, or undefined when Prometheus is not installed (`apt-get install prometheus`). */
+export function findPrometheus(): string | undefined {
+  return findBinary([process.env.PROMETHEUS_BINARY, '/usr/bin/prometheus']);
 }
 
 export const PROMETHEUS_MISSING =
