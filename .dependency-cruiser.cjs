@@ -25,6 +25,86 @@
  */
 const OUTSIDE_LIB = '^(functions|embedded|cli|sim|bench|soak|test|scripts|bin)/';
 
+/**
+ * lib/'s floors, one row a rule: a folder (`from`) never imports `forbid` (but `except`).
+ */
+const FLOORS = [
+  {
+    name: 'sources-stay-out-of-the-workflow',
+    from: 'lib/sources',
+    forbid: '^lib/(workflow|admission)/',
+    why: 'An event source (lib/sources) turns what it sees into events; it never reaches into the workflow or admission that act on them.',
+  },
+  {
+    name: 'bus-below-its-users',
+    from: 'lib/bus',
+    forbid: '^lib/(sources|workflow|admission|branches|clients)/',
+    why: 'The bus and its contracts (lib/bus) carry events; they know no source, workflow task, admission, branch or client.',
+  },
+  {
+    name: 'branches-below-the-workflow',
+    from: 'lib/branches',
+    forbid: '^lib/(sources|workflow|admission|preflight)/',
+    why: 'A branch (lib/branches) is driven by the workflow and read by sources and the CLI; it never imports them.',
+  },
+  {
+    name: 'clients-below-the-branches',
+    from: 'lib/clients',
+    forbid: '^lib/',
+    except: '^lib/(clients|model|errors|log|util|settings|secrets|tls)/',
+    why: 'An API client (lib/clients) speaks one API: it uses the model and the plumbing (errors, logs, settings, secrets, TLS), never a branch, the workflow, a source or the bus.',
+  },
+  {
+    name: 'model-at-the-bottom',
+    from: 'lib/model',
+    forbid: '^lib/',
+    except: '^lib/(model|errors|util)/',
+    why: 'The shared vocabulary (lib/model) imports nothing of lib/ but errors and utilities.',
+  },
+];
+
+/** A branch's facade: the registry (registry.ts, plan.ts, render.ts, contract/) or its index.ts; kubectl's drain flags (pods/flags.ts) are parsed without loading the pod branch. */
+const BRANCH_FACADES = ['registry', 'plan', 'render', 'contract/', '[^/]+/index', 'pods/flags'];
+
+/**
+ * What the CLI may import of lib/: the shared vocabulary and plumbing (SHARED) whole, and of every other
+ * folder only its facade (CLI_FACADES: module paths under lib/<folder>/, without `.ts`). A facade is the
+ * folder's index.ts where it has one; the other names are entry points kept apart so that a process with a
+ * memory budget (`drainbridge forwarder`, 80 MiB) loads them without @kubernetes/client-node — config's
+ * load/schema, the forwarder's settings and lean kube connection, the service checks, the kube client's
+ * errors, paths and selectors — or the modules the CLI drives (the workflow's driver, abort, repair, resume).
+ * Reaching a folder's parts (records, codecs, mailboxes, ledgers) from the CLI is what this forbids.
+ */
+const SHARED = ['model', 'errors', 'log', 'util', 'settings', 'secrets', 'tls'];
+const CLI_FACADES = {
+  admission: ['index'],
+  branches: BRANCH_FACADES,
+  bus: ['index', 'types', 'contracts/index', 'bus-key', 'bus-tls', 'bus-endpoint-client'],
+  clients: ['kube/index', 'kube/client', 'kube/errors', 'kube/paths', 'kube/selectors'],
+  config: ['index', 'load', 'schema'],
+  node: ['index'],
+  notify: ['index'],
+  preflight: ['index', 'service-access', 'service-check'],
+  progress: ['index'],
+  sources: [
+    'forwarder/index',
+    'forwarder/settings',
+    'forwarder/kube',
+    'node-agent/node-agent',
+    'clouds/config',
+    'clouds/policy',
+    'clouds/policy-render',
+    'clouds/registry/settings',
+  ],
+  workflow: ['driver', 'abort', 'ownership', 'repair', 'resume', 'never-held', 'plan-timing', 'request-node'],
+};
+
+/** `^lib/<folder>/(<facade>…)`: a facade ending in `/` is a whole subfolder, any other one file. */
+function facadePaths(folder, facades) {
+  const alternatives = facades.map((facade) => (facade.endsWith('/') ? facade : `${facade}\\.ts$`));
+  return `^lib/${folder}/(${alternatives.join('|')})`;
+}
+
 module.exports = {
   forbidden: [
     {
@@ -57,55 +137,33 @@ module.exports = {
       from: { path: '^functions/' },
       to: { pathNot: '^(lib/|node_modules/)', dependencyTypesNot: ['core'] },
     },
+    ...FLOORS.map(({ name, from, forbid, except, why }) => ({
+      name,
+      comment: why,
+      severity: 'error',
+      from: { path: `^${from}/` },
+      to: { path: forbid, ...(except ? { pathNot: except } : {}) },
+    })),
     {
-      name: 'sources-stay-out-of-the-workflow',
+      name: 'cli-through-facades',
       comment:
-        'An event source (lib/sources) turns what it sees into events; it never reaches into the workflow or admission that act on them.',
+        "The CLI reaches lib/ through each folder's facade (CLI_FACADES above); the shared vocabulary and plumbing it may use whole.",
       severity: 'error',
-      from: { path: '^lib/sources/' },
-      to: { path: '^lib/(workflow|admission)/' },
-    },
-    {
-      name: 'bus-below-its-users',
-      comment:
-        'The bus and its contracts (lib/bus) carry events; they know no source, workflow task, admission, branch or client.',
-      severity: 'error',
-      from: { path: '^lib/bus/' },
-      to: { path: '^lib/(sources|workflow|admission|branches|clients)/' },
-    },
-    {
-      name: 'branches-below-the-workflow',
-      comment:
-        'A branch (lib/branches) is driven by the workflow and read by sources and the CLI; it never imports them.',
-      severity: 'error',
-      from: { path: '^lib/branches/' },
-      to: { path: '^lib/(sources|workflow|admission|preflight)/' },
-    },
-    {
-      name: 'clients-below-the-branches',
-      comment:
-        'An API client (lib/clients) speaks one API: it uses the model and the plumbing (errors, logs, settings, secrets, TLS), never a branch, the workflow, a source or the bus.',
-      severity: 'error',
-      from: { path: '^lib/clients/' },
-      to: { path: '^lib/', pathNot: '^lib/(clients|model|errors|log|util|settings|secrets|tls)/' },
-    },
-    {
-      name: 'model-at-the-bottom',
-      comment: 'The shared vocabulary (lib/model) imports nothing of lib/ but errors and utilities.',
-      severity: 'error',
-      from: { path: '^lib/model/' },
-      to: { path: '^lib/', pathNot: '^lib/(model|errors|util)/' },
-    },
-    {
-      name: 'cli-through-branch-facades',
-      comment:
-        "The CLI and the embedded runtime reach the branches through the registry (lib/branches/registry.ts, plan.ts, render.ts, contract/) or a branch's index.ts, not its parts; kubectl's drain flags (pods/flags.ts) are parsed without loading the pod branch.",
-      severity: 'error',
-      from: { path: '^(cli|embedded)/' },
+      from: { path: '^cli/' },
       to: {
-        path: '^lib/branches/[^/]+/',
-        pathNot: '^lib/branches/([^/]+/index\\.ts|contract/|pods/flags\\.ts$)',
+        path: '^lib/',
+        pathNot: [
+          `^lib/(${SHARED.join('|')})/`,
+          ...Object.entries(CLI_FACADES).map(([folder, facades]) => facadePaths(folder, facades)),
+        ],
       },
+    },
+    {
+      name: 'embedded-through-branch-facades',
+      comment: "The embedded runtime reaches the branches through the registry or a branch's index.ts, not its parts.",
+      severity: 'error',
+      from: { path: '^embedded/' },
+      to: { path: '^lib/branches/', pathNot: facadePaths('branches', BRANCH_FACADES) },
     },
     {
       name: 'admission-through-its-facade',

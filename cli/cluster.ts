@@ -7,12 +7,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../lib/clients/kube/client.ts';
-import { buildKubeConfig, type Config } from '../lib/config/index.ts';
-import { checkKubeconfigFile } from '../lib/config/kubeconfig-check.ts';
-import { type PreflightNeeds, type PreflightReport, runPreflight } from '../lib/preflight/index.ts';
+import { buildKubeConfig, type Config, checkKubeconfigFile } from '../lib/config/index.ts';
+import { type Operation, type PreflightNeeds, type PreflightReport, runPreflight } from '../lib/preflight/index.ts';
 import type { CommandContext } from './command.ts';
 import { configOf } from './common-flags.ts';
-import { flagValue, type ParsedCommandLine } from './flags.ts';
+import { expectPositionals, type FlagSpec, flagValue, type ParsedCommandLine, parseCommandLine } from './flags.ts';
 
 export interface Cluster {
   readonly config: Config;
@@ -80,4 +79,29 @@ export async function preflight(
   if (report.ready) return true;
   for (const line of explainNotReady(report, header)) context.err(line);
   return false;
+}
+
+/** A command on one node, connected: its command line, the NODE it names, and the cluster. */
+export interface NodeCommand {
+  readonly parsed: ParsedCommandLine;
+  readonly node: string;
+  readonly cluster: Cluster;
+}
+
+/**
+ * How `drainbridge abort|repair|restore NODE` start: the command line parsed against `flags`, the one NODE
+ * operand, the cluster connected and the preflight for `operation` passed. Undefined when the cluster is
+ * not ready (said on stderr under `drainbridge <operation>`): exit `notReady`.
+ */
+export async function connectForNode(
+  argv: readonly string[],
+  flags: readonly FlagSpec[],
+  context: CommandContext,
+  operation: Extract<Operation, 'abort' | 'repair' | 'restore'>,
+): Promise<NodeCommand | undefined> {
+  const parsed = parseCommandLine(argv, flags);
+  const [node = ''] = expectPositionals(parsed, ['NODE']);
+  const cluster = await connect(parsed, context);
+  if (!(await preflight(cluster, { operation }, context, `drainbridge ${operation}`))) return undefined;
+  return { parsed, node, cluster };
 }

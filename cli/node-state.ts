@@ -6,8 +6,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../lib/clients/kube/client.ts';
 import { isNotFound } from '../lib/clients/kube/errors.ts';
 import { nodeNotFound } from '../lib/errors/index.ts';
-import { ledgerOf } from '../lib/node/ledger.ts';
-import { readPhase } from '../lib/node/phase.ts';
+import { ledgerOf, readPhase } from '../lib/node/index.ts';
 import { EXIT } from './exit-codes.ts';
 import { CommandFailed } from './failures.ts';
 

@@ -3,8 +3,8 @@
  * each problem named by the flag (or operand) the person typed rather than the event field.
  */
 
-import type { DetailByType, DetailType } from '../lib/bus/contracts/contracts.ts';
-import { parseDetail } from '../lib/bus/contracts/parse.ts';
+import type { DetailByType, DetailType } from '../lib/bus/contracts/index.ts';
+import { parseDetail } from '../lib/bus/contracts/index.ts';
 import { InvalidInput } from '../lib/errors/index.ts';
 import { UsageError } from './command.ts';
 

@@ -180,6 +180,8 @@ export interface TaskCall {
   readonly output?: unknown;
   /** The error's name and message when the task failed (NotYetDone included). */
   readonly error?: { readonly name: string; readonly message: string };
+  /** How long the handler ran, in ms (what Lambda bills as duration). */
+  readonly durationMs?: number;
 }
 
 /** The clock the tasks read when it is not the real one: a simulated clock running `speed` times real time. */
@@ -536,14 +538,16 @@ export class EmbeddedExecutor {
     this.#inFlight.add(running);
     try {
       const output = await running;
-      stats.lambdaMilliseconds += performance.now() - started;
-      this.#options.onTask?.({ executionId, stateName, functionKey: key, output });
+      const durationMs = performance.now() - started;
+      stats.lambdaMilliseconds += durationMs;
+      this.#options.onTask?.({ executionId, stateName, functionKey: key, output, durationMs });
       return output as JsonValue;
     } catch (error) {
-      stats.lambdaMilliseconds += performance.now() - started;
+      const durationMs = performance.now() - started;
+      stats.lambdaMilliseconds += durationMs;
       stats.lambdaErrors++;
       const { name, message } = error as Error;
-      this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message } });
+      this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message }, durationMs });
       throw error;
     } finally {
       done();

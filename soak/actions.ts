@@ -10,6 +10,7 @@ import type { KubeObject } from '../sim/store/types.ts';
 import { RUN_USER } from '../test/forwarder/harness.ts';
 import { ledgerHolds } from '../test/support/invariants.ts';
 import { DRAINBRIDGE_SA } from '../test/support/request-log.ts';
+import { announceNotice, rescheduleNotice, withdrawNotice } from './clouds.ts';
 import { Child } from './processes.ts';
 import type { CliRun, SoakWorld } from './world.ts';
 
@@ -262,6 +263,40 @@ const windowNodeReboots: Action = async (w) => {
   });
   return true;
 };
+
+// ---- cloud notices --------------------------------------------------------------------------------------------
+
+/** An action whose kind says what it did (the cloud and which way a notice moved); undefined: nothing to act on. */
+type NamedAction = (w: SoakWorld) => Promise<string | undefined>;
+
+const noticeAnnounced: NamedAction = async (w) => announceNotice(w.clouds, w.notices, w.random, ++w.serial);
+const noticeRescheduled: NamedAction = async (w) => rescheduleNotice(w.clouds, w.random);
+const noticeWithdrawn: NamedAction = async (w) => withdrawNotice(w.clouds, w.random);
+
+/** A node agent SIGKILLed (its DaemonSet pod dies): a new one starts a few seconds later and reads again. */
+const agentKilled: NamedAction = async (w) => {
+  const running = w.clouds.filter((c) => c.agent.current);
+  if (running.length === 0) return undefined;
+  const cloud = w.random.pick(running);
+  await cloud.agent.stop('SIGKILL');
+  setTimeout(() => cloud.agent.start(), w.random.int(2_000, 10_000)).unref();
+  return `node agent SIGKILL (${cloud.provider})`;
+};
+
+/** IMDS restarts: every session token issued is invalid, the agent's next read is refused (401) until it takes a new one. */
+const imdsTokensRevoked: NamedAction = async (w) => {
+  for (const cloud of w.clouds) if (cloud.provider === 'aws') cloud.fake.revokeTokens();
+  return 'metadata server restart (IMDSv2 tokens revoked)';
+};
+
+/** The notice events, counted under the kind each returns. */
+export const NAMED_ACTIONS: readonly { readonly weight: number; readonly act: NamedAction }[] = [
+  { weight: 4, act: noticeAnnounced },
+  { weight: 2, act: noticeRescheduled },
+  { weight: 1.5, act: noticeWithdrawn },
+  { weight: 0.5, act: agentKilled },
+  { weight: 0.5, act: imdsTokensRevoked },
+];
 
 /** The schedule's events by kind, with their weights. */
 export const ACTIONS: readonly { readonly kind: string; readonly weight: number; readonly act: Action }[] = [

@@ -3,7 +3,7 @@
  * invariant counts the facts it judged (so a run that checked nothing shows 0, not "held") and names
  * every breach with the evidence.
  */
-import type { ReplicaLife, SoakLog } from './log.ts';
+import type { NoticeHistory, ReplicaLife, RequestHistory, SoakLog } from './log.ts';
 
 export const INVARIANTS = [
   'no-pod-deleted',
@@ -15,6 +15,9 @@ export const INVARIANTS = [
   'held-within-limit',
   'person-cordon-kept',
   'nova-reenabled',
+  'notice-heard',
+  'notice-reschedule-followed',
+  'notice-gone-released',
   'no-crash',
   'memory-flat',
 ] as const;
@@ -126,8 +129,10 @@ function requestEndBreach(r: SoakLog['requests'][number], requestBoundMs: number
   if (!r.outcome || r.endedAt === undefined) {
     return `${what} never ended: its record shows no end (phase ${r.lastPhase ?? 'none'}) after every maintenance was ended`;
   }
-  if (r.endedAt - r.firstSeenAt > requestBoundMs) {
-    return `${what} took ${Math.round((r.endedAt - r.firstSeenAt) / 1000)} s (bound ${requestBoundMs / 1000} s)`;
+  // A notice's request waits for its start by design (a reboot next hour): its bound runs from that start.
+  const from = Math.max(r.firstSeenAt, r.startAt ?? 0);
+  if (r.endedAt - from > requestBoundMs) {
+    return `${what} took ${Math.round((r.endedAt - from) / 1000)} s${from > r.firstSeenAt ? ' from its planned start' : ''} (bound ${requestBoundMs / 1000} s)`;
   }
   if (r.outcome === 'failed' && !/\w/.test(r.lastError ?? '')) return `${what} failed naming no blocker`;
   // Not started or withdrawn without a word would be an end nobody can check.
@@ -167,6 +172,80 @@ function novaReenabled(log: SoakLog): Judged {
       (host) => `nova-compute on ${host} left disabled by drainbridge after its restore`,
     ),
   };
+}
+
+/** How long the agent → bus → run path may take to put a notice on a record, through faults and failovers. */
+export const NOTICE_HEARD_MS = 180_000;
+
+const noticeName = (n: NoticeHistory): string =>
+  `${n.provider} ${n.what} notice on ${n.node} (announced ${new Date(n.announcedAt).toISOString()})`;
+
+/** The requests of a notice: its node's and provider's request ids, their records changed while it stood. */
+function requestsOf(n: NoticeHistory, log: SoakLog): RequestHistory[] {
+  const until = (n.goneAt ?? log.endedAt) + 5_000;
+  return log.requests.filter(
+    (r) => r.requestId.startsWith(n.requestPrefix) && (r.changes ?? []).some((t) => t >= n.announcedAt && t <= until),
+  );
+}
+
+/** A notice that stood long enough reached a record: the agent read it and run took it off the bus. */
+function noticeHeard(log: SoakLog): Judged {
+  const judged = log.notices.filter((n) => (n.goneAt ?? log.endedAt) - n.announcedAt >= NOTICE_HEARD_MS);
+  const broken = judged
+    .filter((n) => {
+      const by = n.announcedAt + NOTICE_HEARD_MS;
+      return !requestsOf(n, log).some((r) => (r.changes ?? []).some((t) => t >= n.announcedAt && t <= by));
+    })
+    .map((n) => `${noticeName(n)} stood ${NOTICE_HEARD_MS / 1000} s and no request record came of it`);
+  return { checked: judged.length, broken };
+}
+
+/** A notice's move that stood long enough is on its request's record (replanned or kept). */
+function noticeRescheduleFollowed(log: SoakLog): Judged {
+  let checked = 0;
+  const broken: string[] = [];
+  for (const n of log.notices) {
+    n.reschedules.forEach((move, i) => {
+      const stoodUntil = n.reschedules[i + 1]?.at ?? n.goneAt ?? log.endedAt;
+      // The requests that stood when it moved: recorded before, not released before.
+      const requests = requestsOf(n, log).filter(
+        (r) => r.firstSeenAt < move.at && (r.releasedAt === undefined || r.releasedAt > move.at),
+      );
+      if (stoodUntil - move.at < NOTICE_HEARD_MS || requests.length === 0) return;
+      checked++;
+      const to = Date.parse(move.notBefore);
+      if (!requests.some((r) => (r.rescheduledTo ?? []).some((t) => Date.parse(t) === to))) {
+        broken.push(`${noticeName(n)} moved to ${move.notBefore}: no request record shows the move`);
+      }
+    });
+  }
+  return { checked, broken };
+}
+
+/**
+ * A notice gone (withdrawn or completed) releases what it held within the request bound: its requests end
+ * restored, or not started or withdrawn if they never held the node — so its node is not left cordoned.
+ */
+function noticeGoneReleased(log: SoakLog): Judged {
+  const gone = log.notices.filter((n) => n.goneAt !== undefined);
+  const broken: string[] = [];
+  let checked = 0;
+  for (const n of gone) {
+    for (const r of requestsOf(n, log)) {
+      checked++;
+      const goneAt = n.goneAt as number;
+      if (r.releasedAt === undefined) {
+        broken.push(
+          `${noticeName(n)} ${n.gone} at ${new Date(goneAt).toISOString()}: request ${r.requestId} never released its node (last phase ${r.lastPhase ?? 'none'})`,
+        );
+      } else if (r.releasedAt - goneAt > log.requestBoundMs) {
+        broken.push(
+          `${noticeName(n)} ${n.gone}: request ${r.requestId} released its node ${Math.round((r.releasedAt - goneAt) / 1000)} s later (bound ${log.requestBoundMs / 1000} s)`,
+        );
+      }
+    }
+  }
+  return { checked, broken };
 }
 
 function unexpectedExit(life: ReplicaLife): string | undefined {
@@ -210,6 +289,9 @@ const JUDGES: Record<Invariant, (log: SoakLog) => Judged> = {
   'held-within-limit': heldWithinLimit,
   'person-cordon-kept': personCordonKept,
   'nova-reenabled': novaReenabled,
+  'notice-heard': noticeHeard,
+  'notice-reschedule-followed': noticeRescheduleFollowed,
+  'notice-gone-released': noticeGoneReleased,
   'no-crash': noCrash,
   'memory-flat': memoryFlat,
 };

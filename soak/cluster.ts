@@ -77,6 +77,11 @@ function virtualMachine(index: number): Record<string, unknown> {
   };
 }
 
+function cloudOf(index: number): { providerID?: string } {
+  const cloud = CLOUD_NODES.find((c) => c.index === index);
+  return cloud ? { providerID: providerIdOf(cloud.provider, soakNodeName(index)) } : {};
+}
+
 /** The scenario (what startSimulator accepts) of a `nodes`-node soak cluster at `speed`. */
 export function soakScenario(nodes: number, speed: number): Record<string, unknown> {
   return {
@@ -92,6 +97,7 @@ export function soakScenario(nodes: number, speed: number): Record<string, unkno
         ...(i % 5 === 4 ? { [WINDOW_LABEL]: 'nightly' } : {}),
       },
       capacity: { pods: 110, cpu: '32', memory: '128Gi' },
+      ...cloudOf(i),
     })),
     namespaces: [...SOAK_NAMESPACES],
     workloads: workloads(nodes),
@@ -124,6 +130,25 @@ export function soakScenario(nodes: number, speed: number): Record<string, unkno
     },
   };
 }
+
+export type CloudProvider = 'aws' | 'azure' | 'gcp';
+
+/** The soak's cloud nodes: the first three nodes, one per cloud (soak/cluster.ts gives them providerIDs). */
+export const CLOUD_NODES: readonly { readonly provider: CloudProvider; readonly index: number }[] = [
+  { provider: 'aws', index: 0 },
+  { provider: 'azure', index: 1 },
+  { provider: 'gcp', index: 2 },
+];
+
+/** The providerID a cloud node carries (what its agent matches its metadata against). */
+export function providerIdOf(provider: CloudProvider, node: string): string {
+  if (provider === 'aws') return `aws:///zone-a/${instanceIdOf(node)}`;
+  if (provider === 'azure')
+    return `azure:///subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/soak/providers/Microsoft.Compute/virtualMachines/${node}`;
+  return `gce://soak/zone-c/${node}`;
+}
+
+export const instanceIdOf = (node: string): string => `i-0abc${node.replace(/\D/g, '').padStart(12, '0')}`;
 
 /** Node names of the soak cluster, zero-padded so that they sort as they are numbered. */
 export function soakNodeName(index: number): string {

@@ -9,6 +9,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../sim/store/types.ts';
 import { ledgerHolds } from '../test/support/invariants.ts';
+import { withdrawAll } from './clouds.ts';
 import { WINDOW_LABEL } from './cluster.ts';
 import { Child } from './processes.ts';
 import type { SoakWorld } from './world.ts';
@@ -39,7 +40,8 @@ async function waitFor(check: () => boolean, limitMs: number): Promise<boolean> 
 async function restoreAll(w: SoakWorld): Promise<void> {
   const runs: Promise<unknown>[] = [];
   for (const node of w.sim.store.list(NODES).items) {
-    for (const requestId of holds(node)) {
+    // A cloud notice's hold is its agent's to release (the notice was withdrawn above): the checker judges that.
+    for (const requestId of holds(node).filter((id) => !/^(aws|azure|gcp):/.test(id))) {
       const args = [
         'restore',
         node.metadata.name ?? '',
@@ -77,7 +79,10 @@ export async function epilogue(w: SoakWorld): Promise<void> {
   for (const heal of w.heal) heal();
   await w.busy;
   for (const replica of w.replicas) replica.start();
+  for (const cloud of w.clouds) cloud.agent.start();
   await endWindow(w);
+  // The providers withdraw what still stands: the agents end those requests (their restores run below).
+  withdrawAll(w.clouds);
   for (const node of [...w.people.cordoned]) {
     w.people.cordoned.delete(node);
     await w.kubectl.run(['uncordon', node], { timeoutMs: 30_000 });

@@ -76,6 +76,30 @@ export interface RequestHistory {
   readonly lastError?: string;
   /** Why a request not started or withdrawn ended so (outcomeReason), which must be named. */
   readonly endReason?: string;
+  /** A request with a start time (a notice's): its latest planned start (status.start.startAt). */
+  readonly startAt?: number;
+  /** When it last went from holding (or about to) to released: restored, not started or withdrawn. */
+  readonly releasedAt?: number;
+  /** The instants its record changed (the first 400): when drainbridge acted on it. */
+  readonly changes?: readonly number[];
+  /** The starts its record says a reschedule moved it to (status.reschedules[].to). */
+  readonly rescheduledTo?: readonly string[];
+}
+
+/** A cloud maintenance notice the soak's fake metadata servers served to a node agent (soak/clouds.ts). */
+export interface NoticeHistory {
+  readonly provider: string;
+  readonly node: string;
+  /** The notice type (system-reboot, Reboot, MIGRATE_ON_HOST_MAINTENANCE, upcoming-maintenance). */
+  readonly what: string;
+  /** Request ids of this node's notices from this provider start with this (lib/sources/clouds/ids.ts). */
+  readonly requestPrefix: string;
+  readonly announcedAt: number;
+  /** Each move of its start, with the new start (ISO 8601). */
+  readonly reschedules: readonly { readonly at: number; readonly notBefore: string }[];
+  /** When it went away, and how: withdrawn (cancelled by the provider) or completed (its maintenance done). */
+  readonly goneAt?: number;
+  readonly gone?: 'withdrawn' | 'completed';
 }
 
 /** A node at the end of the soak, after the epilogue ended every maintenance. */
@@ -126,4 +150,6 @@ export interface SoakLog {
   readonly novaLeftDisabled: readonly string[];
   /** Whether a Nova lab took part (the Nova invariant is checked only then). */
   readonly nova: boolean;
+  /** The cloud notices served (every one gone by the end: the epilogue withdraws those still standing). */
+  readonly notices: readonly NoticeHistory[];
 }

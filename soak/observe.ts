@@ -126,24 +126,51 @@ const END_OF = (phase: string | undefined, status: Record<string, unknown>): Req
   return undefined;
 };
 
+const RELEASED = new Set(['restored', 'not-started', 'withdrawn']);
+
+/** The latest planned start and the reschedules' new starts, from a record's status. */
+function startOf(status: Record<string, unknown>): { startAt?: number; rescheduledTo?: string[] } {
+  const startAt = Date.parse((status.start as { startAt?: string } | undefined)?.startAt ?? '');
+  const moves = Array.isArray(status.reschedules) ? (status.reschedules as { to?: string }[]) : [];
+  const to = moves.flatMap((m) => (typeof m.to === 'string' ? [m.to] : []));
+  return { ...(Number.isFinite(startAt) ? { startAt } : {}), ...(to.length > 0 ? { rescheduledTo: to } : {}) };
+}
+
+/** What a record's status says of the request's end: outcome, blocker, reason, and when it released its node. */
+function endOf(seen: RequestHistory | undefined, status: Record<string, unknown>, now: number) {
+  const latest = END_OF(status.phase as string | undefined, status);
+  const outcome = latest ?? seen?.outcome;
+  const wasReleased = RELEASED.has(seen?.outcome ?? '');
+  const releasedAt = RELEASED.has(latest ?? '') && !wasReleased ? now : seen?.releasedAt;
+  const endedAt = seen?.endedAt ?? (outcome ? now : undefined);
+  return {
+    ...(outcome ? { outcome } : {}),
+    ...(endedAt !== undefined ? { endedAt } : {}),
+    ...(typeof status.lastError === 'string' ? { lastError: status.lastError } : {}),
+    ...(typeof status.outcomeReason === 'string' ? { endReason: status.outcomeReason } : {}),
+    ...(releasedAt !== undefined ? { releasedAt } : {}),
+  };
+}
+
 /** The request's history after one more change to its record. */
 function nextHistory(seen: RequestHistory | undefined, record: KubeObject, now: number): RequestHistory {
   const spec = record.spec as { requestId?: string; nodeName?: string; origin?: string };
   const status = (record.status ?? {}) as Record<string, unknown>;
-  const outcome = END_OF(status.phase as string | undefined, status) ?? seen?.outcome;
-  const endedAt = seen?.endedAt ?? (outcome ? now : undefined);
-  const lastError = typeof status.lastError === 'string' ? status.lastError : undefined;
-  const endReason = typeof status.outcomeReason === 'string' ? status.outcomeReason : undefined;
+  const start = startOf(status);
+  const startAt = start.startAt ?? seen?.startAt;
+  const rescheduledTo = start.rescheduledTo ?? seen?.rescheduledTo;
+  const changes = [...(seen?.changes ?? [])];
+  if (changes.length < 400) changes.push(now);
   return {
     requestId: spec.requestId ?? record.metadata.name ?? '',
     node: spec.nodeName ?? '',
     ...(spec.origin ? { origin: spec.origin } : {}),
     firstSeenAt: seen?.firstSeenAt ?? now,
-    ...(outcome ? { outcome } : {}),
-    ...(endedAt ? { endedAt } : {}),
-    ...(lastError ? { lastError } : {}),
-    ...(endReason ? { endReason } : {}),
+    ...endOf(seen, status, now),
     ...(typeof status.phase === 'string' ? { lastPhase: status.phase } : {}),
+    ...(startAt !== undefined ? { startAt } : {}),
+    changes,
+    ...(rescheduledTo ? { rescheduledTo } : {}),
   };
 }
 

@@ -28,9 +28,10 @@ export class Child {
   readonly #child: ChildProcess;
   readonly #log: WriteStream;
 
-  constructor(args: readonly string[], env: Record<string, string>, logFile: string) {
+  /** `node` is the interpreter to start (this process's own, unless a test names one that is missing). */
+  constructor(args: readonly string[], env: Record<string, string>, logFile: string, node = process.execPath) {
     this.#log = createWriteStream(logFile, { flags: 'a' });
-    this.#child = spawn(process.execPath, [ENTRY, ...args], {
+    this.#child = spawn(node, [ENTRY, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -46,12 +47,20 @@ export class Child {
     };
     this.#child.stdout?.on('data', take);
     this.#child.stderr?.on('data', take);
-    this.exited = new Promise((resolve) =>
+    this.exited = new Promise((resolve) => {
       this.#child.on('exit', (code, signal) => {
         this.#log.end();
         resolve({ code, signal });
-      }),
-    );
+      });
+      // A process that could not start (its node_modules reinstalled under a running soak: ENOENT) is a
+      // failed command, 127 as a shell says it, not an unhandled 'error' event that ends the soak unjudged.
+      this.#child.on('error', (error) => {
+        const line = `soak: could not start drainbridge ${args[0] ?? ''}: ${error.message}`;
+        this.#log.end(`${line}\n`);
+        this.#line(line);
+        resolve({ code: 127, signal: null });
+      });
+    });
   }
 
   #line(line: string): void {

@@ -3,7 +3,7 @@ import { INVARIANTS, type Verdict } from './checker.ts';
 import type { SoakLog } from './log.ts';
 import type { SoakWorld } from './world.ts';
 
-const FAULTS = /^(API |watches |replica |conflicting )/;
+const FAULTS = /^(API |watches |replica |conflicting |node agent |metadata server )/;
 
 function table(rows: [string, number][]): string[] {
   return rows.sort((a, b) => b[1] - a[1]).map(([name, n]) => `  ${String(n).padStart(6)}  ${name}`);

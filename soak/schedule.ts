@@ -6,19 +6,35 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIONS } from './actions.ts';
+import { ACTIONS, NAMED_ACTIONS } from './actions.ts';
 import { type Random, seededRandom } from './random.ts';
 import type { SoakWorld } from './world.ts';
 
-const TOTAL_WEIGHT = ACTIONS.reduce((sum, a) => sum + a.weight, 0);
+/** One event of the schedule: acts and answers the kind to count, or undefined when it had nothing to act on. */
+interface Scheduled {
+  readonly kind: string;
+  readonly weight: number;
+  readonly run: (w: SoakWorld) => Promise<string | undefined>;
+}
 
-function pickAction(random: Random): (typeof ACTIONS)[number] {
+const SCHEDULED: readonly Scheduled[] = [
+  ...ACTIONS.map((a) => ({
+    kind: a.kind,
+    weight: a.weight,
+    run: async (w: SoakWorld) => ((await a.act(w)) ? a.kind : undefined),
+  })),
+  ...NAMED_ACTIONS.map((a) => ({ kind: 'cloud notice event', weight: a.weight, run: a.act })),
+];
+
+const TOTAL_WEIGHT = SCHEDULED.reduce((sum, a) => sum + a.weight, 0);
+
+function pickAction(random: Random): Scheduled {
   let left = random.next() * TOTAL_WEIGHT;
-  for (const action of ACTIONS) {
+  for (const action of SCHEDULED) {
     left -= action.weight;
     if (left < 0) return action;
   }
-  return ACTIONS[0] as (typeof ACTIONS)[number];
+  return SCHEDULED[0] as Scheduled;
 }
 
 /** Counts an event and writes it, timed, to events.log beside the processes' logs (to line them up). */
@@ -36,7 +52,8 @@ export async function runSchedule(w: SoakWorld, endsAt: number, each: () => void
     const action = pickAction(schedule);
     w.random = seededRandom(schedule.int(0, 2 ** 31));
     try {
-      if (await action.act(w)) count(w, action.kind);
+      const kind = await action.run(w);
+      if (kind) count(w, kind);
     } catch (error) {
       // An event that could not act (kubectl timed out in an outage) is not a finding about drainbridge.
       count(w, `${action.kind} (could not act: ${(error as Error).message.split('\n')[0]?.slice(0, 60)})`);

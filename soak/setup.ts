@@ -3,6 +3,8 @@
  * it, kubeconfig files for drainbridge's accounts (through the proxy) and the two `drainbridge run`
  * replicas (leader election over the Lease; the standby takes over when the leader dies).
  */
+
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,9 @@ import { renderKubeconfig } from '../sim/kubeconfig.ts';
 import { whenSettled } from '../sim/scenarios/index.ts';
 import { findKubectl, Kubectl } from '../test/fidelity/kubectl-runner.ts';
 import { CLUSTER_MANIFESTS } from '../test/forwarder/harness.ts';
+import { makeTestCertificate } from '../test/support/tls-cert.ts';
+import { type BusFront, freePort, startBusFront } from './bus-front.ts';
+import { startClouds } from './clouds.ts';
 import { soakNodeName, soakScenario, WINDOW_LABEL } from './cluster.ts';
 import type { People } from './observe.ts';
 import type { SoakOptions } from './options.ts';
@@ -74,17 +79,42 @@ export async function startWorld(options: SoakOptions): Promise<SoakWorld> {
     '--retry-interval-ms',
     '500',
   ];
+  // The bus endpoint for the node agents: TLS with a certificate as a TLS Secret mounts it, the shared key.
+  const cert = makeTestCertificate();
+  const busKey = randomBytes(32).toString('hex');
+  const busPorts = [await freePort(), await freePort()];
+  const busEnv = {
+    DRAINBRIDGE_BUS_KEY: busKey,
+    DRAINBRIDGE_BUS_TLS_CERT: cert.certFile,
+    DRAINBRIDGE_BUS_TLS_KEY: cert.keyFile,
+  };
   const replicas = ['a', 'b'].map(
-    (name) => new Replica(`run-${name}`, [...runArgs, '--identity', `soak-${name}`], env, dir),
+    (name, i) =>
+      new Replica(
+        `run-${name}`,
+        [...runArgs, '--identity', `soak-${name}`, '--bus-address', `127.0.0.1:${busPorts[i]}`],
+        { ...env, ...busEnv },
+        dir,
+      ),
   );
+  const busFront: BusFront = await startBusFront(busPorts);
+  const nodes = Array.from({ length: options.nodes }, (_, i) => soakNodeName(i));
+  const clouds = await startClouds(nodes, {
+    kubeconfig: await kubeconfig('drainbridge-node-agent'),
+    busUrl: busFront.url,
+    busKey,
+    busCa: cert.certFile,
+    dir,
+  });
   return {
+    busFront,
     sim,
     proxy,
     random: seededRandom(options.seed),
     people: { cordoned: new Set() } satisfies People,
     replicas,
     kubectl: new Kubectl(binary, sim.kubeconfig()),
-    nodes: Array.from({ length: options.nodes }, (_, i) => soakNodeName(i)),
+    nodes,
     dir,
     cliKubeconfig: await kubeconfig('drainbridge'),
     env,
@@ -94,5 +124,7 @@ export async function startWorld(options: SoakOptions): Promise<SoakWorld> {
     counts: new Map(),
     busy: undefined,
     serial: 0,
+    clouds,
+    notices: [],
   };
 }

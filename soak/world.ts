@@ -1,6 +1,8 @@
 /** What the soak's actions act on: the cluster, the replicas, the people and the CLI users. */
 import type { Simulator } from '../sim/index.ts';
 import type { Kubectl } from '../test/fidelity/kubectl-runner.ts';
+import type { BusFront } from './bus-front.ts';
+import type { CloudNode, MutableNotice } from './clouds.ts';
 import type { People } from './observe.ts';
 import type { Child, Exit, Replica } from './processes.ts';
 import type { OutageProxy } from './proxy.ts';
@@ -19,6 +21,8 @@ export interface CliRun {
 export interface SoakWorld {
   readonly sim: Simulator;
   readonly proxy: OutageProxy;
+  /** The Service in front of the replicas' bus endpoints (the node agents publish there). */
+  readonly busFront: BusFront;
   /** This event's random source (each event gets its own, drawn from the seed: see schedule.ts). */
   random: Random;
   readonly people: People;
@@ -42,4 +46,8 @@ export interface SoakWorld {
   /** A fault that runs for a while (an outage) is under way. */
   busy: Promise<void> | undefined;
   serial: number;
+  /** The cloud nodes: each a fake metadata server and the node agent process reading it. */
+  readonly clouds: readonly CloudNode[];
+  /** Every cloud notice served so far. */
+  readonly notices: MutableNotice[];
 }

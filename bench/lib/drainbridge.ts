@@ -4,10 +4,20 @@
  * execution, plus what the execution cost in Step Functions terms.
  */
 import { randomUUID } from 'node:crypto';
-import { type ExecutionStats, estimateHistoryEvents, type TaskCall } from '../../embedded/executor.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  billedStateTransitions,
+  type ExecutionStats,
+  estimateHistoryEvents,
+  type TaskCall,
+} from '../../embedded/executor.ts';
 import { EmbeddedRuntime } from '../../embedded/runtime.ts';
 import { loadConfig } from '../../lib/config/index.ts';
+import { configureLogging, currentLogSettings } from '../../lib/log/sink.ts';
 import type { DrainOptions } from '../../lib/model/request.ts';
+import { deployedLogBytes, type EvacuationUsage } from './cost.ts';
 
 /** What one drainbridge evacuation did. */
 export interface DrainbridgeOutcome {
@@ -26,6 +36,8 @@ export interface DrainbridgeOutcome {
   readonly timedOut: boolean;
   /** When the measurement ended (ms since the epoch): requests after it are not the run's. */
   readonly endedAt: number;
+  /** What AWS would bill for it (bench/lib/cost.ts), counted in this run. */
+  readonly usage: EvacuationUsage;
 }
 
 const EMPTY_STATS: ExecutionStats = {
@@ -46,6 +58,42 @@ function sumStats(all: readonly ExecutionStats[]): ExecutionStats {
   return sum;
 }
 
+/** Counts what the run used as AWS bills it: Lambda calls, bus events, the functions' log lines. */
+class UsageCounter {
+  readonly calls: { functionKey: string; ms: number }[] = [];
+  /** The request itself is one event on the bus. */
+  events = 1;
+  readonly #dir = mkdtempSync(join(tmpdir(), 'drainbridge-bench-logs-'));
+  readonly #file = join(this.#dir, 'functions.log');
+  readonly #previous = currentLogSettings();
+
+  constructor() {
+    // Every line at debug, as JSON, to a file of this run: what a Lambda at INFO writes is counted from it.
+    configureLogging({ level: 'debug', format: 'json', file: this.#file });
+  }
+
+  onTask(call: TaskCall): void {
+    this.calls.push({ functionKey: call.functionKey, ms: call.durationMs ?? 0 });
+  }
+
+  onBusEvent(detail: unknown): void {
+    // EventBridge bills a put event per 64 KB chunk of its payload.
+    this.events += Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(detail) ?? '', 'utf8') / 65_536));
+  }
+
+  finish(billedTransitions: number): EvacuationUsage {
+    configureLogging(this.#previous);
+    let functionLogBytes = 0;
+    try {
+      functionLogBytes = deployedLogBytes(readFileSync(this.#file, 'utf8'));
+    } catch {
+      // No line was written: nothing to bill.
+    }
+    rmSync(this.#dir, { recursive: true, force: true });
+    return { billedTransitions, lambdaCalls: this.calls, events: this.events, functionLogBytes };
+  }
+}
+
 function timeLimit(ms: number): { promise: Promise<'timeout'>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<'timeout'>((resolve) => {
@@ -58,15 +106,22 @@ function timeLimit(ms: number): { promise: Promise<'timeout'>; cancel: () => voi
 export async function runDrainbridgeEvacuation(
   kubeconfigPath: string,
   node: string,
-  options: { drain: DrainOptions; timeoutMs: number },
+  options: { drain: DrainOptions; timeoutMs: number; retryIntervalMs?: number | undefined },
 ): Promise<DrainbridgeOutcome> {
   let notYetDone = 0;
   const config = loadConfig({ KUBECONFIG: kubeconfigPath, DRAINBRIDGE_KUBE_ACCESS: 'kubeconfig' });
+  const usage = new UsageCounter();
   const runtime = await EmbeddedRuntime.create({
     config,
+    ...(options.retryIntervalMs === undefined ? {} : { retryIntervalMs: options.retryIntervalMs }),
     onTask: (call: TaskCall) => {
+      usage.onTask(call);
       if (call.error?.name === 'NotYetDone') notYetDone++;
     },
+    onBusEvent: (_type, detail) => usage.onBusEvent(detail),
+  }).catch((error: unknown) => {
+    usage.finish(0);
+    throw error;
   });
   const requestId = `bench-${randomUUID().slice(0, 8)}`;
   const limit = timeLimit(options.timeoutMs);
@@ -107,6 +162,7 @@ export async function runDrainbridgeEvacuation(
       failure,
       timedOut,
       endedAt,
+      usage: usage.finish(billedStateTransitions(stats)),
     };
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error);
@@ -121,6 +177,7 @@ export async function runDrainbridgeEvacuation(
       failure,
       timedOut: false,
       endedAt: Date.now(),
+      usage: usage.finish(0),
     };
   } finally {
     limit.cancel();

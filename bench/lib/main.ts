@@ -9,6 +9,7 @@ import { defaultCases } from './cases.ts';
 import { runDrainSection } from './drain-main.ts';
 import { runFootprintSection } from './footprint.ts';
 import { findKubectl } from './kubectl.ts';
+import { runKubevirtSection } from './kubevirt-section.ts';
 import { type BenchOptions, BenchUsageError, parseBenchOptions, type Section, USAGE } from './options.ts';
 import { runQueueSection } from './queue.ts';
 import { runReactionSection } from './reaction.ts';
@@ -34,6 +35,8 @@ async function runSection(section: Section, options: BenchOptions, kubectl: stri
   switch (section) {
     case 'drain':
       return runDrainSection(options, kubectl);
+    case 'kubevirt':
+      return runKubevirtSection(options, kubectl);
     case 'reaction':
       return runReactionSection(options);
     case 'footprint':
@@ -59,8 +62,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const kubectl = findKubectl();
-  if (!kubectl && options.sections.includes('drain')) {
-    console.error('bench: no kubectl found (set KUBECTL_BINARY, or install kubectl); the drain comparison needs it');
+  if (!kubectl && (options.sections.includes('drain') || options.sections.includes('kubevirt'))) {
+    console.error(
+      'bench: no kubectl found (set KUBECTL_BINARY, or install kubectl); the drain and kubevirt comparisons need it',
+    );
     return 2;
   }
   const startedAt = new Date().toISOString();

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 /** The parts of `npm run bench`, in the order they run. */
-export const SECTIONS = ['drain', 'reaction', 'footprint', 'scale', 'queue'] as const;
+export const SECTIONS = ['drain', 'kubevirt', 'reaction', 'footprint', 'scale', 'queue'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Speed 1 is the measurement; `--quick` runs the cluster 5× faster (flattering neither tool fairly). */
@@ -29,22 +29,30 @@ export interface BenchOptions {
   readonly reactionRuns: number;
   /** Cluster sizes of the scale section (nodes); a tenth of them is asked for maintenance at once. */
   readonly scaleNodes: readonly number[];
+  /**
+   * Diagnosis only: every Step Functions Retry interval of the kubevirt section's drainbridge runs replaced by this many ms
+   * (what a wake-up on the awaited change would approach); undefined: the definitions' own backoff.
+   */
+  readonly retryIntervalMs?: number;
 }
 
-export const USAGE = `Usage: npm run bench -- [--sections drain,reaction,footprint,scale,queue] [--cases busy-node,pdb-heavy]
+export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reaction,footprint,scale,queue] [--cases busy-node,pdb-heavy]
                         [--repetitions 3] [--speed 1 | --quick] [--run-timeout 600] [--time-limit 7200]
                         [--reaction-runs 20] [--scale-nodes 10,100,1000] [--out bench/results]
+                        [--retry-interval-ms N]
   --sections       comma-separated parts to run (default: all, in this order)
   --cases          drain cases (default: all of busy-node, pdb-heavy)
-  --repetitions    drain runs per tool and case, 1–20 (default 3); the tools alternate, each on a fresh simulator;
-                   the oracle (the physical floor's check) runs once per case
+  --repetitions    drain (and kubevirt) runs per tool and case, 1–20 (default 3); the tools alternate, each on a
+                   fresh simulator; the oracle (the physical floor's check) runs once per case
   --speed          the simulated cluster's speed, 0.5–100 (default 1: real time, the measurement)
   --quick          speed 5: grace periods and start-up 5× shorter, the tools' own waits unchanged
   --run-timeout    seconds one drain run may take, 10–3600 (default 600)
   --time-limit     seconds the drain section may take, 60–14400 (default 7200)
   --reaction-runs  runs per trigger in the reaction section, 5–100 (default 20)
   --scale-nodes    cluster sizes of the scale section, each 10–2000 (default 10,100,1000)
-  --out            directory for the JSON results (default bench/results)`;
+  --out            directory for the JSON results (default bench/results)
+  --retry-interval-ms  diagnosis, not the measurement: in the kubevirt section, drainbridge's Retry
+                       waits replaced by N ms (0–60000): what a wake-up on the migration's end approaches`;
 
 /** A bad command line: the message names the flag. */
 export class BenchUsageError extends Error {
@@ -118,6 +126,7 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
         'run-timeout': { type: 'string' },
         'time-limit': { type: 'string' },
         out: { type: 'string' },
+        'retry-interval-ms': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -140,5 +149,15 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
     outDir: text('out') ?? 'bench/results',
     reactionRuns: numberFlag(text('reaction-runs'), 'reaction-runs', { min: 5, max: 100, fallback: 20, integer: true }),
     scaleNodes: sizesFlag(text('scale-nodes')),
+    ...(text('retry-interval-ms') === undefined
+      ? {}
+      : {
+          retryIntervalMs: numberFlag(text('retry-interval-ms'), 'retry-interval-ms', {
+            min: 0,
+            max: 60_000,
+            fallback: 0,
+            integer: true,
+          }),
+        }),
   };
 }

@@ -5,6 +5,7 @@
 import { startDrainbridgeCluster } from '../../sim/drainbridge.ts';
 import type { BenchCase } from './cases.ts';
 import { drainablePods, floorInputs } from './cluster-view.ts';
+import { costOf, type EvacuationCost, lambdaMemoryMb } from './cost.ts';
 import { type DrainbridgeOutcome, runDrainbridgeEvacuation } from './drainbridge.ts';
 import { type PhysicalFloor, physicalFloor } from './floor.ts';
 import { runKubectlDrain } from './kubectl.ts';
@@ -13,6 +14,14 @@ import { countByUser, countKinds, type RequestCounts, type RequestKinds } from '
 
 /** kubectl drain, a drainbridge evacuation, or the oracle that checks the physical floor. */
 export type Tool = 'kubectl' | 'drainbridge' | 'oracle';
+
+/** A drainbridge run's Evacuate execution: its counts, what it used and the bill at list prices. */
+export type ExecutionCounts = Pick<
+  DrainbridgeOutcome,
+  'stats' | 'historyEvents' | 'notYetDone' | 'executions' | 'usage'
+> & {
+  readonly cost: EvacuationCost;
+};
 
 /** One run of one tool on one fresh cluster. */
 export interface RunResult {
@@ -31,8 +40,8 @@ export interface RunResult {
   readonly kinds: RequestKinds;
   /** The physical floor of this run's fresh cluster (the same for every run of a case). */
   readonly floor: PhysicalFloor;
-  /** drainbridge only: the Evacuate execution's counts. */
-  readonly execution?: Pick<DrainbridgeOutcome, 'stats' | 'historyEvents' | 'notYetDone' | 'executions'>;
+  /** drainbridge only: the Evacuate execution's counts and what AWS would bill for them. */
+  readonly execution?: ExecutionCounts;
   /** Why the run failed, empty when ok. */
   readonly failure: string;
   /** Stopped by the time limit: `wallMs` is a lower bound of the time to drained. */
@@ -72,13 +81,14 @@ async function runTool(
     drain: benchCase.drainOptions,
     timeoutMs: settings.timeoutMs,
   });
-  const { stats, historyEvents, notYetDone, executions } = run;
+  const { stats, historyEvents, notYetDone, executions, usage } = run;
+  const cost = costOf(usage, lambdaMemoryMb());
   return {
     ok: run.ok,
     wallMs: run.wallMs,
     failure: run.failure,
     timedOut: run.timedOut,
-    execution: { stats, historyEvents, notYetDone, executions },
+    execution: { stats, historyEvents, notYetDone, executions, usage, cost },
     endedAt: run.endedAt,
   };
 }

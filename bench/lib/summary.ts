@@ -3,6 +3,7 @@
  * finished, the physical floor, and the ratios drainbridge / kubectl and drainbridge / floor. Pure.
  */
 import { billedStateTransitions } from '../../embedded/executor.ts';
+import type { EvacuationCost } from './cost.ts';
 import type { PhysicalFloor } from './floor.ts';
 import { type RequestCounts, type RequestKinds, totalOf } from './requests.ts';
 import type { RunResult, Tool } from './run-case.ts';
@@ -20,6 +21,11 @@ export interface ExecutionSummary {
   /** Seconds spent in Lambda handlers, added up (billed as GB-seconds). */
   readonly lambdaSeconds: number;
   readonly executions: number;
+  /** Events put on the bus and log bytes (functions' lines + Lambda's own), medians. */
+  readonly events: number;
+  readonly logBytes: number;
+  /** The AWS bill per 1,000 evacuations at list prices, each line the median over the runs. */
+  readonly cost: EvacuationCost;
 }
 
 /** One tool's figures on one case. */
@@ -94,6 +100,21 @@ function perMovedPod(runs: readonly RunResult[]): ToolSummary['perMovedPod'] {
   };
 }
 
+/** Each line of the bill, the median over the runs (the total is the median of the totals). */
+export function medianCost(costs: readonly EvacuationCost[]): EvacuationCost {
+  const pick = (key: keyof EvacuationCost) => medianOf(costs.map((cost) => cost[key]));
+  return {
+    stepFunctions: pick('stepFunctions'),
+    lambdaDuration: pick('lambdaDuration'),
+    lambdaRequests: pick('lambdaRequests'),
+    eventBridge: pick('eventBridge'),
+    logs: pick('logs'),
+    total: pick('total'),
+    gbSeconds: pick('gbSeconds'),
+    logBytes: pick('logBytes'),
+  };
+}
+
 function executionMedians(runs: readonly RunResult[]): ExecutionSummary | undefined {
   const executions = runs.flatMap((run) => (run.execution ? [run.execution] : []));
   if (executions.length === 0) return undefined;
@@ -107,6 +128,9 @@ function executionMedians(runs: readonly RunResult[]): ExecutionSummary | undefi
     historyEvents: median((e) => e.historyEvents),
     lambdaSeconds: median((e) => e.stats.lambdaMilliseconds / 1000),
     executions: median((e) => e.executions),
+    events: median((e) => e.usage.events),
+    logBytes: median((e) => e.cost.logBytes),
+    cost: medianCost(executions.map((e) => e.cost)),
   };
 }
 

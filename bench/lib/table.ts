@@ -1,6 +1,7 @@
 /** Plain-text rendering of the drain summary: one block per case, and the case's target rows. Pure. */
 import type { BenchCase } from './cases.ts';
 import { renderColumns } from './columns.ts';
+import { costLine, dollars } from './cost.ts';
 import { describeFloor } from './floor.ts';
 import type { CaseSummary, ToolSummary } from './summary.ts';
 import type { TargetRow } from './targets.ts';
@@ -104,6 +105,11 @@ export function renderCase(summary: CaseSummary, benchCase: BenchCase | undefine
   lines.push(`requests: medians per run, from the simulator's request log; ${users.join('; ')}`);
   const execution = executionLine(summary);
   if (execution) lines.push(execution);
+  const exec = summary.drainbridge.execution;
+  if (exec) {
+    const counts = { transitions: exec.billedTransitions, invocations: exec.lambdaInvocations, events: exec.events };
+    lines.push(costLine(exec.cost, counts));
+  }
   const { wallTime, wallTimeAtLeast, wallTimeToFloor, kubectlToFloor, oracleToFloor, requests, evictions } =
     summary.ratio;
   const wall =
@@ -131,8 +137,8 @@ export function caseTargets(summary: CaseSummary): TargetRow[] {
     {
       section,
       figure: 'wall time / kubectl',
-      target: '≤ 0.50×',
-      limit: 0.5,
+      // Issue 14's 0.5× is below the physical floor at speed 1 (bench/README.md); issue 23 keeps the floor's.
+      target: 'reported',
       value: summary.ratio.wallTime,
       shown: `${ratio(summary.ratio.wallTime)} (${seconds(db.wallSeconds?.median)} s)`,
       reference: `kubectl ${seconds(kubectlSeconds)} s; floor/kubectl ${ratio(summary.ratio.kubectlToFloor === undefined ? undefined : 1 / summary.ratio.kubectlToFloor)}`,
@@ -140,8 +146,8 @@ export function caseTargets(summary: CaseSummary): TargetRow[] {
     {
       section,
       figure: 'wall time / physical floor',
-      target: '≤ 1.20×',
-      limit: 1.2,
+      target: '≤ 1.05×',
+      limit: 1.05,
       value: summary.ratio.wallTimeToFloor,
       shown: ratio(summary.ratio.wallTimeToFloor),
       reference: `floor ${seconds(floorSeconds)} s; oracle ${seconds(summary.oracle.wallSeconds?.median)} s`,
@@ -174,6 +180,16 @@ export function caseTargets(summary: CaseSummary): TargetRow[] {
     value: execution?.billedTransitions,
     shown: execution ? `${execution.billedTransitions} (${execution.lambdaInvocations} Lambda invocations)` : '-',
     reference: execution ? `≈${execution.historyEvents} history events of 25,000` : '-',
+  });
+  rows.push({
+    section,
+    figure: 'AWS bill per 1,000 evacuations',
+    target: 'reported',
+    value: execution?.cost.total,
+    shown: execution ? dollars(execution.cost.total) : '-',
+    reference: execution
+      ? `${execution.billedTransitions} transitions, ${execution.lambdaInvocations} invocations, ${execution.cost.gbSeconds.toFixed(1)} GB-s, ${execution.events} events, ${(execution.logBytes / 1024).toFixed(1)} KiB logs`
+      : '-',
   });
   return rows;
 }

@@ -1,13 +1,13 @@
 /** `drainbridge abort NODE`: stop a running evacuation; the node stays cordoned (the safe state). */
 import { InvalidInput } from '../../lib/errors/index.ts';
-import { EvacuationProgressStore } from '../../lib/progress/evacuation-store.ts';
+import { EvacuationProgressStore } from '../../lib/progress/index.ts';
 import { abortRequest } from '../../lib/workflow/abort.ts';
-import { connect, preflight } from '../cluster.ts';
+import { connectForNode } from '../cluster.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { requesterName } from '../embedded.ts';
 import { EXIT } from '../exit-codes.ts';
-import { expectPositionals, type FlagSpec, flagValue, parseCommandLine } from '../flags.ts';
+import { type FlagSpec, flagValue } from '../flags.ts';
 import { pickRequest } from './restore.ts';
 
 const FLAGS: readonly FlagSpec[] = [
@@ -32,10 +32,9 @@ export const abortCommand: Command = {
   operands: ['NODE'],
   exits: ['ok', 'failed', 'usage', 'notReady', 'refused'],
   async run(argv, context: CommandContext = processContext()) {
-    const parsed = parseCommandLine(argv, FLAGS);
-    const [node = ''] = expectPositionals(parsed, ['NODE']);
-    const cluster = await connect(parsed, context);
-    if (!(await preflight(cluster, { operation: 'abort' }, context, 'drainbridge abort'))) return EXIT.notReady;
+    const started = await connectForNode(argv, FLAGS, context, 'abort');
+    if (!started) return EXIT.notReady;
+    const { parsed, node, cluster } = started;
     const refuse = (why: string): number => {
       context.err(`drainbridge abort: refused: ${why}; nothing was changed.`);
       return EXIT.refused;

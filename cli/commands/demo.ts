@@ -20,6 +20,14 @@ import type { EventSource } from '../output/renderer.ts';
 
 const NODE = 'node-1';
 const REQUEST = 'demo-node-1';
+/** What the demo's Maintenance Requested and Maintenance Ended say alike: the one request, by hand, for NODE. */
+const DEMO_REQUEST = {
+  version: '1',
+  requestId: REQUEST,
+  requester: 'demo',
+  origin: 'manual',
+  target: { nodeName: NODE },
+} as const;
 
 interface DemoTally {
   pdbWaits: number;
@@ -137,15 +145,7 @@ async function runDemo(output: RunOutput, { speed, started, recordClock }: DemoR
     });
     runtime.deps.progress.watch(events.record);
     try {
-      await runtime.put('Maintenance Requested', {
-        version: '1',
-        requestId: REQUEST,
-        requester: 'demo',
-        origin: 'manual',
-        target: { nodeName: NODE },
-        reason: 'demo: kernel upgrade',
-        drain: options,
-      });
+      await runtime.put('Maintenance Requested', { ...DEMO_REQUEST, reason: 'demo: kernel upgrade', drain: options });
       const evacuation = runtime.executionsFor(REQUEST)[0];
       const outcome = await evacuation?.outcome;
       if (!outcome?.ok) throw new Error(`the demo evacuation failed: ${outcome?.error.message}`);
@@ -154,13 +154,7 @@ async function runDemo(output: RunOutput, { speed, started, recordClock }: DemoR
       );
 
       heading(`drainbridge restore ${NODE}   (the Restore state machine)`);
-      await runtime.put('Maintenance Ended', {
-        version: '1',
-        requestId: REQUEST,
-        requester: 'demo',
-        origin: 'manual',
-        target: { nodeName: NODE },
-      });
+      await runtime.put('Maintenance Ended', DEMO_REQUEST);
       await runtime.settle();
       const node = await client.getNode(NODE);
       say(

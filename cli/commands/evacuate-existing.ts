@@ -6,7 +6,7 @@
  * ledger and the node's Evacuation records, read by the caller.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/contracts.ts';
+import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/index.ts';
 import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { type Driving, drivingOf, holdsRequest } from '../../lib/workflow/driver.ts';
 import { planResume } from '../../lib/workflow/resume.ts';

@@ -6,7 +6,7 @@
  * to resume it here.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/contracts.ts';
+import type { MaintenanceRequestedEvent } from '../../lib/bus/contracts/index.ts';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { isNotFound } from '../../lib/clients/kube/errors.ts';
 import { type EvacuationObject, evacuationName } from '../../lib/clients/kube/paths.ts';

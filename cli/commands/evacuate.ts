@@ -1,5 +1,5 @@
 /** `drainbridge evacuate NODE`: run the Evacuate state machine embedded against a cluster (and Nova). */
-import type { DetailByType } from '../../lib/bus/contracts/contracts.ts';
+import type { DetailByType } from '../../lib/bus/contracts/index.ts';
 import { isNotFound } from '../../lib/clients/kube/errors.ts';
 import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { drivingSentence } from '../../lib/workflow/driver.ts';

@@ -5,12 +5,13 @@
  * imports the embedded runtime or @kubernetes/client-node.
  */
 import type { BusClientSettings } from '../../lib/bus/bus-key.ts';
+import type { BusAdapter } from '../../lib/bus/types.ts';
 import { loadConfig } from '../../lib/config/load.ts';
 import type { Config } from '../../lib/config/schema.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
+import { NOTICE_PROVIDERS } from '../../lib/model/notice.ts';
 import type { DrainOptions } from '../../lib/model/request.ts';
 import { type ForwarderSettings, loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
-import type { BusSink } from '../../lib/sources/forwarder/sinks.ts';
 import { KUBECONFIG_FLAG } from '../cluster-flags.ts';
 import { type Command, UsageError } from '../command.ts';
 import { DRAIN_FLAGS, drainOptionsSetBy, SERVICE_DRAIN_FLAGS_HELP } from '../drain-flags.ts';
@@ -136,7 +137,7 @@ async function startNodeAgent(
   const agent = new NodeAgentProcess({
     client: await connectKube(config),
     config: agentConfig,
-    sink: bus ? await busEndpointSink(bus, config.eventBusName) : await awsSink(config),
+    sink: bus ? await busEndpointBus(bus, config.eventBusName) : await awsBus(config),
     logger,
     queueCapacity: settings.queueCapacity,
     metricsAddress: settings.metricsAddress,
@@ -146,19 +147,15 @@ async function startNodeAgent(
 }
 
 /** PutEvents to drainbridge's EventBridge bus (AWS credentials from the SDK's chain). */
-async function awsSink(config: { eventBusName: string }): Promise<BusSink> {
-  const { eventBridgeSink } = await import('../../lib/sources/forwarder/index.ts');
-  return eventBridgeSink(config);
+async function awsBus(config: { eventBusName: string }): Promise<BusAdapter> {
+  const { eventBridgePublisher } = await import('../../lib/sources/forwarder/index.ts');
+  return eventBridgePublisher(config);
 }
 
 /** PutEvents to `drainbridge run`'s bus endpoint, signed with the shared bus key (lib/bus/bus-endpoint.ts). */
-async function busEndpointSink(settings: BusClientSettings, busName: string): Promise<BusSink> {
-  const [{ createBusEndpointClient }, { EventBridgePublisher }, { EventBridgeSink }] = await Promise.all([
-    import('../../lib/bus/bus-endpoint-client.ts'),
-    import('../../lib/bus/eventbridge-publisher.ts'),
-    import('../../lib/sources/forwarder/sinks.ts'),
-  ]);
-  return new EventBridgeSink(new EventBridgePublisher(await createBusEndpointClient(settings), busName));
+async function busEndpointBus(settings: BusClientSettings, busName: string): Promise<BusAdapter> {
+  const { createBusEndpointPublisher } = await import('../../lib/bus/bus-endpoint-client.ts');
+  return createBusEndpointPublisher(settings, busName);
 }
 
 /** Configuration from the environment; `--kubeconfig` wins over KUBECONFIG. */
@@ -176,7 +173,7 @@ export const forwarderCommand: Command = {
     'Usage: drainbridge forwarder [--kubeconfig FILE] [--cordon-evacuates off|all|SELECTOR] [--event-bus NAME]',
     '                             [--metrics-address HOST:PORT] [--nmo-coexistence refuse|act] [--identity ID]',
     '                             [--shutdown-grace SECONDS] [kubectl drain flags]',
-    '       drainbridge forwarder --node-agent [--node NAME] [--provider azure|aws|gcp] [--kubeconfig FILE]',
+    `       drainbridge forwarder --node-agent [--node NAME] [--provider ${NOTICE_PROVIDERS.join('|')}] [--kubeconfig FILE]`,
     '                             [--event-bus NAME] [--bus-endpoint URL] [--metrics-address HOST:PORT]',
     '                             [--shutdown-grace SECONDS] [kubectl drain flags]',
     '',

@@ -2,7 +2,7 @@
 import { type AdmissionOutlook, admissionLimitsOf, admissionOutlook } from '../../lib/admission/index.ts';
 import { planEvacuation } from '../../lib/branches/plan.ts';
 import { renderPlanJson, renderPlanText } from '../../lib/branches/render.ts';
-import { Instant } from '../../lib/bus/contracts/fields.ts';
+import { Instant } from '../../lib/bus/contracts/index.ts';
 import { parseSelector } from '../../lib/clients/kube/selectors.ts';
 import { isBlocked, type NodePlan } from '../../lib/model/plan.ts';
 import type { DrainOptions } from '../../lib/model/request.ts';

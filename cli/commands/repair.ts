@@ -5,12 +5,12 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { planRepair, type RepairAction } from '../../lib/workflow/repair.ts';
-import { connect, preflight } from '../cluster.ts';
+import { connectForNode } from '../cluster.ts';
 import { type Command, type CommandContext, processContext } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { requesterName } from '../embedded.ts';
 import { EXIT } from '../exit-codes.ts';
-import { expectPositionals, type FlagSpec, isOn, parseCommandLine } from '../flags.ts';
+import { type FlagSpec, isOn } from '../flags.ts';
 import { readNamedNode } from '../node-state.ts';
 
 const FLAGS: readonly FlagSpec[] = [
@@ -65,10 +65,9 @@ export const repairCommand: Command = {
   operands: ['NODE'],
   exits: ['ok', 'failed', 'usage', 'notReady', 'refused'],
   async run(argv, context: CommandContext = processContext()) {
-    const parsed = parseCommandLine(argv, FLAGS);
-    const [node = ''] = expectPositionals(parsed, ['NODE']);
-    const cluster = await connect(parsed, context);
-    if (!(await preflight(cluster, { operation: 'repair' }, context, 'drainbridge repair'))) return EXIT.notReady;
+    const started = await connectForNode(argv, FLAGS, context, 'repair');
+    if (!started) return EXIT.notReady;
+    const { parsed, node, cluster } = started;
     await readNamedNode(cluster.client, node); // a node that does not exist is a usage error (exit 2)
     const settings = { namespace: cluster.config.namespace, now: new Date(), operator: requesterName() };
     const actions = await planRepair(cluster.client, node, settings);

@@ -1,13 +1,13 @@
 /** `drainbridge restore NODE`: end a maintenance request (Restore state machine, embedded). */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
-import { readLedger } from '../../lib/node/ledger.ts';
-import { connect, preflight } from '../cluster.ts';
+import { readLedger } from '../../lib/node/index.ts';
+import { type connect, connectForNode } from '../cluster.ts';
 import { type Command, type CommandContext, processContext, UsageError } from '../command.ts';
 import { CLUSTER_FLAGS } from '../common-flags.ts';
 import { requesterName, startEmbedded } from '../embedded.ts';
 import { EXIT, type ExitCode, exitForSignal } from '../exit-codes.ts';
-import { expectPositionals, type FlagSpec, flagValue, parseCommandLine } from '../flags.ts';
+import { type FlagSpec, flagValue } from '../flags.ts';
 import { describeNode, nodeStateSentence, readNamedNode } from '../node-state.ts';
 import { createRenderer, OUTPUT_FLAG, OUTPUT_HELP, type OutputMode, outputModeOf } from '../output/index.ts';
 import { jsonMessage } from '../output/json.ts';
@@ -127,10 +127,9 @@ export const restoreCommand: Command = {
   operands: ['NODE'],
   exits: ['ok', 'failed', 'usage', 'notReady', 'refused', 'interrupted', 'terminated'],
   async run(argv, context: CommandContext = processContext()) {
-    const parsed = parseCommandLine(argv, FLAGS);
-    const [node = ''] = expectPositionals(parsed, ['NODE']);
-    const cluster = await connect(parsed, context);
-    if (!(await preflight(cluster, { operation: 'restore' }, context, 'drainbridge restore'))) return EXIT.notReady;
+    const started = await connectForNode(argv, FLAGS, context, 'restore');
+    if (!started) return EXIT.notReady;
+    const { parsed, node, cluster } = started;
     const nodeObject = await readNamedNode(cluster.client, node);
     const pick = pickHold(nodeObject, flagValue(parsed, 'request-id'));
     const mode = outputModeOf(parsed, context);

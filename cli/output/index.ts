@@ -4,7 +4,7 @@
  * and — from the Evacuation records the run writes — each item's moves and waits; and the outcome events
  * it saw, which the command's closing words are built from.
  */
-import type { RecordUpdate } from '../../lib/progress/evacuation-store.ts';
+import type { RecordUpdate } from '../../lib/progress/index.ts';
 import type { CommandContext } from '../command.ts';
 import type { FlagSpec, ParsedCommandLine } from '../flags.ts';
 import { flagValue } from '../flags.ts';

@@ -10,7 +10,7 @@ import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import type { BranchProgress } from '../../lib/model/pass.ts';
 import type { Blocker } from '../../lib/model/plan.ts';
 import type { BranchSpan, ItemTimeline, Span } from '../../lib/model/timeline.ts';
-import { followBlockers, type RecordUpdate } from '../../lib/progress/evacuation-store.ts';
+import { followBlockers, type RecordUpdate } from '../../lib/progress/index.ts';
 import { type EvacuationTimeline, timelineOf } from './timeline.ts';
 
 export type ItemChange =

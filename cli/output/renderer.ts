@@ -4,7 +4,7 @@
  * plain lines (plain.ts), a live display on a terminal (live.ts) or JSON lines (json.ts).
  */
 import type { TaskCall } from '../../embedded/executor.ts';
-import type { RecordUpdate } from '../../lib/progress/evacuation-store.ts';
+import type { RecordUpdate } from '../../lib/progress/index.ts';
 import type { ItemChange } from './items.ts';
 import type { EvacuationTimeline } from './timeline.ts';
 

@@ -9,9 +9,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { type AdmissionQueue, type AdmissionView, readAdmissionView } from '../../lib/admission/index.ts';
 import { BRANCH_REGISTRY, branchCalled, statusColumns } from '../../lib/branches/registry.ts';
 import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
-import { type Hold, ledgerOf } from '../../lib/node/ledger.ts';
-import { readPhase } from '../../lib/node/phase.ts';
-import { abortRequestedBy, blockedBlocker } from '../../lib/progress/mailboxes.ts';
+import { type Hold, ledgerOf, readPhase } from '../../lib/node/index.ts';
+import { abortRequestedBy, blockedBlocker } from '../../lib/progress/index.ts';
 import { decodeRecord } from '../../lib/util/json-record.ts';
 import { type Driving, drivingOf, type RequestDriver } from '../../lib/workflow/driver.ts';
 import { damagedOwner } from '../../lib/workflow/ownership.ts';
@@ -114,6 +113,13 @@ export interface QueueEntry {
   readonly waitingSeconds: number;
   /** The limit it waits on, as its last decision on the nodes said (a full zone, a pool at its minimum). */
   readonly why?: string;
+  /** When `why` was decided (absent: written by a drainbridge that did not keep it). */
+  readonly whyAt?: string;
+  /**
+   * The request has refreshed its place since `whyAt` without deciding on the nodes again — it waits far
+   * enough back in line to be told so from the Lease alone — so `why` may no longer hold.
+   */
+  readonly whyStale?: boolean;
 }
 
 export interface Damage {
@@ -385,6 +391,13 @@ const stateOrder: Readonly<Record<RequestState, number>> = {
   restored: 5,
 };
 
+/** A place's reason, when it was decided, and whether the request has waited without asking again since. */
+function whyOf(entry: AdmissionQueue[string]): Pick<QueueEntry, 'why' | 'whyAt' | 'whyStale'> {
+  if (!entry.why) return {};
+  if (!entry.whyAt) return { why: entry.why };
+  return { why: entry.why, whyAt: entry.whyAt, whyStale: Date.parse(entry.seen) > Date.parse(entry.whyAt) };
+}
+
 /** The report of what `snapshot` shows. Pure. */
 export function statusReport(snapshot: Snapshot): StatusReport {
   const now = snapshot.at.getTime();
@@ -406,7 +419,7 @@ export function statusReport(snapshot: Snapshot): StatusReport {
       node: entry.node,
       since: entry.since,
       waitingSeconds: seconds(entry.since, now) ?? 0,
-      ...(entry.why ? { why: entry.why } : {}),
+      ...whyOf(entry),
     }))
     .filter((entry) => !snapshot.node || entry.node === snapshot.node);
   const ledgerDamage = snapshot.nodes.flatMap((node): Damage[] => {

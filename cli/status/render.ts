@@ -144,8 +144,21 @@ function queueLines(report: StatusReport): string[] {
     'Waiting for a maintenance slot, oldest first:',
     ...report.queue.flatMap((entry) => [
       `  ${entry.position}. ${entry.requestId} for ${entry.node}, since ${entry.since} (${duration(entry.waitingSeconds)})`,
-      ...(entry.why ? [`     waiting: ${entry.why}`] : []),
+      ...waitingLine(entry, Date.parse(report.time)),
     ]),
+  ];
+}
+
+/**
+ * Why a place waits. A reason decided before the request last refreshed its place from the Lease alone is
+ * said as what it is — the last one decided on the nodes, and when — after what holds now: its place in line.
+ */
+function waitingLine(entry: StatusReport['queue'][number], now: number): string[] {
+  if (!entry.why) return [];
+  if (!entry.whyStale || !entry.whyAt) return [`     waiting: ${entry.why}`];
+  const ago = Math.max(0, Math.round((now - Date.parse(entry.whyAt)) / 1000));
+  return [
+    `     waiting: in line behind ${entry.position - 1} older request(s); last reason decided on the nodes at ${entry.whyAt} (${duration(ago)} ago), not asked again since (it is asked again nearer the front): ${entry.why}`,
   ];
 }
 

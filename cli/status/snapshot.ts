@@ -7,7 +7,7 @@ import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { readAdmissionLease } from '../../lib/admission/index.ts';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
-import { listNodesMaybeHeld } from '../../lib/node/hold.ts';
+import { listNodesMaybeHeld } from '../../lib/node/index.ts';
 import { readNamedNode } from '../node-state.ts';
 
 export interface Snapshot {

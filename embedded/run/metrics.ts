@@ -3,9 +3,10 @@
  * progress, pods evicted and VMs migrated (from the passes' progress, each branch counted as the branch
  * registry says it moves: pods or VMs — Nova servers and KubeVirt VMs alike), evacuation duration, and
  * whether the circuit breaker paused admission (read from the admission Lease at each scrape, so a
- * `drainbridge resume` from anywhere shows at once).
+ * `drainbridge resume` from anywhere shows at once), and each health gate's last verdict in this process.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { type GateObservation, onGateVerdicts } from '../../lib/admission/index.ts';
 import type { MoveKind } from '../../lib/branches/contract/branch.ts';
 import { BRANCH_REGISTRY } from '../../lib/branches/registry.ts';
 import type { TaskCall } from '../executor.ts';
@@ -32,6 +33,7 @@ export function createRunMetrics(
   admissionPaused?: () => Promise<boolean>,
 ): RunMetrics {
   if (admissionPaused) pausedGauge(registry, admissionPaused);
+  onGateVerdicts(gateMetrics(registry));
   const inProgress = new Gauge({
     name: 'drainbridge_evacuations_in_progress',
     help: 'Evacuate executions running in this process',
@@ -104,4 +106,39 @@ function pausedGauge(registry: Registry, admissionPaused: () => Promise<boolean>
       if (paused !== undefined) this.set(paused ? 1 : 0);
     },
   });
+}
+
+/**
+ * Each gate's verdict as its Admit steps in this process last saw it: `drainbridge_gate_open{gate}` (1
+ * open, 0 closed — failing closed included), when that was, and the evaluations that failed (timeout,
+ * error, garbage). A gate shows from its first evaluation: gates are asked only for a request about to be
+ * admitted, so an idle fleet keeps the last verdict (its timestamp says how old it is).
+ */
+function gateMetrics(registry: Registry): (observations: readonly GateObservation[]) => void {
+  const open = new Gauge({
+    name: 'drainbridge_gate_open',
+    help: "1 when the health gate's last verdict (DRAINBRIDGE_GATES) let a node through, 0 when it blocked or could not be evaluated",
+    labelNames: ['gate'],
+    registers: [registry],
+  });
+  const evaluatedAt = new Gauge({
+    name: 'drainbridge_gate_last_evaluated_timestamp_seconds',
+    help: "When the health gate's last verdict was made (Unix seconds)",
+    labelNames: ['gate'],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'drainbridge_gate_evaluation_errors_total',
+    help: 'Health gate evaluations that failed (timeout, error, an answer not understood): the gate failed closed',
+    labelNames: ['gate'],
+    registers: [registry],
+  });
+  return (observations) => {
+    for (const { gate, open: isOpen, failed, at } of observations) {
+      open.set({ gate }, isOpen ? 1 : 0);
+      evaluatedAt.set({ gate }, at.getTime() / 1000);
+      // Present from the first evaluation, at 0: a rate over a series that does not exist yet is empty.
+      errors.inc({ gate }, failed ? 1 : 0);
+    }
+  };
 }

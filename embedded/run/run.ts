@@ -12,6 +12,7 @@ import { readAdmissionLease, readAdmissionView, SlotWaker } from '../../lib/admi
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
 import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
+import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import type { PutEventsServer } from '../../lib/bus/put-events-server.ts';
 import { SYSTEM_CLOCK } from '../../lib/bus/scheduler.ts';
 import { KubeClient } from '../../lib/clients/kube/client.ts';
@@ -25,7 +26,6 @@ import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
 import { connectKube } from '../../lib/sources/forwarder/kube.ts';
 import { createForwarderMetrics } from '../../lib/sources/forwarder/metrics.ts';
 import type { ForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
 import { RebootSource } from '../../lib/sources/reboot/source.ts';
 import { WindowScheduler } from '../../lib/sources/windows/scheduler.ts';
 import type { BranchConnectors } from '../../lib/workflow/deps.ts';
@@ -125,7 +125,7 @@ export class DrainbridgeRun {
       client: kube.forwarderClient,
       settings: options.settings,
       namespace: options.config.namespace,
-      sink: new InProcessSink(runtime.bus),
+      sink: new InProcessPublisher(runtime.bus),
       logger: options.logger,
       metrics: forwarderMetrics,
       extraSources: [new RebootSource({ client: kube.forwarderClient, logger: options.logger })],

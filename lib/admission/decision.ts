@@ -17,6 +17,11 @@ export interface QueueEntry {
   readonly seen: string;
   /** The limit it waited on at its last decision on the nodes (`drainbridge status` shows it); absent otherwise. */
   readonly why?: string;
+  /**
+   * When `why` was decided (ISO 8601). A request far back in line refreshes its place from the Lease alone
+   * (wait.ts: waitFromLease) and keeps `why` as it was: `seen` later than this says so (`drainbridge status`).
+   */
+  readonly whyAt?: string;
 }
 
 export type AdmissionQueue = Readonly<Record<string, QueueEntry>>;
@@ -239,5 +244,5 @@ const WHY_MAX_CHARS = 240;
 function withWhy(queue: Record<string, QueueEntry>, requestId: string, why: string): Record<string, QueueEntry> {
   const place = queue[requestId];
   const kept = why.length > WHY_MAX_CHARS ? `${why.slice(0, WHY_MAX_CHARS - 1)}…` : why;
-  return place ? { ...queue, [requestId]: { ...place, why: kept } } : queue;
+  return place ? { ...queue, [requestId]: { ...place, why: kept, whyAt: place.seen } } : queue;
 }

@@ -27,7 +27,14 @@
 export { type Admitted, admitRequest } from './admit.ts';
 export type { BreakerFailure, BreakerRecord, BreakerSetting } from './breaker.ts';
 export type { AdmissionQueue } from './decision.ts';
-export { type GateSpec, gateSpecs, type NamedVerdict } from './gates/index.ts';
+export {
+  type GateListener,
+  type GateObservation,
+  type GateSpec,
+  gateSpecs,
+  type NamedVerdict,
+  onGateVerdicts,
+} from './gates/index.ts';
 export { leaveQueue, noteReleased } from './leave.ts';
 export { type AdmissionSettings, admissionLimitsOf } from './observe.ts';
 export { type AdmissionOutlook, admissionOutlook } from './outlook.ts';

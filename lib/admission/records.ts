@@ -48,6 +48,7 @@ export const ADMISSION_QUEUE_FORMAT: RecordFormat<AdmissionQueue> = {
         since: z.iso.datetime({ offset: true }),
         seen: z.iso.datetime({ offset: true }),
         why: z.string().optional(),
+        whyAt: z.iso.datetime({ offset: true }).optional(),
       }),
     ),
   ],

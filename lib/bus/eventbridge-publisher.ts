@@ -1,5 +1,6 @@
 /**
- * `EventPublisher` on AWS: one PutEvents call per outcome event to drainbridge's bus.
+ * The bus adapter (types.ts) for EventBridge: PutEvents to drainbridge's bus on AWS, or, with the client
+ * of bus-endpoint-client.ts, to `drainbridge run`'s bus endpoint, which speaks the same API.
  *
  * Three layers of failure handling, because PutEvents fails in three ways:
  *  - the HTTP call (timeouts, 5xx, throttling): the SDK's own retries, bounded by a per-call timeout;
@@ -14,7 +15,8 @@ import { DEFAULT_RETRY, type RetryOptions, withRetry } from '../util/retry.ts';
 import { fitsOnePut, MAX_ENTRIES_PER_PUT, MAX_PUT_BYTES } from './batch.ts';
 import type { DetailByType, DetailType } from './contracts/index.ts';
 import { type PublishEntry, type PutEventsResultEntry, TRANSIENT_ENTRY_CODES, toPublishEntry } from './entry.ts';
-import type { EventPublisher } from './types.ts';
+import { fitsOneSend, sendValid } from './send-batch.ts';
+import type { BusAdapter, BusEvent, SendOutcome } from './types.ts';
 
 export interface EventBridgePublisherOptions {
   /** Upper bound for one PutEvents call including the SDK's retries. Default 10 s. */
@@ -89,8 +91,10 @@ function entryFailure(entry: PublishEntry, result: PutEventsResultEntry | undefi
   return TRANSIENT_ENTRY_CODES.has(code) ? new TransientError(message) : new DrainbridgeError(message);
 }
 
-/** Publishes outcome events with PutEvents. */
-export class EventBridgePublisher implements EventPublisher {
+/** Publishes events with PutEvents: one at a time with retries (`publish`), or a batch without (`send`). */
+export class EventBridgePublisher implements BusAdapter {
+  readonly name = 'eventbridge';
+  readonly maxBatch = MAX_ENTRIES_PER_PUT;
   readonly #client: EventBridgeClient;
   readonly #eventBusName: string;
   readonly #timeoutMs: number;
@@ -127,6 +131,14 @@ export class EventBridgePublisher implements EventPublisher {
     }
   }
 
+  fits(events: readonly BusEvent[]): boolean {
+    return fitsOneSend(events, this.#eventBusName);
+  }
+
+  send(events: readonly BusEvent[], signal?: AbortSignal): Promise<SendOutcome[]> {
+    return sendValid(events, this.#eventBusName, (entries) => this.#putBatch(entries, signal));
+  }
+
   /**
    * One PutEvents call for up to 10 already-validated entries that fit 256 KiB together (lib/bus/batch.ts
    * makes such batches). Resolves with one outcome per entry, in order: `ok`, or the error — a
@@ -134,7 +146,7 @@ export class EventBridgePublisher implements EventPublisher {
    * code), a `DrainbridgeError` for a refusal. Retrying is the caller's (the forwarder's queue); the SDK's
    * own HTTP retries and the per-call timeout still apply. `signal` cancels the call (a stopping forwarder).
    */
-  async putBatch(entries: readonly PublishEntry[], signal?: AbortSignal): Promise<BatchOutcome[]> {
+  async #putBatch(entries: readonly PublishEntry[], signal?: AbortSignal): Promise<SendOutcome[]> {
     if (entries.length === 0) return [];
     if (!fitsOnePut(entries)) {
       throw new DrainbridgeError(
@@ -165,10 +177,7 @@ export class EventBridgePublisher implements EventPublisher {
   }
 
   /** The bus this publisher puts events on. */
-  get eventBusName(): string {
+  get busName(): string {
     return this.#eventBusName;
   }
 }
-
-/** What happened to one entry of a batch. */
-export type BatchOutcome = { readonly ok: true } | { readonly ok: false; readonly error: Error };

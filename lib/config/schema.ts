@@ -284,7 +284,7 @@ export const WORKFLOW_SETTINGS = {
     env: 'DRAINBRIDGE_GATES',
     parse: gatesText,
     default: '',
-    help: 'health gates asked before a node is admitted, a YAML/JSON list, e.g. `[{kind: prometheus-alerts, url: "http://prometheus:9090"}]`; kinds prometheus-alerts, promql, not-ready-nodes, pdbs-at-zero, failure-domain, http; a closed gate, or one not answering in its timeout, keeps the request in line (docs/safety.md)',
+    help: 'health gates asked before a node is admitted, a YAML/JSON list, e.g. `[{kind: prometheus-alerts, url: "http://prometheus:9090"}]`; kinds prometheus-alerts, alertmanager, promql, not-ready-nodes, pdbs-at-zero, failure-domain, http; a closed gate, or one not answering in its timeout, keeps the request in line (docs/safety.md)',
     readBy: EVERY_PROCESS,
   }),
   infraPodSelector: setting({

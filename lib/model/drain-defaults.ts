@@ -7,6 +7,7 @@
  * prompt, who reads the refusal and retypes the command, but an evacuation that no person started has
  * nobody to read it and would stay blocked for ever (every real cluster runs DaemonSets).
  */
+import { NOTICE_PROVIDERS, type NoticeProvider } from './notice.ts';
 import { type DrainOptions, KUBECTL_DRAIN_DEFAULTS, type Origin } from './request.ts';
 
 export interface OriginDrainDefault {
@@ -37,6 +38,21 @@ const NODE_GOES_DOWN: Partial<DrainOptions> = Object.freeze({
   force: true,
 });
 
+/**
+ * Every cloud whose notices drainbridge reads (NOTICE_PROVIDERS): its notices take the VM down (stopped,
+ * rebooted, redeployed, retired, preempted or its host serviced), so the node goes down, as AWS Node
+ * Termination Handler drains. A new cloud has this default without a line here.
+ */
+const CLOUD_DEFAULTS = Object.fromEntries(
+  NOTICE_PROVIDERS.map((provider) => [
+    provider,
+    {
+      drain: NODE_GOES_DOWN,
+      why: 'a cloud notice: the VM is stopped, rebooted, retired, preempted or its host serviced (as AWS NTH drains)',
+    },
+  ]),
+) as Record<NoticeProvider, OriginDrainDefault>;
+
 /** One entry per origin: adding an origin to ORIGINS without deciding its defaults does not compile. */
 export const ORIGIN_DRAIN_DEFAULTS: Readonly<Record<Origin, OriginDrainDefault>> = Object.freeze({
   cordon: {
@@ -51,9 +67,7 @@ export const ORIGIN_DRAIN_DEFAULTS: Readonly<Record<Origin, OriginDrainDefault>>
     drain: NODE_GOES_DOWN,
     why: "a NodeMaintenance asks for the node's maintenance; node-maintenance-operator drains with these options",
   },
-  aws: { drain: NODE_GOES_DOWN, why: 'the instance is retired, stopped, rebooted or interrupted (AWS NTH)' },
-  azure: { drain: NODE_GOES_DOWN, why: 'the VM is rebooted, redeployed, preempted or deleted (as NTH does on AWS)' },
-  gcp: { drain: NODE_GOES_DOWN, why: 'the VM is stopped or its host serviced (as NTH does on AWS)' },
+  ...CLOUD_DEFAULTS,
   schedule: {
     drain: NODE_GOES_DOWN,
     why: 'a maintenance window takes the node for maintenance (patching, reboot), as kured does',

@@ -10,6 +10,9 @@
  *     alertFilterRegexp: ^(Watchdog|InfoInhibitor)$
  *     firingOnly: true
  *     matchers: ['severity=critical']
+ *   - kind: alertmanager
+ *     url: http://alertmanager.monitoring:9093
+ *     matchers: ['severity=critical']
  *   - kind: promql
  *     url: http://prometheus.monitoring:9090
  *     expr: slo:error_budget_burn:ratio_1h > 2
@@ -113,6 +116,17 @@ const prometheusAlerts = z.strictObject({
   matchers: z.array(matcher).optional(),
 });
 
+const alertmanager = z.strictObject({
+  kind: z.literal('alertmanager'),
+  ...common,
+  url,
+  /** As the prometheus-alerts gate's: alert names it matches are ignored (or, with alertFilterMatchOnly, the only ones counted). */
+  alertFilterRegexp: regexp.optional(),
+  alertFilterMatchOnly: z.boolean().optional(),
+  /** Label matchers an alert must all meet to count. */
+  matchers: z.array(matcher).optional(),
+});
+
 const promql = z.strictObject({
   kind: z.literal('promql'),
   ...common,
@@ -151,8 +165,11 @@ const http = z.strictObject({
 
 export const gateSpec = z.discriminatedUnion(
   'kind',
-  [prometheusAlerts, promql, notReadyNodes, pdbsAtZero, failureDomain, http],
-  { error: 'kind must be one of prometheus-alerts, promql, not-ready-nodes, pdbs-at-zero, failure-domain, http' },
+  [prometheusAlerts, alertmanager, promql, notReadyNodes, pdbsAtZero, failureDomain, http],
+  {
+    error:
+      'kind must be one of prometheus-alerts, alertmanager, promql, not-ready-nodes, pdbs-at-zero, failure-domain, http',
+  },
 );
 
 export const gateSpecs = z

@@ -4,7 +4,7 @@
  */
 
 /** The clouds whose notices drainbridge reads. */
-export const NOTICE_PROVIDERS = ['azure', 'aws', 'gcp'] as const;
+export const NOTICE_PROVIDERS = ['azure', 'aws', 'gcp', 'alibaba'] as const;
 export type NoticeProvider = (typeof NOTICE_PROVIDERS)[number];
 
 /** Where a notice was read: one entry per provider document (lib/sources/<provider>/). */
@@ -27,6 +27,8 @@ export const NOTICE_SOURCES = [
   'gcp-upcoming-maintenance',
   /** GCE metadata `instance/preempted`: a Spot or preemptible VM is being stopped (opt-in). */
   'gcp-preempted',
+  /** Alibaba Cloud ECS metadata `maintenance/active-system-events`. */
+  'alibaba-system-events',
 ] as const;
 export type NoticeSource = (typeof NOTICE_SOURCES)[number];
 

@@ -1,3 +1,4 @@
+import { NOTICE_PROVIDERS } from './notice.ts';
 import type { WindowOccurrence } from './window.ts';
 
 /**
@@ -6,7 +7,7 @@ import type { WindowOccurrence } from './window.ts';
  */
 
 /** Where a maintenance request came from. */
-export const ORIGINS = ['cordon', 'node-maintenance', 'azure', 'aws', 'gcp', 'manual', 'schedule'] as const;
+export const ORIGINS = ['cordon', 'node-maintenance', ...NOTICE_PROVIDERS, 'manual', 'schedule'] as const;
 export type Origin = (typeof ORIGINS)[number];
 
 /** Cloud providers whose instance ids can name a target. */

@@ -9,20 +9,22 @@ export const NOTIFICATION_EVENTS = [
   'EvacuationFailed',
   'EvacuationSucceeded',
   'NodeRestored',
-  /** Hook for the circuit breaker's `Admission Paused` bus event (issue 22, point 3). */
+  /** The circuit breaker's `Admission Paused` bus event. */
   'AdmissionPaused',
+  /** `Admission Resumed`: published by the first admission after `drainbridge resume`. */
+  'AdmissionResumed',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 export interface Notification {
   readonly event: NotificationEvent;
-  /** The node concerned ('' for fleet-wide events such as AdmissionPaused). */
+  /** The node concerned ('' for fleet-wide events such as AdmissionResumed). */
   readonly node: string;
   readonly requestId: string;
   readonly executionId: string;
   /** What stops the evacuation, one sentence each (blocked and failed). */
   readonly blockers: readonly string[];
-  /** The error of a failed evacuation, or why admission paused. */
+  /** The error of a failed evacuation, why admission paused, or who resumed it and why it had paused. */
   readonly reason: string;
   /** ISO time the notification was made. */
   readonly time: string;
@@ -35,6 +37,7 @@ const HEADLINES: Record<NotificationEvent, string> = {
   EvacuationSucceeded: 'evacuation succeeded',
   NodeRestored: 'node restored',
   AdmissionPaused: 'admission PAUSED',
+  AdmissionResumed: 'admission resumed',
 };
 
 /** One line: `drainbridge: evacuation blocked on node-2 (request r-1): <blocker>; <blocker>`. */

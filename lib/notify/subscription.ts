@@ -1,7 +1,7 @@
 /**
  * Turns what `drainbridge run` sees into notifications: the workflow's outcome events on its bus
- * (started: the first phase of an evacuation proper; succeeded; failed; restored; and `Admission
- * Paused` once the circuit breaker publishes it) and its pass steps' blockers, which the bus does not
+ * (started: the first phase of an evacuation proper; succeeded; failed; restored; the circuit breaker's
+ * `Admission Paused`, and `Admission Resumed` after `drainbridge resume`) and its pass steps' blockers, which the bus does not
  * carry for pods. A branch blocked for `blockedAfterMs` without a pass clearing it is told once per
  * blocked spell, naming the blockers. Pure bookkeeping over a `send` that never waits.
  */
@@ -9,8 +9,9 @@ import type { Notification, NotificationEvent } from './message.ts';
 
 /** The phases that mean an evacuation is under way (before them it is scheduled or waiting in line). */
 const STARTED_PHASES: ReadonlySet<string> = new Set(['NodeCordoning', 'NodeCordoned', 'NodeDraining']);
-/** The circuit breaker's bus event (issue 22, point 3); notified when it is published. */
+/** The circuit breaker's bus events (lib/bus/contracts): paused by failures, resumed by a person. */
 export const ADMISSION_PAUSED = 'Admission Paused';
+export const ADMISSION_RESUMED = 'Admission Resumed';
 
 /** What the subscription reads of a task call (embedded/executor.ts's TaskCall). */
 export interface ObservedTask {
@@ -64,6 +65,11 @@ export class NotificationSubscription {
     const fields = (detail ?? {}) as Detail;
     if (detailType === ADMISSION_PAUSED) {
       this.#notify('AdmissionPaused', undefined, fields, { reason: text(fields.reason) });
+      return;
+    }
+    if (detailType === ADMISSION_RESUMED) {
+      // Fleet-wide: its requestId names the resume, not an evacuation, so the message names no request.
+      this.#notify('AdmissionResumed', undefined, {}, { reason: resumedReason(fields) });
       return;
     }
     const executionId = text(fields.executionId);
@@ -166,6 +172,13 @@ export class NotificationSubscription {
       ...extra,
     });
   }
+}
+
+/** `by alice@host (paused since 2026-11-28T12:00:00Z: 2 evacuations failed within 1d: …)`. */
+function resumedReason(fields: Detail): string {
+  const since = text(fields.pausedAt) ? ` since ${text(fields.pausedAt)}` : '';
+  const why = text(fields.reason);
+  return `by ${text(fields.requester) || 'someone'} (paused${since}${why ? `: ${why}` : ''})`;
 }
 
 /** Why a restore left the node as it is, when it did (other holds, something changed by someone else). */

@@ -3,7 +3,14 @@
  * (`EvacuationProgressStore`, what the workflow uses), or process memory (`MemoryProgressStore`, for
  * `drainbridge plan`, unit tests and suites without a cluster).
  */
-export { EvacuationProgressStore, newEvacuation, type ProgressRecorder, summarise } from './evacuation-store.ts';
+export {
+  EvacuationProgressStore,
+  followBlockers,
+  newEvacuation,
+  type ProgressRecorder,
+  type RecordUpdate,
+  summarise,
+} from './evacuation-store.ts';
 export {
   ENDED_LABEL,
   type ExpiryDecision,
@@ -13,4 +20,5 @@ export {
   type SweepResult,
   sweepExpiredRecords,
 } from './expiry.ts';
+export { abortRequestedBy, blockedBlocker } from './mailboxes.ts';
 export { MemoryProgressStore } from './memory-store.ts';

@@ -45,11 +45,14 @@ describe('a cluster without drainbridge’s resources', () => {
     ['restore', 'node-2'],
     ['abort', 'node-2'],
   ]) {
-    it(`${args[0]} exits 4 within 5 s, names what is missing and the install command, and writes nothing`, async () => {
+    it(`${args[0]} exits 4 within 4 s of the CLI's start, names what is missing and the install command, and writes nothing`, async () => {
+      // The process's own start is the baseline: on a loaded 2-core CI machine starting Node alone took
+      // seconds, which is not what this checks (no retry, no wait before the refusal).
+      const start = await runCli(['--version']);
       const mark = sim.requestLog.mark();
       const result = await runCli([...args, '--kubeconfig', admin]);
       assert.equal(result.code, 4, result.stderr);
-      assert.ok(result.ms < 5_000, `took ${result.ms} ms`);
+      assert.ok(result.ms < start.ms + 4_000, `took ${result.ms} ms (starting the CLI alone: ${start.ms} ms)`);
       assert.match(result.stderr, /is not ready for drainbridge; nothing was changed/);
       assert.match(result.stderr, /CRD evacuations\.drainbridge\.io is not installed/);
       if (args[0] === 'evacuate') assert.match(result.stderr, /namespace drainbridge does not exist/);

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
+import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
 import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
 import { metric, spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
@@ -31,7 +31,7 @@ describe('forwarder without the NodeMaintenance CRD', () => {
       ...(await connectForwarderKube(await cluster.kubeconfigFor('drainbridge-forwarder'))),
       settings: loadForwarderSettings({ DRAINBRIDGE_FORWARDER_LEASE_SECONDS: '3' }),
       namespace: 'drainbridge',
-      sink: new InProcessSink(bus),
+      sink: new InProcessPublisher(bus),
       logger: createLogger('forwarder-test', 'ERROR'),
       serveOps: false,
       informerBackoff: { baseMs: 50, maxMs: 400 },

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
+import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
 import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
 import { waitUntil } from '../support/wait.ts';
 import { connectForwarderKube } from './connect.ts';
 import { spreadScenario, startTestCluster, type TestCluster } from './harness.ts';
@@ -29,7 +29,7 @@ describe("the forwarder's drain flags ride on Node Cordoned", () => {
         DRAINBRIDGE_CORDON_EVACUATES: 'all',
       }),
       namespace: 'drainbridge',
-      sink: new InProcessSink(bus),
+      sink: new InProcessPublisher(bus),
       logger: createLogger('forwarder-test', 'ERROR'),
       serveOps: false,
       drain: { force: true, gracePeriodSeconds: 20 },

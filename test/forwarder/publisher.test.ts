@@ -9,10 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../../lib/bus/eventbridge-publisher.ts';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
+import type { BusAdapter } from '../../lib/bus/types.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { createForwarderMetrics } from '../../lib/sources/forwarder/metrics.ts';
 import { Publisher } from '../../lib/sources/forwarder/publisher.ts';
-import { type BusSink, EventBridgeSink } from '../../lib/sources/forwarder/sinks.ts';
 import type { ForwardedEvent, PublishReceipt } from '../../lib/sources/types.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -51,7 +51,7 @@ describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () =>
     bus = new InProcessBus({ rules: [], busName: 'drainbridge', start: async () => undefined });
     endpoint = await startEventBridgeEndpoint(bus);
     publisher = new Publisher({
-      sink: new EventBridgeSink(new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge')),
+      sink: new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge'),
       capacity: 100,
       metrics,
       logger: createLogger('publisher-test', 'ERROR'),
@@ -120,14 +120,16 @@ describe('publishing to EventBridge (real SDK, local PutEvents endpoint)', () =>
   });
 
   it('while the bus is down new events wait out the backoff (no call per event); a flush cuts it short', async () => {
-    // The sink's sends, counted as the loop makes them (the loop calls send in the same turn an offer would
+    // The bus adapter's sends, counted as the loop makes them (the loop calls send in the same turn an offer would
     // wake it): an offer that ended the backoff would show before the next setImmediate, however loaded the
     // machine. The backoff is a minute, so only the flush below can end it.
-    const inner = new EventBridgeSink(new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge'));
+    const inner = new EventBridgePublisher(sdkClient(endpoint.url), 'drainbridge');
     let sends = 0;
-    const counting: BusSink = {
+    const counting: BusAdapter = {
       name: inner.name,
+      busName: inner.busName,
       maxBatch: inner.maxBatch,
+      publish: (detailType, detail) => inner.publish(detailType, detail),
       fits: (events) => inner.fits(events),
       send: (events, signal) => {
         sends++;

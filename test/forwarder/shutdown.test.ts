@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { V1Lease } from '@kubernetes/client-node';
 import { InProcessBus } from '../../lib/bus/in-process-bus.ts';
+import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import { createLogger } from '../../lib/log/logger.ts';
 import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
 import { electionTimings } from '../../lib/sources/forwarder/leader.ts';
 import { loadForwarderSettings } from '../../lib/sources/forwarder/settings.ts';
-import { InProcessSink } from '../../lib/sources/forwarder/sinks.ts';
 import { ResilientInformer } from '../../lib/sources/informer.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../sim/eventbridge/endpoint.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -70,7 +70,7 @@ describe('forwarder stop', () => {
       ...kube,
       settings: loadForwarderSettings({ DRAINBRIDGE_CORDON_EVACUATES: 'all' }),
       namespace: 'drainbridge',
-      sink: new InProcessSink(bus),
+      sink: new InProcessPublisher(bus),
       logger: createLogger('forwarder-stop-test', 'ERROR'),
       serveOps: false,
       ...(backoff ? { informerBackoff: backoff } : {}),

@@ -4,7 +4,7 @@
  * --cordon-evacuates all` with a prometheus-alerts gate on that server: `kubectl cordon node-2` is not
  * admitted while the alert fires — `drainbridge status` and the Evacuation record name the alert,
  * `drainbridge plan` shows the gate closed — and once the alert clears the node is drained without anyone
- * asking again.
+ * asking again. run's /metrics says each time what the gate said: `drainbridge_gate_open` 0, then 1.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +12,8 @@ import type { EvacuationObject } from '../../lib/clients/kube/paths.ts';
 import { runCli } from '../cli/run-cli.ts';
 import {
   type DrainbridgeProcess,
+  metric,
+  scrape,
   spreadScenario,
   startRun,
   startTestCluster,
@@ -104,6 +106,12 @@ describe('a prometheus-alerts gate on a real Prometheus', { skip: PROMETHEUS ? f
     );
     const evictions = cluster.sim.requestLog.writes({ resource: 'pods' }).filter((r) => r.subresource === 'eviction');
     assert.deepEqual(evictions, [], 'no pod was evicted while the gate was closed');
+    const gate = { gate: 'prometheus-alerts' };
+    const closedMetrics = await scrape(await run.opsUrl());
+    assert.match(closedMetrics, /^drainbridge_gate_open\{gate="prometheus-alerts"\} 0$/m, 'the metric: closed');
+    assert.equal(metric(closedMetrics, 'drainbridge_gate_evaluation_errors_total', gate), 0, 'it answered');
+    const evaluatedAt = metric(closedMetrics, 'drainbridge_gate_last_evaluated_timestamp_seconds', gate);
+    assert.ok(Math.abs(evaluatedAt - Date.now() / 1000) < 60, `evaluated lately (${evaluatedAt})`);
 
     // The alert clears: nobody asks again, the waiting request goes on.
     prometheus.exporter.values.set('node-2', 0);
@@ -115,6 +123,7 @@ describe('a prometheus-alerts gate on a real Prometheus', { skip: PROMETHEUS ? f
       { everyMs: 500 },
     );
     assert.equal((await recordOf(cluster, 'node-2'))?.status?.waiting, undefined, 'admitted: no reason to wait');
+    assert.equal(metric(await scrape(await run.opsUrl()), 'drainbridge_gate_open', gate), 1, 'the metric: open');
     const open = await runCli(['plan', 'node-3', '--ignore-daemonsets', '--kubeconfig', kubeconfig], {
       DRAINBRIDGE_GATES: gates,
     });

@@ -5,9 +5,12 @@
  * uncordon; a bare pod fails an evacuation and the failure names it. The URL carries a token that never
  * shows in the process's output. A receiver that answers only 500s is retried with backoff while the
  * evacuation goes on without it; the notification given up is logged (without the URL) and counted.
+ * With the circuit breaker, the Slack template's receiver hears admission paused after two failures and
+ * admission resumed after `drainbridge resume`, with who resumed it and why it had paused.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { runCli } from '../cli/run-cli.ts';
 import {
   type DrainbridgeProcess,
   metric,
@@ -162,5 +165,69 @@ describe('drainbridge run: a webhook that answers 500', () => {
       run.output.filter((line) => line.includes(TOKEN)),
       [],
     );
+  });
+});
+
+const barePodOn = (node: string) => BARE_POD.replace('name: lonely', `name: lonely-${node}`).replace('node-3', node);
+
+describe('drainbridge run: admission paused and resumed, told to a Slack webhook', () => {
+  let cluster: TestCluster;
+  let receiver: WebhookReceiver;
+  let run: DrainbridgeProcess;
+
+  before(async () => {
+    cluster = await startTestCluster(spreadScenario(4));
+    receiver = await startWebhookReceiver();
+    run = await startRun(cluster, {
+      identity: 'run-notify-breaker',
+      cordonEvacuates: 'all',
+      // The default template is Slack's: {"text": "<summary>"}.
+      env: {
+        DRAINBRIDGE_MAX_HELD_NODES: '3',
+        DRAINBRIDGE_BREAKER: '2/1d',
+        DRAINBRIDGE_WEBHOOK_URL: `${receiver.url}/hooks/${TOKEN}`,
+      },
+    });
+  });
+  after(async () => {
+    run?.kill('SIGTERM');
+    await run?.exited;
+    await receiver?.close();
+    await cluster?.stop();
+  });
+
+  const texts = (): string[] => receiver.posts.map((post) => String(post.body.text));
+  const told = (pattern: RegExp) => texts().find((text) => pattern.test(text));
+
+  it('two failures: admission PAUSED; drainbridge resume: admission resumed, by whom and why it had paused', async () => {
+    for (const node of ['node-2', 'node-3']) {
+      cluster.sim.apply(barePodOn(node), `bare-${node}.yaml`);
+      assert.equal((await cluster.kubectl.run(['cordon', node])).code, 0);
+      await waitUntil(`${node} failed`, () => told(new RegExp(`evacuation FAILED on ${node}`)), 60_000, {
+        context: () => texts().join('\n'),
+      });
+    }
+    const paused = await waitUntil('paused told', () => told(/^drainbridge: admission PAUSED/), 60_000, {
+      context: () => texts().join('\n'),
+    });
+    assert.match(paused, /: 2 evacuations failed within 1d: .*node-2.*node-3/);
+    assert.equal(told(/admission resumed/), undefined, 'not resumed before anyone resumes it');
+
+    const kubeconfig = await cluster.kubeconfigFor('drainbridge');
+    const resumed = await runCli(['resume', '--kubeconfig', kubeconfig]);
+    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    // The first admission after the resume publishes Admission Resumed on run's bus.
+    assert.equal((await cluster.kubectl.run(['cordon', 'node-4'])).code, 0);
+    const text = await waitUntil('resumed told', () => told(/^drainbridge: admission resumed/), 60_000, {
+      context: () => texts().join('\n'),
+    });
+    assert.match(
+      text,
+      /^drainbridge: admission resumed: by \S+ \(paused since \d{4}-[^ ]+: 2 evacuations failed within 1d: /,
+    );
+    assert.equal(texts().filter((t) => /admission resumed/.test(t)).length, 1, 'told once');
+    await waitUntil('node-4 is evacuated after the resume', () => told(/evacuation succeeded on node-4/), 60_000, {
+      context: () => texts().join('\n'),
+    });
   });
 });

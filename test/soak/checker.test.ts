@@ -9,6 +9,34 @@ import type { SoakLog } from '../../soak/log.ts';
 
 const SA = 'system:serviceaccount:drainbridge:drainbridge-run';
 const T0 = 1_000_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const NOTICE_REQUEST = 'azure:node-5:scheduled-events:5DD55B64';
+
+/** A cloud notice announced at T0, moved at +60 s to start at +600 s, completed at +900 s. */
+const NOTICE = {
+  provider: 'azure',
+  node: 'node-5',
+  what: 'Reboot',
+  requestPrefix: 'azure:node-5:',
+  announcedAt: T0,
+  reschedules: [{ at: T0 + 60_000, notBefore: iso(T0 + 600_000) }],
+  goneAt: T0 + 900_000,
+  gone: 'completed' as const,
+};
+
+/** Its request: recorded at +5 s, followed the move, waited for its start, drained, restored 30 s after the notice went. */
+const NOTICE_REQUEST_HISTORY = {
+  requestId: NOTICE_REQUEST,
+  node: 'node-5',
+  origin: 'azure',
+  firstSeenAt: T0 + 5_000,
+  outcome: 'restored' as const,
+  endedAt: T0 + 700_000,
+  startAt: T0 + 500_000,
+  releasedAt: T0 + 930_000,
+  changes: [T0 + 5_000, T0 + 70_000, T0 + 700_000, T0 + 930_000],
+  rescheduledTo: [iso(T0 + 600_000)],
+};
 
 function cleanLog(): SoakLog {
   return {
@@ -58,6 +86,7 @@ function cleanLog(): SoakLog {
         endedAt: T0 + 60_000,
         lastError: 'PodDisruptionBudget shop/api allows no disruption',
       },
+      NOTICE_REQUEST_HISTORY,
     ],
     nodesAtEnd: [
       { name: 'node-1', unschedulable: false, holds: [], personCordon: false },
@@ -78,6 +107,7 @@ function cleanLog(): SoakLog {
     ],
     novaLeftDisabled: [],
     nova: false,
+    notices: [NOTICE],
   };
 }
 
@@ -92,7 +122,10 @@ describe('soak invariant checker', () => {
     assert.deepEqual(verdict.violations, []);
     assert.deepEqual(Object.keys(verdict.checked), [...INVARIANTS]);
     assert.equal(verdict.checked['no-pod-deleted'], 1, 'one successful eviction judged');
-    assert.equal(verdict.checked['requests-end'], 2);
+    assert.equal(verdict.checked['requests-end'], 3);
+    assert.equal(verdict.checked['notice-heard'], 1);
+    assert.equal(verdict.checked['notice-reschedule-followed'], 1);
+    assert.equal(verdict.checked['notice-gone-released'], 1);
     assert.equal(verdict.checked['memory-flat'], 1, 'only the replica that lived five minutes is measured');
     assert.equal(verdict.checked['nova-reenabled'], 0, 'no Nova lab: nothing judged, and not called held');
   });
@@ -270,6 +303,61 @@ describe('soak invariant checker', () => {
       detail: /grew from 100 MiB at minute 5 to 130 MiB/,
     },
   ];
+  const withNoticeRequest = (l: SoakLog, change: Partial<SoakLog['requests'][number]>): SoakLog => ({
+    ...l,
+    requests: l.requests.map((r) => (r.requestId === NOTICE_REQUEST ? { ...r, ...change } : r)),
+  });
+  cases.push(
+    {
+      name: 'a notice that stood and reached no record',
+      invariant: 'notice-heard',
+      change: (l) => ({
+        ...l,
+        notices: [
+          ...l.notices,
+          { ...NOTICE, node: 'node-6', requestPrefix: 'gcp:node-6:', provider: 'gcp', reschedules: [] },
+        ],
+      }),
+      detail: /gcp Reboot notice on node-6 .* stood 180 s and no request record came of it/,
+    },
+    {
+      name: 'a notice moved, its record not',
+      invariant: 'notice-reschedule-followed',
+      change: (l) => withNoticeRequest(l, { rescheduledTo: [iso(T0 + 400_000)] }),
+      detail: /moved to 1970-01-01T00:26:40.000Z: no request record shows the move/,
+    },
+    {
+      name: 'a notice gone, its request never released',
+      invariant: 'notice-gone-released',
+      change: (l) => {
+        const { releasedAt: _, ...held } = NOTICE_REQUEST_HISTORY;
+        return {
+          ...l,
+          requests: l.requests.map((r) => (r.requestId === NOTICE_REQUEST ? { ...held, outcome: 'succeeded' } : r)),
+        };
+      },
+      detail:
+        /completed at .*: request azure:node-5:scheduled-events:5DD55B64 never released its node \(last phase none\)/,
+    },
+    {
+      name: 'a notice gone, its request released past the bound',
+      invariant: 'notice-gone-released',
+      change: (l) => withNoticeRequest(l, { releasedAt: T0 + 900_000 + 700_000 }),
+      detail: /released its node 700 s later \(bound 600 s\)/,
+    },
+    {
+      name: "a notice's request past the bound from its planned start",
+      invariant: 'requests-end',
+      change: (l) => withNoticeRequest(l, { endedAt: T0 + 500_000 + 601_000 }),
+      detail: /took 601 s from its planned start \(bound 600 s\)/,
+    },
+  );
+  it("a notice's request waiting for its start is bounded from that start, not from its record", () => {
+    // Recorded at +5 s, drained at +700 s: 695 s after its record, past the 600 s bound; 200 s after its start.
+    assert.equal(NOTICE_REQUEST_HISTORY.endedAt - NOTICE_REQUEST_HISTORY.firstSeenAt > 600_000, true);
+    assert.deepEqual(broken(cleanLog()), []);
+    assert.deepEqual(broken(withNoticeRequest(cleanLog(), { startAt: undefined })), ['requests-end']);
+  });
   for (const c of cases) {
     it(`names ${c.invariant}: ${c.name}`, () => {
       const verdict = checkInvariants(c.change(cleanLog()));

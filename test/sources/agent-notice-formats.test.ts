@@ -76,7 +76,7 @@ describe('node agent: dates as the clouds and their official tools write them', 
       );
       const logged = run.logger.lines.filter((line) => line.message.startsWith('malformed event skipped'));
       assert.equal(logged.length, 1, 'logged once while it persists');
-      assert.match(String(logged[0]?.extra.message), /Events\[1\]\.NotBefore: must be a date such as/);
+      assert.match(String(logged[0]?.extra.reason), /Events\[1\]\.NotBefore: must be a date such as/);
       // While an event is unreadable nothing counts as gone: removing the good one ends nothing yet.
       const reads = () => run.imds.server.requestsTo('/metadata/scheduledevents', 'GET').length;
       run.imds.setDocument({ DocumentIncarnation: 9, Events: [unreadable] });

@@ -45,7 +45,7 @@ describe('node agent: an unreadable source ends nothing until the notice’s end
       );
       assert.ok(
         logger.has('malformed document: nothing published', (e) =>
-          /is empty: unreadable, not "no events"/.test(String(e.message)),
+          /is empty: unreadable, not "no events"/.test(String(e.reason)),
         ),
       );
       assert.deepEqual(publisher.of('Maintenance Ended'), [], 'an empty body is not "no events"');
@@ -125,7 +125,7 @@ describe('node agent: an unreadable source ends nothing until the notice’s end
       metadata.serveRawUpcoming(JSON.stringify({ ...example, ...window, maintenance_status: 'COMPLETE' }));
       await waitUntil('reported', () =>
         logger.has('malformed document: nothing published', (e) =>
-          /maintenance_status: must be one of PENDING, ONGOING \(got "COMPLETE"\)/.test(String(e.message)),
+          /maintenance_status: must be one of PENDING, ONGOING \(got "COMPLETE"\)/.test(String(e.reason)),
         ),
       );
       assert.deepEqual(publisher.of('Maintenance Ended'), [], 'COMPLETE is not a documented status: not taken as gone');

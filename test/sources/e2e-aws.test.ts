@@ -11,12 +11,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Context } from 'aws-lambda';
 import axios from 'axios';
 import { handler as normalizeAwsNotice } from '../../functions/normalize-aws-notice.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readLedger } from '../../lib/node/ledger.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
@@ -33,30 +32,10 @@ import {
   startWorkflowSim,
   type WorkflowSim,
 } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig } from './harness.ts';
+import { AWS_NODES, agentKubeOn, runAgent, testConfig, webScenario } from './harness.ts';
 import { assertStartedInTime, type BusLog, recordBus } from './timing.ts';
 
-const SCENARIO = {
-  name: 'aws-notices',
-  podStartupDelaySeconds: 1,
-  nodes: AWS_NODES,
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
-};
+const SCENARIO = webScenario('aws-notices', AWS_NODES, 6);
 
 const SCHEDULED = '/latest/meta-data/events/maintenance/scheduled';
 
@@ -71,10 +50,7 @@ before(async () => {
     env: { DRAINBRIDGE_MAX_HELD_NODES: '3' },
     runtime: { onBusEvent: recordBus(bus, () => simNow()) },
   });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
 });
 after(async () => {
   await w.stop();

@@ -9,43 +9,24 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { formatRfc1123 } from '../../lib/sources/clouds/dates.ts';
 import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { type AzureScheduledEvent, FakeAzureMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, AZURE_VMSS, type RunningAgent, runAgent, testConfig } from './harness.ts';
+import { AZURE_VMSS, agentKubeOn, type RunningAgent, runAgent, testConfig, webScenario } from './harness.ts';
 import { assertStartedInTime, type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = {
-  name: 'azure-notices',
+  ...webScenario(
+    'azure-notices',
+    [1, 2, 3].map((n) => ({ name: `node-${n}`, providerID: `${AZURE_VMSS}/${n - 1}` })),
+    6,
+  ),
   speed: 200,
-  podStartupDelaySeconds: 1,
-  nodes: [
-    { name: 'node-1', providerID: `${AZURE_VMSS}/0` },
-    { name: 'node-2', providerID: `${AZURE_VMSS}/1` },
-    { name: 'node-3', providerID: `${AZURE_VMSS}/2` },
-  ],
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
 };
 
 let w: WorkflowSim;
@@ -71,10 +52,7 @@ before(async () => {
       },
     },
   });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
   fake = await FakeAzureMetadata.start({ onApproval: 'start' });
 });
 after(async () => {

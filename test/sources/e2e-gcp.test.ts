@@ -6,42 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { readNodeAsAdmin, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, runAgent, testConfig } from './harness.ts';
+import { agentKubeOn, GCP_THREE, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, progressOf, recordBus } from './timing.ts';
 
 const EVENT = '/computeMetadata/v1/instance/maintenance-event';
 
-const SCENARIO = {
-  name: 'gcp-notices',
-  podStartupDelaySeconds: 1,
-  nodes: ['node-1', 'node-2', 'node-3'].map((name) => ({
-    name,
-    providerID: `gce://my-project/europe-west1-b/${name}`,
-  })),
-  namespaces: ['shop'],
-  workloads: [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
-      spec: {
-        replicas: 6,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
-        },
-      },
-    },
-  ],
-};
+const SCENARIO = webScenario('gcp-notices', GCP_THREE, 6);
 
 let w: WorkflowSim;
 let fake: FakeGceMetadata;
@@ -50,10 +26,7 @@ const bus: BusLog = [];
 
 before(async () => {
   w = await startWorkflowSim(SCENARIO, { runtime: { onBusEvent: recordBus(bus, () => w.sim.clock.now()) } });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
   fake = await FakeGceMetadata.start();
 });
 after(async () => {

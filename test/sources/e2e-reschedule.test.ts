@@ -12,11 +12,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Context } from 'aws-lambda';
 import { handler as normalizeAwsNotice } from '../../functions/normalize-aws-notice.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
 import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
@@ -32,7 +31,7 @@ import {
   startWorkflowSim,
   type WorkflowSim,
 } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, webScenario } from './harness.ts';
+import { AWS_NODES, agentKubeOn, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, progressOf, recordBus } from './timing.ts';
 
 const SCENARIO = webScenario('aws-reschedules', AWS_NODES, 6);
@@ -51,10 +50,7 @@ before(async () => {
     env: { DRAINBRIDGE_MAX_HELD_NODES: '3' },
     runtime: { onBusEvent: recordBus(bus, () => simNow()) },
   });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
 });
 after(async () => {
   await w.stop();

@@ -9,12 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { statusReport } from '../../cli/status/model.ts';
 import { renderReport } from '../../cli/status/render.ts';
 import { readSnapshot } from '../../cli/status/snapshot.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
-import { KubeClient } from '../../lib/clients/kube/client.ts';
+import type { KubeClient } from '../../lib/clients/kube/client.ts';
 import { readPhase } from '../../lib/node/phase.ts';
 import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
 import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
@@ -23,7 +22,7 @@ import { FakeEc2Metadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
-import { AGENT_RBAC, AWS_NODES, runAgent, testConfig, webScenario } from './harness.ts';
+import { AWS_NODES, agentKubeOn, runAgent, testConfig, webScenario } from './harness.ts';
 import { type BusLog, recordBus } from './timing.ts';
 
 type Ec2Events = Parameters<FakeEc2Metadata['setScheduledEvents']>[0];
@@ -38,10 +37,7 @@ const simNow = () => w.sim.clock.now();
 before(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   w = await startWorkflowSim(SCENARIO, { runtime: { onBusEvent: recordBus(bus, () => simNow()) } });
-  w.sim.apply(AGENT_RBAC, 'node agent RBAC');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(w.sim.kubeconfig(await w.sim.tokenFor('drainbridge/node-agent')));
-  agentKube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  agentKube = await agentKubeOn(w.sim);
 });
 after(async () => {
   await w.stop();

@@ -66,6 +66,12 @@ export const AWS_NODES = [
 
 export const GCP_NODES = [{ name: 'node-1', providerID: 'gce://my-project/europe-west1-b/node-1' }];
 
+/** node-1 … node-3 in one GCE zone (the GCP e2e tests' cluster). */
+export const GCP_THREE = ['node-1', 'node-2', 'node-3'].map((name) => ({
+  name,
+  providerID: `gce://my-project/europe-west1-b/${name}`,
+}));
+
 /** A publisher that validates like the real ones and records what went out. */
 export class RecordingPublisher implements EventPublisher {
   readonly events: { detailType: DetailType; detail: Record<string, unknown> }[] = [];
@@ -102,6 +108,17 @@ export class RecordingLogger implements AgentLogger {
   }
 }
 
+/**
+ * The node agent's own client on a simulated cluster, as the DaemonSet gets it: its RBAC applied, its
+ * ServiceAccount's token, quick retries.
+ */
+export async function agentKubeOn(sim: Simulator, options: { readonly timeoutMs?: number } = {}): Promise<KubeClient> {
+  sim.apply(AGENT_RBAC, 'node agent RBAC');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(sim.kubeconfig(await sim.tokenFor('drainbridge/node-agent')));
+  return new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 }, ...options });
+}
+
 export interface AgentCluster {
   readonly sim: Simulator;
   /** The agent's client, as its ServiceAccount. */
@@ -124,10 +141,7 @@ export async function startAgentCluster(nodes: readonly { name: string; provider
       'deploy/base/crds/evacuations.yaml',
     );
     sim.apply('apiVersion: v1\nkind: Namespace\nmetadata: { name: drainbridge }\n');
-    sim.apply(AGENT_RBAC, 'node agent RBAC');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(sim.kubeconfig(await sim.tokenFor('drainbridge/node-agent')));
-    const kube = new KubeClient(kubeConfig, { retry: { baseDelayMs: 5, maxDelayMs: 20 }, timeoutMs: 5_000 });
+    const kube = await agentKubeOn(sim, { timeoutMs: 5_000 });
     const hold = (nodeName: string, requestId: string, phase?: string) =>
       sim.store.mutate(NODES, { name: nodeName }, (node: KubeObject) => {
         node.metadata.annotations ??= {};
@@ -190,8 +204,16 @@ export function runAgent(config: AgentConfig, kube: KubeClient, extra: Partial<N
   return { agent, publisher: recording, logger, metrics };
 }
 
-/** A simulator scenario of `nodes` running one Deployment `shop/web` of nginx pods (the cloud e2e tests' cluster). */
-export function webScenario(name: string, nodes: readonly { name: string; providerID: string }[], replicas: number) {
+/**
+ * A simulator scenario of `nodes` running one Deployment `shop/web` of nginx pods (the cloud e2e tests' cluster);
+ * `terminationGracePeriodSeconds` when a test needs the pods to take their time stopping.
+ */
+export function webScenario(
+  name: string,
+  nodes: readonly { name: string; providerID: string }[],
+  replicas: number,
+  pods: { readonly terminationGracePeriodSeconds?: number } = {},
+) {
   return {
     name,
     podStartupDelaySeconds: 1,
@@ -207,7 +229,7 @@ export function webScenario(name: string, nodes: readonly { name: string; provid
           selector: { matchLabels: { app: 'web' } },
           template: {
             metadata: { labels: { app: 'web' } },
-            spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
+            spec: { ...pods, containers: [{ name: 'nginx', image: 'nginx:1.27' }] },
           },
         },
       },

@@ -78,7 +78,7 @@ describe('malformed documents read by the agent over HTTP', () => {
         assert.deepEqual(publisher.events, []);
         const logged = logger.lines.filter(
           // A whole document refused, or its one event skipped: either way the line names the field.
-          (l) => l.message.startsWith('malformed ') && String(l.extra.message).includes(c.names),
+          (l) => l.message.startsWith('malformed ') && String(l.extra.reason).includes(c.names),
         );
         assert.equal(logged.length, 1, `the problem naming "${c.names}" is logged, once`);
       } finally {

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from './wait.ts';
 
-/** The binary's path, or undefined when Prometheus is not installed (`apt-get install prometheus`). */
-export function findPrometheus(): string | undefined {
-  for (const candidate of [process.env.PROMETHEUS_BINARY, '/usr/bin/prometheus']) {
+/** The first of `candidates` that answers `--version`, or undefined (a Debian daemon's binary, or an override). */
+export function findBinary(candidates: readonly (string | undefined)[]): string | undefined {
+  for (const candidate of candidates) {
     if (!candidate) continue;
     try {
       execFileSync(candidate, ['--version'], { stdio: 'ignore' });
@@ -27,11 +27,16 @@ export function findPrometheus(): string | undefined {
   return undefined;
 }
 
+/** The binary's path, or undefined when Prometheus is not installed (`apt-get install prometheus`). */
+export function findPrometheus(): string | undefined {
+  return findBinary([process.env.PROMETHEUS_BINARY, '/usr/bin/prometheus']);
+}
+
 export const PROMETHEUS_MISSING =
   'the real Prometheus is not installed (apt-get install prometheus; .ci/run installs it): the gate tests against it are skipped';
 
 /** A free loopback port (the moment between closing it and Prometheus binding it is a tiny race). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createNetServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -84,12 +89,20 @@ const RULES = `groups:
           severity: critical
 `;
 
-function configOf(exporterPort: number, rulesPath: string): string {
+function configOf(exporterPort: number, rulesPath: string, alertmanager?: string): string {
+  // Prometheus sends its firing alerts to Alertmanager as in production: alerting.alertmanagers.
+  const alerting = alertmanager
+    ? `alerting:
+  alertmanagers:
+    - static_configs:
+        - targets: ['${alertmanager}']
+`
+    : '';
   return `global:
   scrape_interval: 1s
   evaluation_interval: 1s
 rule_files: [${JSON.stringify(rulesPath)}]
-scrape_configs:
+${alerting}scrape_configs:
   - job_name: fleet
     static_configs:
       - targets: ['127.0.0.1:${exporterPort}']
@@ -100,12 +113,16 @@ interface AlertsAnswer {
   data: { alerts: { labels: Record<string, string>; state: string }[] };
 }
 
-export async function startPrometheus(binary: string): Promise<RealPrometheus> {
+/** `alertmanager`: `host:port` of an Alertmanager Prometheus sends its alerts to. */
+export async function startPrometheus(
+  binary: string,
+  options: { readonly alertmanager?: string } = {},
+): Promise<RealPrometheus> {
   const exporter = new Exporter();
   await exporter.start();
   const dir = mkdtempSync(join(tmpdir(), 'drainbridge-prometheus-'));
   writeFileSync(join(dir, 'rules.yml'), RULES);
-  writeFileSync(join(dir, 'prometheus.yml'), configOf(exporter.port, join(dir, 'rules.yml')));
+  writeFileSync(join(dir, 'prometheus.yml'), configOf(exporter.port, join(dir, 'rules.yml'), options.alertmanager));
   const port = await freePort();
   const output: string[] = [];
   const child: ChildProcess = spawn(

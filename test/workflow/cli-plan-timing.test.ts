@@ -85,9 +85,15 @@ describe('drainbridge plan: start time, estimate, notice policy', () => {
     const rows = (JSON.parse(json.stdout) as { noticePolicy: { provider: string; type: string; action: string }[] })
       .noticePolicy;
     assert.equal(rows.find((r) => r.provider === 'azure' && r.type === 'Freeze')?.action, 'ignore');
-    // Azure 5, AWS 7, GCE 4 (its preemption notice among them, opt-in at the agent but always in the policy).
-    assert.equal(rows.length, 16);
+    // Azure 5, AWS 7, GCE 4 (its preemption notice among them, opt-in at the agent but always in the policy),
+    // Alibaba Cloud ECS 12 (its system event codes).
+    const perProvider = Object.fromEntries(
+      ['azure', 'aws', 'gcp', 'alibaba'].map((p) => [p, rows.filter((r) => r.provider === p).length]),
+    );
+    assert.deepEqual(perProvider, { azure: 5, aws: 7, gcp: 4, alibaba: 12 });
+    assert.equal(rows.length, 28, 'no provider beyond the four');
     assert.ok(rows.some((r) => r.provider === 'gcp' && r.type === 'preempted'));
+    assert.ok(rows.some((r) => r.provider === 'alibaba' && r.type === 'SystemMaintenance.Reboot'));
     for (const asked of [['-o', 'json'], ['--output=json']]) {
       const same = await drainbridge(['plan', '--notice-policy', ...asked]);
       assert.deepEqual(JSON.parse(same.stdout), JSON.parse(json.stdout), `${asked.join(' ')} is --json`);

@@ -3,7 +3,8 @@
  * ones too unless `firingOnly`), filtered by name (`alertFilterRegexp` ignores the names it matches, or with
  * `alertFilterMatchOnly` counts only those) and by label matchers; any alert left blocks admission.
  * Prometheus, not Alertmanager: an alert silenced in Alertmanager still blocks, as it does kured's reboots
- * — a silence hides a page, it does not make the fleet healthy (docs/safety.md).
+ * — a silence hides a page, it does not make the fleet healthy (docs/safety.md). The alertmanager gate
+ * (alertmanager.ts) is the one that honours silences.
  */
 
 import type { GateSpecOf } from '../../model/gate-spec.ts';

@@ -7,6 +7,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../../clients/kube/client.ts';
+import { reportGateVerdicts } from './observed.ts';
 
 export interface GateContext {
   readonly client: KubeClient;
@@ -38,8 +39,13 @@ export interface NamedVerdict {
 export const open = (why: string): GateVerdict => ({ open: true, why });
 export const blocked = (why: string): GateVerdict => ({ open: false, why });
 
+/** A verdict, and whether the gate failed to answer (for the metrics: observed.ts). */
+interface RunVerdict extends NamedVerdict {
+  readonly failed: boolean;
+}
+
 /** The gate's verdict within its timeout; a timeout, an error or garbage is a closed gate naming it. */
-async function runGate(gate: Gate, context: Omit<GateContext, 'signal'>): Promise<NamedVerdict> {
+async function runGate(gate: Gate, context: Omit<GateContext, 'signal'>): Promise<RunVerdict> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<GateVerdict>((resolve) => {
@@ -50,18 +56,24 @@ async function runGate(gate: Gate, context: Omit<GateContext, 'signal'>): Promis
   });
   try {
     const verdict = await Promise.race([gate.check({ ...context, signal: controller.signal }), timedOut]);
-    return { gate: gate.name, ...verdict };
+    return { gate: gate.name, ...verdict, failed: controller.signal.aborted };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { gate: gate.name, open: false, why: `could not be evaluated (fails closed): ${message}` };
+    return { gate: gate.name, open: false, why: `could not be evaluated (fails closed): ${message}`, failed: true };
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Every gate's verdict, asked at once (each within its own timeout), in configuration order. */
-export function runGates(gates: readonly Gate[], context: Omit<GateContext, 'signal'>): Promise<NamedVerdict[]> {
-  return Promise.all(gates.map((gate) => runGate(gate, context)));
+/**
+ * Every gate's verdict, asked at once (each within its own timeout), in configuration order; the metrics
+ * hear them (observed.ts).
+ */
+export async function runGates(gates: readonly Gate[], context: Omit<GateContext, 'signal'>): Promise<NamedVerdict[]> {
+  const verdicts = await Promise.all(gates.map((gate) => runGate(gate, context)));
+  const at = new Date();
+  reportGateVerdicts(verdicts.map(({ gate, open, failed }) => ({ gate, open, failed, at })));
+  return verdicts.map(({ failed: _failed, ...verdict }) => verdict);
 }
 
 /** The first closed gate as the reason a request waits (`gate alerts: blocked by alert …`); undefined when all are open. */

@@ -9,8 +9,11 @@
  *   alerts.ts          Prometheus alerts (kured's filters, label matchers)
  *   promql.ts          a PromQL expression that must be empty or zero
  *   prometheus-api.ts  the Prometheus HTTP API client
+ *   alertmanager.ts    Alertmanager's active alerts, silences and inhibitions honoured (same filters)
+ *   alertmanager-api.ts  the Alertmanager API v2 client
  *   cluster.ts         NotReady nodes, PodDisruptionBudgets at zero, the node's failure domain
  *   http.ts            a URL answering 200
+ *   observed.ts        each round of verdicts told to the metrics (run's /metrics, EMF on Lambda)
  *
  * DRAINBRIDGE_GATES' schema (one per kind, validated before anything starts) and the label matchers are
  * lib/model/gate-spec.ts and label-matchers.ts: the configuration reads them, and it sits below admission.
@@ -23,6 +26,7 @@ import { gatesOf } from './registry.ts';
 
 export { type GateSpec, gateSpecs } from '../../model/gate-spec.ts';
 export type { NamedVerdict } from './gate.ts';
+export { type GateListener, type GateObservation, onGateVerdicts } from './observed.ts';
 
 /** Every configured gate's verdict on admitting `node` now (none configured: none). */
 export function checkGates(

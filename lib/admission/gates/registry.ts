@@ -4,6 +4,7 @@
  */
 
 import { DEFAULT_GATE_TIMEOUT_SECONDS, type GateKind, type GateSpec, type GateSpecOf } from '../../model/gate-spec.ts';
+import { alertmanagerGate } from './alertmanager.ts';
 import { alertsGate } from './alerts.ts';
 import { failureDomainGate, notReadyGate, pdbGate } from './cluster.ts';
 import type { Gate } from './gate.ts';
@@ -12,6 +13,7 @@ import { promqlGate } from './promql.ts';
 
 const BUILDERS: { readonly [K in GateKind]: (spec: GateSpecOf<K>, timeoutSeconds: number) => Gate } = {
   'prometheus-alerts': alertsGate,
+  alertmanager: alertmanagerGate,
   promql: promqlGate,
   'not-ready-nodes': notReadyGate,
   'pdbs-at-zero': pdbGate,

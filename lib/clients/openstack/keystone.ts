@@ -178,7 +178,11 @@ export class KeystoneSession {
     const attempt = async (): Promise<ServiceResponse<T> & { url: string }> => {
       const first = await this.#send<T>(call);
       if (first.status !== 401) return first;
-      this.#logger?.info('OpenStack answered 401: authenticating again', { service: call.service, path: call.path });
+      // `openstackService`: Powertools Logger drops a key named service (its own).
+      this.#logger?.info('OpenStack answered 401: authenticating again', {
+        openstackService: call.service,
+        path: call.path,
+      });
       this.invalidate();
       return this.#send<T>(call);
     };

@@ -11,6 +11,7 @@ import { NOTICE_ACTIONS, NOTICE_PROVIDERS, type NoticeProvider } from '../../mod
 import type { DrainOptions } from '../../model/request.ts';
 import { envSchemaOf, textsOf, type ValuesOf, valuesOf } from '../../settings/setting.ts';
 import { DEFAULT_NOTICE_POLICY, NOTICE_TIMINGS, NOTICE_TYPES, type NoticePolicy, type NoticeRule } from './policy.ts';
+import { CLOUDS } from './registry/descriptors.ts';
 import { AGENT_SETTINGS } from './registry/settings.ts';
 
 type DeclaredAgentConfig = ValuesOf<typeof AGENT_SETTINGS>;
@@ -29,6 +30,12 @@ const RuleOverride = z.strictObject({
 type RuleOverride = z.infer<typeof RuleOverride>;
 
 const POLICY_VAR = AGENT_SETTINGS.policy.env;
+
+/** The clouds whose events the agent can approve (their descriptors say so). */
+const APPROVERS = Object.values(CLOUDS)
+  .filter((cloud) => cloud.approvesEvents)
+  .map((cloud) => cloud.provider)
+  .join(', ');
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,8 +67,11 @@ function providerRules(
       });
       continue;
     }
-    if (provider !== 'azure' && isObject(value) && value.approveWhenDrained === true) {
-      problems.push({ path: `${path}.${type}.approveWhenDrained`, message: 'only Azure events can be approved' });
+    if (!CLOUDS[provider].approvesEvents && isObject(value) && value.approveWhenDrained === true) {
+      problems.push({
+        path: `${path}.${type}.approveWhenDrained`,
+        message: `only ${APPROVERS} events can be approved`,
+      });
     }
     const parsed = safeParseReporting(RuleOverride, value);
     if (!parsed.success) problems.push(...problemsOf(parsed.error, `${path}.${type}`));

@@ -10,11 +10,9 @@ import { NOTICE_TIMINGS, type NoticeRule, type NoticeTiming } from './contract/r
 import { CLOUDS } from './registry/descriptors.ts';
 
 /** The notice types of each provider: the keys of its policy rules, from the clouds' descriptors (descriptors.ts). */
-export const NOTICE_TYPES = Object.freeze({
-  azure: CLOUDS.azure.noticeTypes,
-  aws: CLOUDS.aws.noticeTypes,
-  gcp: CLOUDS.gcp.noticeTypes,
-}) satisfies Record<NoticeProvider, readonly string[]>;
+export const NOTICE_TYPES = Object.freeze(
+  Object.fromEntries(Object.values(CLOUDS).map((cloud) => [cloud.provider, cloud.noticeTypes])),
+) as { readonly [P in NoticeProvider]: (typeof CLOUDS)[P]['noticeTypes'] };
 
 export type NoticeType<P extends NoticeProvider = NoticeProvider> = (typeof NOTICE_TYPES)[P][number];
 
@@ -23,11 +21,9 @@ export { NOTICE_TIMINGS, type NoticeRule, type NoticeTiming };
 export type NoticePolicy = { readonly [P in NoticeProvider]: Readonly<Record<NoticeType<P>, NoticeRule>> };
 
 /** Each provider's default rules, from its descriptor (lib/sources/clouds/<cloud>/descriptor.ts). */
-export const DEFAULT_NOTICE_POLICY: NoticePolicy = Object.freeze({
-  azure: CLOUDS.azure.policy,
-  aws: CLOUDS.aws.policy,
-  gcp: CLOUDS.gcp.policy,
-});
+export const DEFAULT_NOTICE_POLICY: NoticePolicy = Object.freeze(
+  Object.fromEntries(Object.values(CLOUDS).map((cloud) => [cloud.provider, cloud.policy])),
+) as NoticePolicy;
 
 /** The rule for a notice; undefined for a key the policy does not know (the parsers never produce one). */
 export function ruleFor(policy: NoticePolicy, provider: NoticeProvider, key: string): NoticeRule | undefined {
@@ -61,9 +57,7 @@ export function policyWithDrain(policy: NoticePolicy, drain: Partial<DrainOption
     Object.fromEntries(
       Object.entries(rules).map(([type, rule]) => [type, { ...rule, drain: { ...drain, ...rule.drain } }]),
     );
-  return {
-    azure: withFlags(policy.azure),
-    aws: withFlags(policy.aws),
-    gcp: withFlags(policy.gcp),
-  } as NoticePolicy;
+  return Object.fromEntries(
+    Object.entries(policy).map(([provider, rules]) => [provider, withFlags(rules)]),
+  ) as unknown as NoticePolicy;
 }

@@ -6,7 +6,8 @@
  *
  *  - a notice the policy evacuates for, active in the document, not yet requested → request;
  *  - a notice the document shows as over (AWS completed/canceled, Health closed) → end, once;
- *  - a requested (or adopted) request whose notice is no longer in a complete document → end;
+ *  - a requested (or adopted) request whose notice is no longer in a complete document → end; so is one
+ *    whose publish was not confirmed (`unconfirmed`: it may have reached the bus after all);
  *  - a requested notice whose start (NotBefore) moved — a reschedule: same event, new time → revise: the
  *    request is published again under its id with a later revision, and the workflow moves its start
  *    (lib/progress/reschedule.ts); a request taken over from a previous run is revised once, at its first
@@ -60,6 +61,12 @@ export class NoticeTracker {
   /** Requests ended while their notice is still listed (as completed/canceled): not ended twice. */
   readonly #ended = new Set<string>();
   readonly #ignored = new Set<string>();
+  /**
+   * Requests whose publish was not confirmed (the bus did not take it in time; the forwarder's queue keeps
+   * offering it): they may reach the bus later, so their notice's disappearance ends them too — else a
+   * request that did get through would wait in line and evacuate the node for a maintenance long over.
+   */
+  readonly #unconfirmed = new Map<string, Tracked>();
 
   constructor(source: NoticeSource, nodeName: string, policy: NoticePolicy) {
     this.source = source;
@@ -135,11 +142,23 @@ export class NoticeTracker {
       const last = tracked.notice && tracked.rule ? { last: { notice: tracked.notice, rule: tracked.rule } } : {};
       actions.push({ kind: 'end', requestId, why: 'the notice is no longer listed', ...last });
     }
+    for (const [requestId, tracked] of this.#unconfirmed) {
+      if (listed.has(requestId) || this.#active.has(requestId)) continue;
+      const last = tracked.notice && tracked.rule ? { last: { notice: tracked.notice, rule: tracked.rule } } : {};
+      actions.push({ kind: 'end', requestId, why: 'the notice is no longer listed', ...last });
+    }
     return actions;
+  }
+
+  /** Records a request whose publish failed without a refusal: it may still reach the bus (see #unconfirmed). */
+  unconfirmed(action: TrackerAction): void {
+    if (action.kind === 'request')
+      this.#unconfirmed.set(action.requestId, { notice: action.notice, rule: action.rule });
   }
 
   /** Records an action that was carried out (published, or reported). */
   commit(action: TrackerAction): void {
+    this.#unconfirmed.delete(action.requestId);
     if (action.kind === 'ignore') this.#ignored.add(action.requestId);
     if (action.kind === 'request' || action.kind === 'revise')
       this.#active.set(action.requestId, { notice: action.notice, rule: action.rule });

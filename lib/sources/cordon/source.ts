@@ -7,67 +7,34 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { Logger } from '../../log/logger.ts';
 import type { ResilientInformer } from '../informer.ts';
-import { LeadershipTerm } from '../term.ts';
-import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
+import { NodeSource } from '../node-source.ts';
 import { type CordonSelection, planCordon } from './decide.ts';
 
-export class CordonSource implements ForwarderSource {
+export class CordonSource extends NodeSource {
   readonly name = 'cordon';
-  readonly #nodes: ResilientInformer<V1Node>;
   readonly #selection: CordonSelection;
   readonly #logger: Logger;
   readonly #now: () => Date;
-  #outlet: EventOutlet | undefined;
-  readonly #term = new LeadershipTerm();
   /** The cordon requestId offered per node this term (kept until its uncordon is offered). */
   readonly #remembered = new Map<string, string>();
 
   constructor(nodes: ResilientInformer<V1Node>, selection: CordonSelection, logger: Logger, now = () => new Date()) {
-    this.#nodes = nodes;
+    super(nodes);
     this.#selection = selection;
     this.#logger = logger;
     this.#now = now;
   }
 
-  get synced(): boolean {
-    return this.#nodes.synced;
-  }
-
-  async start(outlet: EventOutlet): Promise<void> {
-    this.#outlet = outlet;
-    this.#nodes.subscribe({
-      onChange: (type, node) => {
-        if (type === 'delete') this.#remembered.delete(node.metadata?.name ?? '');
-        else if (this.#term.leading) this.#reconcile(node);
-      },
-      onList: () => this.#resync(),
-    });
-  }
-
-  lead(): void {
-    this.#term.lead();
-    this.#resync();
-  }
-
-  follow(): void {
-    this.#term.follow();
+  override follow(): void {
+    super.follow();
     this.#remembered.clear();
   }
 
-  receipt(receipt: PublishReceipt): void {
-    this.#term.receipt(receipt);
+  protected override forget(node: V1Node): void {
+    this.#remembered.delete(node.metadata?.name ?? '');
   }
 
-  async stop(): Promise<void> {
-    this.#term.stop();
-  }
-
-  #resync(): void {
-    if (!this.#term.leading) return;
-    for (const node of this.#nodes.list()) this.#reconcile(node);
-  }
-
-  #reconcile(node: V1Node): void {
+  protected reconcile(node: V1Node): void {
     const nodeName = node.metadata?.name ?? '';
     const plan = planCordon(node, this.#selection, this.#remembered.get(nodeName));
     const observedAt = this.#now().toISOString();
@@ -87,7 +54,7 @@ export class CordonSource implements ForwarderSource {
     request: { requestId: string; requester: string },
     observedAt: string,
   ): void {
-    if (!this.#term.offerOnce(detailType, request.requestId)) return;
+    if (!this.term.offerOnce(detailType, request.requestId)) return;
     this.#logger.info(
       detailType === 'Node Cordoned' ? 'node cordoned: evacuation requested' : 'node uncordoned: maintenance ends',
       {
@@ -96,7 +63,7 @@ export class CordonSource implements ForwarderSource {
         requester: request.requester,
       },
     );
-    this.#outlet?.offer({
+    this.outlet?.offer({
       detailType,
       key: `cordon/${nodeName}/${request.requestId}`,
       detail: {

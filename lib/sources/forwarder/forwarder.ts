@@ -5,6 +5,7 @@
  * cloud notices) plugs in through `extraSources`.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import type { BusAdapter } from '../../bus/types.ts';
 import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { DrainOptions } from '../../model/request.ts';
@@ -23,7 +24,6 @@ import { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 import { type OpsServer, startOpsServer } from './ops-server.ts';
 import { Publisher } from './publisher.ts';
 import type { ForwarderSettings } from './settings.ts';
-import type { BusSink } from './sinks.ts';
 
 export interface ForwarderParts {
   /** The lean client (lib/clients/kube/http): the forwarder's only way to the API server; closed by stop(). */
@@ -31,7 +31,7 @@ export interface ForwarderParts {
   readonly settings: ForwarderSettings;
   /** Where the leader-election Lease lives (DRAINBRIDGE_NAMESPACE). */
   readonly namespace: string;
-  readonly sink: BusSink;
+  readonly sink: BusAdapter;
   readonly logger: Logger;
   readonly metrics?: ForwarderMetrics;
   readonly extraSources?: readonly ForwarderSource[];

@@ -6,13 +6,13 @@
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EVENTBRIDGE_CLIENT_DEFAULTS, EventBridgePublisher } from '../../bus/eventbridge-publisher.ts';
+import type { BusAdapter } from '../../bus/types.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Logger } from '../../log/logger.ts';
 import { RebootSource } from '../reboot/source.ts';
 import { Forwarder, type ForwarderParts } from './forwarder.ts';
 import { connectKube } from './kube.ts';
 import type { ForwarderSettings } from './settings.ts';
-import { type BusSink, EventBridgeSink } from './sinks.ts';
 
 export { REBOOT_REQUESTER, RebootSource } from '../reboot/source.ts';
 export type { EventOutlet, ForwardedEvent, ForwarderSource, PublishReceipt } from '../types.ts';
@@ -20,13 +20,10 @@ export { Forwarder, type ForwarderParts, trimNode } from './forwarder.ts';
 export { connectKube } from './kube.ts';
 export { createForwarderMetrics, type ForwarderMetrics } from './metrics.ts';
 export { FORWARDER_SETTINGS, type ForwarderSettings, loadForwarderSettings } from './settings.ts';
-export { type BusSink, EventBridgeSink, InProcessSink } from './sinks.ts';
 
 /** PutEvents to `config.eventBusName` with the SDK's credential chain (IRSA, Pod Identity, environment). */
-export function eventBridgeSink(config: Pick<Config, 'eventBusName'>): EventBridgeSink {
-  return new EventBridgeSink(
-    new EventBridgePublisher(new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }), config.eventBusName),
-  );
+export function eventBridgePublisher(config: Pick<Config, 'eventBusName'>): EventBridgePublisher {
+  return new EventBridgePublisher(new EventBridgeClient({ ...EVENTBRIDGE_CLIENT_DEFAULTS }), config.eventBusName);
 }
 
 /** A forwarder for `config`'s cluster publishing to `sink` (EventBridge: `config.eventBusName`, when not given). */
@@ -34,10 +31,10 @@ export async function createForwarder(
   config: Config,
   settings: ForwarderSettings,
   logger: Logger,
-  extra: Partial<Omit<ForwarderParts, 'client' | 'settings' | 'logger' | 'namespace'>> & { sink?: BusSink } = {},
+  extra: Partial<Omit<ForwarderParts, 'client' | 'settings' | 'logger' | 'namespace'>> & { sink?: BusAdapter } = {},
 ): Promise<Forwarder> {
   const client = await connectKube(config);
-  const sink = extra.sink ?? eventBridgeSink(config);
+  const sink = extra.sink ?? eventBridgePublisher(config);
   // Maintenance windows that end on reboot: the forwarder sees the node come back (reboot/source.ts).
   const extraSources = [...(extra.extraSources ?? []), new RebootSource({ client, logger })];
   return new Forwarder({ ...extra, extraSources, client, settings, logger, namespace: config.namespace, sink });

@@ -6,15 +6,15 @@
  * flush cuts a backoff short and retries every `FLUSH_RETRY_MS` while it lasts, so events queued while
  * the bus was away still go out within the grace period once it answers again.
  */
+import type { BusAdapter, SendOutcome } from '../../bus/types.ts';
 import { TransientError } from '../../errors/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { EventOutlet, ForwardedEvent, PublishReceipt } from '../types.ts';
 import type { ForwarderMetrics } from './metrics.ts';
 import { CoalescingQueue } from './queue.ts';
-import type { BusSink, SendOutcome } from './sinks.ts';
 
 export interface PublisherOptions {
-  readonly sink: BusSink;
+  readonly sink: BusAdapter;
   readonly capacity: number;
   readonly metrics: ForwarderMetrics;
   readonly logger: Logger;

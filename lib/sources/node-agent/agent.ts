@@ -10,18 +10,17 @@
  *   await agent.done;
  */
 import type { EventPublisher } from '../../bus/types.ts';
+import { TransientError } from '../../errors/index.ts';
 import { createLogger } from '../../log/logger.ts';
 import type { NoticeSource } from '../../model/notice.ts';
-import { awsSources } from '../clouds/aws/source.ts';
-import { AzureSource } from '../clouds/azure/source.ts';
 import type { AgentConfig } from '../clouds/config.ts';
-import { gcpSources } from '../clouds/gcp/source.ts';
 import { readNodeHistory } from '../clouds/history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from '../clouds/loop.ts';
 import { pause } from '../clouds/loop.ts';
 import { MemoryNoticeMetrics, type NoticeMetrics } from '../clouds/metrics.ts';
 import { describeNotice, type Notice, NoticeParseError, type ParsedDocument } from '../clouds/notice.ts';
 import { documentRevisionKey, type EventContext, endedEvent, requestedEvent } from '../clouds/notice-details.ts';
+import { CLOUD_AGENTS } from '../clouds/registry/agents.ts';
 import { SOURCE_DOCUMENT_VERSIONS } from '../clouds/registry/descriptors.ts';
 import { NoticeTracker, type TrackerAction } from '../clouds/tracker.ts';
 import { overdueRequests, Unreadability } from '../clouds/unreadable.ts';
@@ -62,16 +61,9 @@ function powertoolsLogger(): AgentLogger {
   };
 }
 
-/** The sources of the configured provider. */
+/** The sources of the configured provider: its agent part's loops (lib/sources/clouds/registry/agents.ts). */
 export function sourcesFor(context: LoopContext): SourceLoop[] {
-  switch (context.config.provider) {
-    case 'azure':
-      return [new AzureSource(context)];
-    case 'aws':
-      return awsSources(context);
-    case 'gcp':
-      return gcpSources(context);
-  }
+  return CLOUD_AGENTS[context.config.provider].loops(context);
 }
 
 /** Runs the agent until stopped. */
@@ -244,14 +236,15 @@ class LoopRunner {
   #report(error: unknown, oneEvent = false): void {
     const { logger, metrics } = this.#context;
     const source = this.#loop.source;
-    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
     metrics.count(error instanceof NoticeParseError ? 'parseErrors' : 'failures', source);
-    this.#problems.add(message);
-    if (this.#lastProblems.has(message)) return;
-    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, message });
+    this.#problems.add(reason);
+    if (this.#lastProblems.has(reason)) return;
+    // `reason`, not `message`: Powertools Logger drops a key named message (its own), and the why with it.
+    if (oneEvent) logger.error('malformed event skipped: the other events of the document count', { source, reason });
     else if (error instanceof NoticeParseError)
-      logger.error('malformed document: nothing published', { source, message });
-    else logger.warn('reading the notices failed; trying again', { source, message });
+      logger.error('malformed document: nothing published', { source, reason });
+    else logger.warn('reading the notices failed; trying again', { source, reason });
   }
 
   async #handle(document: ParsedDocument, signal: AbortSignal): Promise<void> {
@@ -338,10 +331,12 @@ class LoopRunner {
       return true;
     } catch (error) {
       metrics.count('failures', source);
+      // Not on the bus yet, not refused: the forwarder's queue keeps offering it, so it may get through.
+      if (error instanceof TransientError) this.#tracker.unconfirmed(action);
       logger.warn('publishing failed; trying again at the next read', {
         source,
         requestId: action.requestId,
-        message: error instanceof Error ? error.message : String(error),
+        reason: error instanceof Error ? error.message : String(error),
       });
       return false;
     }

@@ -13,7 +13,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { DetailByType, DetailType } from '../../bus/contracts/contracts.ts';
 import { toPublishEntry } from '../../bus/entry.ts';
-import type { EventPublisher } from '../../bus/types.ts';
+import type { BusAdapter, EventPublisher } from '../../bus/types.ts';
 import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
 import { DrainbridgeError, TransientError } from '../../errors/index.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -24,7 +24,6 @@ import { NOTICE_COUNTERS, type NoticeCounter, type NoticeMetrics } from '../clou
 import { createForwarderMetrics, type ForwarderMetrics } from '../forwarder/metrics.ts';
 import { type OpsServer, startOpsServer } from '../forwarder/ops-server.ts';
 import { Publisher } from '../forwarder/publisher.ts';
-import type { BusSink } from '../forwarder/sinks.ts';
 import type { EventOutlet, PublishReceipt } from '../types.ts';
 import { type NodeAgent, startNodeAgent } from './agent.ts';
 
@@ -115,7 +114,7 @@ export interface NodeAgentProcessParts {
   /** Reads only: this node, and for Azure approvals all nodes and the Evacuation records. Closed by stop(). */
   readonly client: KubeHttpClient;
   readonly config: AgentConfig;
-  readonly sink: BusSink;
+  readonly sink: BusAdapter;
   readonly logger: Logger;
   readonly queueCapacity: number;
   /** Where /healthz, /readyz, /metrics listen (none when not given). */

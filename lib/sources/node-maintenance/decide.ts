@@ -16,6 +16,7 @@
  *     finalizer goes and the CR with it. A node that no longer exists holds nothing and has nothing to restore.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { podEvictionBranches } from '../../branches/registry.ts';
 import type { EvacuationObject } from '../../clients/kube/paths.ts';
 import { ledgerOf } from '../../node/ledger.ts';
 import type { FirstCounts } from './first-counts.ts';
@@ -226,7 +227,8 @@ function requestActions(verdict: LeaseVerdict, stands: 'none' | 'out' | 'release
  */
 function withCountsUntilRecorded(facts: NodeMaintenanceFacts, desired: NodeMaintenanceStatus): NodeMaintenanceStatus {
   const branches = facts.record?.status?.branches ?? {};
-  if (branches.pods || branches['infra-pods']) return desired;
+  // The pod branches are the registry's (those whose items are pods evicted), not names written here.
+  if (podEvictionBranches().some((name) => branches[name])) return desired;
   const shown = facts.nm.status;
   const counts = facts.firstCounts ?? {
     totalpods: shown?.totalpods,

@@ -10,8 +10,8 @@ import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import { LEDGER_ANNOTATION } from '../../node/ledger.ts';
 import { ResilientInformer, type RestartReason } from '../informer.ts';
-import { LeadershipTerm } from '../term.ts';
-import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
+import { NodeSource } from '../node-source.ts';
+import type { EventOutlet } from '../types.ts';
 import { rebootEnds, trimForReboot } from './decide.ts';
 
 export const REBOOT_REQUESTER = 'drainbridge-forwarder/reboot';
@@ -24,71 +24,43 @@ export interface RebootSourceParts {
   readonly watchTimeoutSeconds?: number;
 }
 
-export class RebootSource implements ForwarderSource {
+export class RebootSource extends NodeSource {
   readonly name = 'reboot';
-  readonly #nodes: ResilientInformer<V1Node>;
   readonly #logger: Logger;
-  #outlet: EventOutlet | undefined;
-  readonly #term = new LeadershipTerm();
 
   constructor(parts: RebootSourceParts) {
+    super(
+      new ResilientInformer<V1Node>({
+        resource: 'nodes',
+        path: '/api/v1/nodes',
+        client: parts.client,
+        transform: (node) => trimForReboot(node, LEDGER_ANNOTATION),
+        logger: parts.logger,
+        ...(parts.onRestart ? { onRestart: parts.onRestart } : {}),
+        ...(parts.watchTimeoutSeconds ? { watchTimeoutSeconds: parts.watchTimeoutSeconds } : {}),
+      }),
+    );
     this.#logger = parts.logger;
-    this.#nodes = new ResilientInformer<V1Node>({
-      resource: 'nodes',
-      path: '/api/v1/nodes',
-      client: parts.client,
-      transform: (node) => trimForReboot(node, LEDGER_ANNOTATION),
-      logger: parts.logger,
-      ...(parts.onRestart ? { onRestart: parts.onRestart } : {}),
-      ...(parts.watchTimeoutSeconds ? { watchTimeoutSeconds: parts.watchTimeoutSeconds } : {}),
-    });
   }
 
-  get synced(): boolean {
-    return this.#nodes.synced;
+  /** Its own informer (the shared one keeps no status): started here, stopped with the source. */
+  override async start(outlet: EventOutlet): Promise<void> {
+    await super.start(outlet);
+    this.nodes.start();
   }
 
-  async start(outlet: EventOutlet): Promise<void> {
-    this.#outlet = outlet;
-    this.#nodes.subscribe({
-      onChange: (type, node) => {
-        if (type !== 'delete' && this.#term.leading) this.#reconcile(node);
-      },
-      onList: () => this.#resync(),
-    });
-    this.#nodes.start();
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.nodes.stop();
   }
 
-  lead(): void {
-    this.#term.lead();
-    this.#resync();
-  }
-
-  follow(): void {
-    this.#term.follow();
-  }
-
-  receipt(receipt: PublishReceipt): void {
-    this.#term.receipt(receipt);
-  }
-
-  async stop(): Promise<void> {
-    this.#term.stop();
-    await this.#nodes.stop();
-  }
-
-  #resync(): void {
-    if (!this.#term.leading) return;
-    for (const node of this.#nodes.list()) this.#reconcile(node);
-  }
-
-  #reconcile(node: V1Node): void {
+  protected reconcile(node: V1Node): void {
     const nodeName = node.metadata?.name ?? '';
     for (const end of rebootEnds(node)) {
-      if (!this.#term.offerOnce('Maintenance Ended', end.requestId)) continue;
+      if (!this.term.offerOnce('Maintenance Ended', end.requestId)) continue;
       const reason = `node ${nodeName} rebooted (boot ID ${end.bootIdBefore} → ${end.bootIdNow}) and is Ready`;
       this.#logger.info('node rebooted: maintenance ends', { node: nodeName, requestId: end.requestId });
-      this.#outlet?.offer({
+      this.outlet?.offer({
         detailType: 'Maintenance Ended',
         key: `reboot/${nodeName}/${end.requestId}`,
         detail: {

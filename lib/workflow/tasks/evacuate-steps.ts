@@ -36,6 +36,7 @@ import { describeOwner, OWNER_TTL_SECONDS, type Owner, reconcileOwnership } from
 import { sweepRecords } from '../record-expiry.ts';
 import { refuseIfUnsafe } from '../safety-guard.ts';
 import { PassTaskInput, TaskInput } from '../state.ts';
+import { saidAsOf, withoutAsOf } from '../waiting-reason.ts';
 
 /**
  * What a request of this origin marks its node with besides the configured taints: a NodeMaintenance's
@@ -193,7 +194,7 @@ async function admitOrEnd(
     if (read.waitingShown !== undefined) await deps.progress.recordWaiting(input.request.requestId, undefined);
     return admitted;
   } catch (error) {
-    await showWaiting(deps, input, error, read.waitingShown);
+    await showWaiting(deps, input, error, { shown: read.waitingShown, now: tools.now() });
     // By name: an error crossing the embedded runtime's module boundary is not always this module's class.
     const skipped = error instanceof Error && error.name === 'SkipEvent';
     const end = skipped ? neverHeldEndOf(input.request, read.node, tools.now(), error.message) : undefined;
@@ -210,12 +211,17 @@ async function admitOrEnd(
  * gate, a paused admission, the slots in use — written only when the reason changed, so a request waiting
  * on the same gate writes nothing at its retries.
  */
-async function showWaiting(deps: WorkflowDeps, input: TaskInput, error: unknown, shown: string | undefined) {
+async function showWaiting(
+  deps: WorkflowDeps,
+  input: TaskInput,
+  error: unknown,
+  at: { readonly shown: string | undefined; readonly now: Date },
+) {
   if (!(error instanceof Error) || !isSlotWait(error.name)) return;
   // A busy mutex says nothing about why the request waits: it tries again within seconds.
   if (/^admission is busy/.test(error.message)) return;
   const why = error.message.replace(`node ${input.request.nodeName}: `, '');
-  if (why !== shown) await deps.progress.recordWaiting(input.request.requestId, why);
+  if (why !== withoutAsOf(at.shown)) await deps.progress.recordWaiting(input.request.requestId, saidAsOf(why, at.now));
 }
 
 /** Every branch's step before the passes (Nova: disable the host's nova-compute service), then NodeDraining. */

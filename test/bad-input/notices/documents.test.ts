@@ -87,9 +87,9 @@ describe('bad input from the clouds: malformed notice documents', () => {
       try {
         await waitUntil('two reads of the document failed', () => metrics.get('parseErrors', c.source) >= 2);
         assert.deepEqual(publisher.events, [], 'nothing published');
-        const logged = logger.lines.filter((line) => String(line.extra.message ?? '').includes(c.names));
+        const logged = logger.lines.filter((line) => String(line.extra.reason ?? '').includes(c.names));
         assert.ok(logged.length > 0, 'the agent logs the problem');
-        for (const line of logged) assertCleanError(`${line.message}: ${String(line.extra.message)}`, [c.names]);
+        for (const line of logged) assertCleanError(`${line.message}: ${String(line.extra.reason)}`, [c.names]);
       } finally {
         await agent.stop();
         await fake.stop();

@@ -216,6 +216,13 @@ describe('DRAINBRIDGE_GATES is refused before anything starts, naming the field'
       'DRAINBRIDGE_GATES[1].name',
       /names two gates/,
     ],
+    // Alertmanager holds no pending alerts: kured's --alert-firing-only has no meaning there.
+    [
+      '[{kind: alertmanager, url: "http://am:9093", firingOnly: true}]',
+      'DRAINBRIDGE_GATES[0].firingOnly',
+      /unknown field/,
+    ],
+    ['[{kind: alertmanager, url: "am:9093"}]', 'DRAINBRIDGE_GATES[0].url', /http:\/\/ or https:\/\//],
     ['{kind: http', 'DRAINBRIDGE_GATES', /not valid YAML or JSON/],
     ['[{kind: http, url: "https://u:s3cret@checks.example.com/ok"}]', 'DRAINBRIDGE_GATES[0].url', /credentials/],
     ['kind: http', 'DRAINBRIDGE_GATES', /must be a list of gates/],

@@ -160,5 +160,12 @@ describe('the reason kept on a place in line', () => {
     const slot = planAdmission(facts({ node: 'b1', heldNodes: ['a1'], maxHeldNodes: 1, queue: limited.queue }));
     assert.equal(slot.admit, false);
     assert.equal(slot.queue.r1?.why, undefined, 'a wait for the slots drops the old reason');
+    assert.equal(slot.queue.r1?.whyAt, undefined, 'and when it was decided');
+  });
+
+  it('says when it was decided: `drainbridge status` tells a reason kept since from a current one', () => {
+    const limited = planAdmission(facts({ node: 'a2', heldNodes: ['a1'], spreadLimits: [{ key: ZONE, max: 1 }] }));
+    assert.equal(limited.queue.r1?.whyAt, NOW.toISOString());
+    assert.equal(limited.queue.r1?.whyAt, limited.queue.r1?.seen);
   });
 });

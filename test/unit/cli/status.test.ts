@@ -186,6 +186,43 @@ describe('rendering', () => {
     assert.deepEqual(idle, ['No node is in maintenance, and no request is waiting.']);
   });
 
+  it('a place far back in line says its reason as of when it was decided, not as if it held now (issue 22)', () => {
+    const zone = 'topology.kubernetes.io/zone=zone-a already has 1 node(s) in maintenance (node-1)';
+    const lease = (entries: Record<string, unknown>) => ({
+      metadata: { annotations: { [QUEUE_ANNOTATION]: JSON.stringify(entries) } },
+    });
+    // r-7 was decided on the nodes 6 minutes ago and has refreshed its place from the Lease alone since;
+    // r-2 was decided at its last refresh.
+    const report = statusReport(
+      snapshot({
+        lease: lease({
+          'r-2': { node: 'node-2', since: ago(900), seen: ago(5), why: zone, whyAt: ago(5) },
+          'r-7': { node: 'node-7', since: ago(800), seen: ago(20), why: zone, whyAt: ago(360) },
+        }),
+      }),
+    );
+    assert.deepEqual(
+      report.queue.map((entry) => [entry.requestId, entry.whyStale]),
+      [
+        ['r-2', false],
+        ['r-7', true],
+      ],
+    );
+    const lines = renderReport(report, 'table');
+    assert.ok(lines.includes(`     waiting: ${zone}`), lines.join('\n'));
+    assert.ok(
+      lines.includes(
+        `     waiting: in line behind 1 older request(s); last reason decided on the nodes at ${ago(360)} (6m ago), not asked again since (it is asked again nearer the front): ${zone}`,
+      ),
+      lines.join('\n'),
+    );
+    assert.equal(
+      lines.filter((line) => line === `     waiting: ${zone}`).length,
+      1,
+      "only r-2's reason is said as current",
+    );
+  });
+
   it('a held node someone uncordoned: the request is shown paused, with how to go on (issue 24)', () => {
     const uncordoned = { ...node('node-1', ledger, 'NodeDraining'), spec: { unschedulable: false } };
     const report = statusReport(snapshot({ nodes: [uncordoned] }));

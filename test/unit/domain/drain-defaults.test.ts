@@ -17,6 +17,7 @@ const EXPECTED: Record<Origin, { ignoreDaemonSets: boolean; deleteEmptyDirData: 
   aws: { ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
   azure: { ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
   gcp: { ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
+  alibaba: { ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
   schedule: { ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
 };
 

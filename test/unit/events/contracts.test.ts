@@ -71,7 +71,7 @@ describe('Maintenance Requested contract', () => {
         d.origin = 'pagerduty';
       },
       message:
-        'invalid "Maintenance Requested" event: origin: must be one of cordon, node-maintenance, azure, aws, gcp, manual, schedule',
+        'invalid "Maintenance Requested" event: origin: must be one of cordon, node-maintenance, azure, aws, gcp, alibaba, manual, schedule',
     },
     {
       name: 'unknown version',

@@ -131,7 +131,32 @@ describe('the layering check', () => {
       /clients-below-the-branches: lib\/clients\/kube\/k\.ts → lib\/branches\/pods\/part\.ts/,
     );
     assert.match(broken.output, /model-at-the-bottom: lib\/model\/m\.ts → lib\/clients\/kube\/k\.ts/);
-    assert.match(broken.output, /cli-through-branch-facades: cli\/c\.ts → lib\/branches\/pods\/part\.ts/);
+    assert.match(broken.output, /cli-through-facades: cli\/c\.ts → lib\/branches\/pods\/part\.ts/);
+  });
+
+  it("keeps the CLI to each lib/ folder's facade, and the embedded runtime to the branches' facades", async () => {
+    const facade = {
+      'lib/progress/mailboxes.ts': 'export const mailbox = 1;\n',
+      'lib/progress/index.ts': "export { mailbox } from './mailboxes.ts';\n",
+      'lib/branches/pods/part.ts': 'export const p = 1;\n',
+      'lib/branches/pods/index.ts': "export { p } from './part.ts';\n",
+      'lib/model/m.ts': 'export const m = 1;\n',
+    };
+    const kept = await check({
+      ...facade,
+      'cli/c.ts':
+        "import { mailbox } from '../lib/progress/index.ts';\nimport { m } from '../lib/model/m.ts';\nexport const c = [mailbox, m];\n",
+      'embedded/e.ts': "import { p } from '../lib/branches/pods/index.ts';\nexport const e = p;\n",
+    });
+    assert.equal(kept.code, 0, kept.output);
+    const broken = await check({
+      ...facade,
+      'cli/c.ts': "import { mailbox } from '../lib/progress/mailboxes.ts';\nexport const c = mailbox;\n",
+      'embedded/e.ts': "import { p } from '../lib/branches/pods/part.ts';\nexport const e = p;\n",
+    });
+    assert.notEqual(broken.code, 0);
+    assert.match(broken.output, /cli-through-facades: cli\/c\.ts → lib\/progress\/mailboxes\.ts/);
+    assert.match(broken.output, /embedded-through-branch-facades: embedded\/e\.ts → lib\/branches\/pods\/part\.ts/);
   });
 
   it('refuses an import it cannot resolve (it could not judge it)', async () => {

@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMISSION_PAUSED, type Notification, NotificationSubscription } from '../../../lib/notify/index.ts';
+import {
+  ADMISSION_PAUSED,
+  ADMISSION_RESUMED,
+  type Notification,
+  NotificationSubscription,
+} from '../../../lib/notify/index.ts';
 import { waitUntil } from '../../support/wait.ts';
 
 const progress = (phase: string) => ({
@@ -92,5 +97,21 @@ describe('NotificationSubscription', () => {
     assert.deepEqual(sent[0]?.blockers, ['pod shop/lonely has no controller']);
     assert.equal(sent[1]?.event, 'AdmissionPaused');
     assert.equal(sent[1]?.reason, '3 evacuations failed within 1h');
+  });
+
+  it('Admission Resumed is told with who resumed it and why admission had paused, naming no request', () => {
+    const { sent, subscription } = subscribed(1000);
+    subscription.onBusEvent(ADMISSION_RESUMED, {
+      version: '1',
+      requestId: 'admission-resumed.1795860000000',
+      requester: 'alice@host',
+      resumedAt: '2026-11-28T12:40:00Z',
+      pausedAt: '2026-11-28T12:00:00Z',
+      reason: '2 evacuations failed within 1d',
+    });
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]?.event, 'AdmissionResumed');
+    assert.equal(sent[0]?.requestId, '');
+    assert.equal(sent[0]?.reason, 'by alice@host (paused since 2026-11-28T12:00:00Z: 2 evacuations failed within 1d)');
   });
 });

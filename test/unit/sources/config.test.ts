@@ -93,7 +93,7 @@ describe('notice policy', () => {
 
   it('is data for `plan`: one row per provider and type', () => {
     const rows = describePolicy();
-    assert.equal(rows.length, 5 + 7 + 4);
+    assert.equal(rows.length, 5 + 7 + 4 + 12);
     assert.deepEqual(
       rows.filter((r) => r.action === 'ignore').map((r) => `${r.provider}/${r.type}`),
       ['azure/Freeze'],
@@ -126,8 +126,8 @@ describe('notice policy', () => {
       'DRAINBRIDGE_NOTICE_POLICY.azure.Frezze: unknown azure notice type (known: Freeze, Reboot, Redeploy, Preempt, Terminate)',
       'DRAINBRIDGE_NOTICE_POLICY.azure.Reboot.action: must be one of evacuate, ignore',
       'DRAINBRIDGE_NOTICE_POLICY.aws.system-reboot.drain.force:',
-      'DRAINBRIDGE_NOTICE_POLICY.aws.system-reboot.approveWhenDrained: only Azure events can be approved',
-      'DRAINBRIDGE_NOTICE_POLICY.ibm: unknown provider (known: azure, aws, gcp)',
+      'DRAINBRIDGE_NOTICE_POLICY.aws.system-reboot.approveWhenDrained: only azure events can be approved',
+      'DRAINBRIDGE_NOTICE_POLICY.ibm: unknown provider (known: azure, aws, gcp, alibaba)',
     ]) {
       assert.ok(
         found.some((p) => p.startsWith(expected)),

@@ -8,11 +8,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DrainbridgeError } from '../../../lib/errors/index.ts';
 import { NOTICE_PROVIDERS, NOTICE_SOURCES } from '../../../lib/model/notice.ts';
+import { INSTANCE_PROVIDERS, type InstanceProvider } from '../../../lib/model/request.ts';
 import { PROVIDER_ID_SCHEMES } from '../../../lib/node/resolve.ts';
 import type { AnyCloud } from '../../../lib/sources/clouds/contract/descriptor.ts';
 import { SOURCE_TAGS } from '../../../lib/sources/clouds/ids.ts';
 import { NoticeParseError, SOURCE_LABELS } from '../../../lib/sources/clouds/notice.ts';
 import { DEFAULT_NOTICE_POLICY, describePolicy } from '../../../lib/sources/clouds/policy.ts';
+import { CLOUD_AGENTS } from '../../../lib/sources/clouds/registry/agents.ts';
 import {
   CLOUD_DESCRIPTORS,
   CLOUDS,
@@ -21,6 +23,9 @@ import {
 } from '../../../lib/sources/clouds/registry/descriptors.ts';
 import { AGENT_SETTINGS } from '../../../lib/sources/clouds/registry/settings.ts';
 import { parseNoticeDocument } from '../../../lib/sources/node-agent/parse.ts';
+
+const isInstanceProvider = (provider: string): provider is InstanceProvider =>
+  (INSTANCE_PROVIDERS as readonly string[]).includes(provider);
 
 describe('cloud descriptors', () => {
   it("one per provider, and every source in exactly one (its provider's)", () => {
@@ -63,12 +68,48 @@ describe('cloud descriptors', () => {
     }
     for (const cloud of CLOUD_DESCRIPTORS) {
       assert.equal(AGENT_SETTINGS[cloud.provider], cloud.settings, `${cloud.provider}: the agent's settings`);
-      assert.equal(PROVIDER_ID_SCHEMES[cloud.provider], cloud.providerIdScheme, `${cloud.provider}: resolve.ts agrees`);
+      // Instance targets (the bus contract's `instance`) exist for the clouds INSTANCE_PROVIDERS names.
+      if (isInstanceProvider(cloud.provider)) {
+        assert.equal(
+          PROVIDER_ID_SCHEMES[cloud.provider],
+          cloud.providerIdScheme,
+          `${cloud.provider}: resolve.ts agrees`,
+        );
+      }
       assert.equal(DEFAULT_NOTICE_POLICY[cloud.provider], cloud.policy);
     }
     assert.equal(
       describePolicy().length,
       CLOUD_DESCRIPTORS.reduce((n, cloud) => n + cloud.noticeTypes.length, 0),
+    );
+  });
+
+  it("each cloud's agent part: its provider's, a parser for each metadata source, none for an event-bus one", () => {
+    assert.deepEqual(Object.keys(CLOUD_AGENTS).sort(), [...NOTICE_PROVIDERS].sort());
+    for (const cloud of CLOUD_DESCRIPTORS) {
+      const agent = CLOUD_AGENTS[cloud.provider];
+      assert.equal(agent.provider, cloud.provider);
+      assert.equal(typeof agent.loops, 'function', `${cloud.provider}: loops`);
+      const parsers = agent.parse as Readonly<Record<string, unknown>>;
+      assert.deepEqual(
+        Object.keys(parsers).sort(),
+        Object.keys(cloud.sources).sort(),
+        `${cloud.provider}: one per source`,
+      );
+      for (const [source, facts] of Object.entries(cloud.sources)) {
+        const expected = facts?.arrives === 'metadata' ? 'function' : 'object';
+        assert.equal(typeof parsers[source], expected, `${source}: ${facts?.arrives}`);
+      }
+    }
+  });
+
+  it('a rule that approves events is refused for a cloud that cannot approve them', () => {
+    const azure: AnyCloud = CLOUDS.azure;
+    assert.deepEqual(missingParts(azure), []);
+    const problems = missingParts({ ...azure, approvesEvents: false });
+    assert.ok(
+      problems.length > 0 && problems.every((p) => p.endsWith('approves an event the cloud cannot approve')),
+      problems.join('; '),
     );
   });
 

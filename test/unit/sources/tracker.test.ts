@@ -63,3 +63,25 @@ describe('NoticeTracker reschedules', () => {
     assert.deepEqual(read(tracker, [seen]), []);
   });
 });
+
+describe('NoticeTracker: a request whose publish was not confirmed', () => {
+  it('is requested again while listed, and ended once its notice is gone (it may have reached the bus)', () => {
+    const tracker = new NoticeTracker('aws-scheduled-events', 'node-1', DEFAULT_NOTICE_POLICY);
+    const listed = notice('2026-12-01T10:00:00.000Z');
+    const [request] = tracker.plan({ notices: [listed], complete: true });
+    assert.equal(request?.kind, 'request');
+    tracker.unconfirmed(request as TrackerAction);
+    assert.deepEqual(
+      tracker.plan({ notices: [listed], complete: true }).map((a) => a.kind),
+      ['request'],
+      'offered again while listed',
+    );
+    assert.deepEqual(tracker.plan({ notices: [], complete: false }), [], 'an incomplete document ends nothing');
+    const ended = read(tracker, []);
+    assert.deepEqual(
+      ended.map((a) => [a.kind, a.requestId]),
+      [['end', request?.requestId]],
+    );
+    assert.deepEqual(read(tracker, []), [], 'ended once');
+  });
+});

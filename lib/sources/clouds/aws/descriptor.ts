@@ -45,6 +45,7 @@ export const AWS_SETTINGS = {
 
 export const AWS_CLOUD = defineCloud({
   provider: 'aws',
+  approvesEvents: false,
   docs: [
     'Instance metadata categories (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-categories.html)',
     'Reschedule a scheduled event for an EC2 instance (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/reschedule-event.html)',

@@ -34,6 +34,7 @@ export const AZURE_SETTINGS = {
 
 export const AZURE_CLOUD = defineCloud({
   provider: 'azure',
+  approvesEvents: true,
   docs: [
     'Azure Metadata Service: Scheduled Events for Linux VMs (https://learn.microsoft.com/azure/virtual-machines/linux/scheduled-events)',
     'Azure-Samples/scheduled-events-mock-server (main.py): the mock the docs recommend for testing',

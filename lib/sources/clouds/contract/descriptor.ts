@@ -6,8 +6,8 @@
  * descriptor that lacks a source of its provider, or a rule for one of its types, does not compile, and
  * test/unit/sources/descriptors.test.ts fails on an empty or inconsistent part. A leaf (types only).
  *
- * Behaviour stays in the cloud's own files, reached through exhaustive switches the compiler checks:
- * parsing (lib/sources/node-agent/parse.ts), the source loops (`sourcesFor`, lib/sources/node-agent/agent.ts).
+ * Behaviour stays in the cloud's own files, reached through its agent part (agent-part/agent-part.ts: its loops and a
+ * parser per source, listed in registry/agents.ts), which the compiler checks against its sources.
  */
 import { z } from 'zod';
 import type { NoticeProvider, NoticeSource } from '../../../model/notice.ts';
@@ -41,15 +41,21 @@ export interface SourceFacts {
   readonly documentVersion?: string;
 }
 
-export interface CloudDescriptor<P extends NoticeProvider = NoticeProvider, T extends string = string> {
+export interface CloudDescriptor<
+  P extends NoticeProvider = NoticeProvider,
+  T extends string = string,
+  S extends SettingTree = SettingTree,
+> {
   readonly provider: P;
+  /** Whether the agent can approve its events (Azure's StartRequests): a rule may then set approveWhenDrained. */
+  readonly approvesEvents: boolean;
   /** The provider pages its parsers and fixtures follow. */
   readonly docs: readonly string[];
   /** Its nodes' `spec.providerID` prefix (lib/node/resolve.ts keeps the same, checked by the test). */
   readonly providerIdScheme: string;
   /** Its node agent settings (base URL, opt-in sources, poll times): AGENT_SETTINGS.<provider>. */
-  readonly settings: SettingTree;
-  readonly sources: { readonly [S in SourcesOf<P>]: SourceFacts };
+  readonly settings: S;
+  readonly sources: { readonly [Source in SourcesOf<P>]: SourceFacts };
   /** Its notice types: the keys of its policy rules (DRAINBRIDGE_NOTICE_POLICY). */
   readonly noticeTypes: readonly T[];
   readonly policy: Readonly<Record<T, NoticeRule>>;
@@ -58,6 +64,8 @@ export interface CloudDescriptor<P extends NoticeProvider = NoticeProvider, T ex
 /** Any cloud's descriptor, as the list holds it (its types widened). */
 export interface AnyCloud {
   readonly provider: NoticeProvider;
+  /** Whether the agent can approve its events (Azure's StartRequests): a rule may then set approveWhenDrained. */
+  readonly approvesEvents: boolean;
   readonly docs: readonly string[];
   readonly providerIdScheme: string;
   readonly settings: SettingTree;
@@ -67,8 +75,8 @@ export interface AnyCloud {
 }
 
 /** Declares a descriptor, keeping its notice types as literals (the policy's types are derived from them). */
-export function defineCloud<P extends NoticeProvider, const T extends string>(
-  descriptor: CloudDescriptor<P, T>,
-): CloudDescriptor<P, T> {
+export function defineCloud<P extends NoticeProvider, const T extends string, S extends SettingTree>(
+  descriptor: CloudDescriptor<P, T, S>,
+): CloudDescriptor<P, T, S> {
   return Object.freeze(descriptor);
 }

@@ -48,6 +48,7 @@ export const GCP_SETTINGS = {
 
 export const GCP_CLOUD = defineCloud({
   provider: 'gcp',
+  approvesEvents: false,
   docs: [
     'Monitor and plan for a host maintenance event (https://cloud.google.com/compute/docs/instances/monitor-plan-host-maintenance-event)',
     'Create and use preemptible VMs, "Detecting if a VM was preempted" (https://cloud.google.com/compute/docs/instances/create-use-preemptible)',

@@ -15,46 +15,82 @@ import { readNodeHistory } from '../history.ts';
 import type { LoopContext, SourceLoop } from '../loop.ts';
 import { type Notice, type ParsedDocument, parseJsonText } from '../notice.ts';
 import type { NoticeTracker } from '../tracker.ts';
-import { GceMetadataClient } from './client.ts';
+import { GceMetadataClient, type MaintenanceEventRead } from './client.ts';
 import { parseGceMaintenanceEvent, parseGcePreempted, parseGceUpcomingMaintenance } from './parse.ts';
 
 /** Numbers looked through for the active request (new ones take the lowest free number, so they stay small). */
 const MAX_OCCURRENCES = 1000;
 
-class MaintenanceEventSource implements SourceLoop {
-  readonly source = 'gcp-maintenance-event';
+/** A GCE value read with hanging requests: how it is fetched with a wait, and how its answer parses. */
+interface HangingValue {
+  readonly source: 'gcp-maintenance-event' | 'gcp-preempted';
+  fetch(wait: HangingWait, signal: AbortSignal): Promise<MaintenanceEventRead>;
+  parse(read: MaintenanceEventRead): ParsedDocument;
+}
+
+type HangingWait = { lastEtag?: string; waitSeconds?: number };
+
+/**
+ * The one hanging-read loop of GCE's values (maintenance-event, preempted): the first read answers at
+ * once (the current state), the next ones wait for a change from the ETag last seen.
+ */
+class HangingSource implements SourceLoop {
+  readonly source: HangingValue['source'];
   /** The read itself waits for a change. */
   readonly intervalMs = 0;
-  readonly #client: GceMetadataClient;
+  readonly #value: HangingValue;
   readonly #waitSeconds: number;
-  readonly #context: LoopContext;
   #lastEtag: string | undefined;
+
+  constructor(value: HangingValue, waitSeconds: number) {
+    this.source = value.source;
+    this.#value = value;
+    this.#waitSeconds = waitSeconds;
+  }
+
+  async read(signal: AbortSignal): Promise<ParsedDocument> {
+    const wait = this.#lastEtag ? { lastEtag: this.#lastEtag, waitSeconds: this.#waitSeconds } : {};
+    const answer = await this.#value.fetch(wait, signal);
+    const document = this.#value.parse(answer);
+    this.#lastEtag = answer.etag;
+    return document;
+  }
+
+  /** The next read answers at once instead of waiting for the next change. */
+  protected readAgainAtOnce(): void {
+    this.#lastEtag = undefined;
+  }
+
+  async mine(notices: readonly Notice[], _signal: AbortSignal, _tracker: NoticeTracker): Promise<Notice[]> {
+    return [...notices];
+  }
+}
+
+class MaintenanceEventSource extends HangingSource {
+  readonly #context: LoopContext;
   /** Event ids this run gave to occurrences (the cluster may not show a request published a moment ago). */
   readonly #used = new Set<string>();
 
   constructor(client: GceMetadataClient, waitSeconds: number, context: LoopContext) {
-    this.#client = client;
-    this.#waitSeconds = waitSeconds;
+    super(
+      {
+        source: 'gcp-maintenance-event',
+        fetch: (wait, signal) => client.maintenanceEvent(wait, signal),
+        parse: ({ value, etag }) => parseGceMaintenanceEvent(value, etag),
+      },
+      waitSeconds,
+    );
     this.#context = context;
   }
 
-  async read(signal: AbortSignal): Promise<ParsedDocument> {
-    // The first read answers at once (the current state); the next ones wait for a change.
-    const wait = this.#lastEtag ? { lastEtag: this.#lastEtag, waitSeconds: this.#waitSeconds } : {};
-    const { value, etag } = await this.#client.maintenanceEvent(wait, signal);
-    const document = parseGceMaintenanceEvent(value, etag);
-    this.#lastEtag = etag;
-    return document;
-  }
-
-  async mine(notices: readonly Notice[], _signal: AbortSignal, tracker: NoticeTracker): Promise<Notice[]> {
+  override async mine(notices: readonly Notice[], _signal: AbortSignal, tracker: NoticeTracker): Promise<Notice[]> {
     try {
       const mine: Notice[] = [];
       for (const notice of notices) mine.push(await this.#occurrence(notice, tracker));
       return mine;
     } catch (error) {
       // Read the value again at once (not after the next change) once the cluster answers.
-      this.#lastEtag = undefined;
+      this.readAgainAtOnce();
       throw error;
     }
   }
@@ -102,35 +138,16 @@ class UpcomingMaintenanceSource implements SourceLoop {
  * deadline 30 s later — the request starts at once and the drain cuts grace periods to fit
  * (lib/branches/pods/grace-fit.ts). Back to `FALSE` (a Spot VM started again), the request ends.
  */
-class PreemptedSource implements SourceLoop {
-  readonly source = 'gcp-preempted';
-  readonly intervalMs = 0;
-  readonly #client: GceMetadataClient;
-  readonly #waitSeconds: number;
-  readonly #context: LoopContext;
-  #lastEtag: string | undefined;
-  #noticedAt: Date | undefined;
-
-  constructor(client: GceMetadataClient, waitSeconds: number, context: LoopContext) {
-    this.#client = client;
-    this.#waitSeconds = waitSeconds;
-    this.#context = context;
-  }
-
-  async read(signal: AbortSignal): Promise<ParsedDocument> {
-    const wait = this.#lastEtag ? { lastEtag: this.#lastEtag, waitSeconds: this.#waitSeconds } : {};
-    const { value, etag } = await this.#client.preempted(wait, signal);
-    const preempted = value.trim() === 'TRUE';
-    const noticedAt = preempted ? (this.#noticedAt ?? this.#context.now()) : undefined;
-    const document = parseGcePreempted(value, noticedAt ?? this.#context.now());
-    this.#noticedAt = noticedAt;
-    this.#lastEtag = etag;
-    return document;
-  }
-
-  async mine(notices: readonly Notice[]): Promise<Notice[]> {
-    return [...notices];
-  }
+function preemptedValue(client: GceMetadataClient, context: LoopContext): HangingValue {
+  let noticedAt: Date | undefined;
+  return {
+    source: 'gcp-preempted',
+    fetch: (wait, signal) => client.preempted(wait, signal),
+    parse: ({ value }) => {
+      noticedAt = value.trim() === 'TRUE' ? (noticedAt ?? context.now()) : undefined;
+      return parseGcePreempted(value, noticedAt ?? context.now());
+    },
+  };
 }
 
 /** The GCE sources the configuration enables. */
@@ -139,6 +156,6 @@ export function gcpSources(context: LoopContext, client?: GceMetadataClient): So
   const shared = client ?? new GceMetadataClient({ baseUrl: gcp.baseUrl, timeoutMs });
   const loops: SourceLoop[] = [new MaintenanceEventSource(shared, gcp.waitSeconds, context)];
   if (gcp.upcoming) loops.push(new UpcomingMaintenanceSource(shared, gcp.upcomingPollSeconds * 1000));
-  if (gcp.preempted) loops.push(new PreemptedSource(shared, gcp.waitSeconds, context));
+  if (gcp.preempted) loops.push(new HangingSource(preemptedValue(shared, context), gcp.waitSeconds));
   return loops;
 }

@@ -5,6 +5,7 @@
  */
 import { NOTICE_ACTIONS, type NoticeProvider, type NoticeSource } from '../../../model/notice.ts';
 import { settingsOf } from '../../../settings/setting.ts';
+import { ALIBABA_CLOUD } from '../alibaba/descriptor.ts';
 import { AWS_CLOUD } from '../aws/descriptor.ts';
 import { AZURE_CLOUD } from '../azure/descriptor.ts';
 import type { AnyCloud, CloudDescriptor, SourceFacts } from '../contract/descriptor.ts';
@@ -12,7 +13,12 @@ import { NOTICE_TIMINGS } from '../contract/rules.ts';
 import { GCP_CLOUD } from '../gcp/descriptor.ts';
 
 /** One descriptor per provider: a provider without one does not compile. */
-export const CLOUDS = Object.freeze({ azure: AZURE_CLOUD, aws: AWS_CLOUD, gcp: GCP_CLOUD }) satisfies {
+export const CLOUDS = Object.freeze({
+  azure: AZURE_CLOUD,
+  aws: AWS_CLOUD,
+  gcp: GCP_CLOUD,
+  alibaba: ALIBABA_CLOUD,
+}) satisfies {
   readonly [P in NoticeProvider]: CloudDescriptor<P>;
 };
 
@@ -62,7 +68,9 @@ function ruleProblems(cloud: AnyCloud): string[] {
       problems.push(`notice type ${type}: an incomplete rule`);
     }
   }
-  for (const type of Object.keys(cloud.policy)) {
+  for (const [type, rule] of Object.entries(cloud.policy)) {
+    if (rule.approveWhenDrained && !cloud.approvesEvents)
+      problems.push(`rule ${type}: approves an event the cloud cannot approve`);
     if (!cloud.noticeTypes.includes(type)) problems.push(`rule ${type}: not one of the notice types`);
   }
   return problems;

@@ -4,14 +4,17 @@
  */
 import { z } from 'zod';
 import { NodeName } from '../../../bus/contracts/fields.ts';
-import { NOTICE_PROVIDERS } from '../../../model/notice.ts';
-import { bool, wholeNumber } from '../../../settings/parsers.ts';
+import { NOTICE_PROVIDERS, type NoticeProvider } from '../../../model/notice.ts';
+import { wholeNumber } from '../../../settings/parsers.ts';
 import { type SettingReader, setting } from '../../../settings/setting.ts';
-import { AWS_SETTINGS } from '../aws/descriptor.ts';
-import { AZURE_SETTINGS } from '../azure/descriptor.ts';
-import { GCP_SETTINGS } from '../gcp/descriptor.ts';
+import { CLOUDS } from './descriptors.ts';
 
 const AGENT: readonly SettingReader[] = ['node-agent'];
+
+/** Each cloud's own settings, from its descriptor: AGENT_SETTINGS.<provider>. */
+const CLOUD_SETTINGS = Object.fromEntries(Object.values(CLOUDS).map((cloud) => [cloud.provider, cloud.settings])) as {
+  readonly [P in NoticeProvider]: (typeof CLOUDS)[P]['settings'];
+};
 
 /** Every setting of the node agent (`drainbridge forwarder --node-agent`), grouped as AgentConfig is. */
 export const AGENT_SETTINGS = {
@@ -68,7 +71,5 @@ export const AGENT_SETTINGS = {
     help: 'JSON overrides of the notice policy (lib/sources/clouds/README.md)',
     readBy: AGENT,
   }),
-  azure: AZURE_SETTINGS,
-  aws: AWS_SETTINGS,
-  gcp: GCP_SETTINGS,
+  ...CLOUD_SETTINGS,
 };

@@ -76,9 +76,17 @@ all_daemons() {
   echo nova-api nova-scheduler nova-conductor placement keystone neutron-stub mariadb rabbitmq epmd | tr ' ' '\n'
 }
 
+# Every nova-compute with a recorded pid, whatever NCOMPUTE says now (a lab brought up with NCOMPUTE=6 for
+# bench:nova --hosts and stopped with the default 3 would otherwise keep compute-4..6 running).
+recorded_computes() {
+  local file
+  for file in "$NOVALAB"/run/nova-compute-*.pid; do [ -e "$file" ] && basename "$file" .pid; done
+  return 0
+}
+
 stop_all() {
   local name
-  for name in $(all_daemons); do stop_daemon "$name"; done
+  for name in $(recorded_computes) $(all_daemons); do stop_daemon "$name"; done
   # RabbitMQ's Erlang VM detaches from the wrapper script: stop it by the pid it recorded.
   local beam; beam=$(cat "$NOVALAB/run/rabbitmq-beam.pid" 2>/dev/null || true)
   if [ -n "$beam" ] && kill -0 "$beam" 2>/dev/null && belongs_to_lab "$beam"; then kill -TERM "$beam"; fi
