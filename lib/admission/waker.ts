@@ -8,8 +8,8 @@
  */
 import type { V1Lease } from '@kubernetes/client-node';
 import type { KubeHttpClient } from '../clients/kube/http/client.ts';
+import { ResilientInformer } from '../clients/kube/http/informer.ts';
 import type { Logger } from '../log/logger.ts';
-import { ResilientInformer } from '../sources/informer.ts';
 import { ADMISSION_LEASE_NAME, planWakeUps, type WakeWatch } from './wake-plan.ts';
 
 export interface SlotWakerParts {
