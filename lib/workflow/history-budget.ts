@@ -39,13 +39,14 @@ export const ITERATION_EVENTS =
 export const EVENTS_PER_SERVICE_CALL = 5;
 
 /**
- * The most one round of the Admit loop writes: Admit with its transient retries; the wait — WaitForSlot
- * (a callback Task, its transient retries) or WaitInLine (a Wait state), the larger — the Pass state that
- * counts, and the Choice. No round polls: the waits end on a wake-up or their fallback.
+ * The most one round of the Admit loop writes: Admit with its transient retries and — behind another
+ * execution of the same request, which no wake-up ends — its RequestRunningElsewhere retries; the wait
+ * (WaitForSlot or WaitInLine: a callback Task with its transient retries), the Pass state that counts,
+ * and the Choice. Waiting in line does not poll: the waits end on a wake-up or their fallback.
  */
 export const ADMIT_ITERATION_EVENTS =
   EVENTS_PER_STATE +
-  EVENTS_PER_LAMBDA_CALL * (1 + TRANSIENT_RETRIES) +
+  EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES) +
   EVENTS_PER_STATE +
   EVENTS_PER_SERVICE_CALL * (1 + TRANSIENT_RETRIES) +
   2 * EVENTS_PER_STATE;

@@ -39,7 +39,7 @@ const definitions = JSON.parse(
   stateMachines: { evacuate: { States: Record<string, State> } };
 };
 const STATES = definitions.stateMachines.evacuate.States;
-const POLLING_ERRORS = ['NotYetDone', 'SlotUnavailable', 'WaitingInLine'];
+const POLLING_ERRORS = ['NotYetDone', 'SlotUnavailable', 'WaitingInLine', 'RequestRunningElsewhere'];
 const STATE = 2;
 const LAMBDA = 3;
 /** A service integration attempt (startExecution): TaskScheduled, TaskStarted, TaskSubmitted/Succeeded/Failed… */
