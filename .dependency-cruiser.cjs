@@ -71,13 +71,13 @@ const BRANCH_FACADES = ['registry', 'plan', 'render', 'contract/', '[^/]+/index'
  * folder only its facade (CLI_FACADES: module paths under lib/<folder>/, without `.ts`). A facade is the
  * folder's index.ts where it has one; the other names are entry points kept apart so that a process with a
  * memory budget (`drainbridge forwarder`, 80 MiB) loads them without @kubernetes/client-node — config's
- * load/schema, the forwarder's settings and lean kube connection, the service checks, the kube client's
+ * load/schema, the forwarder's settings, lean kube connection and task-token sender, admission's slot waker, the service checks, the kube client's
  * errors, paths and selectors — or the modules the CLI drives (the workflow's driver, abort, repair, resume).
  * Reaching a folder's parts (records, codecs, mailboxes, ledgers) from the CLI is what this forbids.
  */
 const SHARED = ['model', 'errors', 'log', 'util', 'settings', 'secrets', 'tls'];
 const CLI_FACADES = {
-  admission: ['index'],
+  admission: ['index', 'waker'],
   branches: BRANCH_FACADES,
   bus: ['index', 'types', 'contracts/index', 'bus-key', 'bus-tls', 'bus-endpoint-client'],
   clients: ['kube/index', 'kube/client', 'kube/errors', 'kube/paths', 'kube/selectors'],
@@ -90,6 +90,7 @@ const CLI_FACADES = {
     'forwarder/index',
     'forwarder/settings',
     'forwarder/kube',
+    'forwarder/task-tokens',
     'node-agent/node-agent',
     'clouds/config',
     'clouds/policy',
@@ -171,7 +172,8 @@ module.exports = {
         "Admission's Lease records (lib/admission/records.ts) are read and written only inside lib/admission/: everything else (the workflow, status, repair, run) goes through its facade, lib/admission/index.ts. Tests may reach a part to test it.",
       severity: 'error',
       from: { pathNot: '^(lib/admission/|test/)' },
-      to: { path: '^lib/admission/', pathNot: '^lib/admission/index\\.ts$' },
+      // waker.ts too: the forwarder's watch of the Lease, loaded alone so the forwarder loads no client-node.
+      to: { path: '^lib/admission/', pathNot: '^lib/admission/(index|waker)\\.ts$' },
     },
     {
       name: 'owner-claim-through-ownership',

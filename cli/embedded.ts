@@ -53,3 +53,57 @@ export async function startEmbedded(
   runtime.deps.progress.watch(events.record);
   return { runtime, config };
 }
+
+/** How often a command looks whether its request has started to wait in line (an in-memory count). */
+const WAITING_CHECK_MS = 200;
+
+/**
+ * Wakes this command's own request when it waits in line: a one-shot `drainbridge evacuate` has no
+ * `drainbridge run` to send its parked token back (and `run` could not: the token is this process's
+ * executor's), so it watches the admission Lease itself, as `run` does, and delivers to its own runtime.
+ * The watch starts only once a Task of this runtime waits for a token — a request that never waits pays
+ * nothing for it, not even at its start. Tokens parked by other processes are not waiting here
+ * (sendTaskSuccess says false): their own waker, or their fallback, wakes them. Without this watch the
+ * request would look again only at WaitForSlot's fallback, 10 s.
+ */
+export function wakeOwnWaiters(config: Config, runtime: EmbeddedRuntime): { stop(): Promise<void> } {
+  let started: Promise<{ stop(): Promise<void> }> | undefined;
+  const check = setInterval(() => {
+    if (started || runtime.executor.waitingForTokens === 0) return;
+    clearInterval(check);
+    started = startWaker(config, runtime);
+  }, WAITING_CHECK_MS);
+  check.unref();
+  return {
+    stop: async () => {
+      clearInterval(check);
+      await (await started)?.stop();
+    },
+  };
+}
+
+async function startWaker(config: Config, runtime: EmbeddedRuntime): Promise<{ stop(): Promise<void> }> {
+  // Loaded only now: a command that never waits loads none of it (its start stays as quick as before).
+  const [{ SlotWaker }, { connectKube }, { createLogger }] = await Promise.all([
+    import('../lib/admission/index.ts'),
+    import('../lib/sources/forwarder/kube.ts'),
+    import('../lib/log/logger.ts'),
+  ]);
+  // Should this client fail to connect, the fallback remains (the command's own client reached the cluster).
+  const client = await connectKube(config).catch(() => undefined);
+  if (!client) return { stop: async () => {} };
+  const waker = new SlotWaker({
+    client,
+    namespace: config.namespace,
+    logger: createLogger('drainbridge-waker'),
+    deliver: (token) => runtime.executor.sendTaskSuccess(token),
+    leading: () => true,
+  });
+  waker.start();
+  return {
+    stop: async () => {
+      await waker.stop();
+      client.close();
+    },
+  };
+}

@@ -19,6 +19,9 @@ export type LocalHandler = (event: unknown, context: Context) => Promise<unknown
 type StateDefinition = {
   Type: string;
   Resource?: string;
+  Parameters?: { readonly FunctionName?: unknown };
+  TimeoutSeconds?: number;
+  Seconds?: number;
   Next?: string;
   ResultPath?: string | null;
   TimestampPath?: string;
@@ -41,6 +44,33 @@ function allStates(definition: MachineDefinition, out: [string, StateDefinition]
     for (const branch of state.Branches ?? []) allStates(branch, out);
     const processor = state.ItemProcessor ?? state.Iterator;
     if (processor) allStates(processor, out);
+  }
+  return out;
+}
+
+/**
+ * The Lambda service integration that invokes a function with a task token and waits until someone
+ * returns the token (SendTaskSuccess/Failure) or TimeoutSeconds pass: a wait that costs nothing while it lasts.
+ */
+export const WAIT_FOR_TASK_TOKEN_RESOURCE = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+
+/**
+ * Callback Task states (`lambda:invoke.waitForTaskToken`) → function key (Parameters.FunctionName, a
+ * local ARN once extracted), through Parallel branches and Map processors.
+ */
+export function callbackFunctions(definition: MachineDefinition): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, state] of allStates(definition)) {
+    if (state.Type !== 'Task' || state.Resource !== WAIT_FOR_TASK_TOKEN_RESOURCE) continue;
+    const target = state.Parameters?.FunctionName;
+    if (typeof target !== 'string' || !target.startsWith(LOCAL_ARN_PREFIX))
+      throw new Error(
+        `state ${name}: a waitForTaskToken Task needs Parameters.FunctionName, a function of this runtime`,
+      );
+    // Step Functions waits up to a year without it; the interpreter would cut it at 60 s — neither is a fallback.
+    if (!state.TimeoutSeconds)
+      throw new Error(`state ${name}: a waitForTaskToken Task needs TimeoutSeconds (its fallback)`);
+    out.set(name, target.slice(LOCAL_ARN_PREFIX.length));
   }
   return out;
 }
@@ -222,6 +252,13 @@ export function lambdaContext(functionKey: string, executionId = `local:${functi
   };
 }
 
+/** A callback Task waiting for its token. */
+interface TokenWaiter {
+  readonly executionId: string;
+  succeed(output: unknown): void;
+  fail(error: Error): void;
+}
+
 /** Task handler calls of one execution still running, and a wait for none. */
 class InFlight {
   #running = 0;
@@ -255,6 +292,8 @@ export class EmbeddedExecutor {
   readonly #byName = new Map<string, Execution>();
   /** Task calls running now, so that a stop can wait for them (a step is never cut in half). */
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Callback Tasks waiting for their token, by token: what `sendTaskSuccess` wakes. */
+  readonly #waiting = new Map<string, TokenWaiter>();
 
   constructor(
     definitions: Readonly<Record<string, MachineDefinition>>,
@@ -267,7 +306,7 @@ export class EmbeddedExecutor {
     const machines = new Map<string, StateMachine>();
     for (const [machine, definition] of Object.entries(definitions)) {
       machines.set(machine, new StateMachine(definition as never, { validationOptions: { checkPaths: true } }));
-      for (const [state, key] of taskFunctions(definition)) {
+      for (const [state, key] of [...taskFunctions(definition), ...callbackFunctions(definition)]) {
         if (!handlers[key])
           throw new Error(`state machine ${machine}: state ${state} needs function ${key}, which has no handler`);
       }
@@ -314,12 +353,23 @@ export class EmbeddedExecutor {
       context: {
         Execution: { Id: id, Name: name },
         StateMachine: { Id: `${LOCAL_STATE_MACHINE_ARN_PREFIX}${machine}`, Name: machine },
+        // `$$.Task.Token`: a fresh token each time a state reads it, as Step Functions issues one per Task entry.
+        Task: {
+          get Token() {
+            return `${id}/${randomUUID()}`;
+          },
+        },
       },
     });
     void this.#countEvents(run.eventLogs as AsyncGenerator<{ type: string; state?: { type?: string } }>, stats);
     const abort = () => {
       aborted.value = true;
       run.abort();
+      for (const [token, waiter] of this.#waiting) {
+        if (waiter.executionId !== id) continue;
+        this.#waiting.delete(token);
+        waiter.fail(Object.assign(new Error(`execution ${id} was aborted`), { name: 'ExecutionAborted' }));
+      }
     };
     const settled = run.result.then(
       () => calls.idle(),
@@ -328,6 +378,57 @@ export class EmbeddedExecutor {
     const execution = { id, machine, result: run.result, settled, stats, abort };
     this.#byName.set(`${machine}/${name}`, execution);
     return execution;
+  }
+
+  /**
+   * SendTaskSuccess: wakes the callback Task waiting with `token`, which ends with `output`. False (and
+   * nothing changes) when no Task waits with it — it woke already, timed out, or its execution ended.
+   */
+  sendTaskSuccess(token: string, output: unknown = {}): boolean {
+    const waiter = this.#waiting.get(token);
+    if (!waiter) return false;
+    this.#waiting.delete(token);
+    waiter.succeed(output);
+    return true;
+  }
+
+  /** How many callback Tasks wait for their token now. */
+  get waitingForTokens(): number {
+    return this.#waiting.size;
+  }
+
+  /**
+   * Waits until `token` is sent back or `timeoutMs` pass (then States.Timeout, as Step Functions fails a
+   * callback Task after TimeoutSeconds). Registered before the function runs: a wake-up sent while it
+   * runs is not lost.
+   */
+  #waitForToken(executionId: string, token: string, timeoutMs: number): { promise: Promise<unknown>; cancel(): void } {
+    const { promise, resolve, reject } = Promise.withResolvers<unknown>();
+    // The fallback can fire while the function still runs (TimeoutSeconds counts from the Task's start, as
+    // on AWS): the rejection is awaited after the call, not unhandled before it.
+    promise.catch(() => undefined);
+    const timer = setTimeout(() => {
+      if (this.#waiting.get(token) !== waiter) return;
+      this.#waiting.delete(token);
+      reject(Object.assign(new Error(`no task token returned within ${timeoutMs} ms`), { name: 'States.Timeout' }));
+    }, timeoutMs);
+    const waiter: TokenWaiter = {
+      executionId,
+      succeed: (output) => {
+        clearTimeout(timer);
+        resolve(output);
+      },
+      fail: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    };
+    this.#waiting.set(token, waiter);
+    const cancel = () => {
+      if (this.#waiting.get(token) === waiter) this.#waiting.delete(token);
+      clearTimeout(timer);
+    };
+    return { promise, cancel };
   }
 
   /** The `states:startExecution` service integration: starts (or finds, by name) an execution here. */
@@ -349,41 +450,14 @@ export class EmbeddedExecutor {
     definition: MachineDefinition,
     execution: { executionId: string; stats: ExecutionStats; aborted: { value: boolean }; calls: InFlight },
   ): Overrides {
-    const { executionId, stats, aborted, calls } = execution;
+    const { executionId, aborted } = execution;
     const taskResourceLocalHandlers: Record<string, LocalTask> = {};
     const retryIntervalOverrides: Record<string, number> = {};
     for (const [stateName, key] of taskFunctions(definition)) {
-      const handler = this.#handlers[key] as LocalHandler;
-      taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
-        if (aborted.value) {
-          this.#options.onRefused?.({ executionId, stateName });
-          throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
-        }
-        stats.lambdaInvocations++;
-        const done = calls.begin();
-        const started = performance.now();
-        const running = handler(input, lambdaContext(key, executionId));
-        this.#inFlight.add(running);
-        try {
-          const output = await running;
-          const durationMs = performance.now() - started;
-          stats.lambdaMilliseconds += durationMs;
-          this.#options.onTask?.({ executionId, stateName, functionKey: key, output, durationMs });
-          return output as JsonValue;
-        } catch (error) {
-          const durationMs = performance.now() - started;
-          stats.lambdaMilliseconds += durationMs;
-          stats.lambdaErrors++;
-          const { name, message } = error as Error;
-          this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message }, durationMs });
-          throw error;
-        } finally {
-          done();
-          this.#inFlight.delete(running);
-        }
-      };
-      if (this.#options.retryIntervalMs !== undefined)
-        retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
+      taskResourceLocalHandlers[stateName] = (input: JsonValue) => this.#callFunction(execution, stateName, key, input);
+    }
+    for (const [stateName, key] of callbackFunctions(definition)) {
+      taskResourceLocalHandlers[stateName] = this.#callbackTask(definition, execution, stateName, key);
     }
     for (const stateName of startExecutionStates(definition)) {
       taskResourceLocalHandlers[stateName] = async (input: JsonValue) => {
@@ -391,17 +465,104 @@ export class EmbeddedExecutor {
           throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
         return this.#startExecution(input as unknown as StartExecutionRequest) as unknown as JsonValue;
       };
-      if (this.#options.retryIntervalMs !== undefined)
-        retryIntervalOverrides[stateName] = this.#options.retryIntervalMs;
     }
-    const waitTimeOverrides: Record<string, number> = {};
-    if (this.#options.waitMs !== undefined) {
-      for (const [name, state] of Object.entries(definition.States))
-        if (state.Type === 'Wait') waitTimeOverrides[name] = this.#options.waitMs;
-    }
+    // Every Task's Retry intervals (a callback Task's fallback too, #callbackTimeoutMs).
+    const retryMs = this.#options.retryIntervalMs;
+    if (retryMs !== undefined)
+      for (const name of Object.keys(taskResourceLocalHandlers)) retryIntervalOverrides[name] = retryMs;
+    const waitTimeOverrides = this.#waitOverrides(definition);
     const clock = this.#options.waitClock;
     if (clock) this.#followTimestamps(definition, clock, taskResourceLocalHandlers, waitTimeOverrides);
     return { taskResourceLocalHandlers, retryIntervalOverrides, waitTimeOverrides };
+  }
+
+  /**
+   * Wait states' durations: every one `waitMs` when given; else a Wait of fixed Seconds (a request waiting
+   * in line) like a Retry interval — `retryIntervalMs` when set, else its Seconds on the simulated clock.
+   * Waits on a timestamp follow `waitClock` (#followTimestamps).
+   */
+  #waitOverrides(definition: MachineDefinition): Record<string, number> {
+    const overrides: Record<string, number> = {};
+    const { waitMs, retryIntervalMs, waitClock } = this.#options;
+    for (const [name, state] of Object.entries(definition.States)) {
+      if (state.Type !== 'Wait') continue;
+      if (waitMs !== undefined) overrides[name] = waitMs;
+      else if (state.Seconds !== undefined && (retryIntervalMs !== undefined || waitClock))
+        overrides[name] = retryIntervalMs ?? (state.Seconds * 1000) / (waitClock?.speed ?? 1);
+    }
+    return overrides;
+  }
+
+  /**
+   * A `lambda:invoke.waitForTaskToken` Task: calls the function with its Payload (the task token in it,
+   * from `$$.Task.Token`), then waits for the token (sendTaskSuccess) or its fallback (States.Timeout).
+   */
+  #callbackTask(
+    definition: MachineDefinition,
+    execution: { executionId: string; stats: ExecutionStats; aborted: { value: boolean }; calls: InFlight },
+    stateName: string,
+    key: string,
+  ): LocalTask {
+    const timeoutMs = this.#callbackTimeoutMs(definition, stateName);
+    return async (input: JsonValue) => {
+      const payload = (input as { Payload?: JsonValue }).Payload ?? {};
+      const token = String((payload as { taskToken?: unknown }).taskToken ?? '');
+      const wait = this.#waitForToken(execution.executionId, token, timeoutMs);
+      try {
+        await this.#callFunction(execution, stateName, key, payload);
+      } catch (error) {
+        wait.cancel();
+        throw error;
+      }
+      return (await wait.promise) as JsonValue;
+    };
+  }
+
+  /** One Lambda call of a Task (a callback Task's too), counted and reported; refused once the execution is aborted. */
+  async #callFunction(
+    execution: { executionId: string; stats: ExecutionStats; aborted: { value: boolean }; calls: InFlight },
+    stateName: string,
+    key: string,
+    input: JsonValue,
+  ): Promise<JsonValue> {
+    const { executionId, stats, aborted, calls } = execution;
+    if (aborted.value) {
+      this.#options.onRefused?.({ executionId, stateName });
+      throw Object.assign(new Error(`execution ${executionId} was aborted`), { name: 'ExecutionAborted' });
+    }
+    const handler = this.#handlers[key] as LocalHandler;
+    stats.lambdaInvocations++;
+    const done = calls.begin();
+    const started = performance.now();
+    const running = handler(input, lambdaContext(key, executionId));
+    this.#inFlight.add(running);
+    try {
+      const output = await running;
+      const durationMs = performance.now() - started;
+      stats.lambdaMilliseconds += durationMs;
+      this.#options.onTask?.({ executionId, stateName, functionKey: key, output, durationMs });
+      return output as JsonValue;
+    } catch (error) {
+      const durationMs = performance.now() - started;
+      stats.lambdaMilliseconds += durationMs;
+      stats.lambdaErrors++;
+      const { name, message } = error as Error;
+      this.#options.onTask?.({ executionId, stateName, functionKey: key, error: { name, message }, durationMs });
+      throw error;
+    } finally {
+      done();
+      this.#inFlight.delete(running);
+    }
+  }
+
+  /**
+   * How long a callback Task waits before its fallback (States.Timeout): its TimeoutSeconds, on the
+   * simulated clock when one is given; `retryIntervalMs` when set (it stands for every wait's schedule).
+   */
+  #callbackTimeoutMs(definition: MachineDefinition, stateName: string): number {
+    if (this.#options.retryIntervalMs !== undefined) return this.#options.retryIntervalMs;
+    const state = allStates(definition).find(([name]) => name === stateName)?.[1];
+    return ((state?.TimeoutSeconds ?? 60) * 1000) / (this.#options.waitClock?.speed ?? 1);
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 
 import { handler as admit } from '../functions/admit.ts';
+import { handler as awaitSlot } from '../functions/await-slot.ts';
 import { handler as failEvacuation } from '../functions/fail-evacuation.ts';
 import { handler as finishEvacuation } from '../functions/finish-evacuation.ts';
 import { handler as finishRestore } from '../functions/finish-restore.ts';
@@ -21,6 +22,7 @@ const FUNCTIONS = {
   resolveTarget,
   planStart,
   admit,
+  awaitSlot,
   prepareBranches,
   pass,
   finishEvacuation,

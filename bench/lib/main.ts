@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the sections in order (drain, reaction, footprint, scale), each printing its own
+ * `npm run bench`: the sections in order (drain, reaction, footprint, scale, queue), each printing its own
  * block, then one table of every figure beside its target and reference; the raw runs go to a JSON file.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { runFootprintSection } from './footprint.ts';
 import { findKubectl } from './kubectl.ts';
 import { runKubevirtSection } from './kubevirt-section.ts';
 import { type BenchOptions, BenchUsageError, parseBenchOptions, type Section, USAGE } from './options.ts';
+import { runQueueSection } from './queue.ts';
 import { runReactionSection } from './reaction.ts';
 import { runScaleSection } from './scale.ts';
 import type { SectionReport } from './section.ts';
@@ -42,6 +43,8 @@ async function runSection(section: Section, options: BenchOptions, kubectl: stri
       return runFootprintSection();
     case 'scale':
       return runScaleSection(options);
+    case 'queue':
+      return runQueueSection();
   }
 }
 

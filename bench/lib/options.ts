@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 /** The parts of `npm run bench`, in the order they run. */
-export const SECTIONS = ['drain', 'kubevirt', 'reaction', 'footprint', 'scale'] as const;
+export const SECTIONS = ['drain', 'kubevirt', 'reaction', 'footprint', 'scale', 'queue'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Speed 1 is the measurement; `--quick` runs the cluster 5× faster (flattering neither tool fairly). */
@@ -36,7 +36,7 @@ export interface BenchOptions {
   readonly retryIntervalMs?: number;
 }
 
-export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reaction,footprint,scale] [--cases busy-node,pdb-heavy]
+export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reaction,footprint,scale,queue] [--cases busy-node,pdb-heavy]
                         [--repetitions 3] [--speed 1 | --quick] [--run-timeout 600] [--time-limit 7200]
                         [--reaction-runs 20] [--scale-nodes 10,100,1000] [--out bench/results]
                         [--retry-interval-ms N]

@@ -16,7 +16,7 @@ import {
   drainOptionsOf,
   KUBEVIRT_RESTART_FLAG,
 } from '../common-flags.ts';
-import { requesterName, startEmbedded } from '../embedded.ts';
+import { requesterName, startEmbedded, wakeOwnWaiters } from '../embedded.ts';
 import { EXIT, type ExitCode, exitForSignal } from '../exit-codes.ts';
 import {
   expectPositionals,
@@ -161,6 +161,7 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
   });
   try {
     const { runtime } = await startEmbedded(cluster.config, output.events);
+    const waker = wakeOwnWaiters(cluster.config, runtime);
     output.events.note(`evacuating ${args.node} (request ${args.detail.requestId})`);
     const outcome: MachineOutcome = await runMachine(
       {
@@ -172,7 +173,7 @@ async function evacuate(args: EvacuateArgs, cluster: Cluster, context: CommandCo
         find: () => runtime.executionsFor(args.detail.requestId).find((e) => e.machine === 'evacuate'),
       },
       context,
-    );
+    ).finally(() => waker.stop());
     const read =
       outcome.kind === 'interrupted' ? (name: string) => afterInterrupt(() => cluster.client.getNode(name)) : undefined;
     const state = await describeNode(cluster.client, args.node, args.detail.requestId, read);

@@ -7,6 +7,7 @@
 import type { BusClientSettings } from '../../lib/bus/bus-key.ts';
 import type { BusAdapter } from '../../lib/bus/types.ts';
 import { loadConfig } from '../../lib/config/load.ts';
+import type { Config } from '../../lib/config/schema.ts';
 import { createLogger, type Logger } from '../../lib/log/logger.ts';
 import { NOTICE_PROVIDERS } from '../../lib/model/notice.ts';
 import type { DrainOptions } from '../../lib/model/request.ts';
@@ -70,7 +71,45 @@ async function startClusterForwarder(
     notReady: decision.notReady,
   });
   await forwarder.start();
-  return forwarder;
+  const waker = await wakeWaitingRequests(config, () => forwarder.isLeader, logger);
+  return {
+    stop: async (graceMs) => {
+      await waker.stop();
+      await forwarder.stop(graceMs);
+    },
+  };
+}
+
+/**
+ * Wakes Step Functions executions waiting in line (issue 23): a watch of the admission Lease (as
+ * `drainbridge run` holds one) whose leader sends each parked task token back with SendTaskSuccess as a
+ * slot frees. A wake-up lost (no rights, an outage, a replica change) costs the wait's fallback only.
+ */
+async function wakeWaitingRequests(
+  config: Config,
+  leading: () => boolean,
+  logger: Logger,
+): Promise<{ stop(): Promise<void> }> {
+  const [{ SlotWaker }, { connectKube }, { stepFunctionsDelivery }] = await Promise.all([
+    import('../../lib/admission/waker.ts'),
+    import('../../lib/sources/forwarder/kube.ts'),
+    import('../../lib/sources/forwarder/task-tokens.ts'),
+  ]);
+  const client = await connectKube(config);
+  const waker = new SlotWaker({
+    client,
+    namespace: config.namespace,
+    logger,
+    deliver: stepFunctionsDelivery(),
+    leading,
+  });
+  waker.start();
+  return {
+    stop: async () => {
+      await waker.stop();
+      client.close();
+    },
+  };
 }
 
 /** The node agent of this node (DRAINBRIDGE_NODE_NAME, DRAINBRIDGE_AGENT_PROVIDER, …), no leader election. */

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import { readAdmissionLease, readAdmissionView } from '../../lib/admission/index.ts';
+import { readAdmissionLease, readAdmissionView, SlotWaker } from '../../lib/admission/index.ts';
 import { startBusEndpoint } from '../../lib/bus/bus-endpoint.ts';
 import type { BusServerSettings } from '../../lib/bus/bus-key.ts';
 import type { TlsMaterial } from '../../lib/bus/bus-tls.ts';
@@ -50,6 +50,11 @@ export interface RunOptions {
   readonly notReady?: () => string[];
   /** Post notifications to this webhook (lib/notify; `url` already resolved from its secret reference). */
   readonly webhook?: WebhookSettings;
+  /**
+   * Wake requests waiting in line when a slot frees (default true). False leaves only the waits'
+   * fallbacks: what a lost wake-up costs (the benchmark's reference, and the test that it still admits).
+   */
+  readonly wakeUps?: boolean;
 }
 
 /** The webhook's sender and what feeds it, when a webhook is configured. */
@@ -79,6 +84,8 @@ export class DrainbridgeRun {
   /** The maintenance windows of the configuration (DRAINBRIDGE_MAINTENANCE_WINDOWS), armed while leading. */
   readonly windows: WindowScheduler;
   readonly notifications: RunNotifications | undefined;
+  /** Wakes requests waiting in line as slots free (undefined when wake-ups are off). */
+  readonly waker: SlotWaker | undefined;
   readonly #client: KubeClient;
   readonly #options: RunOptions;
   readonly #settled = new WeakSet<TrackedExecution>();
@@ -125,6 +132,16 @@ export class DrainbridgeRun {
       ...(options.notReady ? { notReady: options.notReady } : {}),
       onLeadership: (leading) => (leading ? this.#lead() : this.#follow()),
     });
+    this.waker =
+      options.wakeUps === false
+        ? undefined
+        : new SlotWaker({
+            client: kube.forwarderClient,
+            namespace,
+            logger: options.logger,
+            deliver: (token) => runtime.executor.sendTaskSuccess(token),
+            leading: () => this.forwarder.isLeader,
+          });
   }
 
   static async create(options: RunOptions): Promise<DrainbridgeRun> {
@@ -180,6 +197,7 @@ export class DrainbridgeRun {
       await this.#busEndpoint?.close();
       throw error;
     }
+    this.waker?.start();
   }
 
   /** The bus endpoint's URL, when one is served. */
@@ -190,6 +208,7 @@ export class DrainbridgeRun {
   /** Flushes the forwarder, gives up the Lease (stopping executions at their next step) and stops. */
   async stop(graceMs = 10_000): Promise<void> {
     await this.#busEndpoint?.close();
+    await this.waker?.stop();
     await this.forwarder.stop(graceMs);
     this.runtime.stop();
     await this.#resuming;

@@ -169,6 +169,13 @@ function without(queue: Record<string, QueueEntry>, requestId: string): Record<s
  * How many fresh requests wait ahead of `requestId` in the queue (oldest first), or undefined when it has
  * no fresh place (never asked, or its entry expired).
  */
+/** The waiting requests' ids in line order (oldest first), stale entries left out: the order requestsAhead counts. */
+export function lineOrder(queue: AdmissionQueue, at: { readonly now: Date; readonly ttlSeconds: number }): string[] {
+  return Object.entries(freshEntries(queue, at.now, at.ttlSeconds))
+    .sort(compareEntries)
+    .map(([id]) => id);
+}
+
 export function requestsAhead(
   queue: AdmissionQueue,
   requestId: string,

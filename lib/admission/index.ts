@@ -15,6 +15,9 @@
  *   mutex.ts     the Lease as a mutex, and edits made without it
  *   records.ts   the Lease's annotations and their codec (nothing outside this folder reads them)
  *   leave.ts     a request leaving: its place dropped, its released node no longer counted
+ *   wake.ts      a waiting request's wake-up token parked on its place (near the front, or on a limit)
+ *   wake-plan.ts which parked tokens a new version of the Lease wakes (pure)
+ *   waker.ts     the watch of the Lease that sends them back (run, the CLI, the forwarder)
  *   view.ts      the Lease for status and repair
  *   outlook.ts   what admission would decide for a node now, for `drainbridge plan` (writes nothing)
  *   breaker.ts   the circuit breaker: K failed evacuations within a window pause admission (pure)
@@ -45,3 +48,6 @@ export {
   readAdmissionView,
 } from './view.ts';
 export { waitFromLease } from './wait.ts';
+export { PARKED_PLACES, parkWakeToken } from './wake.ts';
+export { ADMISSION_LEASE_NAME, planWakeUps, type WakeWatch } from './wake-plan.ts';
+export { SlotWaker, type SlotWakerParts } from './waker.ts';

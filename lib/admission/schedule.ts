@@ -18,11 +18,13 @@ export const QUEUE_REFRESH_SECONDS = 60;
 export const LEASE_ONLY_WAIT_SECONDS = 120;
 
 /**
- * The error a waiting request throws, which picks its retry schedule (state-machines/evacuate.asl.yml, Admit):
- * SlotUnavailable (every 0–3 s) when fewer than twice as many requests wait ahead of it for the
- * cluster-wide slots as there are slots — the next round of releases admits it, or brings it to the
- * front; WaitingInLine (every 0–10 s) when it waits further back, on a label-selector limit or a
- * window, or has no place yet.
+ * The error a waiting request throws, which picks how it waits (state-machines/evacuate.asl.yml, Admit's catch):
+ * SlotUnavailable (WaitForSlot: woken as a slot frees, else again within 10 s) when fewer than twice as
+ * many requests wait ahead of it for the cluster-wide slots as there are slots — the next round of
+ * releases admits it, or brings it to the front — or when it has no place yet (it found admission busy:
+ * it writes its place at its next attempt, and a minute's sleep would put it behind later arrivals);
+ * WaitingInLine (WaitInLine: again within 60 s) when it waits further back, on a label-selector limit or
+ * a window.
  */
 export function waitError(
   message: string,
@@ -30,6 +32,6 @@ export function waitError(
   at: { readonly requestId: string; readonly maxHeldNodes: number; readonly now: Date },
 ): SlotUnavailable {
   const ahead = requestsAhead(decision.queue, at.requestId, { now: at.now, ttlSeconds: QUEUE_TTL_SECONDS });
-  const next = !decision.limited && ahead !== undefined && ahead < 2 * at.maxHeldNodes;
+  const next = !decision.limited && (ahead === undefined || ahead < 2 * at.maxHeldNodes);
   return next ? new SlotUnavailable(message) : new WaitingInLine(message);
 }

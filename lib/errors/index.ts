@@ -72,16 +72,27 @@ export class SlotUnavailable extends DrainbridgeError {
 
 /**
  * No slot is coming soon: the request waits further back in line (at least twice as many requests wait
- * ahead of it as there are slots), on a label-selector limit, for the admission mutex before it has a
- * place, or for another execution of the same request. Retried every 0–10 s, not every few seconds
- * (that would cost the API server requests that cannot admit anything), and without a growing backoff:
- * the line moves while the request sleeps, and one asleep at the front keeps free slots from the
- * requests behind it. A SlotUnavailable to everything that catches one.
+ * ahead of it as there are slots) or on a label-selector limit. It sleeps in WaitInLine: woken by the
+ * watch of the admission Lease when a slot comes to it, else it asks again within a minute. A
+ * SlotUnavailable to everything that catches one.
  */
 export class WaitingInLine extends SlotUnavailable {
   constructor(message: string) {
     super(message);
     this.name = 'WaitingInLine';
+  }
+}
+
+/**
+ * Another execution of the same request runs (or was killed and its claim has not expired yet): this one
+ * waits for it to end. Nothing on the admission Lease changes when it does — no watch can wake it — so it
+ * is retried every 0–10 s (Admit's Retry), as every wait was before wake-ups: a process re-run after a
+ * crash takes over within seconds of the old claim's expiry, not at a minute's fallback.
+ */
+export class RequestRunningElsewhere extends WaitingInLine {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestRunningElsewhere';
   }
 }
 

@@ -12,7 +12,8 @@
  * - `transient-after-start`: retried by every Task after ResolveTarget, not by ResolveTarget itself (the
  *   execution's first contact with the cluster: failing there is configuration, reported at once);
  * - `poll`: a branch pass made no progress; its pass state retries it (Step Functions polling);
- * - `wait`: Admit retries it until a slot is free;
+ * - `wait`: Admit catches it into a wait that a freed slot wakes (WaitForSlot, WaitInLine) — or, behind another
+ *   execution of the same request, which nothing wakes, retries it — until the request is admitted;
  * - `cancel` / `skip`: caught into their own end states (Cancelled, Skipped);
  * - `fail`: caught by `States.ALL` (RecordFailure in Evacuate, Rejected at ResolveTarget);
  * - `none`: never leaves a task (CLI parsing, patterns checked at packaging, internal wrappers).
@@ -43,12 +44,19 @@ export const ERROR_REGISTRY = {
   SlotUnavailable: {
     handling: 'wait',
     expected: true,
-    meaning: 'no maintenance slot is free yet; near the front of the line, admission is tried again within seconds',
+    meaning:
+      'no maintenance slot is free yet; near the front of the line, the request sleeps until a slot frees (woken) or 10 s pass',
   },
   WaitingInLine: {
     handling: 'wait',
     expected: true,
-    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again every 0-10 s',
+    meaning: 'no maintenance slot is coming soon (further back in line); admission is tried again every minute',
+  },
+  RequestRunningElsewhere: {
+    handling: 'wait',
+    expected: true,
+    meaning:
+      'another execution of the same request runs (or its claim has not expired); admission is tried again every 0–10 s',
   },
   SkipEvent: {
     handling: 'skip',

@@ -101,6 +101,19 @@ const NODE_LEASE_PART: ServicePart = {
   grant: { kind: 'Role', name: 'drainbridge-node-leases', namespace: 'medik8s-leases' },
 };
 
+/** `drainbridge run`'s watch of the admission Lease, which wakes requests waiting in line as slots free (lib/admission/waker.ts). */
+function wakeUpPart(settings: ServiceSettings): ServicePart {
+  const leases = { group: 'coordination.k8s.io', namespace: settings.namespace };
+  return {
+    name: 'the wake-ups of requests waiting in line',
+    accesses: [
+      call('list', 'leases', 'list the admission Lease (wake requests waiting in line)', leases),
+      call('watch', 'leases', 'watch the admission Lease (wake requests waiting in line)', leases),
+    ],
+    grant: { kind: 'Role', name: 'drainbridge-leases', namespace: settings.namespace },
+  };
+}
+
 /** What `drainbridge run` runs the state machines with: every call of evacuate, restore and abort. */
 function workflowPart(settings: ServiceSettings): ServicePart {
   const access = { namespace: settings.namespace, ...(settings.kubevirtRestart ? { kubevirtRestart: true } : {}) };
@@ -141,6 +154,7 @@ function partsOf(service: Service, settings: ServiceSettings): ServicePart[] {
     case 'run':
       return [
         ...watchesAndLease(settings, 'drainbridge-leases', 'drainbridge'),
+        wakeUpPart(settings),
         workflowPart(settings),
         ...nodeMaintenance,
       ];

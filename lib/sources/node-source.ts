@@ -5,7 +5,7 @@
  * and adds what its own leading, following, stopping or a node's deletion need.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { ResilientInformer } from './informer.ts';
+import type { ResilientInformer } from '../clients/kube/http/informer.ts';
 import { LeadershipTerm } from './term.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from './types.ts';
 

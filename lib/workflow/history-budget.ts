@@ -16,7 +16,7 @@ export const EVENTS_PER_STATE = 2;
 export const EVENTS_PER_LAMBDA_CALL = 3;
 
 /**
- * NotYetDone (and SlotUnavailable) retries per entry of a polling Task. When they run out the Task is
+ * NotYetDone retries per entry of a polling Task (a branch pass). When they run out the Task is
  * caught, the loop counts the iteration and goes round (the backoff starts again at its first interval).
  * Bounding them bounds what one iteration can cost: no Retry can run the history out on its own.
  */
@@ -35,12 +35,21 @@ export const TRANSIENT_RETRIES = 12;
 export const ITERATION_EVENTS =
   EVENTS_PER_STATE + EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES) + 3 * EVENTS_PER_STATE;
 
+/** A service integration attempt (`lambda:invoke.waitForTaskToken`, startExecution): Scheduled, Started, Submitted, Succeeded/Failed/TimedOut, and one to spare. */
+export const EVENTS_PER_SERVICE_CALL = 5;
+
 /**
- * The most one round of the Admit loop writes: like ITERATION_EVENTS, with its two waiting retriers
- * (SlotUnavailable next in line, WaitingInLine further back) of POLL_RETRIES each.
+ * The most one round of the Admit loop writes: Admit with its transient retries and — behind another
+ * execution of the same request, which no wake-up ends — its RequestRunningElsewhere retries; the wait
+ * (WaitForSlot or WaitInLine: a callback Task with its transient retries), the Pass state that counts,
+ * and the Choice. Waiting in line does not poll: the waits end on a wake-up or their fallback.
  */
 export const ADMIT_ITERATION_EVENTS =
-  EVENTS_PER_STATE + EVENTS_PER_LAMBDA_CALL * (1 + 2 * POLL_RETRIES + TRANSIENT_RETRIES) + 3 * EVENTS_PER_STATE;
+  EVENTS_PER_STATE +
+  EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES) +
+  EVENTS_PER_STATE +
+  EVENTS_PER_SERVICE_CALL * (1 + TRANSIENT_RETRIES) +
+  2 * EVENTS_PER_STATE;
 
 /**
  * The count an execution starts with: ExecutionStarted, ResolveTarget with its retries, the notBefore

@@ -5,7 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EmbeddedExecutor, type LocalHandler, type MachineDefinition, taskFunctions } from '../../embedded/executor.ts';
+import {
+  callbackFunctions,
+  EmbeddedExecutor,
+  type LocalHandler,
+  type MachineDefinition,
+  taskFunctions,
+} from '../../embedded/executor.ts';
 import { loadDefinitions } from '../../embedded/runtime.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
 
@@ -13,7 +19,7 @@ import { InvalidInput } from '../../lib/errors/index.ts';
 function refusingHandlers(definitions: Record<string, MachineDefinition>): Record<string, LocalHandler> {
   const handlers: Record<string, LocalHandler> = {};
   for (const definition of Object.values(definitions)) {
-    for (const key of taskFunctions(definition).values()) {
+    for (const key of [...taskFunctions(definition).values(), ...callbackFunctions(definition).values()]) {
       handlers[key] = async () => {
         throw new InvalidInput('invalid input', [{ path: 'detail', message: 'refused by the test' }]);
       };

@@ -42,6 +42,7 @@ const TASK_INPUT = {
 const VALID_INPUTS: Record<string, Record<string, unknown>> = {
   planStart: { ...TASK_INPUT, request: { ...REQUEST, notBefore: '2026-11-21T01:00:00.000Z' } },
   admit: TASK_INPUT,
+  awaitSlot: { ...TASK_INPUT, taskToken: 'token-1' },
   prepareBranches: TASK_INPUT,
   pass: { ...TASK_INPUT, branch: 'pods' },
   finishEvacuation: TASK_INPUT,

@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isSlotWait } from '../../lib/errors/registry.ts';
+import { ADMIT_ITERATION_EVENTS, PARALLEL_ENTRY_LIMIT } from '../../lib/workflow/history-budget.ts';
 import { waitUntil } from '../support/wait.ts';
 import {
   eventsOf,
@@ -58,8 +59,10 @@ describe('the maximum evacuation time runs out in a continued execution', () => 
     assert.ok(first);
     const admitsWaited = () =>
       w.taskCalls.filter((c) => c.executionId === first.id && isSlotWait(c.error?.name)).length;
-    // Eleven caught rounds of 21 attempts each count more than PARALLEL_ENTRY_LIMIT (1,000 events).
-    await waitUntil('node-1 waited long enough in the Admit loop', () => admitsWaited() >= 12 * 21, 120_000);
+    // Each round of waiting (Admit refused, a wait that times out at once) counts ADMIT_ITERATION_EVENTS; one
+    // more round than PARALLEL_ENTRY_LIMIT needs, and the execution must continue before the Parallel state.
+    const rounds = Math.ceil(PARALLEL_ENTRY_LIMIT / ADMIT_ITERATION_EVENTS) + 1;
+    await waitUntil('node-1 waited long enough in the Admit loop', () => admitsWaited() >= rounds, 120_000);
     await w.runtime.put('Maintenance Ended', maintenanceEnded('node-2'));
     await waitUntil('node-1 continued as new', () => w.runtime.executionsFor('req-node-1').length >= 2, 60_000);
     // (A moment after the continued execution began: it began no later than this.)

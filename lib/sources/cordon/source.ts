@@ -5,8 +5,8 @@
  * again from the nodes — a repeat is a duplicate with the same requestId, which the workflow drops.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import type { ResilientInformer } from '../../clients/kube/http/informer.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { ResilientInformer } from '../informer.ts';
 import { NodeSource } from '../node-source.ts';
 import { type CordonSelection, planCordon } from './decide.ts';
 

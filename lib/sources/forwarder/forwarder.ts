@@ -7,12 +7,12 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { BusAdapter } from '../../bus/types.ts';
 import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
+import { ResilientInformer } from '../../clients/kube/http/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { DrainOptions } from '../../model/request.ts';
 import { LEDGER_ANNOTATION } from '../../node/ledger.ts';
 import { trimManagedFields } from '../cordon/request-id.ts';
 import { CordonSource } from '../cordon/source.ts';
-import { ResilientInformer } from '../informer.ts';
 import { NodeMaintenanceSource } from '../node-maintenance/source.ts';
 import { KUBEVIRT_FLAVOR, MEDIK8S_FLAVOR, type NodeMaintenanceFlavor } from '../node-maintenance/types.ts';
 import type { WebhookServer } from '../node-maintenance/webhook.ts';

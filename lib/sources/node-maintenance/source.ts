@@ -16,9 +16,14 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { isNotFound } from '../../clients/kube/errors.ts';
 import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
+import {
+  clusterObjectsPath,
+  type InformerOptions,
+  type Listed,
+  ResilientInformer,
+} from '../../clients/kube/http/informer.ts';
 import { EVACUATION_API, type EvacuationObject, evacuationName } from '../../clients/kube/paths.ts';
 import type { Logger } from '../../log/logger.ts';
-import { clusterObjectsPath, type InformerOptions, type Listed, ResilientInformer } from '../informer.ts';
 import { LeadershipTerm } from '../term.ts';
 import type { EventOutlet, ForwarderSource, PublishReceipt } from '../types.ts';
 import { type NodeMaintenanceAction, planNodeMaintenance } from './decide.ts';

@@ -7,9 +7,9 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeHttpClient } from '../../clients/kube/http/client.ts';
+import { ResilientInformer, type RestartReason } from '../../clients/kube/http/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import { LEDGER_ANNOTATION } from '../../node/ledger.ts';
-import { ResilientInformer, type RestartReason } from '../informer.ts';
 import { NodeSource } from '../node-source.ts';
 import type { EventOutlet } from '../types.ts';
 import { rebootEnds, trimForReboot } from './decide.ts';

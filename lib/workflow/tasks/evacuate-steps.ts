@@ -17,7 +17,7 @@ import type { BranchPrepared } from '../../branches/contract/branch.ts';
 import { branchNamed, prepareBranches } from '../../branches/registry.ts';
 import type { EvacuationObject } from '../../clients/kube/paths.ts';
 import type { Config } from '../../config/index.ts';
-import { EvacuationAborted, NotYetDone, SkipEvent, WaitingInLine } from '../../errors/index.ts';
+import { EvacuationAborted, NotYetDone, RequestRunningElsewhere, SkipEvent } from '../../errors/index.ts';
 import { isSlotWait } from '../../errors/registry.ts';
 import type { TaskSpec, TaskTools } from '../../lambda/task.ts';
 import { type PassResult, passFailureOf } from '../../model/pass.ts';
@@ -158,7 +158,7 @@ export const admitTask: TaskSpec<TaskInput, Admitted, WorkflowDeps> = {
     const execution = { executionId: input.executionId, predecessor: input.chain?.previousExecutionId };
     const ownership = await reconcileOwnership(deps.kube, input.request.requestId, execution, tools.now());
     if (ownership.action === 'yield') {
-      throw new WaitingInLine(ownerWaitMessage(input.request.requestId, ownership.owner));
+      throw new RequestRunningElsewhere(ownerWaitMessage(input.request.requestId, ownership.owner));
     }
     // A continued execution picks up where its predecessor was: the phase does not walk back.
     if (!input.chain?.previousExecutionId) await advancePhase(deps, input, 'NodeCordoned', tools);

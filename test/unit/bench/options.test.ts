@@ -6,8 +6,16 @@ import { BenchUsageError, parseBenchOptions } from '../../../bench/lib/options.t
 const CASES = ['busy-node', 'pdb-heavy'];
 
 describe('parseBenchOptions', () => {
-  it('runs the kubevirt section after drain by default, and alone when asked', () => {
-    assert.deepEqual(parseBenchOptions([], CASES).sections, ['drain', 'kubevirt', 'reaction', 'footprint', 'scale']);
+  it('runs the kubevirt section after drain by default, the queue last, and each alone when asked', () => {
+    assert.deepEqual(parseBenchOptions([], CASES).sections, [
+      'drain',
+      'kubevirt',
+      'reaction',
+      'footprint',
+      'scale',
+      'queue',
+    ]);
+    assert.deepEqual(parseBenchOptions(['--sections', 'queue'], CASES).sections, ['queue']);
     assert.deepEqual(parseBenchOptions(['--sections', 'kubevirt'], CASES).sections, ['kubevirt']);
   });
 

@@ -84,6 +84,14 @@ const CASES: readonly Case[] = [
     field: 'machine',
   },
   {
+    fn: 'await-slot',
+    what: 'no task token to park',
+    event: broken('await-slot.json', (e) => {
+      delete e.taskToken;
+    }),
+    field: 'taskToken',
+  },
+  {
     fn: 'admit',
     what: 'a node name the API server would refuse',
     event: broken('admit.json', (e) => {

@@ -26,6 +26,7 @@ import {
 } from '../../../lib/workflow/tasks/outcome-steps.ts';
 import { resolveTargetTask } from '../../../lib/workflow/tasks/resolve-target.ts';
 import { planStartTask } from '../../../lib/workflow/tasks/start-steps.ts';
+import { awaitSlotTask } from '../../../lib/workflow/tasks/wait-steps.ts';
 import { openWindowTask } from '../../../lib/workflow/tasks/window-steps.ts';
 
 const EVENTS = new URL('../../../events/', import.meta.url);
@@ -51,6 +52,7 @@ const FUNCTION_SAMPLES: Record<string, Spec> = {
   'resolve-target.json': resolveTargetTask,
   'resolve-target-restore.json': resolveTargetTask,
   'admit.json': admitTask,
+  'await-slot.json': awaitSlotTask,
   'prepare-branches.json': prepareBranchesTask,
   'pass-pods.json': passTask,
   'pass-nova.json': passTask,
@@ -147,7 +149,7 @@ describe('events/ samples', () => {
       [],
       'functions without a sample',
     );
-    assert.equal(functions.length, 12);
+    assert.equal(functions.length, 13);
   });
 
   for (const [file, spec] of Object.entries(FUNCTION_SAMPLES)) {

@@ -20,10 +20,10 @@
  * restarts, bookmarks, timeout and watchdog that had to be added around it.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { apiCodeOf } from '../clients/kube/errors.ts';
-import type { KubeHttpClient, ListPage, WatchEvent } from '../clients/kube/http/client.ts';
-import { abortableSleep } from '../clients/kube/http/signals.ts';
-import type { Logger } from '../log/logger.ts';
+import type { Logger } from '../../../log/logger.ts';
+import { apiCodeOf } from '../errors.ts';
+import type { KubeHttpClient, ListPage, WatchEvent } from './client.ts';
+import { abortableSleep } from './signals.ts';
 
 export type RestartReason = 'closed' | 'expired' | 'error' | 'stalled';
 

@@ -1,0 +1,128 @@
+/**
+ * Which wake-up tokens a new version of the admission Lease sends (planWakeUps, pure): a freed slot wakes
+ * the front of the line once, never someone behind a front place still parking its token, and never the
+ * same token twice — so a woken request that must wait again cannot set off a loop of wake-ups.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Lease } from '@kubernetes/client-node';
+import type { QueueEntry } from '../../../lib/admission/decision.ts';
+import { recordAnnotations } from '../../../lib/admission/records.ts';
+import { mayPark, PARKED_PLACES } from '../../../lib/admission/wake.ts';
+import { planWakeUps, type WakeWatch } from '../../../lib/admission/wake-plan.ts';
+
+const NOW = new Date('2099-01-01T10:00:00Z');
+const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000).toISOString();
+
+/** A waiting request's place: `order` sets its place in line (its `since`); `wake` its parked token. */
+function place(order: number, wake?: string): QueueEntry {
+  return { node: `node-${order}`, since: at(-100 + order), seen: at(-1), ...(wake ? { wake } : {}) } as QueueEntry;
+}
+
+function lease(admitted: string[], queue: Record<string, QueueEntry>): V1Lease {
+  return {
+    metadata: { name: 'drainbridge-admission', annotations: recordAnnotations({ admittedNodes: admitted, queue }) },
+  };
+}
+
+/** Feeds versions in order; returns the tokens each one sent. */
+function replay(versions: V1Lease[]): string[][] {
+  let watch: WakeWatch | undefined;
+  return versions.map((version) => {
+    const planned = planWakeUps(watch, version, NOW);
+    watch = planned.watch;
+    return planned.tokens;
+  });
+}
+
+describe('planWakeUps', () => {
+  it('a released slot wakes the front of the line once; nothing on the first version seen', () => {
+    const line = { a: place(1, 'ta'), b: place(2, 'tb') };
+    assert.deepEqual(replay([lease(['held-1'], line), lease([], line), lease([], line)]), [[], ['ta'], []]);
+  });
+
+  it('a front place with no token yet keeps the slot: its token is woken when parked, not the one behind', () => {
+    const before = { a: place(1), b: place(2, 'tb') };
+    const parked = { a: place(1, 'ta'), b: place(2, 'tb') };
+    assert.deepEqual(replay([lease(['held-1'], before), lease([], before), lease([], parked)]), [[], [], ['ta']]);
+  });
+
+  it('a woken request that waits again (a new token) is not woken again until another slot frees', () => {
+    const woken = { a: place(1, 'ta'), b: place(2, 'tb') };
+    const again = { a: place(1, 'ta2'), b: place(2, 'tb') };
+    assert.deepEqual(replay([lease(['held-1'], woken), lease([], woken), lease([], again), lease([], again)]), [
+      [],
+      ['ta'],
+      [],
+      [],
+    ]);
+  });
+
+  it('two slots freed at once wake the first two places; a slot taken back by an admission is owed no more', () => {
+    const line = { a: place(1, 'ta'), b: place(2, 'tb'), c: place(3, 'tc') };
+    assert.deepEqual(replay([lease(['n1', 'n2'], line), lease([], line)]), [[], ['ta', 'tb']]);
+    const noToken = { a: place(1), b: place(2, 'tb') };
+    // Freed, then taken (another request admitted for a node) before the front parked its token: no wake-up.
+    assert.deepEqual(
+      replay([lease(['n1'], noToken), lease([], noToken), lease(['n9'], noToken), lease(['n9'], line)]),
+      [[], [], [], []],
+    );
+  });
+
+  it('an unreadable queue, or no Lease, wakes nobody (the fallback covers it); a slot freed across it still is', () => {
+    const line = { a: place(1, 'ta') };
+    const damaged: V1Lease = {
+      metadata: { name: 'drainbridge-admission', annotations: { 'drainbridge.io/admission-queue': '{not json' } },
+    };
+    assert.deepEqual(replay([lease(['n1'], line), damaged, lease(['n1'], line)]), [[], [], []]);
+    assert.deepEqual(replay([lease(['n1'], line), damaged, lease([], line)]), [[], [], ['ta']]);
+    assert.deepEqual(replay([lease(['n1'], line), undefined as unknown as V1Lease]), [[], []]);
+  });
+
+  it('any release wakes every request parked on a limit (a zone, a selector), wherever it stands; once each', () => {
+    const onLimit = (order: number, wake: string) => ({ ...place(order, wake), why: 'zone a: 1 of 1 held' });
+    const line = { a: place(1, 'ta'), z1: onLimit(30, 'tz1'), z2: onLimit(40, 'tz2'), c: place(50, 'tc') };
+    // They wait again (new tokens): the next release wakes them again; c, behind a, is owed no slot.
+    const again = { ...line, z1: onLimit(30, 'tz1b'), z2: onLimit(40, 'tz2b') };
+    assert.deepEqual(replay([lease(['n1', 'n2'], line), lease(['n2'], line), lease(['n2'], again), lease([], again)]), [
+      [],
+      ['ta', 'tz1', 'tz2'],
+      [],
+      ['tz1b', 'tz2b'],
+    ]);
+    // No release, no wake-up for them: an admission (more held) sends nothing.
+    assert.deepEqual(replay([lease(['n1'], line), lease(['n1', 'n3'], line)]), [[], []]);
+  });
+});
+
+describe('mayPark: who parks a wake-up token on the Lease', () => {
+  const why = 'zone zone-a: 1 of 1 node(s) held';
+  /** `count` places in line, ids p1…pN; those listed in `limited` wait on a limit, with a token when `parked`. */
+  function line(count: number, limited: Record<string, { parked: boolean }> = {}): Record<string, QueueEntry> {
+    const entries = Array.from({ length: count }, (_, i) => {
+      const id = `p${i + 1}`;
+      const mark = limited[id];
+      const entry = { ...place(i + 1, mark?.parked ? `t${i + 1}` : undefined), ...(mark ? { why } : {}) };
+      return [id, entry] as const;
+    });
+    return Object.fromEntries(entries);
+  }
+
+  it('the first PARKED_PLACES places park; one further back parks only when it waits on a limit', () => {
+    const queue = line(40, { p30: { parked: false } });
+    assert.equal(mayPark(queue, 'p1', NOW), true);
+    assert.equal(mayPark(queue, `p${PARKED_PLACES}`, NOW), true);
+    assert.equal(mayPark(queue, `p${PARKED_PLACES + 1}`, NOW), false);
+    assert.equal(mayPark(queue, 'p30', NOW), true, 'on a limit, far back: it parks (any release wakes it)');
+    assert.equal(mayPark(queue, 'unknown', NOW), false, 'no place, no token');
+  });
+
+  it('at most PARKED_PLACES requests on limits park beyond the front: the Lease stays small', () => {
+    const parked = Object.fromEntries(
+      Array.from({ length: PARKED_PLACES }, (_, i) => [`p${20 + i}`, { parked: true }] as const),
+    );
+    const queue = line(60, { ...parked, p50: { parked: false } });
+    assert.equal(mayPark(queue, 'p50', NOW), false);
+    assert.equal(mayPark(queue, 'p20', NOW), true, 'one already parked may park its next token');
+  });
+});
