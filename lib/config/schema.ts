@@ -447,6 +447,13 @@ export const WORKFLOW_SETTINGS = {
       help: 'a request with notBefore starts its evacuation this long before notBefore, on top of the estimated evacuation time (docs/notices.md, "Starting in time")',
       readBy: EVERY_PROCESS,
     }),
+    noticeRestoreGapSeconds: setting({
+      env: 'DRAINBRIDGE_NOTICE_RESTORE_GAP_SECONDS',
+      parse: integer(0, 90 * 86_400),
+      default: '0',
+      help: 'a cloud notice moved later after its node was drained: when the new start is more than this many seconds away, restore the node (only what drainbridge changed) and evacuate it again before the new start; 0 keeps it drained until the maintenance ends (docs/notices.md, "Rescheduled notices")',
+      readBy: EVERY_PROCESS,
+    }),
     podReadySeconds: setting({
       env: 'DRAINBRIDGE_POD_READY_SECONDS',
       parse: integer(0, 86_400),

@@ -7,6 +7,31 @@
 export const NOTICE_PROVIDERS = ['azure', 'aws', 'gcp', 'alibaba'] as const;
 export type NoticeProvider = (typeof NOTICE_PROVIDERS)[number];
 
+/** How a cloud's controller manager writes a node's `spec.providerID`: its scheme, and where the instance id is. */
+export interface ProviderIdForm {
+  readonly scheme: string;
+  /**
+   * `last-segment`: the last path segment (`aws:///us-west-2a/i-0abc`, `gce://project/zone/name`);
+   * `after-region`: the last segment's part after `<region>.` (`alicloud://cn-hangzhou.i-bp1…`).
+   */
+  readonly instanceId: 'last-segment' | 'after-region';
+}
+
+/**
+ * Each cloud's providerID form, so that an instance target (the bus contract's `instance`) resolves to its
+ * node (lib/node/resolve.ts). Declared here, beside the provider's name, because the model is what both
+ * lib/node and the cloud descriptors may read (lib/node importing lib/sources would close a folder
+ * cycle); each cloud's descriptor carries its scheme, which the compiler holds to this one.
+ */
+export const NOTICE_PROVIDER_IDS = Object.freeze({
+  azure: { scheme: 'azure://', instanceId: 'last-segment' },
+  aws: { scheme: 'aws://', instanceId: 'last-segment' },
+  gcp: { scheme: 'gce://', instanceId: 'last-segment' },
+  // kubernetes/cloud-provider-alibaba-cloud, NodeFromProviderID: `alicloud://<region>.<instance id>`,
+  // e.g. `alicloud://cn-hangzhou.i-v98dklsmnxkkgiiil7` (the prefix-less `<region>.<id>` form is not matched).
+  alibaba: { scheme: 'alicloud://', instanceId: 'after-region' },
+} as const) satisfies Readonly<Record<NoticeProvider, ProviderIdForm>>;
+
 /** Where a notice was read: one entry per provider document (lib/sources/<provider>/). */
 export const NOTICE_SOURCES = [
   /** Azure IMDS `/metadata/scheduledevents`. */

@@ -10,8 +10,8 @@ import type { WindowOccurrence } from './window.ts';
 export const ORIGINS = ['cordon', 'node-maintenance', ...NOTICE_PROVIDERS, 'manual', 'schedule'] as const;
 export type Origin = (typeof ORIGINS)[number];
 
-/** Cloud providers whose instance ids can name a target. */
-export const INSTANCE_PROVIDERS = ['aws', 'azure', 'gcp', 'openstack'] as const;
+/** Cloud providers whose instance ids can name a target: every cloud whose notices drainbridge reads, and OpenStack. */
+export const INSTANCE_PROVIDERS = [...NOTICE_PROVIDERS, 'openstack'] as const;
 export type InstanceProvider = (typeof INSTANCE_PROVIDERS)[number];
 
 /**

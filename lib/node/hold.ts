@@ -122,18 +122,23 @@ function describeRestored(restored: Restored): string {
 
 /**
  * Releases `requestId`'s hold (leaving a tombstone). Releasing the last hold undoes exactly what the
- * ledger recorded. Idempotent; a deleted node is a clean no-op.
+ * ledger recorded. Idempotent; a deleted node is a clean no-op. `keepRequest`: no tombstone, the request
+ * takes the node again later (a rescheduled notice: lib/workflow/reschedule-restore.ts).
  */
 export async function releaseHold(
   client: KubeClient,
   nodeName: string,
   requestId: string,
-  settings: { now?: Date; ledger?: LedgerSettings } = {},
+  settings: { now?: Date; ledger?: LedgerSettings; keepRequest?: boolean } = {},
 ): Promise<ReleaseResult> {
   const now = settings.now ?? new Date();
+  const keep = settings.keepRequest === true;
   try {
     const result = await updateNode(client, nodeName, (node) => {
-      const decision = planRelease(node, requestId, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
+      const decision = planRelease(node, requestId, now, {
+        ...(settings.ledger ?? DEFAULT_LEDGER_SETTINGS),
+        keepRequest: keep,
+      });
       if (decision.action === 'none') {
         return { value: { last: decision.last, restored: NOTHING_RESTORED, neverHeld: false, already: true } };
       }
@@ -147,7 +152,7 @@ export async function releaseHold(
       const what = result.value.last ? `; last hold: ${describeRestored(result.value.restored)}` : '';
       const message = result.value.neverHeld
         ? `maintenance request ${requestId} ended before it held the node; it will not cordon it`
-        : `maintenance hold ${requestId} released${what}`;
+        : `maintenance hold ${requestId} released${keep ? ' until its rescheduled start' : ''}${what}`;
       await emitNodeEvent(client, result.node, { reason: 'MaintenanceHoldReleased', message }, now);
     }
     return {

@@ -331,7 +331,7 @@ export const NOTHING_RESTORED: Restored = Object.freeze({
 });
 
 export type ReleaseDecision =
-  | { readonly action: 'none'; readonly why: 'already-released'; readonly last: boolean }
+  | { readonly action: 'none'; readonly why: 'already-released' | 'not-held'; readonly last: boolean }
   | {
       readonly action: 'patch';
       readonly patch: MergePatch;
@@ -374,16 +374,21 @@ function restoreSpec(
 /**
  * Releases `requestId`'s hold and leaves a tombstone. Releasing the last hold undoes what the ledger
  * recorded, and only where the node still shows drainbridge's value (what others changed since stays).
+ * `keepRequest`: the request goes on (a rescheduled notice restores the node and evacuates it again
+ * later: lib/workflow/reschedule-restore.ts), so no tombstone is written and a request not holding the
+ * node changes nothing.
  */
 export function planRelease(
   node: V1Node,
   requestId: string,
   now: Date,
-  settings = DEFAULT_LEDGER_SETTINGS,
+  settings: LedgerSettings & { readonly keepRequest?: boolean } = DEFAULT_LEDGER_SETTINGS,
 ): ReleaseDecision {
+  const keepRequest = settings.keepRequest === true;
   const ledger = readLedger(node);
   const released = pruneReleased(ledger.released, now, settings.tombstoneSeconds);
   if (!Object.hasOwn(ledger.holds, requestId)) {
+    if (keepRequest) return { action: 'none', why: 'not-held', last: !isHeld(ledger) };
     if (Object.hasOwn(released, requestId)) return { action: 'none', why: 'already-released', last: !isHeld(ledger) };
     // Ended before it took its hold (e.g. still waiting for a maintenance slot): remember that, so the
     // late admission finds the tombstone and does not cordon a node whose maintenance is over.
@@ -398,7 +403,7 @@ export function planRelease(
     };
   }
   const holds = Object.fromEntries(Object.entries(ledger.holds).filter(([id]) => id !== requestId));
-  released[requestId] = now.toISOString();
+  if (!keepRequest) released[requestId] = now.toISOString();
   if (Object.keys(holds).length > 0) {
     // Releasing only ever shrinks the holds; tombstones over the budget go, the release never does.
     const next: Ledger = fitLedger({ ...ledger, holds, released }) ?? { ...ledger, holds, released };

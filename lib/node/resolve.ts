@@ -6,22 +6,36 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../clients/kube/client.ts';
 import { isNotFound } from '../clients/kube/errors.ts';
 import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
+import { NOTICE_PROVIDER_IDS, type ProviderIdForm } from '../model/notice.ts';
 import type { InstanceProvider, Target } from '../model/request.ts';
 import { describeTarget } from '../model/request.ts';
 
-/** The providerID scheme of each cloud (`aws:///zone/i-…`, `azure:///…/name`, `gce://project/zone/name`, `openstack:///uuid`). */
-export const PROVIDER_ID_SCHEMES: Readonly<Record<InstanceProvider, string>> = Object.freeze({
-  aws: 'aws://',
-  azure: 'azure://',
-  gcp: 'gce://',
-  openstack: 'openstack://',
+/**
+ * The providerID form of each instance provider: the clouds' from the model (each cloud's descriptor
+ * carries the same scheme), and OpenStack's — cloud-provider-openstack's `openstack:///<server uuid>` —
+ * the one provider without notices, so without a cloud descriptor.
+ */
+const PROVIDER_ID_FORMS: Readonly<Record<InstanceProvider, ProviderIdForm>> = Object.freeze({
+  ...NOTICE_PROVIDER_IDS,
+  openstack: { scheme: 'openstack://', instanceId: 'last-segment' },
 });
 
-/** Whether a node's providerID names this cloud instance: same scheme, instance id as the last path segment. */
+/** The providerID scheme of each instance provider (`aws:///zone/i-…`, `alicloud://region.i-…`, `openstack:///uuid`). */
+export const PROVIDER_ID_SCHEMES: Readonly<Record<InstanceProvider, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(PROVIDER_ID_FORMS).map(([provider, form]) => [provider, form.scheme])) as Record<
+    InstanceProvider,
+    string
+  >,
+);
+
+/** Whether a node's providerID names this cloud instance: same scheme, the instance id where its form puts it. */
 export function providerIdMatches(providerID: string, provider: InstanceProvider, id: string): boolean {
-  if (!providerID.startsWith(PROVIDER_ID_SCHEMES[provider])) return false;
+  const form = PROVIDER_ID_FORMS[provider];
+  if (!providerID.startsWith(form.scheme)) return false;
   const last = providerID.split('/').pop() ?? '';
-  return last.toLowerCase() === id.toLowerCase();
+  // `<region>.<instance id>`: without the dot there is no instance id (never the region taken for one).
+  const instance = form.instanceId === 'after-region' ? last.split('.').slice(1).join('.') : last;
+  return instance !== '' && instance.toLowerCase() === id.toLowerCase();
 }
 
 /** The nodes a providerID or instance target names (pure). */

@@ -32,7 +32,13 @@ import { decodeRecord, type RecordFormat } from '../util/json-record.ts';
 import { sameJson } from '../util/same-json.ts';
 import { ENDED_LABEL, RESTORED_LABEL } from './expiry.ts';
 import { abortRequestedBy, blockedBlocker, withAbortRequest, withBlocked, withContinueRequest } from './mailboxes.ts';
-import { judgeRevision, type RevisionVerdict, withReschedule } from './reschedule.ts';
+import {
+  judgeRevision,
+  KEEP_DRAINED,
+  type ReschedulePolicy,
+  type RevisionVerdict,
+  withReschedule,
+} from './reschedule.ts';
 
 /** A new, empty record for a request. Pure. */
 export function newEvacuation(spec: EvacuationObject['spec']): EvacuationObject {
@@ -198,6 +204,27 @@ function progressEntry(entry: BranchEntry | undefined, report: ProgressReport): 
 /** Phases kept per record (a request walks through a handful; continued executions do not walk back). */
 const MAX_PHASES = 50;
 
+/** The record with a move noted (see reviseStart): `kept` notes it; `replan` and `restore` make it live. */
+function revisedRecord(
+  record: EvacuationObject,
+  request: ResolvedRequest,
+  verdict: Extract<RevisionVerdict, { reschedule: unknown }>,
+  at: Date,
+): EvacuationObject {
+  const status = record.status ?? { branches: {} };
+  const reschedules = withReschedule(status.reschedules, verdict.reschedule);
+  if (verdict.kind === 'kept') return { ...record, status: { ...status, reschedules } };
+  const spec = {
+    ...record.spec,
+    ...(request.notBefore ? { notBefore: request.notBefore } : {}),
+    ...(request.revision ? { revision: request.revision } : {}),
+  };
+  if (verdict.kind === 'replan') return { ...record, spec, status: { ...status, reschedules } };
+  const phase = 'MaintenanceScheduled';
+  const phases = [...(status.phases ?? []), { phase, at: at.toISOString() }].slice(-MAX_PHASES);
+  return { ...record, spec, status: { ...status, reschedules, phase, phases } };
+}
+
 export class EvacuationProgressStore implements ProgressStore, ProgressRecorder {
   readonly #client: KubeClient;
   readonly #watchers = new Set<(update: RecordUpdate) => void>();
@@ -346,26 +373,22 @@ export class EvacuationProgressStore implements ProgressStore, ProgressRecorder 
   /**
    * A request arriving with a notice revision: judges it against the record (lib/progress/reschedule.ts)
    * and, for a move, records it in the same conditional write — `replan` makes the request's start and
-   * revision the record's (the live ones), `kept` only notes the move. Judged again on every retry, so two
-   * revisions racing end with the later one live. The record must exist (`ensure` first).
+   * revision the record's (the live ones), `kept` only notes the move, `restore` does what `replan` does
+   * and puts the phase back to MaintenanceScheduled (the node is restored next, and evacuated again).
+   * Judged again on every retry, so two revisions racing end with the later one live. The record must
+   * exist (`ensure` first).
    */
-  async reviseStart(request: ResolvedRequest, at: Date): Promise<RevisionVerdict> {
+  async reviseStart(
+    request: ResolvedRequest,
+    at: Date,
+    policy: ReschedulePolicy = KEEP_DRAINED,
+  ): Promise<RevisionVerdict> {
     let verdict: RevisionVerdict = { kind: 'current' };
     await retryOnConflict(async () => {
       const record = await this.#get(request.requestId);
-      verdict = record ? judgeRevision(request, record, at) : { kind: 'current' };
-      if (!record || (verdict.kind !== 'replan' && verdict.kind !== 'kept')) return;
-      const status = record.status ?? { branches: {} };
-      const reschedules = withReschedule(status.reschedules, verdict.reschedule);
-      const spec =
-        verdict.kind === 'replan'
-          ? {
-              ...record.spec,
-              ...(request.notBefore ? { notBefore: request.notBefore } : {}),
-              ...(request.revision ? { revision: request.revision } : {}),
-            }
-          : record.spec;
-      const written = await this.#client.replaceEvacuation({ ...record, spec, status: { ...status, reschedules } });
+      verdict = record ? judgeRevision(request, record, at, policy) : { kind: 'current' };
+      if (!record || !('reschedule' in verdict)) return;
+      const written = await this.#client.replaceEvacuation(revisedRecord(record, request, verdict, at));
       this.#tell({ kind: 'written', record: written });
     });
     return verdict;

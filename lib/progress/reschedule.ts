@@ -12,7 +12,11 @@
  *    live one and waits for the new start (at once when it is already within the estimate);
  *  - `kept`: a later revision, a new start, the evacuation had started: the node stays drained until the
  *    maintenance ends (what AWS Node Termination Handler users expect: a drained node is not put back into
- *    service on a notice that may move again), and the record and `status` say so.
+ *    service on a notice that may move again), and the record and `status` say so;
+ *  - `restore`: the same, but the policy restores (`DRAINBRIDGE_NOTICE_RESTORE_GAP_SECONDS` > 0), the
+ *    evacuation had ended (NodeDrained, no Restore begun) and the start moved later, more than the gap
+ *    away: the node is restored (lib/workflow/reschedule-restore.ts) and this execution, now the live one,
+ *    evacuates it again for the new start.
  *
  * Stale executions are not stopped: one waiting for an old start wakes then, finds itself superseded and
  * ends without touching the node (Step Functions Wait states cannot be woken, and need not be).
@@ -29,7 +33,16 @@ export type RevisionVerdict =
   | { readonly kind: 'superseded'; readonly message: string }
   | { readonly kind: 'unchanged'; readonly message: string }
   | { readonly kind: 'replan'; readonly reschedule: Reschedule }
-  | { readonly kind: 'kept'; readonly reschedule: Reschedule };
+  | { readonly kind: 'kept'; readonly reschedule: Reschedule }
+  | { readonly kind: 'restore'; readonly reschedule: Reschedule };
+
+/** The notice policy for a start moved after the evacuation started: restore when the new start is more than this away (0: never). */
+export interface ReschedulePolicy {
+  readonly restoreGapSeconds: number;
+}
+
+/** Keep drained: what drainbridge does unless told otherwise. */
+export const KEEP_DRAINED: ReschedulePolicy = { restoreGapSeconds: 0 };
 
 function instant(time: string | undefined): number | undefined {
   if (time === undefined) return undefined;
@@ -58,26 +71,60 @@ function describe(time: string | undefined): string {
   return time ?? 'no start';
 }
 
-function rescheduleOf(request: ResolvedRequest, record: EvacuationObject, now: Date): Reschedule {
+/**
+ * Whether the policy restores the node for this move: the evacuation ended with the node drained and no
+ * Restore begun, the start moved later, and the new start is more than the gap away.
+ */
+function restores(
+  move: { readonly from: string | undefined; readonly to: string | undefined },
+  record: EvacuationObject,
+  now: Date,
+  policy: ReschedulePolicy,
+): boolean {
+  const gap = policy.restoreGapSeconds;
+  const [before, after] = [instant(move.from), instant(move.to)];
+  if (gap <= 0 || before === undefined || after === undefined || after <= before) return false;
+  if (record.status?.phase !== 'NodeDrained' || record.status.restore?.startedAt) return false;
+  return after - now.getTime() > gap * 1000;
+}
+
+function outcomeOf(started: boolean, restore: boolean): Reschedule['outcome'] {
+  if (!started) return 'replanned';
+  return restore ? 'restored' : 'kept';
+}
+
+function rescheduleOf(
+  request: ResolvedRequest,
+  record: EvacuationObject,
+  now: Date,
+  policy: ReschedulePolicy,
+): Reschedule {
   const from = currentStartOf(record);
   const to = request.notBefore;
-  const started = hasStarted(record);
+  const outcome = outcomeOf(hasStarted(record), restores({ from, to }, record, now, policy));
   const moved = `the maintenance on node ${request.nodeName} moved from ${describe(from)} to ${describe(to)} (${request.revision?.key})`;
-  const message = started
-    ? `${moved}; the evacuation had started (${record.status?.phase}): the node stays drained until the maintenance ends`
-    : `${moved}; the evacuation had not started: it starts for the new time`;
+  const messages: Record<Reschedule['outcome'], string> = {
+    kept: `${moved}; the evacuation had started (${record.status?.phase}): the node stays drained until the maintenance ends`,
+    replanned: `${moved}; the evacuation had not started: it starts for the new time`,
+    restored: `restored: maintenance moved to ${describe(to)} (> ${policy.restoreGapSeconds} s away); evacuating again from ${describe(to)} − estimate (${moved})`,
+  };
   return {
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
     revision: request.revision?.key ?? '',
     at: now.toISOString(),
-    outcome: started ? 'kept' : 'replanned',
-    message,
+    outcome,
+    message: messages[outcome],
   };
 }
 
 /** What an execution of `request` does, given its Evacuation record (see the module comment). */
-export function judgeRevision(request: ResolvedRequest, record: EvacuationObject, now: Date): RevisionVerdict {
+export function judgeRevision(
+  request: ResolvedRequest,
+  record: EvacuationObject,
+  now: Date,
+  policy: ReschedulePolicy = KEEP_DRAINED,
+): RevisionVerdict {
   const live = record.spec.revision;
   if (!request.revision) return { kind: 'current' };
   if (isLaterRevision(live, request.revision)) {
@@ -93,8 +140,9 @@ export function judgeRevision(request: ResolvedRequest, record: EvacuationObject
       message: `request ${request.requestId}: revision ${request.revision?.key} keeps the start (${describe(request.notBefore)}); nothing to plan again`,
     };
   }
-  const reschedule = rescheduleOf(request, record, now);
-  return reschedule.outcome === 'kept' ? { kind: 'kept', reschedule } : { kind: 'replan', reschedule };
+  const reschedule = rescheduleOf(request, record, now, policy);
+  const kinds = { kept: 'kept', replanned: 'replan', restored: 'restore' } as const;
+  return { kind: kinds[reschedule.outcome], reschedule };
 }
 
 /** The record's moves with `reschedule` appended (the last few kept). */

@@ -160,8 +160,12 @@ export interface Reschedule {
   /** The revision that moved it (the provider's key) and when drainbridge recorded it. */
   revision: string;
   at: string;
-  /** `replanned`: the evacuation had not started and waits for the new start; `kept`: it had, the node stays drained. */
-  outcome: 'replanned' | 'kept';
+  /**
+   * `replanned`: the evacuation had not started and waits for the new start; `kept`: it had, the node stays
+   * drained; `restored`: it had ended, the new start is far (the notice policy's gap): the node was restored
+   * and is evacuated again for the new start.
+   */
+  outcome: 'replanned' | 'kept' | 'restored';
   /** One sentence for `drainbridge status`. */
   message: string;
 }

@@ -2,7 +2,8 @@
  * PlanStart: for a request with notBefore, when its evacuation starts (start-time.ts) on an estimate of
  * the node's evacuation (estimate.ts). The Evacuate machine then waits on the timestamp this returns
  * (a Wait state with TimestampPath) and either starts or plans again. Before admission: it changes no
- * node; it records the start in the request's Evacuation record and publishes Evacuation Progress
+ * node (except to restore one for a notice moved far away, under the notice policy's restore gap:
+ * reschedule-restore.ts); it records the start in the request's Evacuation record and publishes Evacuation Progress
  * (phase MaintenanceScheduled, `timing`) when the start or the estimate changed.
  */
 
@@ -18,6 +19,7 @@ import { estimateNode } from '../estimate-observe.ts';
 import { progressEvent } from '../outcomes.ts';
 import { lateWarning, planStart, waitTimestamp } from '../start-time.ts';
 import { TaskInput } from '../state.ts';
+import { restoreForReschedule, restorePending } from './reschedule-restore.ts';
 
 /** What PlanStart hands the machine (at `$.start`): when its Wait ends, and whether the evacuation starts then. */
 export interface PlannedStart {
@@ -70,18 +72,27 @@ async function recordStart(deps: WorkflowDeps, input: TaskInput, start: Evacuati
 
 /**
  * A request that arrives again with a later notice revision (a rescheduled notice) moves the start of the
- * waiting evacuation, or — started already — is noted and leaves the node drained; an execution for an
- * older revision, or one that moves nothing, ends here before it plans (lib/progress/reschedule.ts).
+ * waiting evacuation, or — started already — is noted and leaves the node drained, or, under the notice
+ * policy's restore gap, restores the node and plans the evacuation again; an execution for an older
+ * revision, or one that moves nothing, ends here before it plans (lib/progress/reschedule.ts). The record
+ * is written before the node is restored: stopped in between, the node stays drained (the safe side)
+ * until the retry finishes the restore (restorePending).
  */
-async function followRevision(deps: WorkflowDeps, request: ResolvedRequest, tools: TaskTools): Promise<void> {
+async function followRevision(deps: WorkflowDeps, input: TaskInput, tools: TaskTools): Promise<void> {
+  const { request } = input;
   const now = tools.now();
-  await deps.progress.ensure(request, now);
-  const verdict = await deps.progress.reviseStart(request, now);
-  if (verdict.kind === 'current') return;
+  const record = await deps.progress.ensure(request, now);
+  const policy = { restoreGapSeconds: deps.config.startTiming.noticeRestoreGapSeconds };
+  const verdict = await deps.progress.reviseStart(request, now, policy);
+  if (verdict.kind === 'current') {
+    if (await restorePending(deps, input, record)) await restoreForReschedule(deps, input, tools);
+    return;
+  }
   if (verdict.kind === 'superseded' || verdict.kind === 'unchanged') throw new SkipEvent(verdict.message);
   const { message } = verdict.reschedule;
   tools.logger.warn('maintenance rescheduled', { requestId: request.requestId, ...verdict.reschedule });
   if (verdict.kind === 'kept') throw new SkipEvent(message);
+  if (verdict.kind === 'restore') await restoreForReschedule(deps, input, tools);
 }
 
 export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
@@ -92,7 +103,7 @@ export const planStartTask: TaskSpec<TaskInput, PlannedStart, WorkflowDeps> = {
     const { request } = input;
     if (!request.notBefore) throw new Error('planStart needs a request with notBefore');
     await assertNotEnded(deps, request);
-    await followRevision(deps, request, tools);
+    await followRevision(deps, input, tools);
     const estimate = await estimateOrNone(deps, request, tools);
     const now = tools.now();
     const { marginSeconds } = deps.config.startTiming;

@@ -156,7 +156,7 @@ describe('Maintenance Requested contract', () => {
         d.target = { instance: { provider: 'oracle', id: 'ocid1' } };
       },
       message:
-        'invalid "Maintenance Requested" event: target.instance.provider: must be one of aws, azure, gcp, openstack',
+        'invalid "Maintenance Requested" event: target.instance.provider: must be one of azure, aws, gcp, alibaba, openstack',
     },
     {
       name: 'negative timeout',

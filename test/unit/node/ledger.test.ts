@@ -122,6 +122,20 @@ describe('planHold / planRelease', () => {
     assert.equal(expired.action, 'patch');
   });
 
+  test('released to be held again (a rescheduled notice): restored, no tombstone, the same request holds it later', () => {
+    const held = hold(node(), alice);
+    const decision = planRelease(held, 'req-1', later(10), { ...DEFAULT_LEDGER_SETTINGS, keepRequest: true });
+    assert.equal(decision.action, 'patch');
+    if (decision.action !== 'patch') return;
+    assert.equal(decision.last, true);
+    const restored = apply(held, decision.patch);
+    assert.equal(restored.spec?.unschedulable, false, 'uncordoned');
+    assert.deepEqual(readLedger(restored).released, {}, 'no tombstone');
+    assert.equal(planHold(restored, alice, later(20)).action, 'patch', 'the same request takes the node again');
+    const again = planRelease(restored, 'req-1', later(30), { ...DEFAULT_LEDGER_SETTINGS, keepRequest: true });
+    assert.deepEqual(again, { action: 'none', why: 'not-held', last: true }, 'released again: nothing, no tombstone');
+  });
+
   test('compatibility taints only when configured, removed on release, foreign taints kept', () => {
     const settings = { ...DEFAULT_LEDGER_SETTINGS, compatibilityTaints: ['medik8s.io/drain' as const] };
     const start = node({ taints: [{ key: 'gpu', effect: 'NoSchedule', value: 'true' }] });

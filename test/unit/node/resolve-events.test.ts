@@ -11,6 +11,8 @@ const nodes: V1Node[] = [
   { metadata: { name: 'a' }, spec: { providerID: 'aws:///eu-west-1a/i-0abc' } },
   { metadata: { name: 'b' }, spec: { providerID: 'openstack:///6b1f6c8e-0002' } },
   { metadata: { name: 'c' }, spec: { providerID: 'gce://project/zone/vm-c' } },
+  // As Alibaba Cloud's cloud-controller-manager writes it (kubernetes/cloud-provider-alibaba-cloud, NodeFromProviderID).
+  { metadata: { name: 'd' }, spec: { providerID: 'alicloud://cn-hangzhou.i-bp1dd0000000000000a' } },
 ];
 
 describe('target resolution (pure)', () => {
@@ -20,6 +22,8 @@ describe('target resolution (pure)', () => {
     ['by AWS instance id', { instance: { provider: 'aws', id: 'i-0abc' } }, ['a']],
     ['by OpenStack server id', { instance: { provider: 'openstack', id: '6b1f6c8e-0002' } }, ['b']],
     ['by GCE instance name', { instance: { provider: 'gcp', id: 'vm-c' } }, ['c']],
+    ['by Alibaba Cloud ECS instance id', { instance: { provider: 'alibaba', id: 'i-bp1dd0000000000000a' } }, ['d']],
+    ['an Alibaba region is no instance id', { instance: { provider: 'alibaba', id: 'cn-hangzhou' } }, []],
     ['wrong cloud matches nothing', { instance: { provider: 'azure', id: 'i-0abc' } }, []],
   ];
   for (const [title, target, expected] of cases) {
@@ -33,6 +37,9 @@ describe('target resolution (pure)', () => {
   test('providerIdMatches compares the last path segment only', () => {
     assert.equal(providerIdMatches('aws:///zone/i-1', 'aws', 'i-1'), true);
     assert.equal(providerIdMatches('aws:///zone/i-10', 'aws', 'i-1'), false);
+    assert.equal(providerIdMatches('alicloud://cn-hangzhou.i-1', 'alibaba', 'i-1'), true);
+    assert.equal(providerIdMatches('alicloud://i-1', 'alibaba', 'i-1'), false, 'no region: not the documented form');
+    assert.equal(providerIdMatches('aws:///zone/cn-hangzhou.i-1', 'alibaba', 'i-1'), false, 'another scheme');
   });
 });
 

@@ -101,6 +101,50 @@ describe('judgeRevision', () => {
   });
 });
 
+describe('judgeRevision under the restore policy (DRAINBRIDGE_NOTICE_RESTORE_GAP_SECONDS)', () => {
+  const GAP = { restoreGapSeconds: 3 * 3600 };
+  const drained = (start: string) => ({
+    ...record('NodeDrained', first),
+    spec: { ...record('NodeDrained', first).spec, notBefore: start },
+  });
+  const SOON = '2030-01-10T12:30:00.000Z';
+  const FAR = '2030-01-13T12:00:00.000Z';
+
+  it('a drained node whose start moved later, more than the gap away: restore, the move and the words recorded', () => {
+    const verdict = judgeRevision(request(FAR, second), drained(SOON), NOW, GAP);
+    assert.equal(verdict.kind, 'restore');
+    if (verdict.kind !== 'restore') return;
+    assert.equal(verdict.reschedule.outcome, 'restored');
+    assert.equal(verdict.reschedule.from, SOON);
+    assert.equal(verdict.reschedule.to, FAR);
+    assert.match(
+      verdict.reschedule.message,
+      /^restored: maintenance moved to 2030-01-13T12:00:00.000Z \(> 10800 s away\); evacuating again from 2030-01-13T12:00:00.000Z − estimate/,
+    );
+  });
+
+  it('kept drained: the policy off, the new start within the gap, moved earlier, not yet drained, or a Restore begun', () => {
+    assert.equal(judgeRevision(request(FAR, second), drained(SOON), NOW).kind, 'kept', 'off by default');
+    const withinGap = '2030-01-10T14:59:00.000Z';
+    assert.equal(judgeRevision(request(withinGap, second), drained(SOON), NOW, GAP).kind, 'kept', 'within the gap');
+    assert.equal(
+      judgeRevision(request(FAR, second), drained('2030-01-20T12:00:00.000Z'), NOW, GAP).kind,
+      'kept',
+      'earlier',
+    );
+    for (const phase of ['NodeCordoned', 'NodeDraining', 'Failed']) {
+      const busy = { ...drained(SOON), status: { phase } };
+      assert.equal(judgeRevision(request(FAR, second), busy, NOW, GAP).kind, 'kept', phase);
+    }
+    const restoring = { ...drained(SOON), status: { phase: 'NodeDrained', restore: { startedAt: NOW.toISOString() } } };
+    assert.equal(judgeRevision(request(FAR, second), restoring, NOW, GAP).kind, 'kept', 'a Restore begun');
+  });
+
+  it('before the evacuation started the gap changes nothing: replan', () => {
+    assert.equal(judgeRevision(request(FAR, second), record('MaintenanceScheduled', first), NOW, GAP).kind, 'replan');
+  });
+});
+
 describe('withReschedule', () => {
   it('keeps the last few moves, latest last', () => {
     const move = (n: number) => ({

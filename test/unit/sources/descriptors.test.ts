@@ -68,14 +68,9 @@ describe('cloud descriptors', () => {
     }
     for (const cloud of CLOUD_DESCRIPTORS) {
       assert.equal(AGENT_SETTINGS[cloud.provider], cloud.settings, `${cloud.provider}: the agent's settings`);
-      // Instance targets (the bus contract's `instance`) exist for the clouds INSTANCE_PROVIDERS names.
-      if (isInstanceProvider(cloud.provider)) {
-        assert.equal(
-          PROVIDER_ID_SCHEMES[cloud.provider],
-          cloud.providerIdScheme,
-          `${cloud.provider}: resolve.ts agrees`,
-        );
-      }
+      // Every cloud names instances (the bus contract's `instance`), resolved by the scheme its descriptor carries.
+      assert.ok(isInstanceProvider(cloud.provider), `${cloud.provider}: an instance provider`);
+      assert.equal(PROVIDER_ID_SCHEMES[cloud.provider], cloud.providerIdScheme, `${cloud.provider}: resolve.ts agrees`);
       assert.equal(DEFAULT_NOTICE_POLICY[cloud.provider], cloud.policy);
     }
     assert.equal(

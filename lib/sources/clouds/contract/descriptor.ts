@@ -10,7 +10,7 @@
  * parser per source, listed in registry/agents.ts), which the compiler checks against its sources.
  */
 import { z } from 'zod';
-import type { NoticeProvider, NoticeSource } from '../../../model/notice.ts';
+import type { NOTICE_PROVIDER_IDS, NoticeProvider, NoticeSource } from '../../../model/notice.ts';
 import type { SettingReader, SettingTree } from '../../../settings/setting.ts';
 import type { NoticeRule } from './rules.ts';
 
@@ -51,8 +51,12 @@ export interface CloudDescriptor<
   readonly approvesEvents: boolean;
   /** The provider pages its parsers and fixtures follow. */
   readonly docs: readonly string[];
-  /** Its nodes' `spec.providerID` prefix (lib/node/resolve.ts keeps the same, checked by the test). */
-  readonly providerIdScheme: string;
+  /**
+   * Its nodes' `spec.providerID` prefix, as its cloud-controller-manager writes it: the model's
+   * NOTICE_PROVIDER_IDS, which lib/node/resolve.ts reads (lib/node cannot import this folder), holds the
+   * same — the compiler refuses another.
+   */
+  readonly providerIdScheme: (typeof NOTICE_PROVIDER_IDS)[P]['scheme'];
   /** Its node agent settings (base URL, opt-in sources, poll times): AGENT_SETTINGS.<provider>. */
   readonly settings: S;
   readonly sources: { readonly [Source in SourcesOf<P>]: SourceFacts };
