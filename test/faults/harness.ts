@@ -134,9 +134,12 @@ export async function restore(w: FaultWorld, node: string, requestId = `req-${no
 
 type Tracked = Awaited<ReturnType<typeof evacuate>>;
 
-/** The evacuation succeeded and said so once (Evacuation Succeeded). */
+/**
+ * The evacuation succeeded and said so once (Evacuation Succeeded). Its outcome is its chain's last: a
+ * request that waited in line long enough continues as new before it drains (lib/workflow/history-budget.ts).
+ */
 export async function expectSucceeded(w: FaultWorld, execution: Tracked): Promise<void> {
-  const outcome = await execution.outcome;
+  const { outcome } = await w.runtime.chainOf(execution);
   assert.equal(outcome.ok, true, `expected success: ${failureOf(outcome).name}: ${failureOf(outcome).message}`);
   assert.equal(eventsOf(w, 'Evacuation Succeeded', execution.requestId ?? '').length, 1, 'one Evacuation Succeeded');
 }
@@ -148,7 +151,7 @@ export async function expectFailed(
   errorName: string,
   message: RegExp,
 ): Promise<Record<string, unknown>> {
-  const outcome = await execution.outcome;
+  const { outcome } = await w.runtime.chainOf(execution);
   assert.equal(failureOf(outcome).name, 'EvacuationFailed', `expected a failure, got ${failureOf(outcome).name}`);
   const [failed] = eventsOf(w, 'Evacuation Failed', execution.requestId ?? '');
   assert.ok(failed, 'Evacuation Failed published');
