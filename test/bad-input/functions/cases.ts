@@ -12,6 +12,7 @@ const EVENTS = new URL('../../../events/', import.meta.url);
 export const FUNCTIONS = [
   'resolve-target',
   'admit',
+  'await-slot',
   'prepare-branches',
   'pass',
   'finish-evacuation',
@@ -364,6 +365,7 @@ const semanticResolve: BadInputCase[] = [
 
 const TASK_SAMPLES: Record<Exclude<FunctionFile, 'resolve-target' | 'normalize-aws-notice' | 'open-window'>, string> = {
   admit: 'admit.json',
+  'await-slot': 'await-slot.json',
   'prepare-branches': 'prepare-branches.json',
   pass: 'pass-pods.json',
   'finish-evacuation': 'finish-evacuation.json',
@@ -450,10 +452,27 @@ const notJson: BadInputCase[] = (['admit', 'pass', 'release-hold', 'finish-resto
 ]);
 
 const PASS = sample('pass-pods.json');
+const AWAIT_SLOT = sample('await-slot.json');
 const FAIL = sample('fail-evacuation.json');
 const FINISH = sample('finish-restore.json');
 
 const specificCases: BadInputCase[] = [
+  {
+    fn: 'await-slot',
+    what: 'no task token',
+    event: broken(AWAIT_SLOT, (e) => void delete e.taskToken),
+    names: ['taskToken'],
+    error: 'InvalidInput',
+  },
+  {
+    fn: 'await-slot',
+    what: 'a task token of 3,000 characters (Step Functions: at most 2,048)',
+    event: broken(AWAIT_SLOT, (e) => {
+      e.taskToken = 't'.repeat(3000);
+    }),
+    names: ['taskToken'],
+    error: 'InvalidInput',
+  },
   {
     fn: 'pass',
     what: 'an unknown branch',
