@@ -4,7 +4,7 @@
  * without an optional source, logging why; what /readyz then says. Loads no @kubernetes/client-node.
  */
 
-import { apiStatusOf, isTransientStatus } from '../lib/clients/kube/errors.ts';
+import { apiStatusOf, isConnectionCut, isTransientStatus } from '../lib/clients/kube/errors.ts';
 import type { Config } from '../lib/config/schema.ts';
 import type { Logger } from '../lib/log/logger.ts';
 import type { Service, ServiceSettings } from '../lib/preflight/service-access.ts';
@@ -21,10 +21,12 @@ export interface StartDecision {
 }
 
 /**
- * How long a starting service waits out an API server that answers 429 or 5xx (overloaded, restarting)
- * before it gives up: a replica that exits on the first burst comes back only by its restart policy's
- * backoff, and both replicas may start into the same burst. An unreachable server (no answer at all) is
- * still an error at once.
+ * How long a starting service waits out an API server that answers 429 or 5xx (overloaded), or cuts its
+ * connections (restarting), before it gives up: a replica that exits on the first burst comes back only by
+ * its restart policy's backoff, and both replicas may start into the same burst or outage (the soak, seed
+ * 79462: both replicas restarted into a 30 s outage, exited 4, and the cluster had none). A server that
+ * refuses the connection, an unknown host, a certificate of another cluster or no answer in time are
+ * still errors at once: those are a wrong address or kubeconfig far more often than an outage.
  */
 const TRANSIENT_PATIENCE_MS = 60_000;
 
@@ -40,7 +42,8 @@ async function reviewPatiently(
       return await checkService(client, service, settings);
     } catch (error) {
       const status = apiStatusOf(error);
-      const transient = status !== undefined && status.code !== 0 && isTransientStatus(status);
+      const transient =
+        status !== undefined && (status.code === 0 ? isConnectionCut(error) : isTransientStatus(status));
       if (!transient || Date.now() + waitMs > deadline) throw error;
       logger.warn('preflight: the API server answered a transient error; asking again', {
         error: (error as Error).message,

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   for (const cloud of w.clouds) cloud.agent.sampleRss();
   const seen = observer.snapshot();
   await stopClouds(w.clouds);
-  for (const replica of w.replicas) await replica.stop('SIGTERM');
+  for (const replica of w.replicas) await replica.retire('SIGTERM');
   observer.stop();
   const log: SoakLog = {
     seed: opts.seed,

@@ -97,6 +97,9 @@ interface Life {
   rssLatest?: number;
 }
 
+/** How soon a replica that exited unasked starts again: the first delay of Kubernetes' CrashLoopBackOff. */
+const RESTART_AFTER_EXIT_MS = 10_000;
+
 /** One `drainbridge run` replica across its lives (each restart is a new process). */
 export class Replica {
   readonly name: string;
@@ -104,6 +107,7 @@ export class Replica {
   readonly #env: Record<string, string>;
   readonly #dir: string;
   readonly #lives: Life[] = [];
+  #retired = false;
 
   constructor(name: string, args: readonly string[], env: Record<string, string>, dir: string) {
     this.name = name;
@@ -118,13 +122,23 @@ export class Replica {
   }
 
   start(): void {
-    if (this.current) return;
+    if (this.current || this.#retired) return;
     const child = new Child(this.#args, this.#env, join(this.#dir, `${this.name}.log`));
     const life: Life = { child };
     this.#lives.push(life);
     void child.exited.then((exit) => {
       life.exit = exit;
+      // Exited unasked (the checker's no-crash judges it): started again as a Deployment's kubelet does
+      // after a container exits, so one crash does not leave the cluster without this replica for the
+      // rest of the run and hide everything after it (the 60-minute run of seed 79462).
+      if (!life.sentSignal) setTimeout(() => this.start(), RESTART_AFTER_EXIT_MS).unref();
     });
+  }
+
+  /** Stops the replica for good (the end of the run): no restart after this. */
+  async retire(signal: NodeJS.Signals): Promise<void> {
+    this.#retired = true;
+    await this.stop(signal);
   }
 
   /** Sends `signal` and waits (at most 30 s) for the process to end. */

@@ -229,10 +229,13 @@ export async function startRun(
     readonly cordonEvacuates?: string;
     readonly env?: Record<string, string>;
     readonly inCluster?: boolean;
+    /** A kubeconfig file of drainbridge-run's other than the cluster's own (e.g. through a fault proxy). */
+    readonly kubeconfig?: string;
     readonly leadWithinMs?: number;
   },
 ): Promise<DrainbridgeProcess> {
-  const access = options.inCluster ? [] : ['--kubeconfig', await cluster.kubeconfigFor('drainbridge-run')];
+  const kubeconfig = options.kubeconfig ?? (await cluster.kubeconfigFor('drainbridge-run'));
+  const access = options.inCluster ? [] : ['--kubeconfig', kubeconfig];
   const cordons = options.cordonEvacuates ? ['--cordon-evacuates', options.cordonEvacuates] : [];
   const run = new DrainbridgeProcess(
     [

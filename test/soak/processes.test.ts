@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Child } from '../../soak/processes.ts';
+import { Child, Replica } from '../../soak/processes.ts';
+import { waitUntil } from '../support/wait.ts';
 
 test('a command whose interpreter is missing exits 127 with the reason in its log and tail', async () => {
   const logFile = join(mkdtempSync(join(tmpdir(), 'soak-processes-')), 'cli.log');
@@ -20,4 +21,22 @@ test('a command whose interpreter is missing exits 127 with the reason in its lo
   assert.deepEqual(child.crashLines, [], 'not counted as a drainbridge crash');
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(readFileSync(logFile, 'utf8'), /could not start drainbridge evacuate/);
+});
+
+test('a replica that exits unasked starts again, as a Deployment restarts it; a retired one does not', {
+  timeout: 60_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'soak-replica-'));
+  // `run` with a flag it does not know exits 2 at once: a replica that ends without being asked to.
+  const replica = new Replica('run-x', ['run', '--no-such-flag'], {}, dir);
+  replica.start();
+  await waitUntil('the replica was started a second time', () => replica.lives().length >= 2, 30_000);
+  const [first] = replica.lives();
+  assert.equal(first?.exit?.code, 2, 'the first life exited 2, unasked');
+  assert.equal(first?.sentSignal, undefined);
+  await replica.retire('SIGTERM');
+  await waitUntil('the last life ended', () => replica.lives().every((life) => life.exit !== undefined), 30_000);
+  const lives = replica.lives().length;
+  await new Promise((resolve) => setTimeout(resolve, 12_000));
+  assert.equal(replica.lives().length, lives, 'retired: not started again');
 });

@@ -4,6 +4,7 @@
  * with cause `DisruptionBudget` is a blocker, not a transient fault.
  */
 import { ConflictError, DrainbridgeError, TransientError } from '../../errors/index.ts';
+import { noAnswerKind } from './reach.ts';
 
 /** One entry of a `metav1.Status`'s `details.causes`. */
 export interface StatusCause {
@@ -100,6 +101,18 @@ export function isMultiplePdbRefusal(status: ApiStatus): boolean {
 }
 
 /** Whether an API answer may pass on its own: 5xx (except the multiple-PDB refusal), 429 with no budget cause. */
+/**
+ * Whether a call without an answer was cut by the other end (ECONNRESET, EPIPE: the server was reached, then
+ * dropped the connection — an API server restarting, a load balancer draining), anywhere in its causes.
+ * Unlike a refused connection or an unknown host, not a sign of a wrong address.
+ */
+export function isConnectionCut(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (noAnswerKind(cause) === 'reset') return true;
+  }
+  return false;
+}
+
 export function isTransientStatus(status: ApiStatus): boolean {
   if (status.code === 0) return true;
   if (status.code >= 500) return !isMultiplePdbRefusal(status);
