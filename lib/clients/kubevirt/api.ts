@@ -1,7 +1,7 @@
 /**
  * Every KubeVirt API call drainbridge makes, through the one Kubernetes client (lib/clients/kube: timeouts,
  * retries of transient errors, named errors). deploy/base/rbac/drainbridge.yaml grants exactly these:
- * list kubevirts, list virtualmachineinstances, get virtualmachines, list/create/delete
+ * list kubevirts, list virtualmachineinstances, get virtualmachines, list/watch/create/delete
  * virtualmachineinstancemigrations (plus pods list and pods/eviction, which the drain has already).
  *
  * A cluster without KubeVirt answers 404 for its resources: that reads as "no KubeVirt" (no VMIs,
