@@ -88,17 +88,17 @@ export class KubeVirtPass implements ReconcilePass {
     const { kube, waitMs = 0 } = this.#deps;
     return roundsWithin(input, {
       waitMs,
-      round: (now) => this.#round(input.request, now),
+      round: (now, woken) => this.#round(input.request, now, woken),
       watch: (ms) => watchOwnMigrations(kube, this.#api, input.request.requestId, ms),
     });
   }
 
   /** One round: observe, plan, claim, perform, keep the progress, record Events. */
-  async #round(request: PassInput['request'], now: Date): Promise<KubeVirtRound> {
+  async #round(request: PassInput['request'], now: Date, woken: boolean): Promise<KubeVirtRound> {
     const { store, options } = this.#deps;
     const stored = await store.read(request.requestId, 'kubevirt', KUBEVIRT_STATE_FORMAT);
     const previous = stored?.state ?? INITIAL_KUBEVIRT_STATE;
-    const { plan, withheld, released } = await this.#planAndClaim(request, previous, now);
+    const { plan, withheld, released } = await this.#planAndClaim(request, previous, now, woken);
     if (released) {
       // A Restore released the hold since this step's guard: start nothing it would not cancel (the next
       // step's guard ends the evacuation).
@@ -155,9 +155,16 @@ export class KubeVirtPass implements ReconcilePass {
    * (claims.ts): it reads the claims, lists the migrations again, plans again and writes its claims
    * conditionally, so two evacuations never count the same free slot; a conflict means another pass
    * claimed in between: read, list and plan again. `withheld`: migrations not to create this pass, with
-   * why (their slots could not be claimed).
+   * why (their slots could not be claimed). A round woken by a migration's end most likely starts the next:
+   * it reads the claims first and lists once, so that the freed slot is taken after one listing, not two.
    */
-  async #planAndClaim(request: PassInput['request'], previous: KubeVirtBranchState, now: Date): Promise<Planned> {
+  async #planAndClaim(
+    request: PassInput['request'],
+    previous: KubeVirtBranchState,
+    now: Date,
+    woken: boolean,
+  ): Promise<Planned> {
+    if (woken && this.#claims) return this.#planClaiming(request, previous, now, this.#claims);
     const plan = planPass(await this.#observeAndPlanInput(request, previous, now));
     if (plan.actions.length === 0) return { plan, withheld: NOTHING_WITHHELD };
     if (this.#claims && plan.actions.some((action) => action.kind === 'migrate'))

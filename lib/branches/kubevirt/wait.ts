@@ -36,8 +36,8 @@ export interface MigrationsWatch {
 export interface WaitingRounds {
   /** How long the pass may wait in all (0: one round). */
   readonly waitMs: number;
-  /** One round at `now`. */
-  readonly round: (now: Date) => Promise<KubeVirtRound>;
+  /** One round at `now`; `woken`: after a wait (a migration ended or a retry came due: one is likely to start). */
+  readonly round: (now: Date, woken: boolean) => Promise<KubeVirtRound>;
   /** Lists and watches this request's migrations for `waitMs` at most; undefined without KubeVirt. */
   readonly watch: (waitMs: number) => Promise<MigrationsWatch | undefined>;
 }
@@ -159,7 +159,7 @@ class Waiter {
 /** Rounds of the pass within `waitMs`; the result of the last round, `progressed` if any round progressed. */
 export async function roundsWithin(input: PassInput, rounds: WaitingRounds): Promise<PassResult> {
   const waiter = new Waiter(input, rounds);
-  let round = await rounds.round(input.now);
+  let round = await rounds.round(input.now, false);
   let progressed = round.result.progressed;
   try {
     for (;;) {
@@ -167,7 +167,7 @@ export async function roundsWithin(input: PassInput, rounds: WaitingRounds): Pro
       if (next === 'return') break;
       await waiter.askIfDue();
       if (next === 'ask') continue;
-      round = await rounds.round(waiter.clock());
+      round = await rounds.round(waiter.clock(), true);
       progressed ||= round.result.progressed;
     }
   } finally {
