@@ -135,13 +135,14 @@ describe('a cluster without drainbridge’s resources', () => {
 });
 
 /**
- * Calls on a command's list that no run here can make: KubeVirt's migrations are created and deleted only
- * where VMs live, and VirtualMachines are read only with the restart opt-in — the KubeVirt suite
+ * Calls on a command's list that no run here can make: KubeVirt's migrations are created, watched (a pass
+ * waiting for its own to end) and deleted only where VMs live, and VirtualMachines are read only with the restart opt-in — the KubeVirt suite
  * (test/workflow/kubevirt.test.ts) makes each of them as the ServiceAccount (test/workflow/rbac.test.ts
  * relies on the same).
  */
 const MADE_BY_THE_KUBEVIRT_SUITE = new Set([
   'create virtualmachineinstancemigrations.kubevirt.io',
+  'watch virtualmachineinstancemigrations.kubevirt.io',
   'delete virtualmachineinstancemigrations.kubevirt.io',
   'get virtualmachines.kubevirt.io',
 ]);

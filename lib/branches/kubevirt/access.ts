@@ -24,6 +24,12 @@ export const KUBEVIRT_ACCESS = {
   evacuate: (settings: AccessSettings): ApiAccess[] => [
     ...READS,
     call('create', 'virtualmachineinstancemigrations', 'live-migrate the VMs', KUBEVIRT),
+    call(
+      'watch',
+      'virtualmachineinstancemigrations',
+      "start the next migration as soon as one of drainbridge's own ends",
+      KUBEVIRT,
+    ),
     ABORTS,
     ...(settings.kubevirtRestart
       ? [call('get', 'virtualmachines', "check a VM's run strategy before a restart", KUBEVIRT)]

@@ -18,6 +18,14 @@ import {
 } from './index.ts';
 import { vmiTimelines } from './progress.ts';
 
+/**
+ * How long one KubeVirt pass waits on a watch of its migrations, starting the next the moment one ends,
+ * before it returns: as the pods pass (POD_PASS_WAIT_MS) — a 20-VM node needs a handful of passes
+ * rather than one Step Functions retry per freed slot (each leaving the slot idle for its backoff), and
+ * the wait stays well inside the functions' 60 s timeout, so an abort is seen within it.
+ */
+export const KUBEVIRT_PASS_WAIT_MS = 30_000;
+
 export function kubeVirtOptions(config: Config): KubeVirtOptions {
   return { ...config.kubevirt };
 }
@@ -37,6 +45,7 @@ export const kubeVirtBranch: BranchDefinition = {
       options: kubeVirtOptions(deps.config),
       // Where the migration claims every evacuation shares live (the cluster-wide limit across nodes).
       namespace: deps.config.namespace,
+      waitMs: KUBEVIRT_PASS_WAIT_MS,
     }),
   access: KUBEVIRT_ACCESS,
   cancel: (deps, requestIds, nodeName) => cancelKubeVirtMigrations(deps.kube, requestIds, nodeName),

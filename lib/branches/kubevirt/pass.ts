@@ -1,8 +1,9 @@
 /**
  * The KubeVirt branch as a reconcile pass. One call: read the progress kept last time, observe the
  * node's VMs (observe.ts), plan (planner.ts), create drainbridge's migrations (and, opted in, evict the
- * launcher pods of VMs to restart), keep the progress, record Events, return. It never waits for a
- * migration: the workflow calls it again.
+ * launcher pods of VMs to restart), keep the progress, record Events — a round. With `waitMs`, while its
+ * migrations are in flight it waits on a watch of them and runs another round the moment one ends
+ * (wait.ts), so a freed slot is used at once; then it returns and the workflow calls it again.
  *
  * Crash safety: a migration's name is fixed per (request, VMI, attempt) and its labels find it again,
  * so a pass that dies between creating it and recording it neither loses nor duplicates it.
@@ -31,6 +32,7 @@ import {
 import { observeNode } from './observe.ts';
 import { type KubeVirtAction, type KubeVirtPassPlan, type PlanInput, planPass, progressedBetween } from './planner.ts';
 import { vmMoves, withTimeline } from './progress.ts';
+import { type KubeVirtRound, roundsWithin, watchOwnMigrations } from './wait.ts';
 
 export interface KubeVirtPassDeps {
   readonly kube: KubeClient;
@@ -41,6 +43,8 @@ export interface KubeVirtPassDeps {
    * it, no claims are kept: two evacuations at once could together exceed the cluster-wide limit.
    */
   readonly namespace?: string;
+  /** How long one pass may wait for its migrations to end, running more rounds as they do (0: one round). */
+  readonly waitMs?: number;
 }
 
 /** Reads, plans and claims again at most this often in one pass when other passes claim at the same moment. */
@@ -80,16 +84,26 @@ export class KubeVirtPass implements ReconcilePass {
     this.#claims = deps.namespace ? new MigrationClaims(deps.kube, deps.namespace) : undefined;
   }
 
-  async run(input: PassInput): Promise<PassResult> {
-    const { request, now } = input;
+  run(input: PassInput): Promise<PassResult> {
+    const { kube, waitMs = 0 } = this.#deps;
+    return roundsWithin(input, {
+      waitMs,
+      round: (now, woken) => this.#round(input.request, now, woken),
+      watch: (ms) => watchOwnMigrations(kube, this.#api, input.request.requestId, ms),
+    });
+  }
+
+  /** One round: observe, plan, claim, perform, keep the progress, record Events. */
+  async #round(request: PassInput['request'], now: Date, woken: boolean): Promise<KubeVirtRound> {
     const { store, options } = this.#deps;
     const stored = await store.read(request.requestId, 'kubevirt', KUBEVIRT_STATE_FORMAT);
     const previous = stored?.state ?? INITIAL_KUBEVIRT_STATE;
-    const { plan, withheld, released } = await this.#planAndClaim(request, previous, now);
+    const { plan, withheld, released } = await this.#planAndClaim(request, previous, now, woken);
     if (released) {
       // A Restore released the hold since this step's guard: start nothing it would not cancel (the next
       // step's guard ends the evacuation).
-      return { done: false, progressed: false, progress: plan.progress, blockers: plan.blockers };
+      const result = { done: false, progressed: false, progress: plan.progress, blockers: plan.blockers };
+      return { result, state: previous, released: true };
     }
     const refused = await this.#perform(plan.actions, withheld);
     const planned = refused.size === 0 ? plan.state : corrected(plan.state, plan.actions, refused);
@@ -100,7 +114,7 @@ export class KubeVirtPass implements ReconcilePass {
     }
     const context = { nodeName: request.nodeName, requestId: request.requestId, options, state: previous };
     await recordVmiEvents(this.#deps.kube, refused.size === 0 ? plan.events : eventsFor(context, state), now);
-    return {
+    const result: PassResult = {
       done: plan.done,
       progressed: refused.size === 0 ? plan.progressed : progressedBetween(previous, state),
       progress: plan.progress,
@@ -109,6 +123,7 @@ export class KubeVirtPass implements ReconcilePass {
       detail: plan.detail,
       vms: vmMoves(state, now),
     };
+    return { result, state, released: false };
   }
 
   /** What planning one pass reads: the node's VMs observed now, and the claims counted beside them. */
@@ -140,9 +155,16 @@ export class KubeVirtPass implements ReconcilePass {
    * (claims.ts): it reads the claims, lists the migrations again, plans again and writes its claims
    * conditionally, so two evacuations never count the same free slot; a conflict means another pass
    * claimed in between: read, list and plan again. `withheld`: migrations not to create this pass, with
-   * why (their slots could not be claimed).
+   * why (their slots could not be claimed). A round woken by a migration's end most likely starts the next:
+   * it reads the claims first and lists once, so that the freed slot is taken after one listing, not two.
    */
-  async #planAndClaim(request: PassInput['request'], previous: KubeVirtBranchState, now: Date): Promise<Planned> {
+  async #planAndClaim(
+    request: PassInput['request'],
+    previous: KubeVirtBranchState,
+    now: Date,
+    woken: boolean,
+  ): Promise<Planned> {
+    if (woken && this.#claims) return this.#planClaiming(request, previous, now, this.#claims);
     const plan = planPass(await this.#observeAndPlanInput(request, previous, now));
     if (plan.actions.length === 0) return { plan, withheld: NOTHING_WITHHELD };
     if (this.#claims && plan.actions.some((action) => action.kind === 'migrate'))

@@ -1,7 +1,7 @@
 /**
  * Every KubeVirt API call drainbridge makes, through the one Kubernetes client (lib/clients/kube: timeouts,
  * retries of transient errors, named errors). deploy/base/rbac/drainbridge.yaml grants exactly these:
- * list kubevirts, list virtualmachineinstances, get virtualmachines, list/create/delete
+ * list kubevirts, list virtualmachineinstances, get virtualmachines, list/watch/create/delete
  * virtualmachineinstancemigrations (plus pods list and pods/eviction, which the drain has already).
  *
  * A cluster without KubeVirt answers 404 for its resources: that reads as "no KubeVirt" (no VMIs,
@@ -10,6 +10,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client.ts';
 import { isNotFound } from '../kube/errors.ts';
+import type { ChangeSignal, WatchedList } from '../kube/watched-list.ts';
 import {
   EVICTION_STRATEGIES,
   type EvictionStrategy,
@@ -124,6 +125,37 @@ export class KubeVirtApi {
   /** Every migration in the cluster (the limits count everyone's); [] without KubeVirt. */
   async migrations(labelSelector?: string): Promise<Vmim[]> {
     return (await this.#listAll<Vmim>(KUBEVIRT_PLURALS.vmims, labelSelector)) ?? [];
+  }
+
+  /**
+   * The migrations matching `labelSelector`, listed now and kept current by a watch from that list's
+   * resourceVersion (not opened yet: the caller starts it), with the signal the events `wakes` picks set;
+   * undefined without KubeVirt. The watch module is loaded here, at first use: processes that only read
+   * the branches' definitions (the forwarder) never load client-node's watch.
+   */
+  async watchedMigrations(
+    labelSelector: string,
+    wakes: (type: string, vmim: Vmim) => boolean,
+  ): Promise<{ list: WatchedList<Vmim>; signal: ChangeSignal } | undefined> {
+    const plural = KUBEVIRT_PLURALS.vmims;
+    let listed: { items: Vmim[]; resourceVersion: string };
+    try {
+      listed = await this.#kube.listAllAt<Vmim>(`list ${plural}.${KUBEVIRT_GROUP}`, async (page, options) => {
+        const found: unknown = await this.#kube.custom.listClusterCustomObject(
+          { ...api(plural), ...page, labelSelector },
+          options,
+        );
+        return found as { items: Vmim[]; metadata?: { _continue?: string; resourceVersion?: string } };
+      });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    const { ChangeSignal, WatchedList } = await import('../kube/watched-list.ts');
+    const path = `/apis/${KUBEVIRT_GROUP}/${KUBEVIRT_VERSION}/${plural}`;
+    const signal = new ChangeSignal();
+    const spec = { path, query: { labelSelector }, wakes };
+    return { list: new WatchedList<Vmim>(listed.items, listed.resourceVersion, spec, signal), signal };
   }
 
   /** The launcher pods on the node, with `--pod-selector` (if any) applied as kubectl applies it. */
