@@ -1,6 +1,7 @@
 /**
  * Resolves a request's target (node name, `spec.providerID`, cloud instance id) to one node. The
- * matching is pure (`matchTarget`); `resolveNode` reads the cluster.
+ * matching is pure (`matchTarget`); `resolveNode` reads the cluster (a providerID or instance through the
+ * index of provider-index.ts).
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../clients/kube/client.ts';
@@ -8,6 +9,7 @@ import { isNotFound } from '../clients/kube/errors.ts';
 import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
 import type { InstanceProvider, Target } from '../model/request.ts';
 import { describeTarget } from '../model/request.ts';
+import { nodesMatching } from './provider-index.ts';
 
 /** The providerID scheme of each cloud (`aws:///zone/i-…`, `azure:///…/name`, `gce://project/zone/name`, `openstack:///uuid`). */
 export const PROVIDER_ID_SCHEMES: Readonly<Record<InstanceProvider, string>> = Object.freeze({
@@ -42,7 +44,8 @@ export async function resolveNode(client: KubeClient, target: Target): Promise<s
       throw error;
     }
   }
-  const matches = matchTarget(await client.listNodes(), target);
+  // No selector finds a providerID: every node is listed once and indexed (provider-index.ts), not per request.
+  const matches = await nodesMatching(client, (nodes) => matchTarget(nodes, target));
   if (matches.length === 0) throw new TargetNotFound(`no node has ${describeTarget(target)}`);
   if (matches.length > 1) {
     const names = matches.map((node) => node.metadata?.name).join(', ');
