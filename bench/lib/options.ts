@@ -49,7 +49,7 @@ export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reactio
   --run-timeout    seconds one drain run may take, 10–3600 (default 600)
   --time-limit     seconds the drain section may take, 60–14400 (default 7200)
   --reaction-runs  runs per trigger in the reaction section, 5–100 (default 20)
-  --scale-nodes    cluster sizes of the scale section, each 10–2000 (default 10,100,1000)
+  --scale-nodes    cluster sizes of the scale section, each 10–5000 (default 10,100,1000)
   --out            directory for the JSON results (default bench/results)
   --retry-interval-ms  diagnosis, not the measurement: in the kubevirt section, drainbridge's Retry
                        waits replaced by N ms (0–60000): what a wake-up on the migration's end approaches`;
@@ -91,7 +91,7 @@ function sizesFlag(raw: string | undefined): number[] {
   if (raw === undefined) return [10, 100, 1000];
   const sizes = raw
     .split(',')
-    .map((part) => numberFlag(part.trim(), 'scale-nodes', { min: 10, max: 2000, fallback: 0, integer: true }));
+    .map((part) => numberFlag(part.trim(), 'scale-nodes', { min: 10, max: 5000, fallback: 0, integer: true }));
   if (sizes.length === 0) throw new BenchUsageError(`--scale-nodes must list cluster sizes, got "${raw}"`);
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
