@@ -78,6 +78,8 @@ export interface ScaleDone {
   readonly requests: ScaleRequests;
   /** The simulator process's peak RSS, in bytes. */
   readonly simulatorPeakRss: number;
+  /** CPU seconds (user + system) the simulator process used while the requests ran. */
+  readonly simulatorCpuSeconds: number;
 }
 
 type Message =
@@ -280,6 +282,7 @@ async function request(message: Extract<Message, { type: 'request' }>): Promise<
   const churn = startChurn(current, message.churnPerSecond);
   const bus = await busSender(message.bus);
   const mark = current.requestLog.mark();
+  const cpuAtStart = process.cpuUsage();
   const started = performance.now();
   // Both origins at once: the NodeMaintenances in one go, the notices as fast as the endpoint takes them.
   for (const r of requests) if (r.origin === 'node-maintenance') createMaintenance(current, r.node);
@@ -305,6 +308,7 @@ async function request(message: Extract<Message, { type: 'request' }>): Promise<
     }
   }
   const elapsedMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuAtStart);
   held.stop();
   const changes = churn.stop();
   bus.close();
@@ -321,6 +325,7 @@ async function request(message: Extract<Message, { type: 'request' }>): Promise<
     churn: changes,
     requests: summarizeScaleRequests(keepRequests(current.requestLog.all({ since: mark })), RUN_USER),
     simulatorPeakRss: process.resourceUsage().maxRSS * 1024,
+    simulatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
   send(done as unknown as Record<string, unknown>);
 }

@@ -54,6 +54,16 @@ interface ScaleResult extends Omit<ScaleDone, 'type'> {
   readonly limits: ReturnType<typeof limitsFor>;
   /** `drainbridge run`'s peak RSS (VmHWM), in bytes. */
   readonly runPeakRss: number;
+  /** CPU seconds `drainbridge run` used while the requests ran. */
+  readonly runCpuSeconds: number;
+}
+
+/** CPU seconds (user + system) process `pid` has used so far. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
@@ -84,9 +94,11 @@ interface StartedRun {
 
 /** Starts `drainbridge run` and resolves once it leads and its bus endpoint listens (its log says so). */
 function startRun(kubeconfig: string, limits: ReturnType<typeof limitsFor>, busKey: string): Promise<StartedRun> {
+  // DRAINBRIDGE_BENCH_RUN_NODE_FLAGS='--max-semi-space-size=1 …': Node flags for run (diagnosis, not the measurement).
+  const nodeFlags = (process.env.DRAINBRIDGE_BENCH_RUN_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [BUNDLE, 'run', '--kubeconfig', kubeconfig, '--metrics-address', '127.0.0.1:0'],
+    [...nodeFlags, BUNDLE, 'run', '--kubeconfig', kubeconfig, '--metrics-address', '127.0.0.1:0'],
     {
       env: {
         PATH: process.env.PATH ?? '',
@@ -142,7 +154,12 @@ function requestsFor(nodes: number): ScaleRequest[] {
 }
 
 async function runSize(nodes: number): Promise<ScaleResult> {
-  const sim = fork(join(ROOT, 'bench/lib/scale-sim.ts'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // DRAINBRIDGE_BENCH_SIM_CPU_PROF=DIR: a CPU profile of the simulator process (is it the bottleneck?).
+  const profileDir = process.env.DRAINBRIDGE_BENCH_SIM_CPU_PROF;
+  const sim = fork(join(ROOT, 'bench/lib/scale-sim.ts'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])],
+  });
   let run: StartedRun | undefined;
   try {
     const ready = nextMessage<{ runKubeconfig: string }>(sim, 'ready');
@@ -162,11 +179,13 @@ async function runSize(nodes: number): Promise<ScaleResult> {
     };
     sim.on('message', progress);
     const bus: ScaleBus = { url: run.busUrl, key: busKey };
+    const runCpuAtStart = cpuSeconds(run.child.pid);
     sim.send({ type: 'request', requests, bus, timeoutMs: RUN_TIMEOUT_MS, churnPerSecond: churnPerSecond(nodes) });
     const result = await done;
     const runPeakRss = peakRss(run.child.pid);
+    const runCpuSeconds = cpuSeconds(run.child.pid) - runCpuAtStart;
     const { type: _type, ...rest } = result;
-    return { ...rest, nodes, requested, limits, runPeakRss };
+    return { ...rest, nodes, requested, limits, runPeakRss, runCpuSeconds };
   } finally {
     run?.child.kill('SIGTERM');
     if (sim.connected) sim.send({ type: 'stop' });
@@ -234,6 +253,15 @@ function rowsFor(results: readonly ScaleResult[]): TargetRow[] {
     },
     {
       section,
+      figure: `simulator CPU while the requests ran (${largest.nodes} nodes)`,
+      target: '< 90 % of its one core (not the bottleneck)',
+      limit: 90,
+      value: (100 * largest.simulatorCpuSeconds) / (largest.elapsedMs / 1000),
+      shown: share(largest.simulatorCpuSeconds, largest),
+      reference: `run ${share(largest.runCpuSeconds, largest)}; ${results.map((r) => `${r.nodes}: ${share(r.simulatorCpuSeconds, r)}`).join(', ')}`,
+    },
+    {
+      section,
       figure: `peak RSS drainbridge run (${largest.nodes} nodes, churn)`,
       target: `≤ ${MIB_TARGET} MiB`,
       limit: MIB_TARGET,
@@ -243,6 +271,9 @@ function rowsFor(results: readonly ScaleResult[]): TargetRow[] {
     },
   ];
 }
+
+/** CPU seconds as a share of one core over the requests' wall time. */
+const share = (seconds: number, r: ScaleResult): string => `${((100 * seconds) / (r.elapsedMs / 1000)).toFixed(0)} %`;
 
 function resultTable(results: readonly ScaleResult[]): string {
   return renderColumns([
@@ -258,11 +289,13 @@ function resultTable(results: readonly ScaleResult[]): string {
       'per node',
       'writes/node',
       'admission attempts',
-      'lists/request',
+      'other lists',
       'informer lists',
       'churn',
       'run peak RSS',
       'sim peak RSS',
+      'run CPU',
+      'sim CPU',
     ],
     ...results.map((r) => [
       String(r.nodes),
@@ -281,6 +314,8 @@ function resultTable(results: readonly ScaleResult[]): string {
       String(r.churn),
       `${(r.runPeakRss / MB).toFixed(0)} MiB`,
       `${(r.simulatorPeakRss / MB).toFixed(0)} MiB`,
+      share(r.runCpuSeconds, r),
+      share(r.simulatorCpuSeconds, r),
     ]),
   ]);
 }
