@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { renderColumns } from './columns.ts';
 import type { BenchOptions } from './options.ts';
 import { scaleInstanceId, scaleNodeName } from './scale-scenario.ts';
@@ -25,8 +26,9 @@ import type { SectionReport } from './section.ts';
 import type { TargetRow } from './targets.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-/** What the run Deployment runs (deploy/components/run: `node /app/drainbridge.mjs run`, no Node flags). */
+/** What the run Deployment runs (deploy/components/run: the image's `node /app/drainbridge.mjs run`). */
 const BUNDLE = join(ROOT, 'dist/drainbridge.mjs');
+const RUN_DEPLOYMENT = 'deploy/components/run/deployment.yaml';
 /** Grace periods (30 s) and start-up (2 s) run 10× faster: a round of evacuations takes seconds, not minutes. */
 const SPEED = 10;
 const RUN_TIMEOUT_MS = 1_800_000;
@@ -86,6 +88,21 @@ function peakRss(pid: number | undefined): number {
   return kb ? Number(kb) * 1024 : 0;
 }
 
+/**
+ * The Node flags of the run Deployment's container: those of its `command` (`node [flags] …/drainbridge.mjs`)
+ * when it sets one, else none (the image's entrypoint, `node /app/drainbridge.mjs`).
+ */
+export function deployedNodeFlags(): string[] {
+  const workload = parse(readFileSync(join(ROOT, RUN_DEPLOYMENT), 'utf8')) as {
+    spec: { template: { spec: { containers: { command?: string[] }[] } } };
+  };
+  const command = workload.spec.template.spec.containers[0]?.command;
+  if (!command) return [];
+  if (command[0] !== 'node' || !command.at(-1)?.endsWith('drainbridge.mjs'))
+    throw new Error(`${RUN_DEPLOYMENT}: the command is not "node [flags] /app/drainbridge.mjs": ${command.join(' ')}`);
+  return command.slice(1, -1);
+}
+
 interface StartedRun {
   readonly child: ChildProcess;
   /** run's bus endpoint (plain HTTP on loopback: DRAINBRIDGE_BUS_PLAINTEXT=allow). */
@@ -94,8 +111,9 @@ interface StartedRun {
 
 /** Starts `drainbridge run` and resolves once it leads and its bus endpoint listens (its log says so). */
 function startRun(kubeconfig: string, limits: ReturnType<typeof limitsFor>, busKey: string): Promise<StartedRun> {
-  // DRAINBRIDGE_BENCH_RUN_NODE_FLAGS='--max-semi-space-size=1 …': Node flags for run (diagnosis, not the measurement).
-  const nodeFlags = (process.env.DRAINBRIDGE_BENCH_RUN_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  // DRAINBRIDGE_BENCH_RUN_NODE_FLAGS='--max-semi-space-size=1 …': other Node flags for run (diagnosis).
+  const override = process.env.DRAINBRIDGE_BENCH_RUN_NODE_FLAGS;
+  const nodeFlags = override === undefined ? deployedNodeFlags() : override.split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
     [...nodeFlags, BUNDLE, 'run', '--kubeconfig', kubeconfig, '--metrics-address', '127.0.0.1:0'],
@@ -325,7 +343,7 @@ export async function runScaleSection(options: BenchOptions): Promise<SectionRep
   // Always from the current sources (seconds): a stale dist/ would measure other code.
   execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.ts')], { stdio: 'inherit', cwd: ROOT });
   console.log(
-    `scale: drainbridge run (dist/drainbridge.mjs, child process) against generated clusters of ${options.scaleNodes.join(', ')} nodes ` +
+    `scale: drainbridge run (node ${[...(process.env.DRAINBRIDGE_BENCH_RUN_NODE_FLAGS?.split(' ').filter(Boolean) ?? deployedNodeFlags()), 'dist/drainbridge.mjs run'].join(' ')}, child process) against generated clusters of ${options.scaleNodes.join(', ')} nodes ` +
       '(5 pods each, 3 zones), a tenth of the nodes (at least 2) asked at once (half NodeMaintenance, half cloud notices naming the ' +
       `EC2 instance, on run's bus endpoint), at most a tenth of the requests held (≥ 10) and a third (+1) per zone, ` +
       `a node label and a pod annotation change a second per 100 nodes (at least one), speed ${SPEED}`,
