@@ -94,7 +94,8 @@ function send(message: Record<string, unknown>): void {
 }
 
 async function start(nodes: number, speed: number): Promise<void> {
-  sim = await startSimulator({ scenario: scaleScenario(nodes, speed), speed });
+  // 500 requests at ≈ 140 API requests each, and what came before them: more than the default 100,000.
+  sim = await startSimulator({ scenario: scaleScenario(nodes, speed), speed, requestLogSize: 1_000_000 });
   for (const file of MANIFESTS) sim.apply(readFileSync(new URL(file, ROOT), 'utf8'), file);
   // Settling is measured on the simulated clock: ten real minutes at any speed.
   if (sim.scenario) await whenSettled(sim.store, sim.scenario, 600_000 * speed);
@@ -313,17 +314,25 @@ async function request(message: Extract<Message, { type: 'request' }>): Promise<
   const changes = churn.stop();
   bus.close();
   const drained = drainedNodes.size;
-  const ok = drained === requests.length;
+  const records = current.requestLog.all({ since: mark });
+  // The log drops its oldest records past its size: a window that lost its start would count too few.
+  const complete = records.length === 0 || records[0]?.seq === mark + 1;
+  const ok = drained === requests.length && complete;
   const done: ScaleDone = {
     type: 'done',
     ok,
-    failure: ok ? '' : `${drained} of ${requests.length} nodes drained within ${timeoutMs / 1000} s`,
+    failure: [
+      drained === requests.length ? '' : `${drained} of ${requests.length} nodes drained within ${timeoutMs / 1000} s`,
+      complete ? '' : 'the request log dropped requests of the window (raise requestLogSize)',
+    ]
+      .filter(Boolean)
+      .join('; '),
     elapsedMs,
     drained,
     maxHeld: held.most(),
     maxHeldPerZone: held.mostPerZone(),
     churn: changes,
-    requests: summarizeScaleRequests(keepRequests(current.requestLog.all({ since: mark })), RUN_USER),
+    requests: summarizeScaleRequests(keepRequests(records), RUN_USER),
     simulatorPeakRss: process.resourceUsage().maxRSS * 1024,
     simulatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
