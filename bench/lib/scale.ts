@@ -171,7 +171,7 @@ function requestsFor(nodes: number): ScaleRequest[] {
   }));
 }
 
-async function runSize(nodes: number): Promise<ScaleResult> {
+async function runSize(nodes: number, churn: number | undefined): Promise<ScaleResult> {
   // DRAINBRIDGE_BENCH_SIM_CPU_PROF=DIR: a CPU profile of the simulator process (is it the bottleneck?).
   const profileDir = process.env.DRAINBRIDGE_BENCH_SIM_CPU_PROF;
   const sim = fork(join(ROOT, 'bench/lib/scale-sim.ts'), [], {
@@ -198,7 +198,13 @@ async function runSize(nodes: number): Promise<ScaleResult> {
     sim.on('message', progress);
     const bus: ScaleBus = { url: run.busUrl, key: busKey };
     const runCpuAtStart = cpuSeconds(run.child.pid);
-    sim.send({ type: 'request', requests, bus, timeoutMs: RUN_TIMEOUT_MS, churnPerSecond: churnPerSecond(nodes) });
+    sim.send({
+      type: 'request',
+      requests,
+      bus,
+      timeoutMs: RUN_TIMEOUT_MS,
+      churnPerSecond: churn ?? churnPerSecond(nodes),
+    });
     const result = await done;
     const runPeakRss = peakRss(run.child.pid);
     const runCpuSeconds = cpuSeconds(run.child.pid) - runCpuAtStart;
@@ -346,14 +352,14 @@ export async function runScaleSection(options: BenchOptions): Promise<SectionRep
     `scale: drainbridge run (node ${[...(process.env.DRAINBRIDGE_BENCH_RUN_NODE_FLAGS?.split(' ').filter(Boolean) ?? deployedNodeFlags()), 'dist/drainbridge.mjs run'].join(' ')}, child process) against generated clusters of ${options.scaleNodes.join(', ')} nodes ` +
       '(5 pods each, 3 zones), a tenth of the nodes (at least 2) asked at once (half NodeMaintenance, half cloud notices naming the ' +
       `EC2 instance, on run's bus endpoint), at most a tenth of the requests held (≥ 10) and a third (+1) per zone, ` +
-      `a node label and a pod annotation change a second per 100 nodes (at least one), speed ${SPEED}`,
+      `${options.scaleChurn === undefined ? 'a node label and a pod annotation change a second per 100 nodes (at least one)' : `${options.scaleChurn} node label and ${options.scaleChurn} pod annotation changes a second`}, speed ${SPEED}`,
   );
   const results: ScaleResult[] = [];
   const failures: string[] = [];
   for (const nodes of options.scaleNodes) {
     let result: ScaleResult;
     try {
-      result = await runSize(nodes);
+      result = await runSize(nodes, options.scaleChurn);
     } catch (error) {
       failures.push(`${nodes} nodes: ${error instanceof Error ? error.message : String(error)}`);
       console.log(`${nodes} nodes: FAILED: ${failures.at(-1)}`);
