@@ -30,6 +30,11 @@ export interface BenchOptions {
   /** Cluster sizes of the scale section (nodes); a tenth of them is asked for maintenance at once. */
   readonly scaleNodes: readonly number[];
   /**
+   * Changes a second in the scale section, each of node labels and of pod annotations, while the requests
+   * run; undefined: one per 100 nodes (at least one).
+   */
+  readonly scaleChurn?: number;
+  /**
    * Diagnosis only: every Step Functions Retry interval of the kubevirt section's drainbridge runs replaced by this many ms
    * (what a wake-up on the awaited change would approach); undefined: the definitions' own backoff.
    */
@@ -38,7 +43,7 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reaction,footprint,scale,queue] [--cases busy-node,pdb-heavy]
                         [--repetitions 3] [--speed 1 | --quick] [--run-timeout 600] [--time-limit 7200]
-                        [--reaction-runs 20] [--scale-nodes 10,100,1000] [--out bench/results]
+                        [--reaction-runs 20] [--scale-nodes 10,100,1000] [--scale-churn N] [--out bench/results]
                         [--retry-interval-ms N]
   --sections       comma-separated parts to run (default: all, in this order)
   --cases          drain cases (default: all of busy-node, pdb-heavy)
@@ -49,7 +54,9 @@ export const USAGE = `Usage: npm run bench -- [--sections drain,kubevirt,reactio
   --run-timeout    seconds one drain run may take, 10–3600 (default 600)
   --time-limit     seconds the drain section may take, 60–14400 (default 7200)
   --reaction-runs  runs per trigger in the reaction section, 5–100 (default 20)
-  --scale-nodes    cluster sizes of the scale section, each 10–2000 (default 10,100,1000)
+  --scale-nodes    cluster sizes of the scale section, each 10–5000 (default 10,100,1000)
+  --scale-churn    node label changes and pod annotation changes a second (each) while the scale section's
+                   requests run, 0–1000 (default: one per 100 nodes, at least one)
   --out            directory for the JSON results (default bench/results)
   --retry-interval-ms  diagnosis, not the measurement: in the kubevirt section, drainbridge's Retry
                        waits replaced by N ms (0–60000): what a wake-up on the migration's end approaches`;
@@ -91,7 +98,7 @@ function sizesFlag(raw: string | undefined): number[] {
   if (raw === undefined) return [10, 100, 1000];
   const sizes = raw
     .split(',')
-    .map((part) => numberFlag(part.trim(), 'scale-nodes', { min: 10, max: 2000, fallback: 0, integer: true }));
+    .map((part) => numberFlag(part.trim(), 'scale-nodes', { min: 10, max: 5000, fallback: 0, integer: true }));
   if (sizes.length === 0) throw new BenchUsageError(`--scale-nodes must list cluster sizes, got "${raw}"`);
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
@@ -121,6 +128,7 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
         quick: { type: 'boolean' },
         'reaction-runs': { type: 'string' },
         'scale-nodes': { type: 'string' },
+        'scale-churn': { type: 'string' },
         repetitions: { type: 'string' },
         speed: { type: 'string' },
         'run-timeout': { type: 'string' },
@@ -149,6 +157,9 @@ export function parseBenchOptions(argv: readonly string[], knownCases: readonly 
     outDir: text('out') ?? 'bench/results',
     reactionRuns: numberFlag(text('reaction-runs'), 'reaction-runs', { min: 5, max: 100, fallback: 20, integer: true }),
     scaleNodes: sizesFlag(text('scale-nodes')),
+    ...(text('scale-churn') === undefined
+      ? {}
+      : { scaleChurn: numberFlag(text('scale-churn'), 'scale-churn', { min: 0, max: 1000, fallback: 0 }) }),
     ...(text('retry-interval-ms') === undefined
       ? {}
       : {

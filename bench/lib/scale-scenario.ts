@@ -38,6 +38,11 @@ export function scaleNodeName(index: number): string {
   return `node-${String(index + 1).padStart(4, '0')}`;
 }
 
+/** The EC2 instance id of node `index` (its providerID's last segment): what a cloud notice names. */
+export function scaleInstanceId(index: number): string {
+  return `i-${(0x5ca1e000000 + index).toString(16).padStart(17, '0')}`;
+}
+
 /** The scenario of a `nodes`-node cluster at `speed`. */
 export function scaleScenario(nodes: number, speed: number): Record<string, unknown> {
   return {
@@ -48,6 +53,7 @@ export function scaleScenario(nodes: number, speed: number): Record<string, unkn
     nodes: Array.from({ length: nodes }, (_, i) => ({
       name: scaleNodeName(i),
       labels: { 'topology.kubernetes.io/zone': `zone-${'abc'[i % 3]}`, 'node-role.kubernetes.io/worker': '' },
+      providerID: `aws:///zone-${'abc'[i % 3]}/${scaleInstanceId(i)}`,
       capacity: { pods: 110, cpu: '32', memory: '128Gi' },
     })),
     namespaces: ['apps', 'monitoring'],

@@ -1,6 +1,7 @@
 /**
  * Resolves a request's target (node name, `spec.providerID`, cloud instance id) to one node. The
- * matching is pure (`matchTarget`); `resolveNode` reads the cluster.
+ * matching is pure (`matchTarget`); `resolveNode` reads the cluster (a providerID or instance through the
+ * index of provider-index.ts).
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../clients/kube/client.ts';
@@ -9,6 +10,7 @@ import { nodeNotFound, TargetNotFound } from '../errors/index.ts';
 import { NOTICE_PROVIDER_IDS, type ProviderIdForm } from '../model/notice.ts';
 import type { InstanceProvider, Target } from '../model/request.ts';
 import { describeTarget } from '../model/request.ts';
+import { nodesMatching } from './provider-index.ts';
 
 /**
  * The providerID form of each instance provider: the clouds' from the model (each cloud's descriptor
@@ -56,7 +58,8 @@ export async function resolveNode(client: KubeClient, target: Target): Promise<s
       throw error;
     }
   }
-  const matches = matchTarget(await client.listNodes(), target);
+  // No selector finds a providerID: every node is listed once and indexed (provider-index.ts), not per request.
+  const matches = await nodesMatching(client, (nodes) => matchTarget(nodes, target));
   if (matches.length === 0) throw new TargetNotFound(`no node has ${describeTarget(target)}`);
   if (matches.length > 1) {
     const names = matches.map((node) => node.metadata?.name).join(', ');

@@ -1,4 +1,4 @@
-/** The benchmark's command line (bench/lib/options.ts): the kubevirt section and the Retry diagnosis flag. */
+/** The benchmark's command line (bench/lib/options.ts): the kubevirt section, the Retry diagnosis flag, the scale sizes. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BenchUsageError, parseBenchOptions } from '../../../bench/lib/options.ts';
@@ -27,5 +27,14 @@ describe('parseBenchOptions', () => {
   it('refuses a bad --retry-interval-ms, naming the flag', () => {
     assert.throws(() => parseBenchOptions(['--retry-interval-ms', '-1'], CASES), BenchUsageError);
     assert.throws(() => parseBenchOptions(['--retry-interval-ms', 'soon'], CASES), /--retry-interval-ms/);
+  });
+
+  it('takes scale sizes up to 5,000 nodes and a churn rate, refusing more, naming the flag', () => {
+    const options = parseBenchOptions(['--scale-nodes', '5000,10', '--scale-churn', '20'], CASES);
+    assert.deepEqual(options.scaleNodes, [10, 5000]);
+    assert.equal(options.scaleChurn, 20);
+    assert.equal(parseBenchOptions([], CASES).scaleChurn, undefined);
+    assert.throws(() => parseBenchOptions(['--scale-nodes', '5001'], CASES), /--scale-nodes/);
+    assert.throws(() => parseBenchOptions(['--scale-churn', '-1'], CASES), /--scale-churn/);
   });
 });
