@@ -129,7 +129,15 @@ export interface StateWrite<S> {
 
 /** When a pass ran and whether it found its branch done: the branch's first pass and its end are kept. */
 export interface PassTiming {
+  /** When the pass returned. */
   readonly now: Date;
+  /**
+   * When the pass began. A pass may wait on its watches and finish the whole branch before it returns (the
+   * pods and KubeVirt passes wait up to 30 s): the branch started when its first pass began, not when it
+   * returned — else a branch done in one pass records no time at all, and the start-time estimate learns
+   * 0 s per VM (lib/workflow/estimate-observe.ts).
+   */
+  readonly passStartedAt?: Date;
   readonly done: boolean;
 }
 
@@ -140,7 +148,7 @@ function branchTimes(
 ): { startedAt?: string; finishedAt?: string } {
   if (!timing) return {};
   const at = timing.now.toISOString();
-  const startedAt = current.startedAt ?? at;
+  const startedAt = current.startedAt ?? (timing.passStartedAt ?? timing.now).toISOString();
   return timing.done ? { startedAt, finishedAt: current.finishedAt ?? at } : { startedAt };
 }
 

@@ -328,13 +328,14 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const continueRequestedBy = await checkStep(input, deps, tools);
+    const passStartedAt = tools.now();
     let result: PassResult;
     try {
       result = await branchNamed(input.branch)
         .pass(deps)
         .run({
           request: input.request,
-          now: tools.now(),
+          now: passStartedAt,
           startedAt: input.startedAt,
           stillWanted: async () => {
             await checkStep(input, deps, tools);
@@ -347,14 +348,14 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
       if (failure)
         await deps.progress.recordProgress(input.request.requestId, input.branch, {
           ...failure,
-          timing: { now: tools.now(), done: false },
+          timing: { now: tools.now(), passStartedAt, done: false },
         });
       throw error;
     }
     const { requestId } = input.request;
     await deps.progress.recordProgress(requestId, input.branch, {
       ...result,
-      timing: { now: tools.now(), done: result.done },
+      timing: { now: tools.now(), passStartedAt, done: result.done },
     });
     await publishMoves(input, deps, result);
     const leave = !result.done && (await continuing(input, deps, continueRequestedBy, tools.now()));
