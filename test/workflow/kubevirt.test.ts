@@ -417,9 +417,11 @@ describe('KubeVirt: the old launcher pod of a VM that moved', () => {
   });
 
   it('is completing, not waited on and not a blocker: the evacuation ends while it still runs', async () => {
+    // A deadline well before the old launcher pods exit (3,600 s): waiting on them would fail it. At the
+    // simulator's 200× it is 9 s of real time, room for a loaded machine.
     await w.runtime.put(
       'Maintenance Requested',
-      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 600) }),
+      maintenanceRequested('node-1', { drain: DRAIN, deadline: simInstant(w, 1800) }),
     );
     const [execution] = w.runtime.executionsFor('req-node-1');
     const outcome = execution ? await execution.outcome : undefined;
