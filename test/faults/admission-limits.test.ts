@@ -29,7 +29,7 @@ const admitCalls = (w: FaultWorld, requestId: string) =>
   );
 
 /**
- * node-1's hold write stalls until node-2's request has decided (admitted, or told to wait five times);
+ * node-1's hold write stalls until node-2's request has decided (admitted, or told to wait twice);
  * returns what is held once both requests ran admission.
  */
 async function secondDecidesWhileFirstStalls(
@@ -44,7 +44,10 @@ async function secondDecidesWhileFirstStalls(
       second = await evacuate(w, 'node-2', overrides('node-2'));
       await waitUntil('node-2 took the lost mutex and decided', () => {
         const calls = admitCalls(w, 'req-node-2');
-        return calls.some((c) => !c.error) || calls.filter((c) => isSlotWait(c.error?.name)).length >= 5;
+        // Told to wait twice: each wait is a WaitForSlot round (its 10 s fallback on the simulated clock), and
+        // node-1's intent must still be on the Lease when node-2 decides — it counts for two simulated
+        // minutes (a stalled write longer than that is not what this scenario is about).
+        return calls.some((c) => !c.error) || calls.filter((c) => isSlotWait(c.error?.name)).length >= 2;
       });
     },
   );
