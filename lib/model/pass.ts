@@ -99,6 +99,12 @@ export interface PassInput {
    * anything after its first round.
    */
   readonly stillWanted?: () => Promise<void>;
+  /**
+   * Publishes a round's progress while the pass goes on within itself (a migration started or ended), so
+   * that what the workflow publishes per pass (Evacuation Progress with `vms`) still comes per move; the
+   * pass's last round is published by the workflow when it returns.
+   */
+  readonly reportProgress?: (result: PassResult) => Promise<void>;
 }
 
 /** One branch of an evacuation, driven pass by pass. */

@@ -193,7 +193,13 @@ describe('KubeVirt: six VMIs (4 LiveMigrate, 1 External, 1 None) and ordinary po
     assert.ok(!reasons('tenant').includes('MigrationStarted'), 'drainbridge started no migration of the External VMI');
     const progress = eventsOf(w, 'Evacuation Progress', 'req-node-1') as { vms?: { name: string; status: string }[] }[];
     const withVms = progress.filter((e) => e.vms);
-    assert.ok(withVms.length >= 4, `an Evacuation Progress event per move (${withVms.length})`);
+    // An event when a migration starts and when it ends: migrations that end at the same moment share one.
+    assert.ok(withVms.length >= 2, `Evacuation Progress events as the moves start and end (${withVms.length})`);
+    for (const name of ['vms/app-1', 'vms/app-2', 'vms/app-3', 'vms/app-4']) {
+      const told = (status: string) =>
+        withVms.some((e) => e.vms?.some((vm) => vm.name === name && vm.status === status));
+      assert.ok(told('moved'), `an Evacuation Progress event told that ${name} moved`);
+    }
     assert.ok(withVms.at(-1)?.vms?.some((vm) => vm.name === 'vms/app-4' && vm.status === 'moved'));
   });
 });

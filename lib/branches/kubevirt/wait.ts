@@ -161,13 +161,18 @@ export async function roundsWithin(input: PassInput, rounds: WaitingRounds): Pro
   const waiter = new Waiter(input, rounds);
   let round = await rounds.round(input.now, false);
   let progressed = round.result.progressed;
+  let reported = false;
   try {
     for (;;) {
       const next = await waiter.next(round);
       if (next === 'return') break;
+      // The pass goes on: what this round moved is told now (Evacuation Progress per move), not at its end.
+      if (round.result.progressed && !reported) await input.reportProgress?.(round.result);
+      reported = true;
       await waiter.askIfDue();
       if (next === 'ask') continue;
       round = await rounds.round(waiter.clock(), true);
+      reported = false;
       progressed ||= round.result.progressed;
     }
   } finally {

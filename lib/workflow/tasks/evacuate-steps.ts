@@ -340,6 +340,7 @@ export const passTask: TaskSpec<PassTaskInput, PassOutput, WorkflowDeps> = {
           stillWanted: async () => {
             await checkStep(input, deps, tools);
           },
+          reportProgress: (round) => publishMoves(input, deps, round),
         });
     } catch (error) {
       // Items it failed on go on the record first: Evacuation Failed names them from there.
