@@ -5,8 +5,7 @@
  */
 import type { V1Lease } from '@kubernetes/client-node';
 import { lineOrder, type QueueEntry } from './decision.ts';
-import { nodesInFlight } from './intents.ts';
-import { ADMISSION_LEASE, readAdmitted, readIntents, readQueue } from './records.ts';
+import { ADMISSION_LEASE, readAdmitted, readQueue } from './records.ts';
 import { QUEUE_TTL_SECONDS } from './schedule.ts';
 
 /** The admission Lease's name, for a watch that picks it out of its namespace's Leases. */
@@ -17,7 +16,7 @@ export type WakeableEntry = QueueEntry & { readonly wake?: string };
 
 /** What the watcher remembers between two versions of the Lease. */
 export interface WakeWatch {
-  /** Nodes the Lease counts as held (admitted, or being admitted). */
+  /** Nodes the Lease records as admitted. */
   readonly held: number;
   /** Slots freed that no woken request has taken yet: the next tokens parked at the front are woken. */
   readonly owed: number;
@@ -28,11 +27,17 @@ export interface WakeWatch {
 /** The most tokens remembered as sent: far more than requests wait at once. */
 const WOKEN_MEMORY = 4096;
 
-/** Held nodes as the Lease counts them; undefined when its admitted record is unreadable (then nobody is woken). */
-function heldOn(lease: V1Lease, now: Date): number | undefined {
+/**
+ * Nodes the Lease records as admitted; undefined when that record is unreadable (then nobody is woken).
+ * Admissions in flight (intents) are not counted: every locked Admit writes one and removes it at its
+ * unlock, admitted or not, and an intent that ends without a hold frees no slot. Counted, each such
+ * round trip looked like a slot taken and freed: the clamp on `owed` kept the freeing, the front of the
+ * line was woken, its own Admit wrote the next intent — a loop of Admits every half second among the
+ * requests in line (the 60-minute soak, seed 71945).
+ */
+function heldOn(lease: V1Lease): number | undefined {
   const admitted = readAdmitted(lease);
-  if (admitted === 'unreadable') return undefined;
-  return new Set([...admitted, ...nodesInFlight(readIntents(lease), '', now)]).size;
+  return admitted === 'unreadable' ? undefined : new Set(admitted).size;
 }
 
 /** Tokens parked on places waiting on a limit (a zone, a selector, a spread limit, a pool minimum, a gate). */
@@ -62,7 +67,7 @@ export function planWakeUps(
   } catch {
     return { watch: { held: previous?.held ?? 0, owed: 0, woken }, tokens: [] };
   }
-  const held = lease ? heldOn(lease, now) : undefined;
+  const held = lease ? heldOn(lease) : undefined;
   if (held === undefined || previous === undefined) return { watch: { held: held ?? 0, owed: 0, woken }, tokens: [] };
   let owed = Math.max(0, previous.owed + previous.held - held);
   const tokens: string[] = [];

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
 import { SlotWaker } from '../../lib/admission/index.ts';
-import { ADMISSION_LEASE, readQueue } from '../../lib/admission/records.ts';
+import { ADMISSION_LEASE, readQueue, recordAnnotations } from '../../lib/admission/records.ts';
 import type { KubeHttpClient } from '../../lib/clients/kube/http/client.ts';
 import { loadConfig } from '../../lib/config/index.ts';
 import { createLogger } from '../../lib/log/logger.ts';
@@ -28,9 +28,9 @@ async function heldNodes(w: WorkflowSim): Promise<string[]> {
   return (await w.admin.listNodes()).filter((node) => isHeld(readLedger(node))).map((n) => n.metadata?.name ?? '');
 }
 
-async function request(w: WorkflowSim, node: string): Promise<TrackedExecution> {
-  await w.runtime.put('Maintenance Requested', maintenanceRequested(node));
-  const execution = w.runtime.executionsFor(`req-${node}`).at(-1);
+async function request(w: WorkflowSim, node: string, requestId = `req-${node}`): Promise<TrackedExecution> {
+  await w.runtime.put('Maintenance Requested', maintenanceRequested(node, { requestId }));
+  const execution = w.runtime.executionsFor(requestId).at(-1);
   assert.ok(execution, `an Evacuate started for ${node}`);
   return execution;
 }
@@ -41,11 +41,11 @@ async function succeeds(execution: TrackedExecution): Promise<void> {
 }
 
 /** The wake-up token parked on `node`'s request's place in line, once there is one. */
-async function parkedToken(w: WorkflowSim, node: string): Promise<string> {
+async function parkedToken(w: WorkflowSim, node: string, requestId = `req-${node}`): Promise<string> {
   let token: string | undefined;
-  await waitUntil(`req-${node} parks a wake-up token`, async () => {
+  await waitUntil(`${requestId} parks a wake-up token`, async () => {
     const lease = await w.admin.getLease(NAMESPACE, ADMISSION_LEASE);
-    token = (readQueue(lease)[`req-${node}`] as { wake?: string } | undefined)?.wake;
+    token = (readQueue(lease)[requestId] as { wake?: string } | undefined)?.wake;
     return token !== undefined;
   });
   return token as string;
@@ -116,5 +116,52 @@ describe('a request waiting in line is woken when the slot frees', () => {
     await w.runtime.put('Maintenance Ended', maintenanceEnded('node-3'));
     await waitUntil('node-3 is released', async () => (await heldNodes(w)).length === 0);
     await w.runtime.settle();
+  });
+
+  it('an admission in flight that ends without a hold wakes nobody: the requests in line stay asleep', async () => {
+    // Every locked Admit writes its intent on the Lease and removes it at its unlock, admitted or not.
+    // Counted as a slot taken and freed, each such round trip woke the front of the line, whose own Admit
+    // did the same again: Admits every half second for as long as requests waited (soak seed 71945).
+    const waker = new SlotWaker({
+      client: lean,
+      namespace: NAMESPACE,
+      logger: createLogger('wake-up-test', 'ERROR'),
+      deliver: (token) => w.runtime.executor.sendTaskSuccess(token),
+      leading: () => true,
+    });
+    waker.start();
+    try {
+      await waker.leases.whenSynced();
+      await succeeds(await request(w, 'node-1', 'again-node-1'));
+      const second = await request(w, 'node-2', 'again-node-2');
+      await parkedToken(w, 'node-2', 'again-node-2');
+      const admitsBefore = w.taskCalls.filter((c) => c.stateName === 'Admit').length;
+      for (let round = 0; round < 3; round++) {
+        const lease = await w.admin.getLease(NAMESPACE, ADMISSION_LEASE);
+        const since = new Date().toISOString();
+        const intents = { 'someone-else': { node: 'node-3', since, requester: 'someone' } };
+        const annotations = lease.metadata?.annotations ?? {};
+        const locked = await w.admin.replaceLease(NAMESPACE, {
+          ...lease,
+          metadata: { ...lease.metadata, annotations: { ...annotations, ...recordAnnotations({ intents }) } },
+        });
+        await w.admin.replaceLease(NAMESPACE, {
+          ...locked,
+          metadata: { ...locked.metadata, annotations: { ...annotations, ...recordAnnotations({ intents: {} }) } },
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.deepEqual(waker.delivered, { woken: 0, notWaiting: 0, failed: 0 }, 'no slot freed, nobody woken');
+      const admits = w.taskCalls.filter((c) => c.stateName === 'Admit').length;
+      assert.equal(admits, admitsBefore, 'no Admit ran while nothing changed for the requests in line');
+      await w.runtime.put('Maintenance Ended', maintenanceEnded('node-1', 'again-node-1'));
+      await succeeds(second);
+      assert.deepEqual(waker.delivered, { woken: 1, notWaiting: 0, failed: 0 }, 'the real release woke node-2');
+      await w.runtime.put('Maintenance Ended', maintenanceEnded('node-2', 'again-node-2'));
+      await waitUntil('node-2 is released', async () => (await heldNodes(w)).length === 0);
+      await w.runtime.settle();
+    } finally {
+      await waker.stop();
+    }
   });
 });

@@ -69,6 +69,25 @@ describe('planWakeUps', () => {
     );
   });
 
+  it('an admission in flight that ends without a hold frees no slot: nobody is woken, however often it happens', () => {
+    // Every locked Admit writes its intent and removes it at its unlock. Counted as a held node, each such
+    // round trip woke the front of the line, whose own Admit did the same: a loop of Admits (soak seed 71945).
+    const line = { a: place(1, 'ta'), b: { ...place(2, 'tb'), why: 'zone a is at its limit' } };
+    const intent = { a: { node: 'node-1', since: at(0), requester: 'x' } };
+    const locked: V1Lease = {
+      metadata: {
+        name: 'drainbridge-admission',
+        annotations: recordAnnotations({ admittedNodes: ['n1'], queue: line, intents: intent }),
+      },
+    };
+    const rounds = [lease(['n1'], line), locked, lease(['n1'], line), locked, lease(['n1'], line)];
+    assert.deepEqual(replay(rounds), [[], [], [], [], []]);
+    // The same round trip that does take a hold is a node admitted, not a slot freed.
+    assert.deepEqual(replay([lease(['n1'], line), locked, lease(['n1', 'node-1'], line)]), [[], [], []]);
+    // A real release still wakes the front and every request parked on a limit.
+    assert.deepEqual(replay([lease(['n1'], line), locked, lease([], line)]), [[], [], ['ta', 'tb']]);
+  });
+
   it('an unreadable queue, or no Lease, wakes nobody (the fallback covers it); a slot freed across it still is', () => {
     const line = { a: place(1, 'ta') };
     const damaged: V1Lease = {
