@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import axios from 'axios';
+import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import { formatEc2ImdsDate } from '../../lib/sources/clouds/dates.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -170,6 +171,51 @@ describe('node agent: EC2 instance metadata (IMDSv2)', () => {
       assert.equal(spot?.deadline, time.toISOString());
       assert.equal(spot?.drain, undefined, 'no drain options set: the origin aws decides');
       assert.ok(publisher.of('Maintenance Requested').some((d) => String(d.requestId).includes(':rebalance:')));
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('an end the cluster never carried out is published again a minute later, until the request is released', async () => {
+    // The end a drainbridge run replica took just before it lost its leadership (an API outage) never became
+    // a Restore; the request then held its node for 46 minutes of a maintenance long over (soak seed 71945).
+    const event = systemReboot();
+    const requestId = `aws:node-1:scheduled:${event.EventId}`;
+    fake.setScheduledEvents([event]);
+    let skewMs = 0;
+    const now = () => new Date(Date.now() + skewMs);
+    const { agent, publisher, logger } = runAgent(config(), cluster.kube, { now });
+    try {
+      await waitUntil('the request is published', () => publisher.of('Maintenance Requested').length === 1);
+      cluster.markHeld('node-1', requestId);
+      fake.setScheduledEvents([]);
+      await waitUntil('the end is published', () => publisher.of('Maintenance Ended').length === 1);
+      const reads = fake.server.requestsTo(SCHEDULED).length;
+      await waitUntil('three more reads', () => fake.server.requestsTo(SCHEDULED).length >= reads + 3);
+      assert.equal(publisher.of('Maintenance Ended').length, 1, 'not again within the minute');
+
+      skewMs = 61_000;
+      await waitUntil('the end is published again', () => publisher.of('Maintenance Ended').length === 2);
+      assert.equal(publisher.of('Maintenance Ended')[1]?.requestId, requestId);
+      assert.ok(
+        logger.has('ended requests are still open in the cluster: publishing their end again', (extra) =>
+          (extra.requestIds as string[]).includes(requestId),
+        ),
+      );
+
+      // The Restore took this time: the ledger shows the request released. No third end.
+      await cluster.sim.store.mutate({ group: '', resource: 'nodes' }, { name: 'node-1' }, (node) => {
+        const released = { holds: {}, released: { [requestId]: new Date().toISOString() } };
+        node.metadata.annotations = { ...node.metadata.annotations, [LEDGER_ANNOTATION]: JSON.stringify(released) };
+        return undefined;
+      });
+      skewMs = 200_000;
+      const later = fake.server.requestsTo(SCHEDULED).length;
+      await waitUntil('three more reads', () => fake.server.requestsTo(SCHEDULED).length >= later + 3);
+      skewMs = 400_000;
+      const last = fake.server.requestsTo(SCHEDULED).length;
+      await waitUntil('three more reads', () => fake.server.requestsTo(SCHEDULED).length >= last + 3);
+      assert.equal(publisher.of('Maintenance Ended').length, 2, 'a released request is not ended again');
     } finally {
       await agent.stop();
     }

@@ -6,7 +6,9 @@
  *  - `held`: requests holding the node (admitted);
  *  - `waiting`: requests waiting for their start — an Evacuation record in `MaintenanceScheduled`, not
  *    held, not released — so a notice that vanishes while the agent is down is still ended;
- *  - `known`: every request id the cluster still knows for the node (holds, tombstones, records).
+ *  - `known`: every request id the cluster still knows for the node (holds, tombstones, records);
+ *  - `open`: requests the cluster shows as not yet released — holding the node, or with a record that no
+ *    Restore finished and no end closed, and no tombstone — so an end the workflow never received is seen.
  */
 import { apiCodeOf } from '../../clients/kube/errors.ts';
 import type { EvacuationObject } from '../../clients/kube/paths.ts';
@@ -20,6 +22,7 @@ export interface NodeRequestHistory {
   readonly held: readonly string[];
   readonly waiting: readonly string[];
   readonly known: readonly string[];
+  readonly open: readonly string[];
   /** False when the records could not be listed (RBAC without `list evacuations`): only the ledger was read. */
   readonly recordsRead: boolean;
 }
@@ -31,6 +34,12 @@ function isWaiting(
 ): boolean {
   const id = record.spec.requestId;
   return record.status?.phase === 'MaintenanceScheduled' && !Object.hasOwn(holds, id) && !Object.hasOwn(released, id);
+}
+
+/** A record no Restore finished and no end closed, for a request the ledger has not released. */
+function isOpen(record: EvacuationObject, released: Readonly<Record<string, string>>): boolean {
+  const status = record.status;
+  return !Object.hasOwn(released, record.spec.requestId) && !status?.restore?.finishedAt && !status?.endedAt;
 }
 
 /** This node's requests as the cluster knows them. A 403 on the records reads the ledger alone. */
@@ -52,6 +61,12 @@ export async function readNodeHistory(kube: NoticeKube, nodeName: string): Promi
     waiting: mine.filter((record) => isWaiting(record, ledger.holds, ledger.released)).map((r) => r.spec.requestId),
     known: [
       ...new Set([...Object.keys(ledger.holds), ...Object.keys(ledger.released), ...mine.map((r) => r.spec.requestId)]),
+    ],
+    open: [
+      ...new Set([
+        ...Object.keys(ledger.holds),
+        ...mine.filter((record) => isOpen(record, ledger.released)).map((r) => r.spec.requestId),
+      ]),
     ],
     recordsRead,
   };

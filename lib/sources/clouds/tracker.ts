@@ -88,6 +88,18 @@ export class NoticeTracker {
     for (const id of requestIds) if (this.owns(id) && !this.#active.has(id)) this.#active.set(id, {});
   }
 
+  /**
+   * Requests whose end went out but did not take (end-confirmation.ts): active again and not counted as
+   * ended, so the next document ends them once more — listed as over, or no longer listed.
+   */
+  reopen(requestIds: readonly string[]): void {
+    for (const id of requestIds) {
+      if (!this.owns(id)) continue;
+      this.#ended.delete(id);
+      if (!this.#active.has(id)) this.#active.set(id, {});
+    }
+  }
+
   /** The active requests with the notice each came from (none for one taken over from a previous run). */
   open(): { requestId: string; notice?: Notice; rule?: NoticeRule }[] {
     return [...this.#active].map(([requestId, tracked]) => ({ requestId, ...tracked }));

@@ -14,6 +14,7 @@ import { TransientError } from '../../errors/index.ts';
 import { createLogger } from '../../log/logger.ts';
 import type { NoticeSource } from '../../model/notice.ts';
 import type { AgentConfig } from '../clouds/config.ts';
+import { EndConfirmations } from '../clouds/end-confirmation.ts';
 import { readNodeHistory } from '../clouds/history.ts';
 import type { AgentLogger, LoopContext, NoticeKube, SourceLoop } from '../clouds/loop.ts';
 import { pause } from '../clouds/loop.ts';
@@ -121,6 +122,8 @@ class LoopRunner {
   #problems = new Set<string>();
   /** Since when the source has been unreadable (no answer, or a document or event that could not be read). */
   readonly #unreadable = new Unreadability();
+  /** Ends published and not yet seen carried out in the cluster (end-confirmation.ts). */
+  readonly #ends = new EndConfirmations();
 
   constructor(loop: SourceLoop, context: LoopContext, publisher: EventPublisher) {
     this.#loop = loop;
@@ -145,6 +148,7 @@ class LoopRunner {
     let document: ParsedDocument;
     try {
       await this.#adopt();
+      await this.#confirmEnds();
       document = await this.#loop.read(signal);
     } catch (error) {
       if (signal.aborted) return false;
@@ -227,6 +231,30 @@ class LoopRunner {
     if (held.length + waiting.length > 0) {
       logger.info('found requests of a previous run', { source: this.#loop.source, held, waiting });
     }
+  }
+
+  /**
+   * Ends that went out a minute ago and still show open in the cluster are ended again at this read (the
+   * document is handled in full, even unchanged). A failed read of the cluster is tried at the next check.
+   */
+  async #confirmEnds(): Promise<void> {
+    const { kube, config, logger, now } = this.#context;
+    const source = this.#loop.source;
+    const ends = await this.#ends.check(kube, config.nodeName, now()).catch(() => ({ again: [], givenUp: [] }));
+    for (const requestId of ends.givenUp) {
+      logger.error('a request stays open after its end was published again and again; restore it by hand', {
+        source,
+        requestId,
+        repair: `drainbridge restore ${config.nodeName} --request-id ${requestId}`,
+      });
+    }
+    if (ends.again.length === 0) return;
+    logger.warn('ended requests are still open in the cluster: publishing their end again', {
+      source,
+      requestIds: ends.again,
+    });
+    this.#tracker.reopen(ends.again);
+    this.#handled = undefined;
   }
 
   /**
@@ -328,6 +356,8 @@ class LoopRunner {
         metrics.count('ended', source);
       }
       this.#tracker.commit(action);
+      if (action.kind === 'end') this.#ends.ended(action.requestId, now());
+      else if (action.kind !== 'ignore') this.#ends.forget(action.requestId);
       return true;
     } catch (error) {
       metrics.count('failures', source);
