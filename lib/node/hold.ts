@@ -105,6 +105,8 @@ export interface ReleaseResult {
   readonly nodeGone: boolean;
   /** The request was released before (its tombstone): `restored` is empty, the earlier release restored. */
   readonly alreadyReleased: boolean;
+  /** The request never held the node: only its tombstone was written (it may still wait in line). */
+  readonly neverHeld?: boolean;
 }
 
 function describeRestored(restored: Restored): string {
@@ -160,6 +162,7 @@ export async function releaseHold(
       restored: result.value.restored,
       nodeGone: false,
       alreadyReleased: result.value.already,
+      neverHeld: result.value.neverHeld,
     };
   } catch (error) {
     if (error instanceof EvacuationFailed) {

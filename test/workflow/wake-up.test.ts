@@ -164,4 +164,32 @@ describe('a request waiting in line is woken when the slot frees', () => {
       await waker.stop();
     }
   });
+
+  it('a request ended while it waits in line leaves the line at once: the one behind it is next', async () => {
+    // A withdrawn notice's Restore wrote the tombstone, but the request kept its place until its Evacuate
+    // looked again, and those behind it waited on it (soak seed 71945).
+    await succeeds(await request(w, 'node-1', 'line-node-1'));
+    const withdrawn = await request(w, 'node-2', 'line-node-2');
+    await parkedToken(w, 'node-2', 'line-node-2');
+    const behind = await request(w, 'node-3', 'line-node-3');
+    await waitUntil('line-node-3 waits in line', async () => {
+      const lease = await w.admin.getLease(NAMESPACE, ADMISSION_LEASE);
+      return readQueue(lease)['line-node-3'] !== undefined;
+    });
+    const restoredAt = Date.now();
+    await w.runtime.put('Maintenance Ended', maintenanceEnded('node-2', 'line-node-2'));
+    await waitUntil('line-node-2 has left the line', async () => {
+      const lease = await w.admin.getLease(NAMESPACE, ADMISSION_LEASE);
+      return readQueue(lease)['line-node-2'] === undefined;
+    });
+    assert.ok(Date.now() - restoredAt < 5_000, 'left with its Restore, not at its next look (10 s or 60 s later)');
+    assert.equal(readLedger(await w.admin.getNode('node-2')).released['line-node-2'] !== undefined, true);
+    await w.runtime.put('Maintenance Ended', maintenanceEnded('node-1', 'line-node-1'));
+    await succeeds(behind);
+    assert.deepEqual(await heldNodes(w), ['node-3'], 'the request behind took the slot; node-2 was never cordoned');
+    assert.equal((await withdrawn.outcome).ok, true, 'the withdrawn Evacuate ends (Skipped) without cordoning');
+    await w.runtime.put('Maintenance Ended', maintenanceEnded('node-3', 'line-node-3'));
+    await waitUntil('node-3 is released', async () => (await heldNodes(w)).length === 0);
+    await w.runtime.settle();
+  });
 });

@@ -10,6 +10,7 @@ import {
   type Admitted,
   admissionLimitsOf,
   admitRequest,
+  leaveQueue,
   readAdmissionLease,
   waitFromLease,
 } from '../../admission/index.ts';
@@ -201,6 +202,9 @@ async function admitOrEnd(
     if (end) {
       tools.logger.info('request ended before it held its node', { outcome: end.outcome, reason: end.why });
       await endNeverHeld({ ...deps, namespace: deps.config.namespace }, input.request, end, tools.now());
+    } else if (skipped) {
+      // Released already (its tombstone): a place it still has in line would hold up those behind it.
+      await leaveQueue(deps.kube, deps.config.namespace, input.request.requestId, tools.now()).catch(() => false);
     }
     throw error;
   }

@@ -189,6 +189,13 @@ export const releaseHoldTask: TaskSpec<TaskInput, Released, WorkflowDeps> = {
       }),
     );
     if (result.last && !result.nodeGone) await setPhase(deps.kube, request.nodeName, 'NodeUncordoned', tools.now());
+    // Ended before it held the node (a notice withdrawn while its request waited in line): its place goes
+    // now, not when its Evacuate next looks (up to WaitInLine's minute) or the place expires.
+    if (result.neverHeld) {
+      await leaveQueue(deps.kube, deps.config.namespace, request.requestId, tools.now()).catch((caught: unknown) => {
+        tools.logger.warn('could not leave the admission queue', { reason: (caught as Error).message });
+      });
+    }
     // The slot is free: the requests next in line see it from the admission Lease at their next attempt.
     if (result.last) {
       await noteReleased(deps.kube, deps.config.namespace, request.nodeName, tools.now()).catch((caught: unknown) => {
