@@ -125,6 +125,8 @@ export interface ReplicaLife {
   /** RSS (bytes) five minutes into its life and at its end, when it lived that long. */
   readonly rssAtMinute5?: number;
   readonly rssAtEnd?: number;
+  /** RSS (bytes) sampled once a minute of its life (index: the minute); memory-flat judges their floors. */
+  readonly rssByMinute?: readonly number[];
 }
 
 export interface SoakLog {

@@ -95,6 +95,8 @@ interface Life {
   exit?: Exit;
   rssAtMinute5?: number;
   rssLatest?: number;
+  /** One sample per minute of the life, the first taken in that minute. */
+  readonly rssByMinute: number[];
 }
 
 /** How soon a replica that exited unasked starts again: the first delay of Kubernetes' CrashLoopBackOff. */
@@ -124,7 +126,7 @@ export class Replica {
   start(): void {
     if (this.current || this.#retired) return;
     const child = new Child(this.#args, this.#env, join(this.#dir, `${this.name}.log`));
-    const life: Life = { child };
+    const life: Life = { child, rssByMinute: [] };
     this.#lives.push(life);
     void child.exited.then((exit) => {
       life.exit = exit;
@@ -158,7 +160,10 @@ export class Replica {
     const rss = life.child.rss();
     if (rss === undefined) return;
     life.rssLatest = rss;
-    if (life.rssAtMinute5 === undefined && Date.now() - life.child.startedAt >= 5 * 60_000) life.rssAtMinute5 = rss;
+    const minute = Math.floor((Date.now() - life.child.startedAt) / 60_000);
+    if (life.rssAtMinute5 === undefined && minute >= 5) life.rssAtMinute5 = rss;
+    // A minute the schedule did not sample (a tick late) repeats the sample after it: floors stay honest.
+    while (life.rssByMinute.length <= minute) life.rssByMinute.push(rss);
   }
 
   /** The lives for the checker. */
@@ -170,7 +175,7 @@ export class Replica {
       ...(life.exit ? { exit: { code: life.exit.code, signal: life.exit.signal } } : {}),
       crashLines: life.child.crashLines,
       ...(life.rssAtMinute5 !== undefined && life.rssLatest !== undefined
-        ? { rssAtMinute5: life.rssAtMinute5, rssAtEnd: life.rssLatest }
+        ? { rssAtMinute5: life.rssAtMinute5, rssAtEnd: life.rssLatest, rssByMinute: [...life.rssByMinute] }
         : {}),
     }));
   }

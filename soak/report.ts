@@ -1,5 +1,5 @@
 /** The soak's summary: the seed, faults and events by kind, requests by outcome, each invariant and its breaches. */
-import { INVARIANTS, type Verdict } from './checker.ts';
+import { INVARIANTS, rssFloors, type Verdict } from './checker.ts';
 import type { SoakLog } from './log.ts';
 import type { SoakWorld } from './world.ts';
 
@@ -34,9 +34,13 @@ function cliByExit(w: SoakWorld): [string, number][] {
 const mib = (bytes: number | undefined): string => `${Math.round((bytes ?? 0) / 2 ** 20)} MiB`;
 
 function rssLines(log: SoakLog): string[] {
-  const measured = log.replicas.filter((l) => l.rssAtMinute5 !== undefined && l.rssAtEnd !== undefined);
-  if (measured.length === 0) return ['  none lived five minutes'];
-  return measured.map((l) => `  ${l.replica} (pid ${l.pid}): ${mib(l.rssAtMinute5)} → ${mib(l.rssAtEnd)}`);
+  const lines = log.replicas.flatMap((l) => {
+    const floors = rssFloors(l);
+    if (!floors) return [];
+    const peak = Math.max(...(l.rssByMinute ?? [l.rssAtMinute5 ?? 0, l.rssAtEnd ?? 0]));
+    return [`  ${l.replica} (pid ${l.pid}): ${mib(floors.atMinute5)} → ${mib(floors.atEnd)} (peak ${mib(peak)})`];
+  });
+  return lines.length === 0 ? ['  none lived five minutes'] : lines;
 }
 
 export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: number): string {
@@ -62,7 +66,7 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
     ...table(requestsByOrigin(log)),
     'CLI commands by exit',
     ...table(cliByExit(w)),
-    'replica RSS (each process that lived five minutes: at its minute 5 → at its end)',
+    'replica RSS (each process that lived five minutes: floor of minutes 5–9 → floor of its last 5 minutes)',
     ...rssLines(log),
     'invariants (facts judged, breaches):',
     ...INVARIANTS.map((invariant) => {

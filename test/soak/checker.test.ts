@@ -111,6 +111,9 @@ function cleanLog(): SoakLog {
   };
 }
 
+const MIB = 2 ** 20;
+const life = (pid: number) => ({ replica: 'b', pid, crashLines: [] as string[] });
+
 /** The invariants `log` breaks, each once. */
 function broken(log: SoakLog): Invariant[] {
   return [...new Set(checkInvariants(log).violations.map((v) => v.invariant))];
@@ -302,6 +305,16 @@ describe('soak invariant checker', () => {
       }),
       detail: /grew from 100 MiB at minute 5 to 130 MiB/,
     },
+    {
+      name: 'a floor that rose minute by minute (a leak under the swing)',
+      invariant: 'memory-flat',
+      change: (l) => {
+        // Every other minute 300 MiB of work in flight; beneath it the floor climbs from 118 MiB (minutes 5–9) to 148 MiB (the last five).
+        const rssByMinute = Array.from({ length: 20 }, (_, m) => (m % 2 ? 300 : 100 + 3 * m) * MIB);
+        return { ...l, replicas: [{ ...life(15), rssByMinute, rssAtMinute5: 300 * MIB, rssAtEnd: 300 * MIB }] };
+      },
+      detail: /grew from 118 MiB at minute 5 to 148 MiB at its end \(floors of 5 minutes/,
+    },
   ];
   const withNoticeRequest = (l: SoakLog, change: Partial<SoakLog['requests'][number]>): SoakLog => ({
     ...l,
@@ -352,6 +365,15 @@ describe('soak invariant checker', () => {
       detail: /took 601 s from its planned start \(bound 600 s\)/,
     },
   );
+  it('memory that swings with the work in flight over a flat floor holds, though its two samples differ 2.7×', () => {
+    const rssByMinute = Array.from({ length: 30 }, (_, m) => (m % 3 === 2 ? 150 : 300 + 10 * (m % 5)) * MIB);
+    rssByMinute[5] = 150 * MIB;
+    const swinging = { ...life(16), rssByMinute, rssAtMinute5: 150 * MIB, rssAtEnd: 410 * MIB };
+    const verdict = checkInvariants({ ...cleanLog(), replicas: [swinging] });
+    assert.deepEqual(verdict.violations, []);
+    assert.equal(verdict.checked['memory-flat'], 1);
+  });
+
   it("a notice's request waiting for its start is bounded from that start, not from its record", () => {
     // Recorded at +5 s, drained at +700 s: 695 s after its record, past the 600 s bound; 200 s after its start.
     assert.equal(NOTICE_REQUEST_HISTORY.endedAt - NOTICE_REQUEST_HISTORY.firstSeenAt > 600_000, true);
