@@ -84,6 +84,14 @@ describe('a notice moved far after its node was drained (DRAINBRIDGE_NOTICE_REST
       ),
     );
 
+    const told = bus.filter((e) => e.detailType === 'Node Restored' && e.requestId === requestId);
+    assert.equal(told.length, 1, 'the restore for the new start is told as a Node Restored');
+    assert.equal(told[0]?.detail.uncordoned, true);
+    assert.ok(
+      (told[0]?.detail.leftAlone as string[]).some((line) => line.startsWith('restored until its rescheduled start')),
+      JSON.stringify(told[0]?.detail),
+    );
+
     await waitUntil('node-1 is drained again', () => succeeded(requestId).length === 2, 90_000);
     const again = succeeded(requestId)[1]?.at ?? Number.POSITIVE_INFINITY;
     assert.ok(again < moved.getTime(), 'drained again before the new start');

@@ -13,6 +13,7 @@ import type { TaskTools } from '../../lambda/task.ts';
 import { readNodeOrFail, releaseHold, setPhase } from '../../node/hold.ts';
 import { ledgerOf } from '../../node/ledger.ts';
 import type { WorkflowDeps } from '../deps.ts';
+import { restoredEvent } from '../outcomes.ts';
 import type { TaskInput } from '../state.ts';
 import { ledgerSettings } from './evacuate-steps.ts';
 import { restoreBranchesTask } from './outcome-steps.ts';
@@ -38,6 +39,18 @@ export async function restoreForReschedule(deps: WorkflowDeps, input: TaskInput,
     tools.logger.warn('could not note the free slot on the admission Lease', { reason: (caught as Error).message });
   });
   const branches = await restoreBranchesTask.run(input, deps, tools);
+  // Told like any restore (a node back in service), and that the request goes on: consumers that count
+  // one Node Restored per request see a second one after its final Restore.
+  const until = `restored until its rescheduled start${request.notBefore ? ` (${request.notBefore})` : ''}; request ${request.requestId} evacuates it again before then`;
+  await deps.publisher.publish(
+    'Node Restored',
+    restoredEvent(request, input.executionId, {
+      lastHold: true,
+      uncordoned: result.restored.uncordoned,
+      novaServiceEnabled: branches.restoredFields.novaServiceEnabled ?? false,
+      leftAlone: [...branches.leftAlone, until],
+    }),
+  );
   tools.logger.warn('node restored until its rescheduled start', {
     requestId: request.requestId,
     restored: result.restored,
