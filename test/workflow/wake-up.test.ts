@@ -74,7 +74,8 @@ describe('a request waiting in line is woken when the slot frees', () => {
     await w?.stop();
   });
 
-  it('the watch sends the parked token back as the slot frees: the Task it wakes was still waiting', async () => {
+  /** The Lease watch as `drainbridge run` runs it, leading, once it has read the Leases. */
+  async function startWaker(): Promise<SlotWaker> {
     const waker = new SlotWaker({
       client: lean,
       namespace: NAMESPACE,
@@ -83,8 +84,13 @@ describe('a request waiting in line is woken when the slot frees', () => {
       leading: () => true,
     });
     waker.start();
+    await waker.leases.whenSynced();
+    return waker;
+  }
+
+  it('the watch sends the parked token back as the slot frees: the Task it wakes was still waiting', async () => {
+    const waker = await startWaker();
     try {
-      await waker.leases.whenSynced();
       await succeeds(await request(w, 'node-1'));
       const second = await request(w, 'node-2');
       await parkedToken(w, 'node-2');
@@ -122,16 +128,8 @@ describe('a request waiting in line is woken when the slot frees', () => {
     // Every locked Admit writes its intent on the Lease and removes it at its unlock, admitted or not.
     // Counted as a slot taken and freed, each such round trip woke the front of the line, whose own Admit
     // did the same again: Admits every half second for as long as requests waited (soak seed 71945).
-    const waker = new SlotWaker({
-      client: lean,
-      namespace: NAMESPACE,
-      logger: createLogger('wake-up-test', 'ERROR'),
-      deliver: (token) => w.runtime.executor.sendTaskSuccess(token),
-      leading: () => true,
-    });
-    waker.start();
+    const waker = await startWaker();
     try {
-      await waker.leases.whenSynced();
       await succeeds(await request(w, 'node-1', 'again-node-1'));
       const second = await request(w, 'node-2', 'again-node-2');
       await parkedToken(w, 'node-2', 'again-node-2');
