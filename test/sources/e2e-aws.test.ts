@@ -11,7 +11,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from 'aws-lambda';
 import axios from 'axios';
 import { handler as normalizeAwsNotice } from '../../functions/normalize-aws-notice.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
@@ -23,6 +22,7 @@ import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { MemoryNoticeMetrics } from '../../lib/sources/clouds/metrics.ts';
 import { DEFAULT_NOTICE_POLICY } from '../../lib/sources/clouds/policy.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
 import {
@@ -247,20 +247,10 @@ describe('AWS notices, end to end through the packaged state machines', () => {
   });
 });
 
-const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-dev-normalizeAwsNotice',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-west-2:123456789012:function:drainbridge-dev-normalizeAwsNotice',
-  memoryLimitInMB: '512',
-  awsRequestId: '00000000-0000-4000-8000-000000000002',
-  logGroupName: '/aws/lambda/drainbridge-dev-normalizeAwsNotice',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-} satisfies Context;
+const CONTEXT = lambdaContext('drainbridge-dev-normalizeAwsNotice', {
+  region: 'us-west-2',
+  requestId: '00000000-0000-4000-8000-000000000002',
+});
 
 /** AWS's documented Health event (fixture), for node-3's instance, starting `minutesAhead` on the simulator's clock. */
 function healthEvent(arn: string, statusCode: string, minutesAhead: number): Record<string, unknown> {

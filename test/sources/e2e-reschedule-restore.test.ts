@@ -11,7 +11,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from 'aws-lambda';
 import { handler as normalizeAwsNotice } from '../../functions/normalize-aws-notice.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
@@ -20,6 +19,7 @@ import { readPhase } from '../../lib/node/phase.ts';
 import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { MemoryNoticeMetrics } from '../../lib/sources/clouds/metrics.ts';
 import { DEFAULT_NOTICE_POLICY } from '../../lib/sources/clouds/policy.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
 import { readNodeAsAdmin, readRecord, startWorkflowSim, type WorkflowSim } from '../workflow/harness.ts';
@@ -88,7 +88,9 @@ describe('a notice moved far after its node was drained (DRAINBRIDGE_NOTICE_REST
     assert.equal(told.length, 1, 'the restore for the new start is told as a Node Restored');
     assert.equal(told[0]?.detail.uncordoned, true);
     assert.ok(
-      (told[0]?.detail.leftAlone as string[]).some((line) => line.startsWith('restored until its rescheduled start')),
+      ((told[0]?.detail.leftAlone ?? []) as string[]).some((line) =>
+        line.startsWith('restored until its rescheduled start'),
+      ),
       JSON.stringify(told[0]?.detail),
     );
 
@@ -133,20 +135,10 @@ describe('a notice moved far after its node was drained (DRAINBRIDGE_NOTICE_REST
   });
 });
 
-const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-dev-normalizeAwsNotice',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-west-2:123456789012:function:drainbridge-dev-normalizeAwsNotice',
-  memoryLimitInMB: '512',
-  awsRequestId: '00000000-0000-4000-8000-000000000004',
-  logGroupName: '/aws/lambda/drainbridge-dev-normalizeAwsNotice',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-} satisfies Context;
+const CONTEXT = lambdaContext('drainbridge-dev-normalizeAwsNotice', {
+  region: 'us-west-2',
+  requestId: '00000000-0000-4000-8000-000000000004',
+});
 
 /** The AWS normaliser (the Lambda's task) run on `event`. */
 async function health(event: Record<string, unknown>): Promise<void> {

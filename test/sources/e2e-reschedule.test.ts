@@ -12,7 +12,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from 'aws-lambda';
 import { handler as normalizeAwsNotice } from '../../functions/normalize-aws-notice.ts';
 import { InProcessPublisher } from '../../lib/bus/in-process-publisher.ts';
 import type { KubeClient } from '../../lib/clients/kube/client.ts';
@@ -22,6 +21,7 @@ import { noticeRequestId } from '../../lib/sources/clouds/ids.ts';
 import { MemoryNoticeMetrics } from '../../lib/sources/clouds/metrics.ts';
 import { DEFAULT_NOTICE_POLICY } from '../../lib/sources/clouds/policy.ts';
 import { type Ec2ScheduledEvent, FakeEc2Metadata } from '../../sim/metadata/index.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 import { waitUntil } from '../support/wait.ts';
 import { fixture } from '../unit/sources/fixtures.ts';
 import {
@@ -217,20 +217,10 @@ describe('rescheduled notices, end to end through the packaged state machines', 
   });
 });
 
-const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-dev-normalizeAwsNotice',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-west-2:123456789012:function:drainbridge-dev-normalizeAwsNotice',
-  memoryLimitInMB: '512',
-  awsRequestId: '00000000-0000-4000-8000-000000000003',
-  logGroupName: '/aws/lambda/drainbridge-dev-normalizeAwsNotice',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-} satisfies Context;
+const CONTEXT = lambdaContext('drainbridge-dev-normalizeAwsNotice', {
+  region: 'us-west-2',
+  requestId: '00000000-0000-4000-8000-000000000003',
+});
 
 /** AWS's documented Health event (fixture) for node-3's instance, starting at `start`, sent at `sent`. */
 function healthEvent(arn: string, start: Date, sent: Date, statusCode = 'upcoming'): Record<string, unknown> {

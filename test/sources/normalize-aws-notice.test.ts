@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from 'aws-lambda';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -22,20 +22,9 @@ const { fixture } = await import('../unit/sources/fixtures.ts');
 type AgentCluster = Awaited<ReturnType<typeof startAgentCluster>>;
 type Policy = typeof DEFAULT_NOTICE_POLICY;
 
-const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-dev-normalizeAwsNotice',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:drainbridge-dev-normalizeAwsNotice',
-  memoryLimitInMB: '512',
-  awsRequestId: '00000000-0000-4000-8000-000000000001',
-  logGroupName: '/aws/lambda/drainbridge-dev-normalizeAwsNotice',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-} satisfies Context;
+const CONTEXT = lambdaContext('drainbridge-dev-normalizeAwsNotice', {
+  requestId: '00000000-0000-4000-8000-000000000001',
+});
 
 interface Result {
   requested: string[];

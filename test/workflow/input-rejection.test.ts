@@ -5,27 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from 'aws-lambda';
 import type { LocalHandler } from '../../embedded/executor.ts';
 import { embeddedHandlers } from '../../embedded/functions.ts';
 import { KUBECTL_DRAIN_DEFAULTS } from '../../lib/model/request.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 import { maintenanceRequested, startWorkflowSim, type WorkflowSim, writesSince } from './harness.ts';
 import { WORKFLOW_SCENARIO } from './scenario.ts';
 
-const CONTEXT: Context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-test',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:test',
-  memoryLimitInMB: '512',
-  awsRequestId: 'input-rejection',
-  logGroupName: '/test',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
+const CONTEXT = lambdaContext('drainbridge-test', { requestId: 'input-rejection' });
 
 const REQUEST = {
   ...maintenanceRequested('node-1'),

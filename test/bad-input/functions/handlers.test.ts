@@ -13,23 +13,11 @@ import type { Context } from 'aws-lambda';
 import { type DrainbridgeCluster, startDrainbridgeCluster } from '../../../sim/drainbridge.ts';
 import { captureOutput } from '../../support/capture.ts';
 import { assertCleanError, uncleanParts } from '../../support/clean-error.ts';
+import { lambdaContext } from '../../support/lambda-context.ts';
 import { assertNoWrites } from '../../support/request-log.ts';
 import { CASES, FUNCTIONS, type FunctionFile } from './cases.ts';
 
-const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-dev-bad-input',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:drainbridge-dev-bad-input',
-  memoryLimitInMB: '512',
-  awsRequestId: '00000000-0000-4000-8000-000000000000',
-  logGroupName: '/aws/lambda/drainbridge-dev-bad-input',
-  logStreamName: 'bad-input',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-} satisfies Context;
+const CONTEXT = lambdaContext('drainbridge-dev-bad-input');
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 

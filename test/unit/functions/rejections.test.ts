@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { Context } from 'aws-lambda';
+import { lambdaContext } from '../../support/lambda-context.ts';
 
 // Quiet the handlers: refusals are logged and counted as step failures, which is noise here. Read when
 // each handler module is first imported, which happens below, after this.
@@ -43,20 +44,7 @@ function trapDeps(): { deps: unknown; touched: string[] } {
   return { deps, touched };
 }
 
-const CONTEXT = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'drainbridge-dev-test',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:drainbridge-dev-test',
-  memoryLimitInMB: '512',
-  awsRequestId: '00000000-0000-4000-8000-000000000000',
-  logGroupName: '/aws/lambda/drainbridge-dev-test',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-} satisfies Context;
+const CONTEXT = lambdaContext('drainbridge-dev-test');
 
 interface Case {
   readonly fn: string;
