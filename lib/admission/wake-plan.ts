@@ -32,8 +32,8 @@ const WOKEN_MEMORY = 4096;
  * Admissions in flight (intents) are not counted: every locked Admit writes one and removes it at its
  * unlock, admitted or not, and an intent that ends without a hold frees no slot. Counted, each such
  * round trip looked like a slot taken and freed: the clamp on `owed` kept the freeing, the front of the
- * line was woken, its own Admit wrote the next intent — a loop of Admits every half second among the
- * requests in line (the 60-minute soak, seed 71945).
+ * line was woken, its own Admit wrote the next intent and removed it — a self-sustaining chain of
+ * wake-ups, one Admit after another, for as long as requests waited (test/workflow/wake-up.test.ts).
  */
 function heldOn(lease: V1Lease): number | undefined {
   const admitted = readAdmitted(lease);

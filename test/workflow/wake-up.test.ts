@@ -127,7 +127,7 @@ describe('a request waiting in line is woken when the slot frees', () => {
   it('an admission in flight that ends without a hold wakes nobody: the requests in line stay asleep', async () => {
     // Every locked Admit writes its intent on the Lease and removes it at its unlock, admitted or not.
     // Counted as a slot taken and freed, each such round trip woke the front of the line, whose own Admit
-    // did the same again: Admits every half second for as long as requests waited (soak seed 71945).
+    // did the same again: a chain of Admits for as long as requests waited.
     const waker = await startWaker();
     try {
       await succeeds(await request(w, 'node-1', 'again-node-1'));

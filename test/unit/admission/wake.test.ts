@@ -71,7 +71,7 @@ describe('planWakeUps', () => {
 
   it('an admission in flight that ends without a hold frees no slot: nobody is woken, however often it happens', () => {
     // Every locked Admit writes its intent and removes it at its unlock. Counted as a held node, each such
-    // round trip woke the front of the line, whose own Admit did the same: a loop of Admits (soak seed 71945).
+    // round trip woke the front of the line, whose own Admit did the same: a chain of Admits.
     const line = { a: place(1, 'ta'), b: { ...place(2, 'tb'), why: 'zone a is at its limit' } };
     const intent = { a: { node: 'node-1', since: at(0), requester: 'x' } };
     const locked: V1Lease = {
