@@ -7,12 +7,12 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import type { KubeClient } from '../clients/kube/client.ts';
 import { readLease } from '../clients/kube/lease.ts';
-import { SkipEvent } from '../errors/index.ts';
+import { SkipEvent, TransientError } from '../errors/index.ts';
 import type { ResolvedRequest } from '../model/request.ts';
-import { acquireHold, readNodeOrFail } from '../node/hold.ts';
+import { acquireHold, readNodeOrFail, type SendBy } from '../node/hold.ts';
 import { countsAsHeld, type HoldRequest, readLedger } from '../node/ledger.ts';
 import { gateReason } from './gates/index.ts';
-import { nodesInFlight, settledIntents } from './intents.ts';
+import { HOLD_SEND_WINDOW_MS, nodesInFlight, settledIntents } from './intents.ts';
 import { lockAdmission, unlockAdmission, unlockQuietly } from './mutex.ts';
 import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
 import { ADMISSION_LEASE, readAdmitted, readIntents, readQueue } from './records.ts';
@@ -75,6 +75,16 @@ async function waitOrAskGates(
   return gateReason(settings.gates, { client, node: read.node, now: read.now });
 }
 
+/** The hold write's window after the lock (HOLD_SEND_WINDOW_MS, on the real clock as the API server's timeouts are). */
+function holdSendWindow(nodeName: string): SendBy {
+  const at = Date.now() + HOLD_SEND_WINDOW_MS;
+  const late = () =>
+    new TransientError(
+      `the hold on node ${nodeName} could not be written within ${HOLD_SEND_WINDOW_MS / 1000} s of taking the admission lock (the API server is slow); not sent, so it cannot land after this admission stops counting: admission is tried again`,
+    );
+  return { at, late };
+}
+
 /**
  * Admits `request` to a maintenance slot and takes its hold (cordon). Throws SlotUnavailable while it
  * must wait, SkipEvent for a late duplicate of a request that was already released. `node`: the node as
@@ -105,6 +115,7 @@ export async function admitRequest(
   const lockedAt = read.clock?.() ?? now;
   const busy = (message: string) => waitError(message, { queue: readQueue(lease0) }, place);
   const lease = await lockAdmission(client, request, { namespace: settings.namespace, now: lockedAt, busy });
+  const sendBy = holdSendWindow(request.nodeName);
   let unlocked = false;
   let holdWritten = false;
   try {
@@ -125,6 +136,7 @@ export async function admitRequest(
       holdWritten = true;
       hold = await acquireHold(client, request.nodeName, holdRequestOf(request), {
         now: lockedAt,
+        sendBy,
         ...(settings.ledger ? { ledger: settings.ledger } : {}),
       });
     }

@@ -17,6 +17,17 @@
 /** How long an admitter's intent counts after it locked, unless it ends sooner. */
 export const INTENT_TTL_SECONDS = 120;
 
+/**
+ * How long after it locked an admitter may still send its hold write (real time). A write lands at the
+ * latest 60 s after it was sent (the API server's request timeout), and one call of the client sends its
+ * last retry at most about 40 s after the call began (4 attempts of up to 10 s, backoff up to 3 s): a
+ * write begun within 20 s of the lock has landed, or never will, before its intent stops counting
+ * (INTENT_TTL_SECONDS). Begun later, it could land after the intent expired, unseen by the next
+ * admitter's count — one node past a limit. So a later hold write is not sent: the admission is tried
+ * again (TransientError), its intent left to expire.
+ */
+export const HOLD_SEND_WINDOW_MS = 20_000;
+
 export interface Intent {
   readonly node: string;
   /** When the admitter locked (ISO 8601). */

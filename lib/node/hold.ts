@@ -49,14 +49,23 @@ export async function updateNode<T>(
   client: KubeClient,
   nodeName: string,
   plan: (node: V1Node) => { patch?: MergePatch; value: T },
+  options: { readonly sendBy?: SendBy } = {},
 ): Promise<{ value: T; node: V1Node; written: boolean }> {
   return retryOnConflict(async () => {
     const node = await readNodeOrFail(client, nodeName);
     readLedger(node); // throws RecordUnreadable for a damaged ledger, before anything is planned
     const { patch, value } = plan(node);
     if (!patch) return { value, node, written: false };
+    const late = options.sendBy && Date.now() > options.sendBy.at ? options.sendBy.late() : undefined;
+    if (late) throw late;
     return { value, node: await client.patchNode(nodeName, patch), written: true };
   });
+}
+
+/** The last instant (Date.now(), real time) a write may still be sent, and the error that stops a later one. */
+export interface SendBy {
+  readonly at: number;
+  readonly late: () => Error;
 }
 
 export interface HoldResult {
@@ -75,15 +84,16 @@ export async function acquireHold(
   client: KubeClient,
   nodeName: string,
   request: HoldRequest,
-  settings: { now?: Date; ledger?: LedgerSettings } = {},
+  settings: { now?: Date; ledger?: LedgerSettings; sendBy?: SendBy } = {},
 ): Promise<HoldResult> {
   const now = settings.now ?? new Date();
-  const result = await updateNode(client, nodeName, (node) => {
+  const plan = (node: V1Node) => {
     const decision = planHold(node, request, now, settings.ledger ?? DEFAULT_LEDGER_SETTINGS);
     if (decision.action === 'refuse') throw new EvacuationFailed(decision.why);
     if (decision.action === 'none') return { value: decision.why, patch: undefined };
     return { value: decision.first ? 'first' : 'added', patch: decision.patch };
-  });
+  };
+  const result = await updateNode(client, nodeName, plan, settings.sendBy ? { sendBy: settings.sendBy } : {});
   if (result.value === 'released') {
     throw new SkipEvent(`request ${request.requestId} was already released from node ${nodeName}; not cordoning again`);
   }
