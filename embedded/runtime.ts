@@ -74,13 +74,21 @@ export interface EmbeddedOptions extends ExecutorOptions {
   readonly publisherFor?: (bus: InProcessBus) => EventPublisher;
   /** Names executions (default: a random UUID); `drainbridge run` marks its own with its identity. */
   readonly executionName?: () => string;
+  /** How many ended executions `executions` keeps (ENDED_EXECUTIONS_KEPT by default). */
+  readonly endedExecutionsKept?: number;
 }
+
+/** Ended executions kept for inspection (tests, `chainOf`); older ones are forgotten. */
+export const ENDED_EXECUTIONS_KEPT = 1000;
 
 export class EmbeddedRuntime {
   readonly deps: WorkflowDeps;
   readonly bus: InProcessBus;
   readonly executor: EmbeddedExecutor;
+  /** Executions running, and the newest ENDED_EXECUTIONS_KEPT that ended (in the order they started). */
   readonly executions: TrackedExecution[] = [];
+  readonly #ended: TrackedExecution[] = [];
+  readonly #endedKept: number;
   readonly #executionName: (() => string) | undefined;
   readonly #handlers: Record<string, LocalHandler>;
 
@@ -92,7 +100,9 @@ export class EmbeddedRuntime {
       handlers: Record<string, LocalHandler>;
     },
     name?: () => string,
+    endedKept = ENDED_EXECUTIONS_KEPT,
   ) {
+    this.#endedKept = endedKept;
     this.deps = parts.deps;
     this.bus = parts.bus;
     this.executor = parts.executor;
@@ -134,7 +144,11 @@ export class EmbeddedRuntime {
         options.onStarted?.(execution, input);
       },
     });
-    runtime = new EmbeddedRuntime({ deps, bus, executor, handlers }, options.executionName);
+    runtime = new EmbeddedRuntime(
+      { deps, bus, executor, handlers },
+      options.executionName,
+      options.endedExecutionsKept,
+    );
     return runtime;
   }
 
@@ -165,7 +179,20 @@ export class EmbeddedRuntime {
     );
     const tracked: TrackedExecution = { ...execution, requestId, input, outcome };
     this.executions.push(tracked);
+    void outcome.then(() => this.#forgetOldEnded(tracked));
     return tracked;
+  }
+
+  /**
+   * Keeps the newest ENDED_EXECUTIONS_KEPT ended executions, drops older ones: `drainbridge run` lives for
+   * weeks, and every execution it ever ran (input, output, its interpreter's closures) stayed in this list.
+   */
+  #forgetOldEnded(ended: TrackedExecution): void {
+    this.#ended.push(ended);
+    if (this.#ended.length <= this.#endedKept) return;
+    const oldest = this.#ended.shift() as TrackedExecution;
+    const at = this.executions.indexOf(oldest);
+    if (at >= 0) this.executions.splice(at, 1);
   }
 
   /** Puts a request on the bus, as a producer would (the rules start the executions). */
