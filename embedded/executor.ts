@@ -134,6 +134,9 @@ export function startExecutionStates(definition: MachineDefinition): string[] {
     .map(([name]) => name);
 }
 
+/** Ended executions whose names still answer a repeated start (see EmbeddedExecutor.#forgetOldNames). */
+export const ENDED_NAMES_KEPT = 1000;
+
 /** Counts of one execution: what the suite prints and the history-size estimate is built from. */
 export interface ExecutionStats {
   /** States entered (Parallel branches' states included; a Retry re-runs its state without entering it again). */
@@ -290,6 +293,8 @@ export class EmbeddedExecutor {
   readonly #options: ExecutorOptions;
   /** Executions by machine and name: a name is unique per state machine, as on AWS (a repeated start is idempotent). */
   readonly #byName = new Map<string, Execution>();
+  /** Names of ended executions, oldest first: the newest ENDED_NAMES_KEPT keep answering a repeated start. */
+  readonly #endedNames: string[] = [];
   /** Task calls running now, so that a stop can wait for them (a step is never cut in half). */
   readonly #inFlight = new Set<Promise<unknown>>();
   /** Callback Tasks waiting for their token, by token: what `sendTaskSuccess` wakes. */
@@ -321,6 +326,18 @@ export class EmbeddedExecutor {
 
   get machines(): string[] {
     return Object.keys(this.#definitions);
+  }
+
+  /**
+   * An ended execution's name answers a repeated StartExecution (a retried continue-as-new) for a while;
+   * past the newest ENDED_NAMES_KEPT it is forgotten, with the execution (its interpreter, its input) —
+   * `drainbridge run` lives for weeks.
+   */
+  #forgetOldNames(key: string): void {
+    this.#endedNames.push(key);
+    if (this.#endedNames.length <= ENDED_NAMES_KEPT) return;
+    const oldest = this.#endedNames.shift() as string;
+    this.#byName.delete(oldest);
   }
 
   /**
@@ -377,6 +394,7 @@ export class EmbeddedExecutor {
     );
     const execution = { id, machine, result: run.result, settled, stats, abort };
     this.#byName.set(`${machine}/${name}`, execution);
+    void settled.then(() => this.#forgetOldNames(`${machine}/${name}`));
     return execution;
   }
 

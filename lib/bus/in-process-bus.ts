@@ -88,13 +88,25 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/**
+ * How many of each kept record (accepted, delivered, unmatched, failed) the bus keeps, the newest: enough
+ * to inspect, bounded — `drainbridge run` lives for weeks and puts an event on its bus at every step.
+ */
+export const BUS_RECORDS_KEPT = 2000;
+
+/** Appends `item`, dropping the oldest once `list` is twice `kept` long (amortised: one splice per `kept` pushes). */
+function keepNewest<T>(list: T[], item: T, kept: number): void {
+  list.push(item);
+  if (list.length >= 2 * kept) list.splice(0, list.length - kept);
+}
+
 /** EventBridge in one process: PutEvents, rules → `start`, schedules. See the file comment and README.md. */
 export class InProcessBus {
-  /** Every event accepted, in order. */
+  /** The events accepted, in order (the newest BUS_RECORDS_KEPT at least). */
   readonly accepted: BusEnvelope[] = [];
-  /** Every `start` call made (rules and schedules). */
+  /** The `start` calls made (rules and schedules), the newest BUS_RECORDS_KEPT at least. */
   readonly delivered: Delivery[] = [];
-  /** Accepted events no rule matched. */
+  /** Accepted events no rule matched (the newest BUS_RECORDS_KEPT at least). */
   readonly unmatched: BusEnvelope[] = [];
   readonly failed: FailedDelivery[] = [];
   readonly busName: string;
@@ -169,7 +181,7 @@ export class InProcessBus {
       ...(this.#options.newId ? { newId: this.#options.newId } : {}),
     });
     if (!isEnvelope(envelope)) return envelope;
-    this.accepted.push(envelope);
+    keepNewest(this.accepted, envelope, BUS_RECORDS_KEPT);
     // setImmediate: the caller gets PutEvents' answer before any target runs, as on EventBridge.
     this.#track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#route(envelope)));
     return { EventId: envelope.id };
@@ -178,7 +190,7 @@ export class InProcessBus {
   async #route(event: BusEnvelope): Promise<void> {
     const matched = this.#rules.filter((rule) => rule.matches(event));
     if (matched.length === 0) {
-      this.unmatched.push(event);
+      keepNewest(this.unmatched, event, BUS_RECORDS_KEPT);
       this.#options.listener?.unmatched?.(event);
       return;
     }
@@ -216,7 +228,7 @@ export class InProcessBus {
 
   async #start(target: Omit<Delivery, 'input' | 'copy'>, input: unknown, copy: number): Promise<void> {
     const delivery = { ...target, input, copy };
-    this.delivered.push(delivery);
+    keepNewest(this.delivered, delivery, BUS_RECORDS_KEPT);
     this.#options.listener?.delivered?.(delivery);
     try {
       await this.#options.start(target.stateMachine, structuredClone(input));
@@ -226,7 +238,7 @@ export class InProcessBus {
   }
 
   #fail(failure: FailedDelivery): void {
-    this.failed.push(failure);
+    keepNewest(this.failed, failure, BUS_RECORDS_KEPT);
     this.#options.listener?.failed?.(failure);
   }
 
@@ -234,7 +246,10 @@ export class InProcessBus {
     // Failures are recorded inside; this catch only keeps a throwing listener from becoming an
     // unhandled rejection that would end the process.
     const settled = delivery
-      .catch((error: unknown) => void this.failed.push({ rule: '(bus)', stateMachine: '', error: asError(error) }))
+      .catch(
+        (error: unknown) =>
+          void keepNewest(this.failed, { rule: '(bus)', stateMachine: '', error: asError(error) }, BUS_RECORDS_KEPT),
+      )
       .finally(() => this.#pending.delete(settled));
     this.#pending.add(settled);
   }

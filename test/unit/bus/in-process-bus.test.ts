@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { EvacuationFailedEvent, MaintenanceRequestedEvent } from '../../../lib/bus/contracts/index.ts';
 import {
+  BUS_RECORDS_KEPT,
   type BusClock,
   type BusRuleDefinition,
   type BusScheduleDefinition,
@@ -119,6 +120,23 @@ describe('InProcessBus: routing', () => {
       bus.delivered.map((d) => [d.rule, d.copy]),
       [['EvacuateEventRule', 1]],
     );
+  });
+
+  it('keeps the newest BUS_RECORDS_KEPT events and deliveries, not every one since it started', async () => {
+    const { bus, started } = makeBus();
+    const total = 2 * BUS_RECORDS_KEPT + 5;
+    for (let n = 0; n < total; n += 10) {
+      const batch = Array.from({ length: Math.min(10, total - n) }, (_, i) =>
+        entry('Maintenance Requested', { ...REQUESTED, requestId: `req-${n + i}` }),
+      );
+      await bus.putEvents(batch);
+    }
+    await bus.idle();
+    assert.equal(started.length, total, 'every event was delivered');
+    for (const list of [bus.accepted, bus.delivered]) {
+      assert.ok(list.length >= BUS_RECORDS_KEPT && list.length < 2 * BUS_RECORDS_KEPT, `${list.length} kept`);
+    }
+    assert.equal(bus.accepted.at(-1)?.detail.requestId, `req-${total - 1}`, 'the newest is kept');
   });
 
   it('applies the target input settings of the rule (InputTransformer, InputPath)', async () => {
