@@ -82,10 +82,7 @@ async function novaAtEnd(nova: NovaSoak | undefined): Promise<NovaHistory | unde
   }
 }
 
-async function main(): Promise<void> {
-  const opts = options();
-  const started = Date.now();
-  const nova = await openNova(opts);
+async function runSoak(opts: SoakOptions, started: number, nova: NovaSoak | undefined): Promise<void> {
   console.log(`soak: seed ${opts.seed}, ${opts.minutes} min, ${opts.nodes} nodes; starting the cluster…`);
   const w = await startWorld(opts, nova);
   console.log(`soak: logs in ${w.dir}`);
@@ -145,6 +142,19 @@ async function main(): Promise<void> {
   await w.busFront.close();
   await w.sim.stop();
   process.exit(verdict.violations.length > 0 ? 1 : 0);
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const started = Date.now();
+  const nova = await openNova(opts);
+  try {
+    await runSoak(opts, started, nova);
+  } catch (error) {
+    // A soak that broke down still leaves the lab usable: its servers deleted, every compute enabled.
+    if (nova) console.error(`soak: Nova lab: ${await nova.leaveAsFound()}`);
+    throw error;
+  }
 }
 
 await main();
