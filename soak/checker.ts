@@ -4,6 +4,7 @@
  * every breach with the evidence.
  */
 import type { NoticeHistory, ReplicaLife, RequestHistory, SoakLog } from './log.ts';
+import { novaReenabled, novaServersKept } from './nova-judges.ts';
 
 export const INVARIANTS = [
   'no-pod-deleted',
@@ -82,7 +83,9 @@ function noVmLost(log: SoakLog): Judged {
   for (const r of log.podRemovals.filter((p) => p.launcher && ok(p.status))) {
     broken.push(`${r.user} ${r.how === 'eviction' ? 'evicted' : 'deleted'} launcher pod ${r.namespace}/${r.name}`);
   }
-  return { checked: Object.keys(log.vms.atStart).length, broken: [...new Set(broken)] };
+  const servers = novaServersKept(log.nova);
+  broken.push(...servers.broken);
+  return { checked: Object.keys(log.vms.atStart).length + servers.checked, broken: [...new Set(broken)] };
 }
 
 function noCordonOrphaned(log: SoakLog): Judged {
@@ -162,16 +165,6 @@ function personCordonKept(log: SoakLog): Judged {
     .filter((u) => u.personCordonStood && ok(u.status))
     .map((u) => `${u.user} uncordoned node ${u.node} while a person's cordon stood`);
   return { checked: log.uncordons.length, broken };
-}
-
-function novaReenabled(log: SoakLog): Judged {
-  if (!log.nova) return { checked: 0, broken: [] };
-  return {
-    checked: 1,
-    broken: log.novaLeftDisabled.map(
-      (host) => `nova-compute on ${host} left disabled by drainbridge after its restore`,
-    ),
-  };
 }
 
 /** How long the agent → bus → run path may take to put a notice on a record, through faults and failovers. */
@@ -313,7 +306,7 @@ const JUDGES: Record<Invariant, (log: SoakLog) => Judged> = {
   'requests-end': requestsEnd,
   'held-within-limit': heldWithinLimit,
   'person-cordon-kept': personCordonKept,
-  'nova-reenabled': novaReenabled,
+  'nova-reenabled': (log) => novaReenabled(log.nova, log.requests),
   'notice-heard': noticeHeard,
   'notice-reschedule-followed': noticeRescheduleFollowed,
   'notice-gone-released': noticeGoneReleased,

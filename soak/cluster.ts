@@ -77,28 +77,55 @@ function virtualMachine(index: number): Record<string, unknown> {
   };
 }
 
+/**
+ * With `--nova`, the soak nodes that are the Nova lab's compute hosts (docs/nova.md): labelled as compute
+ * nodes (DRAINBRIDGE_NOVA_NODE_SELECTOR matches only them) and naming their host with drainbridge.io/nova-host,
+ * the soak's node names not being the hosts'. Node 5 is in the maintenance window too.
+ */
+export const NOVA_NODES: readonly { readonly index: number; readonly host: string }[] = [
+  { index: 3, host: 'compute-1' },
+  { index: 4, host: 'compute-2' },
+  { index: 5, host: 'compute-3' },
+];
+
+/** The compute label that DRAINBRIDGE_NOVA_NODE_SELECTOR selects (soak/nova-lab.ts sets it to `<label>=enabled`). */
+export const NOVA_NODE_LABEL = 'openstack-compute-node';
+
+function novaOf(
+  index: number,
+  nova: boolean,
+): { labels?: Record<string, string>; annotations?: Record<string, string> } {
+  const host = nova ? NOVA_NODES.find((n) => n.index === index)?.host : undefined;
+  return host ? { labels: { [NOVA_NODE_LABEL]: 'enabled' }, annotations: { 'drainbridge.io/nova-host': host } } : {};
+}
+
 function cloudOf(index: number): { providerID?: string } {
   const cloud = CLOUD_NODES.find((c) => c.index === index);
   return cloud ? { providerID: providerIdOf(cloud.provider, soakNodeName(index)) } : {};
 }
 
-/** The scenario (what startSimulator accepts) of a `nodes`-node soak cluster at `speed`. */
-export function soakScenario(nodes: number, speed: number): Record<string, unknown> {
+/** The scenario (what startSimulator accepts) of a `nodes`-node soak cluster at `speed`; `nova`: with NOVA_NODES. */
+export function soakScenario(nodes: number, speed: number, nova = false): Record<string, unknown> {
   return {
     name: `soak-${nodes}`,
     description: `${nodes} workers under a soak: Deployments, a StatefulSet, PDBs (ledger at its limit), a DaemonSet, bare pods, KubeVirt VMs`,
     speed,
     podStartupDelaySeconds: 2,
-    nodes: Array.from({ length: nodes }, (_, i) => ({
-      name: soakNodeName(i),
-      labels: {
-        'topology.kubernetes.io/zone': `zone-${'abc'[i % 3]}`,
-        'node-role.kubernetes.io/worker': '',
-        ...(i % 5 === 4 ? { [WINDOW_LABEL]: 'nightly' } : {}),
-      },
-      capacity: { pods: 110, cpu: '32', memory: '128Gi' },
-      ...cloudOf(i),
-    })),
+    nodes: Array.from({ length: nodes }, (_, i) => {
+      const { labels, annotations } = novaOf(i, nova);
+      return {
+        name: soakNodeName(i),
+        labels: {
+          'topology.kubernetes.io/zone': `zone-${'abc'[i % 3]}`,
+          'node-role.kubernetes.io/worker': '',
+          ...(i % 5 === 4 ? { [WINDOW_LABEL]: 'nightly' } : {}),
+          ...labels,
+        },
+        ...(annotations ? { annotations } : {}),
+        capacity: { pods: 110, cpu: '32', memory: '128Gi' },
+        ...cloudOf(i),
+      };
+    }),
     namespaces: [...SOAK_NAMESPACES],
     workloads: workloads(nodes),
     pdbs: [

@@ -87,6 +87,13 @@ export async function epilogue(w: SoakWorld): Promise<void> {
     w.people.cordoned.delete(node);
     await w.kubectl.run(['uncordon', node], { timeoutMs: 30_000 });
   }
+  // The operator enables again the nova-compute services they disabled, as the people lift their cordons.
+  await w.nova?.endOperatorDisables().catch((error: Error) => {
+    appendFileSync(
+      join(w.dir, 'events.log'),
+      `${new Date().toISOString()} epilogue: operator's enable failed: ${error.message}\n`,
+    );
+  });
   for (const name of [...w.nodeMaintenances.keys()]) {
     w.nodeMaintenances.delete(name);
     await w.kubectl.run(['delete', 'nodemaintenance', name, '--wait=false'], { timeoutMs: 30_000 });

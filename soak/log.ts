@@ -112,6 +112,56 @@ export interface NodeAtEnd {
   readonly personCordon: boolean;
 }
 
+/** A nova-compute service as Nova's API shows it (os-services). */
+export interface NovaServiceState {
+  readonly status: 'enabled' | 'disabled';
+  /** `disabled_reason` of a disabled service (drainbridge's start with `drainbridge:<requestId>:`). */
+  readonly reason?: string;
+}
+
+/** A Nova server as Nova lists it; status `GONE` when Nova lists it no more (deleted). */
+export interface NovaServerState {
+  readonly status: string;
+  readonly host: string | null;
+}
+
+/**
+ * An operator's own disable of a host's nova-compute (the soak's person, with their own reason), from
+ * Nova's answer to the disable until the person set out to enable it again.
+ */
+export interface OperatorNovaDisable {
+  readonly host: string;
+  readonly reason: string;
+  readonly from: number;
+  /** Undefined: it still stood at the end. */
+  readonly until?: number;
+  /** The service as the person found it just before enabling it (their disable, or what became of it). */
+  readonly foundBeforeEnable?: NovaServiceState;
+}
+
+/**
+ * Nova as the soak sampled it (its API, as admin, every few seconds and once after the epilogue) — not
+ * drainbridge's records: the lab's compute hosts, the servers booted on them at the start, and every change.
+ */
+export interface NovaHistory {
+  /** Compute host → the soak node that is it (drainbridge.io/nova-host). */
+  readonly nodeOf: Readonly<Record<string, string>>;
+  /** The servers booted at the start (ACTIVE then), with their first host. */
+  readonly servers: readonly { readonly id: string; readonly name: string; readonly host: string }[];
+  /** Samples taken, and those Nova did not answer (not judged: a hole in what was seen). */
+  readonly samples: number;
+  readonly failedSamples: number;
+  /** Every change of a service seen, the first sample's state included. */
+  readonly serviceChanges: readonly (NovaServiceState & { readonly at: number; readonly host: string })[];
+  /** Every change of a booted server's status or host seen, the first sample's included. */
+  readonly serverChanges: readonly (NovaServerState & { readonly at: number; readonly id: string })[];
+  readonly operatorDisables: readonly OperatorNovaDisable[];
+  /** After the epilogue ended every maintenance (before the soak's own clean-up): host → service. */
+  readonly servicesAtEnd: Readonly<Record<string, NovaServiceState>>;
+  /** The same, server id → server (absent or GONE: Nova lists it no more). */
+  readonly serversAtEnd: Readonly<Record<string, NovaServerState>>;
+}
+
 /** One replica process's life. */
 export interface ReplicaLife {
   readonly replica: string;
@@ -148,10 +198,8 @@ export interface SoakLog {
   readonly requests: readonly RequestHistory[];
   readonly nodesAtEnd: readonly NodeAtEnd[];
   readonly replicas: readonly ReplicaLife[];
-  /** Nova compute services drainbridge disabled and left disabled after their restore (empty without a Nova lab). */
-  readonly novaLeftDisabled: readonly string[];
-  /** Whether a Nova lab took part (the Nova invariant is checked only then). */
-  readonly nova: boolean;
+  /** What Nova showed of its hosts and servers (`--nova`); undefined without a Nova lab: its invariants judge nothing. */
+  readonly nova?: NovaHistory;
   /** The cloud notices served (every one gone by the end: the epilogue withdraws those still standing). */
   readonly notices: readonly NoticeHistory[];
 }

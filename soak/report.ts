@@ -43,6 +43,24 @@ function rssLines(log: SoakLog): string[] {
   return lines.length === 0 ? ['  none lived five minutes'] : lines;
 }
 
+/** With --nova: what the soak saw of Nova (the lab's hosts, the servers booted, what moved and who disabled what). */
+function novaLines(log: SoakLog): string[] {
+  const nova = log.nova;
+  if (!nova) return [];
+  const hosts = Object.entries(nova.nodeOf).map(([host, node]) => `${host} (${node})`);
+  const byDrainbridge = nova.serviceChanges.filter(
+    (c) => c.status === 'disabled' && c.reason?.startsWith('drainbridge:'),
+  );
+  const moves = nova.serverChanges.filter((c, i, all) => {
+    const before = all.slice(0, i).findLast((p) => p.id === c.id);
+    return before !== undefined && before.host !== c.host && c.host !== null;
+  });
+  return [
+    `nova: hosts ${hosts.join(', ')}; ${nova.servers.length} servers booted; ${nova.samples} samples of Nova (${nova.failedSamples} unanswered)`,
+    `  ${byDrainbridge.length} disables by drainbridge seen, ${nova.operatorDisables.length} by the operator; ${moves.length} server moves between hosts seen`,
+  ];
+}
+
 export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: number): string {
   const events = [...w.counts];
   const faults = events.filter(([kind]) => FAULTS.test(kind));
@@ -68,6 +86,7 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
     ...table(cliByExit(w)),
     'replica RSS (each process that lived five minutes: floor of minutes 5–9 → floor of its last 5 minutes)',
     ...rssLines(log),
+    ...novaLines(log),
     'invariants (facts judged, breaches):',
     ...INVARIANTS.map((invariant) => {
       const broken = verdict.violations.filter((v) => v.invariant === invariant).length;

@@ -26,15 +26,26 @@ const SCHEDULED: readonly Scheduled[] = [
   ...NAMED_ACTIONS.map((a) => ({ kind: 'cloud notice event', weight: a.weight, run: a.act })),
 ];
 
-const TOTAL_WEIGHT = SCHEDULED.reduce((sum, a) => sum + a.weight, 0);
+/**
+ * With `--nova` only (the default schedule draws as before): an operator disables a Nova host's
+ * nova-compute with their own reason, and enables it again after a while (soak/nova.ts).
+ */
+const NOVA_SCHEDULED: readonly Scheduled[] = [
+  {
+    kind: 'operator disables nova-compute',
+    weight: 2,
+    run: async (w) => w.nova?.operatorDisables(w.random, ++w.serial),
+  },
+  { kind: 'operator enables nova-compute again', weight: 2, run: async (w) => w.nova?.operatorEnables(w.random) },
+];
 
-function pickAction(random: Random): Scheduled {
-  let left = random.next() * TOTAL_WEIGHT;
-  for (const action of SCHEDULED) {
+function pickAction(random: Random, actions: readonly Scheduled[]): Scheduled {
+  let left = random.next() * actions.reduce((sum, a) => sum + a.weight, 0);
+  for (const action of actions) {
     left -= action.weight;
     if (left < 0) return action;
   }
-  return SCHEDULED[0] as Scheduled;
+  return actions[0] as Scheduled;
 }
 
 /** Counts an event and writes it, timed, to events.log beside the processes' logs (to line them up). */
@@ -46,10 +57,11 @@ export function count(w: SoakWorld, kind: string): void {
 /** Runs events until `endsAt`; `each` is called every loop (request-log reading, RSS samples). */
 export async function runSchedule(w: SoakWorld, endsAt: number, each: () => void): Promise<void> {
   const schedule = w.random;
+  const actions = w.nova ? [...SCHEDULED, ...NOVA_SCHEDULED] : SCHEDULED;
   while (Date.now() < endsAt) {
     await new Promise((resolve) => setTimeout(resolve, schedule.int(1_000, 5_000)));
     each();
-    const action = pickAction(schedule);
+    const action = pickAction(schedule, actions);
     w.random = seededRandom(schedule.int(0, 2 ** 31));
     try {
       const kind = await action.run(w);

@@ -17,6 +17,8 @@ import { makeTestCertificate } from '../test/support/tls-cert.ts';
 import { type BusFront, freePort, startBusFront } from './bus-front.ts';
 import { startClouds } from './clouds.ts';
 import { soakNodeName, soakScenario, WINDOW_LABEL } from './cluster.ts';
+import type { NovaSoak } from './nova.ts';
+import { drainbridgeNovaEnv } from './nova-lab.ts';
 import type { People } from './observe.ts';
 import type { SoakOptions } from './options.ts';
 import { Replica } from './processes.ts';
@@ -51,8 +53,10 @@ export function soakEnv(options: SoakOptions): Record<string, string> {
   };
 }
 
-export async function startWorld(options: SoakOptions): Promise<SoakWorld> {
-  const sim = await startSimulator({ scenario: soakScenario(options.nodes, SPEED), historySize: 50_000 });
+/** Starts the world; `nova`: the Nova lab (`--nova`, opened and its servers booted by the caller). */
+export async function startWorld(options: SoakOptions, nova?: NovaSoak): Promise<SoakWorld> {
+  const scenario = soakScenario(options.nodes, SPEED, nova !== undefined);
+  const sim = await startSimulator({ scenario, historySize: 50_000 });
   for (const file of CLUSTER_MANIFESTS) sim.apply(readFileSync(join(ROOT, file), 'utf8'), file);
   if (sim.scenario) await whenSettled(sim.store, sim.scenario, 120_000);
   const binary = findKubectl();
@@ -67,7 +71,8 @@ export async function startWorld(options: SoakOptions): Promise<SoakWorld> {
     });
     return path;
   };
-  const env = soakEnv(options);
+  // With --nova, both replicas and the CLI users are configured for Nova as an operator deploys them.
+  const env = { ...soakEnv(options), ...(nova ? drainbridgeNovaEnv(nova.openrc, dir) : {}) };
   const runArgs = [
     'run',
     '--kubeconfig',
@@ -126,5 +131,6 @@ export async function startWorld(options: SoakOptions): Promise<SoakWorld> {
     serial: 0,
     clouds,
     notices: [],
+    nova,
   };
 }

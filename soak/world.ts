@@ -3,6 +3,7 @@ import type { Simulator } from '../sim/index.ts';
 import type { Kubectl } from '../test/fidelity/kubectl-runner.ts';
 import type { BusFront } from './bus-front.ts';
 import type { CloudNode, MutableNotice } from './clouds.ts';
+import type { NovaSoak } from './nova.ts';
 import type { People } from './observe.ts';
 import type { Child, Exit, Replica } from './processes.ts';
 import type { OutageProxy } from './proxy.ts';
@@ -50,4 +51,6 @@ export interface SoakWorld {
   readonly clouds: readonly CloudNode[];
   /** Every cloud notice served so far. */
   readonly notices: MutableNotice[];
+  /** The Nova lab's side (`--nova`); undefined without it. */
+  readonly nova: NovaSoak | undefined;
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInvariants, INVARIANTS, type Invariant } from '../../soak/checker.ts';
-import type { SoakLog } from '../../soak/log.ts';
+import type { NovaHistory, SoakLog } from '../../soak/log.ts';
 
 const SA = 'system:serviceaccount:drainbridge:drainbridge-run';
 const T0 = 1_000_000;
@@ -105,11 +105,54 @@ function cleanLog(): SoakLog {
         rssAtEnd: 110,
       },
     ],
-    novaLeftDisabled: [],
-    nova: false,
     notices: [NOTICE],
   };
 }
+
+const OPERATOR_REASON = 'operator: hardware check 3 (soak)';
+const SERVER = { id: 's1', name: 'soak-7-compute-1-01', host: 'compute-1' };
+
+/**
+ * Nova as sampled in a clean run: drainbridge disabled compute-1 for r1 and enabled it again at its
+ * restore, its server live-migrated to compute-2; the operator disabled compute-2 for a minute themself.
+ */
+function cleanNova(): NovaHistory {
+  return {
+    nodeOf: { 'compute-1': 'node-4', 'compute-2': 'node-5' },
+    servers: [SERVER],
+    samples: 20,
+    failedSamples: 0,
+    serviceChanges: [
+      { host: 'compute-1', status: 'enabled', at: T0 },
+      { host: 'compute-2', status: 'enabled', at: T0 },
+      { host: 'compute-1', status: 'disabled', reason: 'drainbridge:r1: evacuating node-4', at: T0 + 10_000 },
+      { host: 'compute-2', status: 'disabled', reason: OPERATOR_REASON, at: T0 + 20_000 },
+      { host: 'compute-1', status: 'enabled', at: T0 + 60_000 },
+      { host: 'compute-2', status: 'enabled', at: T0 + 85_000 },
+    ],
+    serverChanges: [
+      { id: 's1', status: 'ACTIVE', host: 'compute-1', at: T0 },
+      { id: 's1', status: 'MIGRATING', host: 'compute-1', at: T0 + 15_000 },
+      { id: 's1', status: 'ACTIVE', host: 'compute-2', at: T0 + 20_000 },
+    ],
+    operatorDisables: [
+      {
+        host: 'compute-2',
+        reason: OPERATOR_REASON,
+        from: T0 + 19_000,
+        until: T0 + 80_000,
+        foundBeforeEnable: { status: 'disabled', reason: OPERATOR_REASON },
+      },
+    ],
+    servicesAtEnd: { 'compute-1': { status: 'enabled' }, 'compute-2': { status: 'enabled' } },
+    serversAtEnd: { s1: { status: 'ACTIVE', host: 'compute-2' } },
+  };
+}
+
+const withNova = (l: SoakLog, change: (nova: NovaHistory) => Partial<NovaHistory>): SoakLog => ({
+  ...l,
+  nova: { ...cleanNova(), ...change(cleanNova()) },
+});
 
 const MIB = 2 ** 20;
 const life = (pid: number) => ({ replica: 'b', pid, crashLines: [] as string[] });
@@ -276,12 +319,6 @@ describe('soak invariant checker', () => {
       detail: /uncordoned node node-3 while a person's cordon stood/,
     },
     {
-      name: 'nova-compute left disabled',
-      invariant: 'nova-reenabled',
-      change: (l) => ({ ...l, nova: true, novaLeftDisabled: ['compute-1'] }),
-      detail: /nova-compute on compute-1 left disabled/,
-    },
-    {
       name: 'a replica that died unasked',
       invariant: 'no-crash',
       change: (l) => ({ ...l, replicas: [{ replica: 'a', pid: 12, exit: { code: 1, signal: null }, crashLines: [] }] }),
@@ -316,6 +353,101 @@ describe('soak invariant checker', () => {
       detail: /grew from 118 MiB at minute 5 to 148 MiB at its end \(floors of 5 minutes/,
     },
   ];
+  cases.push(
+    {
+      name: 'nova-compute left disabled by drainbridge after every maintenance ended',
+      invariant: 'nova-reenabled',
+      change: (l) =>
+        withNova(l, (n) => ({
+          servicesAtEnd: {
+            ...n.servicesAtEnd,
+            'compute-1': { status: 'disabled', reason: 'drainbridge:r1: evacuating node-4' },
+          },
+        })),
+      detail: /nova-compute on compute-1 \(node node-4\) is left disabled by drainbridge .*request r1 ended restored/,
+    },
+    {
+      name: 'nova-compute left disabled by a hand that is neither drainbridge nor a standing operator',
+      invariant: 'nova-reenabled',
+      change: (l) =>
+        withNova(l, (n) => ({
+          servicesAtEnd: { ...n.servicesAtEnd, 'compute-1': { status: 'disabled', reason: 'maintenance' } },
+        })),
+      detail: /nova-compute on compute-1 \(node node-4\) is left disabled \(reason "maintenance"\), not by an operator/,
+    },
+    {
+      name: "nova-compute seen enabled while the operator's disable stood",
+      invariant: 'nova-reenabled',
+      change: (l) =>
+        withNova(l, (n) => ({
+          serviceChanges: [...n.serviceChanges, { host: 'compute-2', status: 'enabled', at: T0 + 50_000 }],
+        })),
+      detail:
+        /nova-compute on compute-2 \(node node-5\) was enabled again at 1970-01-01T00:17:30.000Z while an operator's disable \("operator: hardware check 3 \(soak\)"/,
+    },
+    {
+      name: 'the operator finds their disabled service enabled when they come to enable it (between samples)',
+      invariant: 'nova-reenabled',
+      change: (l) =>
+        withNova(l, (n) => ({
+          operatorDisables: [{ ...n.operatorDisables[0]!, foundBeforeEnable: { status: 'enabled' } }],
+        })),
+      detail: /nova-compute on compute-2 \(node node-5\) was enabled again at .* while an operator's disable/,
+    },
+    {
+      name: "the operator's disable still standing at the end, the service enabled",
+      invariant: 'nova-reenabled',
+      change: (l) =>
+        withNova(l, (n) => ({
+          // Enabled after the last sample: only the look at the end sees it.
+          serviceChanges: n.serviceChanges.slice(0, 5),
+          operatorDisables: [{ host: 'compute-2', reason: OPERATOR_REASON, from: T0 + 19_000 }],
+        })),
+      detail: /nova-compute on compute-2 \(node node-5\) was enabled again at the end while an operator's disable/,
+    },
+    {
+      name: "drainbridge's reason put over the operator's disable",
+      invariant: 'nova-reenabled',
+      change: (l) =>
+        withNova(l, (n) => ({
+          serviceChanges: [
+            ...n.serviceChanges,
+            { host: 'compute-2', status: 'disabled', reason: 'drainbridge:r2: evacuating node-5', at: T0 + 50_000 },
+          ],
+        })),
+      detail: /nova-compute on compute-2 \(node node-5\) had its disable reason replaced with "drainbridge:r2/,
+    },
+    {
+      name: 'a Nova server seen SHUTOFF during the run',
+      invariant: 'no-vm-lost',
+      change: (l) =>
+        withNova(l, (n) => ({
+          serverChanges: [...n.serverChanges, { id: 's1', status: 'SHUTOFF', host: 'compute-2', at: T0 + 30_000 }],
+        })),
+      detail: /Nova server soak-7-compute-1-01 \(s1\) was SHUTOFF on compute-2 \(node node-5\) at/,
+    },
+    {
+      name: 'a Nova server Nova listed no more during the run',
+      invariant: 'no-vm-lost',
+      change: (l) =>
+        withNova(l, (n) => ({
+          serverChanges: [...n.serverChanges, { id: 's1', status: 'GONE', host: null, at: T0 + 30_000 }],
+        })),
+      detail: /Nova server soak-7-compute-1-01 \(s1\) was gone \(Nova listed it no more\)/,
+    },
+    {
+      name: 'a Nova server gone at the end',
+      invariant: 'no-vm-lost',
+      change: (l) => withNova(l, () => ({ serversAtEnd: {} })),
+      detail: /Nova server soak-7-compute-1-01 \(s1\) is gone at the end/,
+    },
+    {
+      name: 'a Nova server in ERROR at the end',
+      invariant: 'no-vm-lost',
+      change: (l) => withNova(l, () => ({ serversAtEnd: { s1: { status: 'ERROR', host: 'compute-2' } } })),
+      detail: /Nova server soak-7-compute-1-01 \(s1\) is ERROR on compute-2 \(node node-5\) at the end, not ACTIVE/,
+    },
+  );
   const withNoticeRequest = (l: SoakLog, change: Partial<SoakLog['requests'][number]>): SoakLog => ({
     ...l,
     requests: l.requests.map((r) => (r.requestId === NOTICE_REQUEST ? { ...r, ...change } : r)),
@@ -365,6 +497,22 @@ describe('soak invariant checker', () => {
       detail: /took 601 s from its planned start \(bound 600 s\)/,
     },
   );
+  it('a clean Nova history holds, judging each service, each disable and each server booted', () => {
+    const verdict = checkInvariants({ ...cleanLog(), nova: cleanNova() });
+    assert.deepEqual(verdict.violations, []);
+    assert.equal(verdict.checked['nova-reenabled'], 4, '2 services at the end, 1 operator disable, 1 of drainbridge');
+    assert.equal(verdict.checked['no-vm-lost'], 2, 'the VMI and the Nova server');
+  });
+
+  it("a service the operator's disable still holds at the end is theirs to enable, not a breach", () => {
+    const standing = withNova(cleanLog(), (n) => ({
+      operatorDisables: [{ host: 'compute-2', reason: OPERATOR_REASON, from: T0 + 19_000 }],
+      serviceChanges: n.serviceChanges.slice(0, 5),
+      servicesAtEnd: { ...n.servicesAtEnd, 'compute-2': { status: 'disabled', reason: OPERATOR_REASON } },
+    }));
+    assert.deepEqual(checkInvariants(standing).violations, []);
+  });
+
   it('memory that swings with the work in flight over a flat floor holds, though its two samples differ 2.7×', () => {
     const rssByMinute = Array.from({ length: 30 }, (_, m) => (m % 3 === 2 ? 150 : 300 + 10 * (m % 5)) * MIB);
     rssByMinute[5] = 150 * MIB;
