@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import axios from 'axios';
+import { evacuationName } from '../../lib/clients/kube/paths.ts';
 import { LEDGER_ANNOTATION } from '../../lib/node/ledger.ts';
 import type { KubeObject } from '../../sim/index.ts';
 import { FakeGceMetadata } from '../../sim/metadata/index.ts';
@@ -129,6 +130,41 @@ describe('node agent: GCE metadata', () => {
     } finally {
       await running.agent.stop();
       setLedger([], []);
+    }
+  });
+
+  it('a restart while its request waits in line keeps the number, and the end of the notice ends it', async () => {
+    // Killed while its maintenance-event request waited in line (a record, no phase, no hold), the agent
+    // numbered the same migration anew; the old request waited in line for ever (soak seed 342527).
+    const prefix = 'gcp:node-1:maintenance-event:maintenance-event-';
+    let running = runAgent(config(), cluster.kube);
+    const record = { group: 'drainbridge.io', resource: 'evacuations' };
+    let requestId = '';
+    try {
+      await waitUntil('the agent waits for a change', () => fake.waiting === 1);
+      fake.setMaintenanceEvent('MIGRATE_ON_HOST_MAINTENANCE');
+      await waitUntil('the request', () => running.publisher.of('Maintenance Requested').length === 1);
+      requestId = running.publisher.of('Maintenance Requested')[0]?.requestId as string;
+      assert.ok(requestId.startsWith(prefix));
+      // What the workflow leaves of a request waiting in line: its record, labelled with its node, no phase.
+      cluster.sim.store.create(record, {
+        apiVersion: 'drainbridge.io/v1alpha1',
+        kind: 'Evacuation',
+        metadata: { name: evacuationName(requestId), labels: { 'drainbridge.io/node': 'node-1' } },
+        spec: { requestId, nodeName: 'node-1' },
+      } as KubeObject);
+      await running.agent.stop();
+      running = runAgent(config(), cluster.kube);
+      const reads = fake.server.requestsTo(EVENT).length;
+      await waitUntil('the new agent reads again', () => fake.server.requestsTo(EVENT).length >= reads + 2);
+      assert.deepEqual(running.publisher.events, [], 'taken over, not numbered anew');
+      assert.ok(running.logger.has('found requests of a previous run', (extra) => String(extra.waiting) === requestId));
+      fake.setMaintenanceEvent('NONE');
+      await waitUntil('ended', () => running.publisher.of('Maintenance Ended').length === 1);
+      assert.equal(running.publisher.of('Maintenance Ended')[0]?.requestId, requestId);
+    } finally {
+      await running.agent.stop();
+      if (requestId) cluster.sim.store.delete(record, { name: evacuationName(requestId) });
     }
   });
 

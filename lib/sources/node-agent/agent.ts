@@ -209,15 +209,18 @@ class LoopRunner {
 
   /**
    * Once: take over this source's requests of a previous run — those holding the node (its ledger) and
-   * those waiting for their start (an Evacuation record in MaintenanceScheduled) — so that the end of a
-   * notice that vanished while no agent ran is still published.
+   * those not yet released (an Evacuation record no Restore finished and no end closed: waiting for their
+   * start or in line) — so that the end of a notice that vanished while no agent ran is still published.
    */
   async #adopt(): Promise<void> {
     if (this.#adopted) return;
     const { kube, config, logger } = this.#context;
     const history = await readNodeHistory(kube, config.nodeName);
     const held = history.held.filter((id) => this.#tracker.owns(id));
-    const waiting = history.waiting.filter((id) => this.#tracker.owns(id));
+    // Waiting for their start, and waiting in line too (a record, no phase, nothing released or ended): a
+    // GCE maintenance-event request in line when the agent was killed was otherwise given up — its
+    // occurrence got the next number and the request waited in line for ever (soak seed 342527).
+    const waiting = history.open.filter((id) => this.#tracker.owns(id) && !held.includes(id));
     this.#tracker.adopt([...held, ...waiting]);
     this.#adopted = true;
     if (!history.recordsRead) {
