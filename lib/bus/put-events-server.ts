@@ -78,6 +78,10 @@ function answer(res: ServerResponse, status: number, body: unknown, errorType?: 
   res.writeHead(status, {
     'content-type': 'application/x-amz-json-1.1',
     ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
+    // Unavailable here (a replica that does not lead): the connection closes, so the caller's retry opens
+    // a new one, which the Service in front may send to another replica. Kept alive, every retry came back
+    // here — a node agent's end refused for 4 minutes by a follower (60-minute soak, seed 342527).
+    ...(status === 503 ? { connection: 'close' } : {}),
   });
   res.end(JSON.stringify(body));
 }

@@ -108,7 +108,7 @@ function post(
   url: string,
   headers: Record<string, string>,
   body: string,
-): Promise<{ status: number; json: { __type?: string; message?: string } }> {
+): Promise<{ status: number; json: { __type?: string; message?: string }; connection?: string }> {
   const { 'content-length': _length, ...rest } = headers;
   const request = url.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -116,7 +116,11 @@ function post(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') }),
+        resolve({
+          status: res.statusCode ?? 0,
+          json: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+          ...(res.headers.connection ? { connection: res.headers.connection } : {}),
+        }),
       );
     });
     req.on('error', reject);
@@ -332,6 +336,12 @@ describe("drainbridge run's bus endpoint: signed PutEvents from node agents over
           return true;
         },
       );
+      // The connection closes with the refusal: the retry opens a new one, which the Service in front
+      // may send to the replica that leads (kept alive, every retry came back to this one).
+      const signed = await signedRequest(KEY, { ...REQUESTED, requestId: 'azure:node-2:se:FOLLOWER' });
+      const refused = await post(endpoint.url, signed.headers, signed.body);
+      assert.equal(refused.status, 503);
+      assert.equal(refused.connection, 'close');
     } finally {
       leading = true;
     }
