@@ -7,9 +7,10 @@
  *    branches resume from the record's state (nothing evicted or migrated twice).
  *  - a request with notBefore still waiting for its start (phase MaintenanceScheduled, no hold, no
  *    tombstone) → run it again with the same notBefore: it plans its start again and waits.
- *  - a cordon's or window's request that waited for a slot (no phase, no hold, no tombstone, no end) →
- *    run it again: it waits again, or admission ends it (withdrawn, not started) on its record.
- * Other requests that never took their hold have no record; their sources (the forwarder) derive them again.
+ *  - a request that waited for a slot (no phase, no hold, no tombstone, no end) — a cordon's, a window's,
+ *    a NodeMaintenance's, a cloud notice's → run it again: it waits again, or admission ends it (withdrawn,
+ *    not started) on its record. A CLI user's request is its own process's to drive.
+ * Requests that never reached a record are derived again by their sources (the forwarder, the agents).
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { MaintenanceEndedEvent, MaintenanceRequestedEvent } from '../bus/contracts/contracts.ts';
@@ -80,7 +81,12 @@ function isWaitingForStart(record: EvacuationObject, ledger: Ledger): boolean {
 function isWaitingForSlot(record: EvacuationObject, ledger: Ledger): boolean {
   const { requestId } = record.spec;
   const status = record.status;
-  const resumable = record.spec.origin === 'cordon' || (record.spec.origin === 'schedule' && record.spec.window);
+  // Every origin whose source will not ask again: a NodeMaintenance's and a cloud notice's source see the
+  // record and take the request as out (lib/sources/node-maintenance/decide.ts; the node agent's tracker),
+  // so left alone after a failover it waited for ever (60-minute soak, seed 342527). Not `manual`: the
+  // CLI that asked drives its own execution, and `serverless invoke` is AWS's.
+  const origin = record.spec.origin;
+  const resumable = (origin !== 'manual' && origin !== 'schedule') || (origin === 'schedule' && record.spec.window);
   return (
     Boolean(resumable) &&
     record.spec.notBefore === undefined &&

@@ -108,6 +108,21 @@ describe('planResume', () => {
     assert.equal(planResume(waiting, released).action, 'none');
   });
 
+  it("a NodeMaintenance or cloud notice request that waited in line is resumed too; a CLI user's is not", () => {
+    // Their sources take a request with a record as out and do not ask again: after a failover it waited
+    // for ever (soak seed 342527).
+    for (const origin of ['node-maintenance', 'gcp', 'aws', 'azure', 'alibaba'] as const) {
+      const waiting = record({ branches: {} });
+      waiting.spec.origin = origin;
+      const decision = planResume(waiting, free);
+      assert.equal(decision.action, 'evacuate', origin);
+      if (decision.action === 'evacuate') assert.equal(decision.detail.origin, origin);
+    }
+    const manual = record({ branches: {} });
+    manual.spec.origin = 'manual';
+    assert.equal(planResume(manual, free).action, 'none', 'the CLI drives its own request');
+  });
+
   it("only another run process's executions are taken for dead", () => {
     const arn = (name: string) => `arn:aws:states:local:000000000000:execution:drainbridge-evacuate:${name}`;
     assert.equal(isOtherRunExecution(arn('run.pod-a-1.5f'), 'pod-b-2'), true);
