@@ -264,16 +264,16 @@ export const FLOOR_MINUTES = 5;
 
 /**
  * A life's RSS at minute 5 and at its end, each as the floor (the lowest sample) of FLOOR_MINUTES
- * minutes: minutes 5–9, and the last five. Two single samples cannot tell a leak from the swing of a
- * replica's RSS with its work in flight (150–465 MiB within minutes, soak seed 71945); a leak shows as a
+ * minutes: minutes 5–9, and the last five — for a life of under 15 minutes, the two halves of its
+ * minutes from 5 on, so that the windows never overlap (overlapping, they shared their lowest sample).
+ * Two single samples cannot tell a leak from the swing of a replica's RSS with its work in flight (150–465 MiB within minutes, soak seed 71945); a leak shows as a
  * floor that rises. Logs without per-minute samples are judged on the two samples.
  */
 export function rssFloors(life: ReplicaLife): { readonly atMinute5: number; readonly atEnd: number } | undefined {
-  const samples = life.rssByMinute ?? [];
-  if (samples.length > 5) {
-    const early = samples.slice(5, 5 + FLOOR_MINUTES);
-    const late = samples.slice(Math.max(5, samples.length - FLOOR_MINUTES));
-    return { atMinute5: Math.min(...early), atEnd: Math.min(...late) };
+  const fromMinute5 = (life.rssByMinute ?? []).slice(5);
+  const minutes = Math.min(FLOOR_MINUTES, Math.floor(fromMinute5.length / 2));
+  if (minutes >= 1) {
+    return { atMinute5: Math.min(...fromMinute5.slice(0, minutes)), atEnd: Math.min(...fromMinute5.slice(-minutes)) };
   }
   if (life.rssAtMinute5 === undefined || life.rssAtEnd === undefined) return undefined;
   return { atMinute5: life.rssAtMinute5, atEnd: life.rssAtEnd };

@@ -352,6 +352,16 @@ describe('soak invariant checker', () => {
       },
       detail: /grew from 118 MiB at minute 5 to 148 MiB at its end \(floors of 5 minutes/,
     },
+    {
+      name: 'a short life that doubled (its two windows must not overlap)',
+      invariant: 'memory-flat',
+      change: (l) => {
+        // Ten minutes: minutes 5–6 against 8–9 (overlapping five-minute windows shared their lowest sample).
+        const rssByMinute = [90, 90, 90, 90, 90, 100, 100, 150, 200, 210].map((m) => m * MIB);
+        return { ...l, replicas: [{ ...life(17), rssByMinute, rssAtMinute5: 100 * MIB, rssAtEnd: 210 * MIB }] };
+      },
+      detail: /grew from 100 MiB at minute 5 to 200 MiB at its end/,
+    },
   ];
   cases.push(
     {
