@@ -172,7 +172,7 @@ export async function releaseHold(
       restored: result.value.restored,
       nodeGone: false,
       alreadyReleased: result.value.already,
-      neverHeld: result.value.neverHeld,
+      ...(result.value.neverHeld ? { neverHeld: true } : {}),
     };
   } catch (error) {
     if (error instanceof EvacuationFailed) {
