@@ -1,6 +1,7 @@
 /** The soak's summary: the seed, faults and events by kind, requests by outcome, each invariant and its breaches. */
 import { INVARIANTS, rssFloors, type Verdict } from './checker.ts';
 import type { SoakLog } from './log.ts';
+import { waitLines } from './waits.ts';
 import type { SoakWorld } from './world.ts';
 
 const FAULTS = /^(API |watches |replica |conflicting |node agent |metadata server )/;
@@ -80,6 +81,7 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
       .map(
         (r) => `    never ended: ${r.requestId} (${r.node}, ${r.origin ?? '?'}, last phase ${r.lastPhase ?? 'none'})`,
       ),
+    ...waitLines(log),
     'requests by origin',
     ...table(requestsByOrigin(log)),
     'CLI commands by exit',

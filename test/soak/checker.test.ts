@@ -70,7 +70,11 @@ function cleanLog(): SoakLog {
     uncordons: [{ at: T0, user: SA, node: 'node-1', status: 200, personCordonStood: false }],
     budgetSamples: 3,
     budgetBreaches: [],
-    held: [{ at: T0, held: ['node-1', 'node-2'], cordonedByDrainbridge: ['node-1'] }],
+    // Both slots held until r1 ended; r2's failure keeps node-2 held.
+    held: [
+      { at: T0, held: ['node-1', 'node-2'], cordonedByDrainbridge: ['node-1'] },
+      { at: T0 + 60_000, held: ['node-2'], cordonedByDrainbridge: [] },
+    ],
     vms: {
       atStart: { 'vms/a': 'uid-a' },
       atEnd: { 'vms/a': { uid: 'uid-a', phase: 'Running', deleting: false } },
@@ -268,16 +272,33 @@ describe('soak invariant checker', () => {
       detail: /request r9 \(node-9\) never ended: its record shows no end \(phase none\)/,
     },
     {
-      name: 'a request that ended past its bound',
+      name: 'a request that ended past its bound with a slot free',
       invariant: 'requests-end',
       change: (l) => ({
         ...l,
         requests: [
           ...l.requests,
+          { requestId: 'r7', node: 'node-7', firstSeenAt: T0 + 60_000, outcome: 'restored', endedAt: T0 + 960_000 },
+        ],
+      }),
+      detail: /request r7 \(node-7\) took 900 s \(bound 600 s\)$/,
+    },
+    {
+      name: 'a request past its bound less the time every slot was held by other nodes',
+      invariant: 'requests-end',
+      change: (l) => ({
+        ...l,
+        // Full for the first 200 s, a slot free from then on: 700 s of its 900 s were its own.
+        held: [
+          { at: T0, held: ['node-1', 'node-2'], cordonedByDrainbridge: [] },
+          { at: T0 + 200_000, held: ['node-1'], cordonedByDrainbridge: [] },
+        ],
+        requests: [
+          ...l.requests,
           { requestId: 'r7', node: 'node-7', firstSeenAt: T0, outcome: 'restored', endedAt: T0 + 900_000 },
         ],
       }),
-      detail: /request r7 \(node-7\) took 900 s \(bound 600 s\)/,
+      detail: /request r7 \(node-7\) took 900 s, 200 s of it with all 2 slots held by other nodes \(bound 600 s\)/,
     },
     {
       name: 'a request withdrawn naming no reason',
