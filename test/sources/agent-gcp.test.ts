@@ -39,6 +39,15 @@ const config = (extra: Record<string, string> = {}) =>
     ...extra,
   });
 
+/** Stops `running` and starts a new agent, once it has read the metadata twice (settled on what it found). */
+async function restartSettled(running: ReturnType<typeof runAgent>): Promise<ReturnType<typeof runAgent>> {
+  await running.agent.stop();
+  const next = runAgent(config(), cluster.kube);
+  const reads = fake.server.requestsTo(EVENT).length;
+  await waitUntil('the new agent reads again', () => fake.server.requestsTo(EVENT).length >= reads + 2);
+  return next;
+}
+
 describe('node agent: GCE metadata', () => {
   it('the fake refuses requests without Metadata-Flavor: Google', async () => {
     const bare = await axios.get(`${fake.url}${EVENT}`, { validateStatus: () => true, proxy: false });
@@ -118,10 +127,7 @@ describe('node agent: GCE metadata', () => {
 
       // Restart once it holds the node: taken over, not published again; NONE ends it.
       setLedger([second], [first]);
-      await running.agent.stop();
-      running = runAgent(config(), cluster.kube);
-      const reads = fake.server.requestsTo(EVENT).length;
-      await waitUntil('the new agent waits for a change', () => fake.server.requestsTo(EVENT).length >= reads + 2);
+      running = await restartSettled(running);
       assert.deepEqual(running.publisher.events, []);
       assert.ok(running.logger.has('found requests of a previous run', (extra) => String(extra.held) === second));
       fake.setMaintenanceEvent('NONE');
@@ -153,10 +159,7 @@ describe('node agent: GCE metadata', () => {
         metadata: { name: evacuationName(requestId), labels: { 'drainbridge.io/node': 'node-1' } },
         spec: { requestId, nodeName: 'node-1' },
       } as KubeObject);
-      await running.agent.stop();
-      running = runAgent(config(), cluster.kube);
-      const reads = fake.server.requestsTo(EVENT).length;
-      await waitUntil('the new agent reads again', () => fake.server.requestsTo(EVENT).length >= reads + 2);
+      running = await restartSettled(running);
       assert.deepEqual(running.publisher.events, [], 'taken over, not numbered anew');
       assert.ok(running.logger.has('found requests of a previous run', (extra) => String(extra.waiting) === requestId));
       fake.setMaintenanceEvent('NONE');

@@ -4,11 +4,11 @@
  * (`drainbridge.io/node=<node>`). Reads only.
  *
  *  - `held`: requests holding the node (admitted);
- *  - `waiting`: requests waiting for their start — an Evacuation record in `MaintenanceScheduled`, not
- *    held, not released — so a notice that vanishes while the agent is down is still ended;
  *  - `known`: every request id the cluster still knows for the node (holds, tombstones, records);
  *  - `open`: requests the cluster shows as not yet released — holding the node, or with a record that no
- *    Restore finished and no end closed, and no tombstone — so an end the workflow never received is seen.
+ *    Restore finished and no end closed, and no tombstone (waiting for their start or in line too) — so a
+ *    notice that vanished while the agent was down is still ended, and an end the workflow never received
+ *    is seen.
  */
 import { apiCodeOf } from '../../clients/kube/errors.ts';
 import type { EvacuationObject } from '../../clients/kube/paths.ts';
@@ -20,20 +20,10 @@ export const EVACUATION_NODE_LABEL = 'drainbridge.io/node';
 
 export interface NodeRequestHistory {
   readonly held: readonly string[];
-  readonly waiting: readonly string[];
   readonly known: readonly string[];
   readonly open: readonly string[];
   /** False when the records could not be listed (RBAC without `list evacuations`): only the ledger was read. */
   readonly recordsRead: boolean;
-}
-
-function isWaiting(
-  record: EvacuationObject,
-  holds: Readonly<Record<string, unknown>>,
-  released: Readonly<Record<string, string>>,
-): boolean {
-  const id = record.spec.requestId;
-  return record.status?.phase === 'MaintenanceScheduled' && !Object.hasOwn(holds, id) && !Object.hasOwn(released, id);
 }
 
 /** A record no Restore finished and no end closed, for a request the ledger has not released. */
@@ -58,7 +48,6 @@ export async function readNodeHistory(kube: NoticeKube, nodeName: string): Promi
   const mine = records.filter((record) => record.spec?.nodeName === nodeName && record.spec.requestId);
   return {
     held: Object.keys(ledger.holds),
-    waiting: mine.filter((record) => isWaiting(record, ledger.holds, ledger.released)).map((r) => r.spec.requestId),
     known: [
       ...new Set([...Object.keys(ledger.holds), ...Object.keys(ledger.released), ...mine.map((r) => r.spec.requestId)]),
     ],
