@@ -16,15 +16,16 @@ export function selectorString(selector: LabelSelector): string {
 }
 
 /**
- * Pods in the owner's namespace whose controller reference points at it. `selector` narrows the list
- * first (most pods belong to someone else). The store's own objects, not copies (scan): read them, change
+ * Pods in the owner's namespace whose controller reference points at it and that `selector` selects. The store's own objects, not copies (scan): read them, change
  * them only through the store's writes.
  */
 export function ownedPods(store: ObjectStore, owner: KubeObject, selector?: LabelSelector): Pod[] {
   const namespace = owner.metadata.namespace;
+  // The owner index: the pods with a reference to this owner, not every pod (thousands per workload at scale).
   const options = {
     ...(namespace ? { namespace } : {}),
     ...(selector ? { labelSelector: selectorString(selector) } : {}),
+    ...(owner.metadata.uid ? { ownerUid: owner.metadata.uid } : {}),
   };
   return store
     .scan(REFS.pods, options)

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAdmissionChain } from './admission.ts';
+import { Bucket, NODE_NAME_FIELD } from './bucket.ts';
 import { builtinTypes } from './builtin-types.ts';
 import { createClock } from './clock.ts';
 import { establishedStatus, resourceTypeOf } from './crd.ts';
@@ -36,6 +37,7 @@ import type {
   Clock,
   DeleteOptions,
   DeleteResult,
+  FieldRequirement,
   KubeObject,
   ListOptions,
   ListResult,
@@ -43,6 +45,7 @@ import type {
   ResourceRef,
   ResourceRegistry,
   ResourceType,
+  ScanOptions,
   UpdateOptions,
   Watch,
   WatchEvent,
@@ -103,7 +106,7 @@ class MemoryStore implements ClosableStore {
   readonly clock: Clock;
   readonly admission: AdmissionChain;
   readonly #hub: WatchHub;
-  readonly #buckets = new Map<string, Map<string, KubeObject>>();
+  readonly #buckets = new Map<string, Bucket>();
   #rv = 0;
 
   constructor(options: StoreOptions) {
@@ -135,11 +138,11 @@ class MemoryStore implements ClosableStore {
     return type;
   }
 
-  #bucket(ref: ResourceRef): Map<string, KubeObject> {
+  #bucket(ref: ResourceRef): Bucket {
     const key = bucketKeyOf(ref);
     let bucket = this.#buckets.get(key);
     if (!bucket) {
-      bucket = new Map();
+      bucket = new Bucket();
       this.#buckets.set(key, bucket);
     }
     return bucket;
@@ -176,24 +179,32 @@ class MemoryStore implements ClosableStore {
     return result;
   }
 
-  scan(
-    ref: ResourceRef,
-    options: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> = {},
-  ): readonly KubeObject[] {
+  scan(ref: ResourceRef, options: ScanOptions = {}): readonly KubeObject[] {
     return this.#matching(ref, options, undefined).map(([, object]) => object);
   }
 
-  /** The stored objects `options` select, by key; after `start` when given (a continued list). */
-  #matching(ref: ResourceRef, options: ListOptions, start: string | undefined): [string, KubeObject][] {
+  /**
+   * The stored objects `options` select, by key; after `start` when given (a continued list). An
+   * owner or a `spec.nodeName=X` term reads its index, so the work is that owner's or node's objects.
+   */
+  #matching(ref: ResourceRef, options: ScanOptions, start: string | undefined): [string, KubeObject][] {
     const type = this.#typeOf(ref);
     const filter = compileFilter({ ...options, namespace: type.namespaced ? options.namespace : undefined });
     const bucket = this.#bucket(ref);
     const matching: [string, KubeObject][] = [];
-    for (const key of [...bucket.keys()].sort()) {
+    for (const key of this.#candidates(bucket, filter.fields, options.ownerUid)) {
       const object = bucket.get(key);
       if (object && (start === undefined || key > start) && passes(filter, object)) matching.push([key, object]);
     }
     return matching;
+  }
+
+  /** The keys that can match, in list order: an index's when the selection names one, else every key. */
+  #candidates(bucket: Bucket, fields: readonly FieldRequirement[], ownerUid: string | undefined): readonly string[] {
+    if (ownerUid !== undefined) return bucket.inOrder(bucket.keysOwnedBy(ownerUid));
+    const onNode = fields.find((term) => term.field === NODE_NAME_FIELD && term.op === '=' && term.value !== '');
+    if (onNode) return bucket.inOrder(bucket.keysOnNode(onNode.value));
+    return bucket.sortedKeys();
   }
 
   #checkNamespaceOpen(type: ResourceType, object: KubeObject): void {
@@ -476,9 +487,7 @@ class MemoryStore implements ClosableStore {
     for (const [bucketKey, bucket] of [...this.#buckets]) {
       const ref = this.#refOfBucket(bucketKey);
       if (!ref) continue;
-      const dependents = [...bucket.values()].filter((o) =>
-        o.metadata.ownerReferences?.some((r) => r.uid === ownerUid),
-      );
+      const dependents = bucket.inOrder(bucket.keysOwnedBy(ownerUid)).flatMap((key) => bucket.get(key) ?? []);
       for (const dependent of dependents) {
         if (policy === 'Orphan') this.#orphan(ref, dependent, ownerUid);
         else this.#deleteQuietly(ref, dependent);

@@ -142,6 +142,12 @@ export interface ListOptions {
   continue?: string;
 }
 
+/** What `scan` selects by: a list's selectors, and the owner index the controllers read. */
+export interface ScanOptions extends Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+  /** Only objects with an owner reference (`metadata.ownerReferences[].uid`) to this uid. */
+  ownerUid?: string;
+}
+
 export interface ListResult {
   items: KubeObject[];
   /** The store's resourceVersion at the time of the (first page of the) list. */
@@ -298,10 +304,7 @@ export interface ObjectStore {
    * object was two thirds of the simulator's time at 1,000 nodes. The store replaces an object on every
    * write and never changes a stored one, so what this returns stays as it was read; never modify it.
    */
-  scan(
-    ref: ResourceRef,
-    options?: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>,
-  ): readonly KubeObject[];
+  scan(ref: ResourceRef, options?: ScanOptions): readonly KubeObject[];
   /** Creates (uid, resourceVersion, creationTimestamp, generation 1; `generateName` honoured). 409 AlreadyExists, 404 for a missing namespace, 403 for a terminating one. */
   create(ref: ResourceRef, object: KubeObject, options?: WriteOptions): KubeObject;
   /** Replaces; a set `metadata.resourceVersion` that is not current → 409 Conflict. 404 when missing. */

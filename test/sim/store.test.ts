@@ -246,6 +246,50 @@ describe('object store', () => {
     assert.equal(second.resourceVersion, first.resourceVersion);
   });
 
+  it('answers node and owner selections from indexes kept in step with every write', () => {
+    const namesOf = (items: readonly KubeObject[]): (string | undefined)[] => items.map((p) => p.metadata.name);
+    const onNode = (node: string): (string | undefined)[] =>
+      namesOf(store.list(PODS, { fieldSelector: `spec.nodeName=${node}` }).items);
+    const owner = store.create(DEPLOYMENTS, deployment('web'));
+    const uid = owner.metadata.uid ?? '';
+    const ownerRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid, controller: true };
+    for (const name of ['e', 'b', 'd', 'a', 'c']) {
+      const pod = runningPod(name, { node: name === 'c' ? 'node-2' : 'node-1' });
+      if (name !== 'a') pod.metadata.ownerReferences = [ownerRef];
+      store.create(PODS, pod);
+    }
+    assert.deepEqual(onNode('node-1'), ['a', 'b', 'd', 'e']);
+    assert.deepEqual(namesOf(store.scan(PODS, { ownerUid: uid })), ['b', 'c', 'd', 'e']);
+    // A pod moved to another node (an unbound one bound) leaves the old node's entry and joins the new one's.
+    store.mutate(PODS, { namespace: 'default', name: 'b' }, (copy) => {
+      (copy.spec as { nodeName: string }).nodeName = 'node-2';
+      return copy;
+    });
+    assert.deepEqual(onNode('node-1'), ['a', 'd', 'e']);
+    assert.deepEqual(onNode('node-2'), ['b', 'c']);
+    // An owner reference dropped or added moves the pod in the owner index.
+    store.mutate(PODS, { namespace: 'default', name: 'd' }, (copy) => {
+      copy.metadata.ownerReferences = [];
+      return copy;
+    });
+    store.mutate(PODS, { namespace: 'default', name: 'a' }, (copy) => {
+      copy.metadata.ownerReferences = [ownerRef];
+      return copy;
+    });
+    assert.deepEqual(namesOf(store.scan(PODS, { ownerUid: uid, fieldSelector: 'spec.nodeName=node-1' })), ['a', 'e']);
+    store.delete(PODS, { namespace: 'default', name: 'e' }, { gracePeriodSeconds: 0 });
+    assert.deepEqual(onNode('node-1'), ['a', 'd']);
+    assert.deepEqual(namesOf(store.scan(PODS, { ownerUid: uid })), ['a', 'b', 'c']);
+    assert.deepEqual(onNode('node-9'), []);
+    // The unbound are not indexed by node: `spec.nodeName=` still tests every pod.
+    store.create(PODS, { ...runningPod('f'), spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    assert.deepEqual(namesOf(store.list(PODS, { fieldSelector: 'spec.nodeName=' }).items), ['f']);
+    // The garbage collector reads the owner index: the owned (bound, running) pods start terminating, the others not.
+    store.delete(DEPLOYMENTS, { namespace: 'default', name: 'web' });
+    const terminating = store.list(PODS).items.filter((pod) => pod.metadata.deletionTimestamp);
+    assert.deepEqual(namesOf(terminating), ['a', 'b', 'c']);
+  });
+
   it('watches: initial ADDED, live events in order, selector transitions', async () => {
     store.create(PODS, runningPod('a'));
     const events: string[] = [];
