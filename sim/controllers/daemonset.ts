@@ -15,19 +15,12 @@ import {
   matchesRequiredNodeAffinity,
   type Toleration,
 } from '../../lib/clients/kube/scheduling.ts';
-import { isDeleting, isPodReady, isTerminal, templateHash } from './meta.ts';
+import type { KubeObject } from '../store/types.ts';
+import { isDeleting, isPodReady, isTerminal, keyOf, templateHash } from './meta.ts';
 import type { ReconcileResult } from './queue.ts';
-import type { Context, Controller } from './runtime.ts';
+import type { Change, Context, Controller } from './runtime.ts';
 import { type Node, type Pod, type PodSpec, REFS, view, type Workload } from './types.ts';
-import {
-  allKeys,
-  createPod,
-  deletePod,
-  ownedPods,
-  podFromTemplate,
-  startWorkloadLoop,
-  writeStatus,
-} from './workload.ts';
+import { createPod, deletePod, ownedPods, podFromTemplate, startWorkloadLoop, writeStatus } from './workload.ts';
 
 /** The tolerations the DaemonSet controller adds to every daemon pod (`AddOrUpdateDaemonPodTolerations`). */
 export function daemonTolerations(spec: PodSpec): Toleration[] {
@@ -147,6 +140,33 @@ function syncDaemonSet(context: Context, set: Workload): ReconcileResult {
   return undefined;
 }
 
+/**
+ * Which DaemonSets a node change re-syncs: all of them when the node comes or goes, else only when
+ * where daemon pods should run or may stay on it changed (upstream's `shouldIgnoreNodeUpdate`) — a
+ * label or a cordon that changes no placement costs no pass over every node.
+ */
+function nodeTrigger(context: Context): (object: KubeObject, type: Change['type']) => string[] {
+  const placementsSeen = new Map<string, string>();
+  return (object, type) => {
+    const name = object.metadata.name ?? '';
+    const sets = context.store.scan(REFS.daemonSets);
+    if (type === 'DELETED') {
+      placementsSeen.delete(name);
+      return sets.map(keyOf);
+    }
+    const node = view<Node>(object);
+    const placements = sets
+      .map((set) => {
+        const { shouldRun, shouldContinue } = daemonPlacement(view<Workload>(set), node);
+        return `${keyOf(set)}:${shouldRun}:${shouldContinue}`;
+      })
+      .join(',');
+    if (placementsSeen.get(name) === placements) return [];
+    placementsSeen.set(name, placements);
+    return sets.map(keyOf);
+  };
+}
+
 /** Starts the DaemonSet controller. */
 export function startDaemonSetController(context: Context): Controller {
   return startWorkloadLoop(context, {
@@ -154,6 +174,6 @@ export function startDaemonSetController(context: Context): Controller {
     ref: REFS.daemonSets,
     podOwnerKind: 'DaemonSet',
     sync: (set) => syncDaemonSet(context, set),
-    triggers: [{ ref: REFS.nodes, keysFor: () => allKeys(context.store, REFS.daemonSets) }],
+    triggers: [{ ref: REFS.nodes, keysFor: nodeTrigger(context) }],
   });
 }

@@ -107,7 +107,8 @@ export function startDisruptionController(context: Context): Controller {
     },
   });
   const budgetsIn = (namespace: string | undefined): void => {
-    for (const budget of store.list(REFS.pdbs, namespace ? { namespace } : {}).items) queue.add(keyOf(budget));
+    // Read, not copied (scan): this runs at every pod change.
+    for (const budget of store.scan(REFS.pdbs, namespace ? { namespace } : {})) queue.add(keyOf(budget));
   };
   const unsubscribes = [
     context.subscribe(REFS.pdbs, (event) => queue.add(keyOf(event.object))),

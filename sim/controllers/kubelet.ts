@@ -12,7 +12,7 @@ import { controllerRefOf, isDeleting, isTerminal, keyOf, splitKey } from './meta
 import { MIRROR_ANNOTATION, mirrorPodFor } from './mirror-pods.ts';
 import { runningStatus, succeededStatus } from './pod-status.ts';
 import { type ReconcileResult, WorkQueue } from './queue.ts';
-import { type Context, type Controller, tolerateRace } from './runtime.ts';
+import { type Change, type Context, type Controller, tolerateRace } from './runtime.ts';
 import { type Node, type Pod, REFS, view } from './types.ts';
 
 /** Pod annotation: seconds a pod runs before it Succeeds (any pod; Job pods default to `jobPodRunMs`). */
@@ -63,7 +63,6 @@ class Kubelet {
   readonly #nodeName: string;
   readonly #queue: WorkQueue;
   readonly #recorder: EventRecorder;
-  readonly #unsubscribe: () => void;
   readonly #pendingSince = new Map<string, number>();
   readonly #terminatingSince = new Map<string, number>();
   readonly #podIPs = new Map<string, string>();
@@ -85,14 +84,18 @@ class Kubelet {
       onError: context.options.onError,
       reconcile: (key) => (key === STATIC_KEY ? this.#ensureMirrorPods() : this.#syncPod(key)),
     });
-    this.#unsubscribe = context.subscribe(REFS.pods, (event) => {
-      // nodeName never changes once set, so filtering here loses no transition.
-      if (view<Pod>(event.object).spec.nodeName !== nodeName) return;
-      const key = keyOf(event.object);
-      if (event.type === 'DELETED') this.#forget(key, event.object);
-      else this.#queue.add(key);
-    });
+    // The pods already on the node (the node index); later changes come through podChanged.
+    for (const pod of context.store.scan(REFS.pods, { fieldSelector: `spec.nodeName=${nodeName}` })) {
+      this.#queue.add(keyOf(pod));
+    }
     this.#queue.add(STATIC_KEY);
+  }
+
+  /** A change of a pod bound to this node. */
+  podChanged(event: Change): void {
+    const key = keyOf(event.object);
+    if (event.type === 'DELETED') this.#forget(key, event.object);
+    else this.#queue.add(key);
   }
 
   /** The node changed: record what `kubectl describe node` shows, and after a Ready flip look at every pod again. */
@@ -110,7 +113,6 @@ class Kubelet {
   }
 
   stop(): void {
-    this.#unsubscribe();
     this.#queue.stop();
   }
 
@@ -254,6 +256,13 @@ function removePodsOf(context: Context, nodeName: string): void {
 export function startKubelets(context: Context): Controller {
   const kubelets = new Map<string, Kubelet>();
   let nodeCount = 0;
+  // One pod subscription for every kubelet, handed to the pod's node's kubelet: a subscription per
+  // kubelet cost every pod change a test per node (5,000 at scale). nodeName never changes once set,
+  // so routing by it loses no transition.
+  const unsubscribePods = context.subscribe(REFS.pods, (event) => {
+    const nodeName = view<Pod>(event.object).spec.nodeName;
+    if (nodeName) kubelets.get(nodeName)?.podChanged(event);
+  });
   const unsubscribe = context.subscribe(REFS.nodes, (event) => {
     const name = event.object.metadata.name ?? '';
     const existing = kubelets.get(name);
@@ -270,6 +279,7 @@ export function startKubelets(context: Context): Controller {
   return {
     stop() {
       unsubscribe();
+      unsubscribePods();
       for (const kubelet of kubelets.values()) kubelet.stop();
       kubelets.clear();
     },

@@ -20,9 +20,24 @@ export interface QueueOptions {
   readonly onError: (controller: string, key: string, error: unknown) => void;
   /** First retry delay in simulated ms. */
   readonly retryDelayMs?: number;
+  /**
+   * A slow pass holds its key: the next pass of that key waits `holdFactor` times as long (real time)
+   * as this one took, events meanwhile folding into it — as a real controller's worker, busy with a key,
+   * folds the events that arrive meanwhile into one more pass. Passes under 2 ms hold nothing, so
+   * small clusters see every pass at the next tick as before. Omitted: no hold.
+   */
+  readonly holdFactor?: number;
 }
 
 const MAX_RETRY_DELAY_MS = 5_000;
+/**
+ * The hold the workload controllers and the scheduler use: a key that costs T ms a pass gets at most
+ * one pass per 4T, a quarter of the simulator's one thread, so that at thousands of nodes the
+ * ReplicaSet, DaemonSet and scheduler passes (each over thousands of pods) leave the API served.
+ */
+export const SLOW_PASS_HOLD_FACTOR = 3;
+/** Real milliseconds a pass must take before it holds its key. */
+const MIN_HOLDING_PASS_MS = 2;
 
 /** A deduplicating, clock-driven work queue. */
 export class WorkQueue {
@@ -30,6 +45,8 @@ export class WorkQueue {
   readonly #dirty = new Set<string>();
   readonly #delayed = new Map<string, { at: number; timer: ClockTimer }>();
   readonly #failures = new Map<string, number>();
+  /** Key → real time (performance.now) before which its next pass waits. */
+  readonly #heldUntil = new Map<string, number>();
   #flushTimer: ClockTimer | undefined;
   #stopped = false;
 
@@ -44,6 +61,7 @@ export class WorkQueue {
       this.#addLater(key, afterMs);
       return;
     }
+    if (this.#deferredWhileHeld(key)) return;
     this.#dirty.add(key);
     this.#flushTimer ??= this.#options.clock.setTimeout(() => this.#flush(), 0);
   }
@@ -82,13 +100,16 @@ export class WorkQueue {
     this.#dirty.clear();
     for (const key of keys) {
       if (this.#stopped) return;
-      this.#runOne(key);
+      // Marked while its own pass ran (its writes' events), before the hold was known: held now.
+      if (!this.#deferredWhileHeld(key)) this.#runOne(key);
     }
   }
 
   #runOne(key: string): void {
+    const started = performance.now();
     try {
       const result = this.#options.reconcile(key);
+      this.#hold(key, started);
       this.#failures.delete(key);
       if (result) this.add(key, Math.max(1, result.requeueAfterMs));
     } catch (error) {
@@ -98,5 +119,26 @@ export class WorkQueue {
       const base = this.#options.retryDelayMs ?? 100;
       this.add(key, Math.min(MAX_RETRY_DELAY_MS, base * 2 ** (failures - 1)));
     }
+  }
+
+  /** Whether `key` is held by its last slow pass; if so its pass is put off until the hold ends. */
+  #deferredWhileHeld(key: string): boolean {
+    const heldUntil = this.#heldUntil.get(key);
+    if (heldUntil === undefined) return false;
+    const heldForMs = heldUntil - performance.now();
+    if (heldForMs <= 0) {
+      this.#heldUntil.delete(key);
+      return false;
+    }
+    this.#addLater(key, heldForMs * this.#options.clock.speed);
+    return true;
+  }
+
+  #hold(key: string, started: number): void {
+    const factor = this.#options.holdFactor;
+    if (factor === undefined) return;
+    const finished = performance.now();
+    const tookMs = finished - started;
+    if (tookMs >= MIN_HOLDING_PASS_MS) this.#heldUntil.set(key, finished + tookMs * factor);
   }
 }

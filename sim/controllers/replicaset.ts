@@ -29,7 +29,9 @@ function syncReplicaSet(context: Context, rs: Workload): ReconcileResult {
     if (!pod) continue;
     recorder.record(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
   }
-  for (const pod of [...active].sort(deletionOrder).slice(0, Math.max(0, active.length - desired))) {
+  const surplus = active.length - desired;
+  // Ranked only when some must go: sorting thousands of pods at every pass was a tenth of the simulator at scale.
+  for (const pod of surplus > 0 ? [...active].sort(deletionOrder).slice(0, surplus) : []) {
     deletePod(store, pod);
     recorder.record(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
   }

@@ -7,7 +7,7 @@
 import { placePod, type SchedulingPod } from '../../lib/clients/kube/scheduling.ts';
 import { isDeleting, isTerminal, keyOf } from './meta.ts';
 import { scheduledStatus, unschedulableStatus } from './pod-status.ts';
-import { WorkQueue } from './queue.ts';
+import { SLOW_PASS_HOLD_FACTOR, WorkQueue } from './queue.ts';
 import { type Context, type Controller, tolerateRace } from './runtime.ts';
 import { type Node, type Pod, REFS, view } from './types.ts';
 
@@ -99,19 +99,27 @@ function affectsScheduling(type: string, pod: Pod): boolean {
 
 /** Starts the scheduler. */
 export function startScheduler(context: Context): Controller {
+  /** Keys of the pods waiting for a node, as the pod events tell them. */
+  const pending = new Set<string>();
   const queue = new WorkQueue({
     name: 'scheduler',
     clock: context.store.clock,
     onError: context.options.onError,
+    holdFactor: SLOW_PASS_HOLD_FACTOR,
     reconcile: () => {
-      schedulePending(context);
+      // With nothing to place a pass would still read every pod and node: at thousands of nodes each
+      // node change (a label, a cordon) cost a read of the whole cluster for nothing.
+      if (pending.size > 0) schedulePending(context);
       return undefined;
     },
   });
   const unsubscribes = [
     context.subscribe(REFS.nodes, () => queue.add(ALL)),
     context.subscribe(REFS.pods, (event) => {
-      if (affectsScheduling(event.type, view<Pod>(event.object))) queue.add(ALL);
+      const pod = view<Pod>(event.object);
+      if (event.type !== 'DELETED' && isSchedulable(pod)) pending.add(keyOf(pod));
+      else pending.delete(keyOf(pod));
+      if (affectsScheduling(event.type, pod)) queue.add(ALL);
     }),
   ];
   return {

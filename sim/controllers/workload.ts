@@ -6,8 +6,8 @@
 import { formatSelector, type LabelSelector, requirementsOf } from '../../lib/clients/kube/selectors.ts';
 import type { KubeObject, ObjectStore, ResourceRef } from '../store/types.ts';
 import { controllerRefOf, controllerRefTo, isControlledBy, isPodReady, keyOf, sameJson, splitKey } from './meta.ts';
-import { type ReconcileResult, WorkQueue } from './queue.ts';
-import { type Context, type Controller, tolerateRace } from './runtime.ts';
+import { type ReconcileResult, SLOW_PASS_HOLD_FACTOR, WorkQueue } from './queue.ts';
+import { type Change, type Context, type Controller, tolerateRace } from './runtime.ts';
 import { type Pod, type PodSpec, REFS, view, type Workload } from './types.ts';
 
 /** A structured selector in the string form the store's list takes. */
@@ -107,7 +107,7 @@ export function createPod(store: ObjectStore, pod: KubeObject): Pod | undefined 
 export interface Trigger {
   readonly ref: ResourceRef;
   /** Queue keys (`namespace/name`) of the owners to re-sync. */
-  readonly keysFor: (object: KubeObject) => string[];
+  readonly keysFor: (object: KubeObject, type: Change['type']) => string[];
 }
 
 /** The wiring of one workload controller. */
@@ -128,6 +128,7 @@ export function startWorkloadLoop(context: Context, loop: WorkloadLoop): Control
     name: loop.name,
     clock: store.clock,
     onError: context.options.onError,
+    holdFactor: SLOW_PASS_HOLD_FACTOR,
     reconcile: (key) => {
       const { namespace, name } = splitKey(key);
       const owner = store.get(loop.ref, namespace, name);
@@ -139,7 +140,7 @@ export function startWorkloadLoop(context: Context, loop: WorkloadLoop): Control
     context.subscribe(loop.ref, (event) => queue.add(keyOf(event.object))),
     ...(loop.triggers ?? []).map((trigger) =>
       context.subscribe(trigger.ref, (event) => {
-        for (const key of trigger.keysFor(event.object)) queue.add(key);
+        for (const key of trigger.keysFor(event.object, event.type)) queue.add(key);
       }),
     ),
   ];
@@ -158,9 +159,4 @@ export function startWorkloadLoop(context: Context, loop: WorkloadLoop): Control
       queue.stop();
     },
   };
-}
-
-/** Keys of every object of `ref` (for triggers that concern all owners). */
-export function allKeys(store: ObjectStore, ref: ResourceRef): string[] {
-  return store.list(ref).items.map(keyOf);
 }
