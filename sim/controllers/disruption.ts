@@ -5,10 +5,10 @@
  * `disruptionsAllowed` and adds `disruptedPods` entries; this loop settles the numbers afterwards.
  */
 import { selectorMatches } from '../../lib/clients/kube/selectors.ts';
-import type { KubeObject, ObjectStore } from '../store/types.ts';
+import type { AdmissionHook, KubeObject, ObjectStore } from '../store/types.ts';
 import { controllerRefOf, keyOf, splitKey } from './meta.ts';
 import { type BudgetCondition, type BudgetSpec, computeBudgetStatus, type OwnerReference } from './pdb-math.ts';
-import { type ReconcileResult, WorkQueue } from './queue.ts';
+import { type ReconcileResult, SLOW_PASS_HOLD_FACTOR, WorkQueue } from './queue.ts';
 import type { Context, Controller } from './runtime.ts';
 import { type Pod, REFS, view, type Workload } from './types.ts';
 import { selectorString, writeStatus } from './workload.ts';
@@ -93,6 +93,25 @@ function syncBudget(context: Context, budget: Budget): ReconcileResult {
   return sync.recheckAtMs === undefined ? undefined : { requeueAfterMs: Math.max(1, sync.recheckAtMs - nowMs) };
 }
 
+/**
+ * Before an eviction is judged, the budgets of its namespace with a pass waiting (a pod changed since
+ * their status was written, the pass held because budgets over thousands of pods are slow) get it
+ * now: the eviction subresource trusts `disruptionsAllowed`, and a status older than the pods could
+ * let a budget be broken. Never answers: the eviction handler decides.
+ */
+function settleBeforeEviction(store: ObjectStore, queue: WorkQueue): AdmissionHook {
+  return {
+    name: 'disruption-controller-settle',
+    admit: (request) => {
+      const isEviction = request.group === '' && request.resource === 'pods' && request.subresource === 'eviction';
+      if (isEviction && request.verb === 'create' && request.namespace) {
+        for (const budget of store.scan(REFS.pdbs, { namespace: request.namespace })) queue.settle(keyOf(budget));
+      }
+      return undefined;
+    },
+  };
+}
+
 /** Starts the disruption controller. */
 export function startDisruptionController(context: Context): Controller {
   const { store } = context;
@@ -100,6 +119,7 @@ export function startDisruptionController(context: Context): Controller {
     name: 'disruption',
     clock: store.clock,
     onError: context.options.onError,
+    holdFactor: SLOW_PASS_HOLD_FACTOR,
     reconcile: (key) => {
       const { namespace, name } = splitKey(key);
       const budget = store.get(REFS.pdbs, namespace, name);
@@ -111,6 +131,7 @@ export function startDisruptionController(context: Context): Controller {
     for (const budget of store.scan(REFS.pdbs, namespace ? { namespace } : {})) queue.add(keyOf(budget));
   };
   const unsubscribes = [
+    store.admission.add(settleBeforeEviction(store, queue)),
     context.subscribe(REFS.pdbs, (event) => queue.add(keyOf(event.object))),
     ...[REFS.pods, REFS.replicaSets, REFS.deployments, REFS.statefulSets].map((ref) =>
       context.subscribe(ref, (event) => budgetsIn(event.object.metadata.namespace)),

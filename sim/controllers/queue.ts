@@ -66,6 +66,19 @@ export class WorkQueue {
     this.#flushTimer ??= this.#options.clock.setTimeout(() => this.#flush(), 0);
   }
 
+  /**
+   * Runs `key`'s pass at once if one is waiting (marked, delayed or held), hold or not: for a reader
+   * that must not act on a result older than the events already seen.
+   */
+  settle(key: string): void {
+    const delayed = this.#delayed.get(key);
+    if (this.#stopped || (!this.#dirty.has(key) && !delayed)) return;
+    delayed?.timer.cancel();
+    this.#delayed.delete(key);
+    this.#dirty.delete(key);
+    this.#runOne(key);
+  }
+
   /** Cancels every pending pass and timer; later `add` calls do nothing. */
   stop(): void {
     this.#stopped = true;

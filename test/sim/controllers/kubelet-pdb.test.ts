@@ -245,6 +245,40 @@ describe('disruption controller', () => {
     assert.equal(status.expectedPods, 1);
   });
 
+  it('settles a budget before an eviction is judged: a pod change of the same turn is in its status', async () => {
+    sim = startSim(100);
+    const { store } = sim;
+    store.create(NODES, node('n1'));
+    for (const name of ['a', 'b'])
+      store.create(PODS, { ...barePod(name, 'n1'), metadata: { name, namespace: 'default', labels: { run: 'pair' } } });
+    store.create(PDBS, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'pair', namespace: 'default' },
+      spec: { minAvailable: 1, selector: { matchLabels: { run: 'pair' } } },
+    });
+    await waitUntil('2 healthy, 1 allowed', () => budget(store, 'pair').disruptionsAllowed === 1);
+    // Pod a starts terminating and the controller hears of it (the store's watch delivers in a microtask);
+    // before its queue's pass (a later timer turn, or later still while a slow pass holds the budget) an
+    // eviction of b reaches admission: the status it is judged by must already count a as gone.
+    store.delete(PODS, { namespace: 'default', name: 'a' });
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    await store.admission.run({
+      verb: 'create',
+      group: '',
+      version: 'v1',
+      resource: 'pods',
+      subresource: 'eviction',
+      namespace: 'default',
+      name: 'b',
+      user: { username: 'admin', groups: ['system:masters'] },
+      dryRun: false,
+    });
+    const status = budget(store, 'pair');
+    assert.equal(status.currentHealthy, 1);
+    assert.equal(status.disruptionsAllowed, 0);
+  });
+
   it('a budget whose selector matches no pods: nothing allowed, one NoPods event per time it finds none', async () => {
     sim = startSim(100);
     const { store } = sim;
