@@ -36,6 +36,8 @@ const MAX_RETRY_DELAY_MS = 5_000;
  * ReplicaSet, DaemonSet and scheduler passes (each over thousands of pods) leave the API served.
  */
 export const SLOW_PASS_HOLD_FACTOR = 3;
+/** The longest hold, real ms: a pass that placed thousands of pods at start-up must not idle its key for minutes. */
+const MAX_HOLD_MS = 1_000;
 /** Real milliseconds a pass must take before it holds its key. */
 const MIN_HOLDING_PASS_MS = 2;
 
@@ -152,6 +154,6 @@ export class WorkQueue {
     if (factor === undefined) return;
     const finished = performance.now();
     const tookMs = finished - started;
-    if (tookMs >= MIN_HOLDING_PASS_MS) this.#heldUntil.set(key, finished + tookMs * factor);
+    if (tookMs >= MIN_HOLDING_PASS_MS) this.#heldUntil.set(key, finished + Math.min(MAX_HOLD_MS, tookMs * factor));
   }
 }
