@@ -8,6 +8,7 @@ import { selectorMatches } from '../../lib/clients/kube/selectors.ts';
 import type { AdmissionHook, KubeObject, ObjectStore } from '../store/types.ts';
 import { controllerRefOf, keyOf, splitKey } from './meta.ts';
 import { type BudgetCondition, type BudgetSpec, computeBudgetStatus, type OwnerReference } from './pdb-math.ts';
+import { PodFacts } from './pod-facts.ts';
 import { type ReconcileResult, SLOW_PASS_HOLD_FACTOR, WorkQueue } from './queue.ts';
 import type { Context, Controller } from './runtime.ts';
 import { type Pod, REFS, view, type Workload } from './types.ts';
@@ -130,10 +131,14 @@ export function startDisruptionController(context: Context): Controller {
     // Read, not copied (scan): this runs at every pod change.
     for (const budget of store.scan(REFS.pdbs, namespace ? { namespace } : {})) queue.add(keyOf(budget));
   };
+  const podFacts = new PodFacts();
   const unsubscribes = [
     store.admission.add(settleBeforeEviction(store, queue)),
     context.subscribe(REFS.pdbs, (event) => queue.add(keyOf(event.object))),
-    ...[REFS.pods, REFS.replicaSets, REFS.deployments, REFS.statefulSets].map((ref) =>
+    context.subscribe(REFS.pods, (event) => {
+      if (podFacts.matters(event)) budgetsIn(event.object.metadata.namespace);
+    }),
+    ...[REFS.replicaSets, REFS.deployments, REFS.statefulSets].map((ref) =>
       context.subscribe(ref, (event) => budgetsIn(event.object.metadata.namespace)),
     ),
   ];

@@ -6,6 +6,7 @@
 import { formatSelector, type LabelSelector, requirementsOf } from '../../lib/clients/kube/selectors.ts';
 import type { KubeObject, ObjectStore, ResourceRef } from '../store/types.ts';
 import { controllerRefOf, controllerRefTo, isControlledBy, isPodReady, keyOf, sameJson, splitKey } from './meta.ts';
+import { PodFacts } from './pod-facts.ts';
 import { type ReconcileResult, SLOW_PASS_HOLD_FACTOR, WorkQueue } from './queue.ts';
 import { type Change, type Context, type Controller, tolerateRace } from './runtime.ts';
 import { type Pod, type PodSpec, REFS, view, type Workload } from './types.ts';
@@ -146,8 +147,10 @@ export function startWorkloadLoop(context: Context, loop: WorkloadLoop): Control
   ];
   if (loop.podOwnerKind) {
     const kind = loop.podOwnerKind;
+    const facts = new PodFacts();
     unsubscribes.push(
       context.subscribe(REFS.pods, (event) => {
+        if (!facts.matters(event)) return;
         const ref = controllerRefOf(event.object);
         if (ref?.kind === kind) queue.add(`${event.object.metadata.namespace}/${ref.name}`);
       }),
