@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { StateMachine } from 'aws-local-stepfunctions';
+import { EXECUTION_ID_SHA256_FIELD, executionIdSha256, withExactHashes } from './exact-hash.ts';
 import { LOCAL_ARN_PREFIX, LOCAL_STATE_MACHINE_ARN_PREFIX } from './extract.ts';
 
 type RunOptions = NonNullable<Parameters<StateMachine['run']>[1]>;
@@ -310,7 +311,9 @@ export class EmbeddedExecutor {
     this.#options = options;
     const machines = new Map<string, StateMachine>();
     for (const [machine, definition] of Object.entries(definitions)) {
-      machines.set(machine, new StateMachine(definition as never, { validationOptions: { checkPaths: true } }));
+      // The interpreter's own States.Hash is wrong for long inputs (exact-hash.ts): the executor computes it.
+      const interpreted = withExactHashes(definition, `state machine ${machine}`);
+      machines.set(machine, new StateMachine(interpreted as never, { validationOptions: { checkPaths: true } }));
       for (const [state, key] of [...taskFunctions(definition), ...callbackFunctions(definition)]) {
         if (!handlers[key])
           throw new Error(`state machine ${machine}: state ${state} needs function ${key}, which has no handler`);
@@ -368,7 +371,7 @@ export class EmbeddedExecutor {
     const run = stateMachine.run(input as never, {
       overrides: this.#overrides(definition, { executionId: id, stats, aborted, calls }),
       context: {
-        Execution: { Id: id, Name: name },
+        Execution: { Id: id, Name: name, [EXECUTION_ID_SHA256_FIELD]: executionIdSha256(id) },
         StateMachine: { Id: `${LOCAL_STATE_MACHINE_ARN_PREFIX}${machine}`, Name: machine },
         // `$$.Task.Token`: a fresh token each time a state reads it, as Step Functions issues one per Task entry.
         Task: {

@@ -4,6 +4,7 @@
  * `start` and the first task (enough to pass a request's deadline before admission).
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   callbackFunctions,
@@ -14,6 +15,30 @@ import {
 } from '../../embedded/executor.ts';
 import { loadDefinitions } from '../../embedded/runtime.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
+
+/** A machine that starts itself once more (continue-as-new as evacuate.asl.yml names it): `stop` ends the second. */
+const continuing = (nameExpression: string): MachineDefinition => ({
+  StartAt: 'Again',
+  States: {
+    Again: {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.stop', IsPresent: true, Next: 'Done' }],
+      Default: 'Start',
+    } as never,
+    Start: {
+      Type: 'Task',
+      Resource: 'arn:aws:states:::states:startExecution',
+      Parameters: {
+        StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:evacuate',
+        'Name.$': nameExpression,
+        'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
+      },
+      ResultPath: '$.continued',
+      End: true,
+    } as never,
+    Done: { Type: 'Succeed' },
+  },
+});
 
 /** Every function refuses its input: each execution ends at once in the Rejected state. */
 function refusingHandlers(definitions: Record<string, MachineDefinition>): Record<string, LocalHandler> {
@@ -96,5 +121,41 @@ describe('EmbeddedExecutor', () => {
     );
     assert.deepEqual(started, [{ next: { stop: true }, keep: 'x', stop: true }]);
     assert.equal(first.stats.historyEvents, 2 + 2 + 2 * (2 + 3), 'start and end, the Choice, two Tasks');
+  });
+  it("names each continuation with its own execution id's exact SHA-256, however long the ids (drainbridge run's are)", async () => {
+    // drainbridge run names its executions run.<identity>.<uuid>: ids of 117 characters that differ only in their
+    // last 36, which the interpreter's own States.Hash digested alike (aws-local-stepfunctions 3.0.0 reads a long
+    // message's blocks at the wrong offsets), so the second continuation found the first's name and never started.
+    const started: string[] = [];
+    const executor = new EmbeddedExecutor(
+      { evacuate: continuing("States.Hash($$.Execution.Id, 'SHA-256')") },
+      {},
+      { onStarted: (execution) => started.push(execution.id) },
+    );
+    const names = [
+      'run.bench-scale.3cde3039-d91d-4a5b-9c1e-3f0c6e1a0001',
+      'run.bench-scale.f8c8adf2-9956-4a5b-9c1e-3f0c6e1a0002',
+    ];
+    const firsts = names.map((name) => executor.start('evacuate', { next: { stop: true } }, name));
+    const outputs = (await Promise.all(firsts.map((first) => first.result))) as {
+      continued: { ExecutionArn: string };
+    }[];
+    const expected = firsts.map(
+      (first) =>
+        `arn:aws:states:local:000000000000:execution:drainbridge-evacuate:${createHash('sha256').update(first.id).digest('hex')}`,
+    );
+    assert.deepEqual(started, expected, 'both continuations started');
+    assert.deepEqual(
+      outputs.map((output) => output.continued.ExecutionArn),
+      expected,
+      "each continuation is named SHA-256 of its predecessor's id, as Step Functions computes States.Hash",
+    );
+  });
+
+  it('refuses a definition that hashes anything but the execution id (the interpreter would hash it wrongly)', () => {
+    assert.throws(
+      () => new EmbeddedExecutor({ evacuate: continuing("States.Hash($$.Execution.Input.name, 'SHA-256')") }, {}),
+      /state machine evacuate: Name\.\$ hashes with States\.Hash\(\$\$\.Execution\.Input\.name, 'SHA-256'\)/,
+    );
   });
 });
