@@ -282,19 +282,26 @@ function noCrash(log: SoakLog): Judged {
 export const FLOOR_MINUTES = 5;
 
 /**
- * A life's RSS at minute 5 and at its end, each as the floor (the lowest sample) of FLOOR_MINUTES
- * minutes: minutes 5–9, and the last five — for a life of under 15 minutes, the two halves of its
- * minutes from 5 on, so that the windows never overlap (overlapping, they shared their lowest sample).
- * Two single samples cannot tell a leak from the swing of a replica's RSS with its work in flight (150–465 MiB within minutes, soak seed 71945); a leak shows as a
- * floor that rises. Logs without per-minute samples are judged on the two samples.
+ * A life's RSS five minutes into its role and at its end, each as the floor (the lowest sample) of
+ * FLOOR_MINUTES minutes: the first five from then, and the last five — for a shorter life, the two halves
+ * of its minutes from then on, so that the windows never overlap (overlapping, they shared their lowest
+ * sample). Two single samples cannot tell a leak from the swing of a replica's RSS with its work in flight
+ * (150–465 MiB within minutes, soak seed 71945); a leak shows as a floor that rises.
+ *
+ * Its role: a standby replica holds ~170 MiB, a leader, running every execution and watch, ~400 MiB
+ * (seed 396922: lives that took the lead at minute 5 went from one to the other, flat at ~410 MiB after
+ * that). So a replica that took the lead is judged from five minutes after it first led, as a replica
+ * that led from its start is judged from its minute 5 — a leak while leading still raises that floor.
+ * Logs without per-minute samples are judged on the two samples.
  */
 export function rssFloors(life: ReplicaLife): { readonly atMinute5: number; readonly atEnd: number } | undefined {
-  const fromMinute5 = (life.rssByMinute ?? []).slice(5);
+  const fromMinute5 = (life.rssByMinute ?? []).slice((life.ledFromMinute ?? 0) + 5);
   const minutes = Math.min(FLOOR_MINUTES, Math.floor(fromMinute5.length / 2));
   if (minutes >= 1) {
     return { atMinute5: Math.min(...fromMinute5.slice(0, minutes)), atEnd: Math.min(...fromMinute5.slice(-minutes)) };
   }
-  if (life.rssAtMinute5 === undefined || life.rssAtEnd === undefined) return undefined;
+  // Too short a life in its role to judge (its samples say so); only a log without them uses the two samples.
+  if (life.rssByMinute || life.rssAtMinute5 === undefined || life.rssAtEnd === undefined) return undefined;
   return { atMinute5: life.rssAtMinute5, atEnd: life.rssAtEnd };
 }
 
@@ -307,7 +314,7 @@ function memoryFlat(log: SoakLog): Judged {
     checked++;
     if (floors.atEnd > 1.2 * floors.atMinute5) {
       broken.push(
-        `replica ${life.replica} (pid ${life.pid}) grew from ${mib(floors.atMinute5)} at minute 5 to ${mib(floors.atEnd)} at its end (floors of ${FLOOR_MINUTES} minutes; more than 1.2×)`,
+        `replica ${life.replica} (pid ${life.pid}) grew from ${mib(floors.atMinute5)} at minute ${(life.ledFromMinute ?? 0) + 5}${life.ledFromMinute ? ' (5 minutes after it took the lead)' : ''} to ${mib(floors.atEnd)} at its end (floors of ${FLOOR_MINUTES} minutes; more than 1.2×)`,
       );
     }
   }

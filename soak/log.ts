@@ -177,6 +177,8 @@ export interface ReplicaLife {
   readonly rssAtEnd?: number;
   /** RSS (bytes) sampled once a minute of its life (index: the minute); memory-flat judges their floors. */
   readonly rssByMinute?: readonly number[];
+  /** A replica that took the lead: the minute of its life it first led (undefined: it never led). */
+  readonly ledFromMinute?: number;
 }
 
 export interface SoakLog {

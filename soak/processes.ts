@@ -18,6 +18,9 @@ export interface Exit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/** What a `drainbridge run` replica logs when it takes the lead (lib/sources/forwarder/leader.ts). */
+const LEADS = 'leader election: this replica leads';
+
 /** One drainbridge process with its output in `logFile`. */
 export class Child {
   readonly pid: number;
@@ -25,6 +28,8 @@ export class Child {
   readonly exited: Promise<Exit>;
   readonly crashLines: string[] = [];
   readonly tail: string[] = [];
+  /** When it first logged that it leads (a `drainbridge run` replica), undefined while it has not. */
+  firstLedAt: number | undefined;
   readonly #child: ChildProcess;
   readonly #log: WriteStream;
 
@@ -65,6 +70,7 @@ export class Child {
 
   #line(line: string): void {
     if (CRASH.test(line) && this.crashLines.length < 20) this.crashLines.push(line.slice(0, 400));
+    if (this.firstLedAt === undefined && line.includes(LEADS)) this.firstLedAt = Date.now();
     this.tail.push(line);
     if (this.tail.length > 30) this.tail.shift();
   }
@@ -174,6 +180,9 @@ export class Replica {
       ...(life.sentSignal ? { sentSignal: life.sentSignal } : {}),
       ...(life.exit ? { exit: { code: life.exit.code, signal: life.exit.signal } } : {}),
       crashLines: life.child.crashLines,
+      ...(life.child.firstLedAt !== undefined
+        ? { ledFromMinute: Math.floor((life.child.firstLedAt - life.child.startedAt) / 60_000) }
+        : {}),
       ...(life.rssAtMinute5 !== undefined && life.rssLatest !== undefined
         ? { rssAtMinute5: life.rssAtMinute5, rssAtEnd: life.rssLatest, rssByMinute: [...life.rssByMinute] }
         : {}),

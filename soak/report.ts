@@ -86,7 +86,7 @@ export function report(w: SoakWorld, log: SoakLog, verdict: Verdict, minutes: nu
     ...table(requestsByOrigin(log)),
     'CLI commands by exit',
     ...table(cliByExit(w)),
-    'replica RSS (each process that lived five minutes: floor of minutes 5–9 → floor of its last 5 minutes)',
+    'replica RSS (each process that lived five minutes in its role — a replica that took the lead, from when it first led: floor of its first 5 minutes from then → floor of its last 5)',
     ...rssLines(log),
     ...novaLines(log),
     'invariants (facts judged, breaches):',

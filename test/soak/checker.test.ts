@@ -383,6 +383,19 @@ describe('soak invariant checker', () => {
       },
       detail: /grew from 100 MiB at minute 5 to 200 MiB at its end/,
     },
+    {
+      name: 'a leader whose floor rose after it took the lead',
+      invariant: 'memory-flat',
+      change: (l) => {
+        // Standby 170 MiB for 3 minutes, then leading: 400 MiB from minute 8 to 12, 500 MiB over its last five.
+        const rssByMinute = [...Array(3).fill(170), ...Array(10).fill(400), ...Array(5).fill(500)].map((m) => m * MIB);
+        return {
+          ...l,
+          replicas: [{ ...life(18), rssByMinute, ledFromMinute: 3, rssAtMinute5: 400 * MIB, rssAtEnd: 500 * MIB }],
+        };
+      },
+      detail: /grew from 400 MiB at minute 8 \(5 minutes after it took the lead\) to 500 MiB at its end/,
+    },
   ];
   cases.push(
     {
@@ -551,6 +564,19 @@ describe('soak invariant checker', () => {
     const verdict = checkInvariants({ ...cleanLog(), replicas: [swinging] });
     assert.deepEqual(verdict.violations, []);
     assert.equal(verdict.checked['memory-flat'], 1);
+  });
+
+  it('a standby that took the lead is judged from five minutes after it first led, not across the change', () => {
+    // Seed 396922, run-a pid 24588 as sampled: ~170 MiB as a standby, the lead taken 4.9 minutes in, then ~400 MiB.
+    const rssByMinute = [100, 236, 237, 170, 169, 184, 237, 288, 297, 358, 373, 273, 387, 421].map((m) => m * MIB);
+    const leader = { ...life(19), rssByMinute, rssAtMinute5: 184 * MIB, rssAtEnd: 421 * MIB };
+    assert.deepEqual(broken({ ...cleanLog(), replicas: [leader] }), ['memory-flat'], 'judged from its minute 5');
+    const verdict = checkInvariants({ ...cleanLog(), replicas: [{ ...leader, ledFromMinute: 4 }] });
+    assert.deepEqual(verdict.violations, []);
+    assert.equal(verdict.checked['memory-flat'], 1);
+    // Too short in its new role to judge: not judged, rather than judged across the change on two samples.
+    const late = { ...leader, ledFromMinute: 10 };
+    assert.equal(checkInvariants({ ...cleanLog(), replicas: [late] }).checked['memory-flat'], 0);
   });
 
   it("a notice's request waiting for its start is bounded from that start, not from its record", () => {
