@@ -97,7 +97,15 @@ export async function startWorld(options: SoakOptions, nova?: NovaSoak): Promise
     (name, i) =>
       new Replica(
         `run-${name}`,
-        [...runArgs, '--identity', `soak-${name}`, '--bus-address', `127.0.0.1:${busPorts[i]}`],
+        // As long as a Deployment pod's name (the default identity): the execution ids it makes are as long as
+        // a deployed run's (the interpreter's States.Hash went wrong on long ids only, embedded/exact-hash.ts).
+        [
+          ...runArgs,
+          '--identity',
+          `drainbridge-run-7c9d5b8f6-soak${name}`,
+          '--bus-address',
+          `127.0.0.1:${busPorts[i]}`,
+        ],
         { ...env, ...busEnv },
         dir,
       ),
