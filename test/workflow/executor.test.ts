@@ -16,8 +16,24 @@ import {
 import { loadDefinitions } from '../../embedded/runtime.ts';
 import { InvalidInput } from '../../lib/errors/index.ts';
 
-/** A machine that starts itself once more (continue-as-new as evacuate.asl.yml names it): `stop` ends the second. */
-const continuing = (nameExpression: string): MachineDefinition => ({
+/** A Task that starts `machine` (continue-as-new as evacuate.asl.yml does it), named by `nameExpression`. */
+const startExecution = (machine: string, nameExpression: string, resultPath: string, next?: string): never =>
+  ({
+    Type: 'Task',
+    Resource: 'arn:aws:states:::states:startExecution',
+    Parameters: {
+      StateMachineArn: `arn:aws:states:local:000000000000:stateMachine:${machine}`,
+      'Name.$': nameExpression,
+      'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
+    },
+    ResultPath: resultPath,
+    ...(next ? { Next: next } : { End: true }),
+  }) as never;
+
+/**
+ * A machine that starts itself once more (or, `twice`, twice under the same name): `stop` ends the second.
+ */
+const continuing = (nameExpression: string, machine = 'evacuate', twice = false): MachineDefinition => ({
   StartAt: 'Again',
   States: {
     Again: {
@@ -25,17 +41,8 @@ const continuing = (nameExpression: string): MachineDefinition => ({
       Choices: [{ Variable: '$.stop', IsPresent: true, Next: 'Done' }],
       Default: 'Start',
     } as never,
-    Start: {
-      Type: 'Task',
-      Resource: 'arn:aws:states:::states:startExecution',
-      Parameters: {
-        StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:evacuate',
-        'Name.$': nameExpression,
-        'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
-      },
-      ResultPath: '$.continued',
-      End: true,
-    } as never,
+    Start: startExecution(machine, nameExpression, '$.continued', twice ? 'StartAgain' : undefined),
+    ...(twice ? { StartAgain: startExecution(machine, nameExpression, '$.again') } : {}),
     Done: { Type: 'Succeed' },
   },
 });
@@ -73,39 +80,7 @@ describe('EmbeddedExecutor', () => {
 
   it('runs states:startExecution here: a machine that starts itself again (once per name), history counted from its log', async () => {
     // A two-generation chain: the first execution starts the second (its input merged with `next`), named after its own id.
-    const definition: MachineDefinition = {
-      StartAt: 'Again',
-      States: {
-        Again: {
-          Type: 'Choice',
-          Choices: [{ Variable: '$.stop', IsPresent: true, Next: 'Done' }],
-          Default: 'Start',
-        } as never,
-        Start: {
-          Type: 'Task',
-          Resource: 'arn:aws:states:::states:startExecution',
-          Parameters: {
-            StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:loop',
-            'Name.$': "States.Hash($$.Execution.Id, 'SHA-256')",
-            'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
-          },
-          ResultPath: '$.continued',
-          Next: 'StartAgain',
-        } as never,
-        StartAgain: {
-          Type: 'Task',
-          Resource: 'arn:aws:states:::states:startExecution',
-          Parameters: {
-            StateMachineArn: 'arn:aws:states:local:000000000000:stateMachine:loop',
-            'Name.$': "States.Hash($$.Execution.Id, 'SHA-256')",
-            'Input.$': 'States.JsonMerge($$.Execution.Input, $.next, false)',
-          },
-          ResultPath: '$.again',
-          End: true,
-        } as never,
-        Done: { Type: 'Succeed' },
-      },
-    };
+    const definition = continuing("States.Hash($$.Execution.Id, 'SHA-256')", 'loop', true);
     const started: unknown[] = [];
     const executor = new EmbeddedExecutor(
       { loop: definition },
