@@ -33,19 +33,19 @@ const startExecution = (machine: string, nameExpression: string, resultPath: str
 /**
  * A machine that starts itself once more (or, `twice`, twice under the same name): `stop` ends the second.
  */
-const continuing = (nameExpression: string, machine = 'evacuate', twice = false): MachineDefinition => ({
-  StartAt: 'Again',
-  States: {
+function continuing(nameExpression: string, machine = 'evacuate', twice = false): MachineDefinition {
+  const states: MachineDefinition['States'] = {
     Again: {
       Type: 'Choice',
       Choices: [{ Variable: '$.stop', IsPresent: true, Next: 'Done' }],
       Default: 'Start',
     } as never,
     Start: startExecution(machine, nameExpression, '$.continued', twice ? 'StartAgain' : undefined),
-    ...(twice ? { StartAgain: startExecution(machine, nameExpression, '$.again') } : {}),
     Done: { Type: 'Succeed' },
-  },
-});
+  };
+  if (twice) states.StartAgain = startExecution(machine, nameExpression, '$.again');
+  return { StartAt: 'Again', States: states };
+}
 
 /** Every function refuses its input: each execution ends at once in the Rejected state. */
 function refusingHandlers(definitions: Record<string, MachineDefinition>): Record<string, LocalHandler> {
