@@ -276,6 +276,7 @@ export class NovaEvacuationPass implements ReconcilePass {
       const {
         migrationId: _m,
         abortRequested: _a,
+        abortRequestedAt: _at,
         forceCompleteRequested: _f,
         confirmRequested: _c,
         ...rest

@@ -46,6 +46,8 @@ export interface ServerProgress {
   /** When the current attempt was requested (ISO 8601). */
   readonly startedAt?: string;
   readonly abortRequested?: boolean;
+  /** When the abort was asked for (ISO 8601): the give-up deadline leaves it its own timeout's worth of time. */
+  readonly abortRequestedAt?: string;
   readonly forceCompleteRequested?: boolean;
   readonly confirmRequested?: boolean;
   /** Nova's reason for the last failed attempt. */
@@ -80,6 +82,7 @@ const SERVER_PROGRESS = z.looseObject({
   migrationId: z.number().int().optional(),
   startedAt: Instant.optional(),
   abortRequested: z.boolean().optional(),
+  abortRequestedAt: Instant.optional(),
   forceCompleteRequested: z.boolean().optional(),
   confirmRequested: z.boolean().optional(),
   lastFailure: z.string().optional(),

@@ -55,6 +55,7 @@ function failAttempt(progress: ServerProgress, reason: string, options: NovaEvac
     migrationId: _m,
     startedAt: _s,
     abortRequested: _a,
+    abortRequestedAt: _at,
     forceCompleteRequested: _f,
     confirmRequested: _c,
     ...rest
@@ -122,11 +123,28 @@ function givenUp(progress: ServerProgress, observed: ObservedServer, elapsed: nu
   const record = migration
     ? `migration ${migration.id} is ${migration.status}${migration.destCompute ? ` (to ${migration.destCompute})` : ''}`
     : 'no migration record';
+  const abort = progress.abortRequested ? ', aborted by drainbridge and not yet ended' : '';
   const reason =
     `still ${observed.status} (task_state ${observed.taskState ?? 'none'}) on ${observed.host ?? 'no host'} ` +
-    `${Math.round(elapsed)}s after its migration started; ${record}: left to Nova to finish or roll back`;
-  const { abortRequested: _a, forceCompleteRequested: _f, confirmRequested: _c, ...rest } = progress;
+    `${Math.round(elapsed)}s after its migration started; ${record}${abort}: left to Nova to finish or roll back`;
+  const {
+    abortRequested: _a,
+    abortRequestedAt: _at,
+    forceCompleteRequested: _f,
+    confirmRequested: _c,
+    ...rest
+  } = progress;
   return { ...rest, phase: 'failed', lastFailure: reason };
+}
+
+/**
+ * Whether an abort, if one was asked for, has had its own timeout's worth of time. A pass that first
+ * sees a running migration past both deadlines (its record appeared late, or the pass ran late) aborts
+ * it first rather than giving up on a migration nobody tried to stop.
+ */
+function abortHadItsTime(progress: ServerProgress, input: Pick<PlannerInput, 'options' | 'now'>): boolean {
+  if (progress.abortRequestedAt === undefined) return true;
+  return secondsSince(progress.abortRequestedAt, input.now) > input.options.abortAfterSeconds;
 }
 
 /** Still under way: force-complete or abort when it runs too long; fail when no record ever appears. */
@@ -137,7 +155,17 @@ function stuckStep(
 ): Step {
   const elapsed = secondsSince(progress.startedAt, input.now);
   const migration = observed.migration;
-  if (elapsed > giveUpAfterSeconds(input.options) && (observed.taskState !== null || migration !== undefined)) {
+  const abortDue =
+    migration !== undefined &&
+    elapsed > input.options.abortAfterSeconds &&
+    ABORTABLE_MIGRATION_STATUSES.includes(migration.status) &&
+    !progress.abortRequested;
+  if (
+    !abortDue &&
+    elapsed > giveUpAfterSeconds(input.options) &&
+    (observed.taskState !== null || migration !== undefined) &&
+    abortHadItsTime(progress, input)
+  ) {
     return { progress: givenUp(progress, observed, elapsed) };
   }
   if (!migration) {
@@ -159,13 +187,14 @@ function stuckStep(
       action: { kind: 'force-complete', serverId: observed.id, migrationId: migration.id },
     };
   }
-  if (
-    elapsed > input.options.abortAfterSeconds &&
-    ABORTABLE_MIGRATION_STATUSES.includes(migration.status) &&
-    !progress.abortRequested
-  ) {
+  if (abortDue) {
     return {
-      progress: { ...progress, abortRequested: true, lastFailure: `aborted after ${Math.round(elapsed)}s` },
+      progress: {
+        ...progress,
+        abortRequested: true,
+        abortRequestedAt: input.now.toISOString(),
+        lastFailure: `aborted after ${Math.round(elapsed)}s`,
+      },
       action: { kind: 'abort', serverId: observed.id, migrationId: migration.id },
     };
   }

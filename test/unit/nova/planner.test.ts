@@ -166,6 +166,41 @@ describe('advanceInFlight', () => {
       failure: /migration 11 is running/,
     },
     {
+      name: 'running, first seen past twice the timeout and never aborted: abort first, not given up',
+      progress: migrating({ startedAt: secondsAgo(25) }),
+      observed: server('a', {
+        status: 'MIGRATING',
+        taskState: 'migrating',
+        migration: { id: 11, status: 'running', destCompute: 'dst' },
+      }),
+      options: { abortAfterSeconds: 10 },
+      phase: 'live-migrating',
+      action: 'abort',
+    },
+    {
+      name: 'abort asked for 3 s ago, past twice the timeout: the abort gets its own timeout, wait',
+      progress: migrating({ startedAt: secondsAgo(25), abortRequested: true, abortRequestedAt: secondsAgo(3) }),
+      observed: server('a', {
+        status: 'MIGRATING',
+        taskState: 'migrating',
+        migration: { id: 11, status: 'running', destCompute: 'dst' },
+      }),
+      options: { abortAfterSeconds: 10 },
+      phase: 'live-migrating',
+    },
+    {
+      name: 'abort asked for 11 s ago and still running: given up, the abort named',
+      progress: migrating({ startedAt: secondsAgo(25), abortRequested: true, abortRequestedAt: secondsAgo(11) }),
+      observed: server('a', {
+        status: 'MIGRATING',
+        taskState: 'migrating',
+        migration: { id: 11, status: 'running', destCompute: 'dst' },
+      }),
+      options: { abortAfterSeconds: 10 },
+      phase: 'failed',
+      failure: /migration 11 is running \(to dst\), aborted by drainbridge and not yet ended: left to Nova/,
+    },
+    {
       name: 'no record and still migrating past twice the timeout: given up',
       progress: migrating({ startedAt: secondsAgo(130) }),
       observed: server('a', { status: 'MIGRATING', taskState: 'migrating' }),
