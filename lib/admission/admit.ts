@@ -16,7 +16,7 @@ import { HOLD_SEND_WINDOW_MS, nodesInFlight, settledIntents } from './intents.ts
 import { lockAdmission, unlockAdmission, unlockQuietly } from './mutex.ts';
 import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
 import { ADMISSION_LEASE, readAdmitted, readIntents, readQueue } from './records.ts';
-import { waitError } from './schedule.ts';
+import { busyError, waitError } from './schedule.ts';
 import { waitWithoutLock } from './wait.ts';
 
 export interface Admitted {
@@ -109,11 +109,11 @@ export async function admitRequest(
   assertStillWanted(request, node, now);
   const lease0 = 'lease' in read ? read.lease : await readLease(client, settings.namespace, ADMISSION_LEASE);
   const gated = await waitOrAskGates(client, request, settings, { node, now, lease: lease0 });
-  // Busy, a request next in line tries again within seconds; one without a place yet, with backoff.
   const place = { requestId: request.requestId, maxHeldNodes: settings.maxHeldNodes, now };
   // The mutex's expiry counts from when it is taken, not from when this attempt began.
   const lockedAt = read.clock?.() ?? now;
-  const busy = (message: string) => waitError(message, { queue: readQueue(lease0) }, place);
+  // Busy: tried again within seconds (AdmissionBusy), unless it waits far back in line anyway.
+  const busy = (message: string) => busyError(message, { queue: readQueue(lease0) }, place);
   const lease = await lockAdmission(client, request, { namespace: settings.namespace, now: lockedAt, busy });
   const sendBy = holdSendWindow(request.nodeName);
   let unlocked = false;

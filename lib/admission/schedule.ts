@@ -2,7 +2,7 @@
  * The wait schedule: how long a place in line lasts and is refreshed, and which error a waiting request
  * throws — the error picks how soon the workflow asks again (state-machines/evacuate.asl.yml, Admit). Pure.
  */
-import { SlotUnavailable, WaitingInLine } from '../errors/index.ts';
+import { AdmissionBusy, SlotUnavailable, WaitingInLine } from '../errors/index.ts';
 import { type AdmissionQueue, requestsAhead } from './decision.ts';
 
 /** A waiting request refreshes its entry at every retry (≤ 30 s apart); gone for this long, it is dropped. */
@@ -34,4 +34,18 @@ export function waitError(
   const ahead = requestsAhead(decision.queue, at.requestId, { now: at.now, ttlSeconds: QUEUE_TTL_SECONDS });
   const next = !decision.limited && (ahead === undefined || ahead < 2 * at.maxHeldNodes);
   return next ? new SlotUnavailable(message) : new WaitingInLine(message);
+}
+
+/**
+ * The error for a request that found the admission lock held: AdmissionBusy (retried within 1–8 s with
+ * jitter by Admit itself: the lock is held for a few API calls, and a request with no place in line yet
+ * has nothing a wake-up could find) unless it waits far back in line anyway (WaitingInLine, as waitError).
+ */
+export function busyError(
+  message: string,
+  decision: { readonly queue: AdmissionQueue },
+  at: { readonly requestId: string; readonly maxHeldNodes: number; readonly now: Date },
+): SlotUnavailable {
+  const waiting = waitError(message, decision, at);
+  return waiting instanceof WaitingInLine ? waiting : new AdmissionBusy(message);
 }

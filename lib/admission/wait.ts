@@ -13,7 +13,7 @@ import { nodesInFlight } from './intents.ts';
 import { editWithoutMutex, isMutexFree } from './mutex.ts';
 import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
 import { readAdmitted, readIntents, readQueue } from './records.ts';
-import { LEASE_ONLY_WAIT_SECONDS, QUEUE_REFRESH_SECONDS, QUEUE_TTL_SECONDS, waitError } from './schedule.ts';
+import { busyError, LEASE_ONLY_WAIT_SECONDS, QUEUE_REFRESH_SECONDS, QUEUE_TTL_SECONDS, waitError } from './schedule.ts';
 
 /**
  * A request for which no slot is free yet: why it waits — decided on an unlocked read (the labelled held
@@ -82,7 +82,7 @@ export async function waitFromLease(
   const at = { requestId: request.requestId, maxHeldNodes: max, now };
   const busy = isMutexFree(lease, now)
     ? undefined
-    : waitError(
+    : busyError(
         `node ${request.nodeName}: admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`,
         { queue },
         at,

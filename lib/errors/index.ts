@@ -71,6 +71,20 @@ export class SlotUnavailable extends DrainbridgeError {
 }
 
 /**
+ * Another request holds the admission lock for the moment it takes to decide (a few API calls), and this
+ * one has no place near the back of the line to wait on. Admit's own Retry asks again within 1–8 s with
+ * full jitter, so requests that arrive together pass the lock one after another instead of all waiting
+ * out WaitForSlot's 10 s and meeting at the lock again; when those retries run out it waits as a
+ * SlotUnavailable. A SlotUnavailable to everything that catches one.
+ */
+export class AdmissionBusy extends SlotUnavailable {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AdmissionBusy';
+  }
+}
+
+/**
  * No slot is coming soon: the request waits further back in line (at least twice as many requests wait
  * ahead of it as there are slots) or on a label-selector limit. It sleeps in WaitInLine: woken by the
  * watch of the admission Lease when a slot comes to it, else it asks again within a minute. A

@@ -47,6 +47,12 @@ export const ERROR_REGISTRY = {
     meaning:
       'no maintenance slot is free yet; near the front of the line, the request sleeps until a slot frees (woken) or 10 s pass',
   },
+  AdmissionBusy: {
+    handling: 'wait',
+    expected: true,
+    meaning:
+      'another request holds the admission lock while it decides; admission is tried again within 1–8 s (full jitter), then waits as SlotUnavailable',
+  },
   WaitingInLine: {
     handling: 'wait',
     expected: true,

@@ -38,15 +38,18 @@ export const ITERATION_EVENTS =
 /** A service integration attempt (`lambda:invoke.waitForTaskToken`, startExecution): Scheduled, Started, Submitted, Succeeded/Failed/TimedOut, and one to spare. */
 export const EVENTS_PER_SERVICE_CALL = 5;
 
+/** Admit's AdmissionBusy retries (the admission lock held for a moment by another request): 1–8 s apart, jittered. */
+export const ADMISSION_BUSY_RETRIES = 5;
+
 /**
- * The most one round of the Admit loop writes: Admit with its transient retries and — behind another
- * execution of the same request, which no wake-up ends — its RequestRunningElsewhere retries; the wait
+ * The most one round of the Admit loop writes: Admit with its transient and AdmissionBusy retries and —
+ * behind another execution of the same request, which no wake-up ends — its RequestRunningElsewhere retries; the wait
  * (WaitForSlot or WaitInLine: a callback Task with its transient retries), the Pass state that counts,
  * and the Choice. Waiting in line does not poll: the waits end on a wake-up or their fallback.
  */
 export const ADMIT_ITERATION_EVENTS =
   EVENTS_PER_STATE +
-  EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES) +
+  EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES + ADMISSION_BUSY_RETRIES) +
   EVENTS_PER_STATE +
   EVENTS_PER_SERVICE_CALL * (1 + TRANSIENT_RETRIES) +
   2 * EVENTS_PER_STATE;

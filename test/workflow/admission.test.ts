@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TrackedExecution } from '../../embedded/runtime.ts';
+import { withHolder } from '../../lib/admission/mutex.ts';
 import { ADMISSION_LEASE, ADMITTED_ANNOTATION } from '../../lib/admission/records.ts';
 import { isSlotWait } from '../../lib/errors/registry.ts';
 import { HELD_LABEL, isHeld, readLedger } from '../../lib/node/ledger.ts';
@@ -132,6 +133,39 @@ describe('a released slot, seen from the admission Lease', () => {
     await restore(w, 'node-2');
     // The release's last step writes the Lease, after the node's hold is gone.
     await waitUntil('the last release leaves no node on the Lease', async () => (await admitted()).length === 0);
+    await w.runtime.settle();
+  });
+});
+
+describe('the admission lock held for a moment by another request', () => {
+  let w: WorkflowSim;
+  before(async () => {
+    w = await startWorkflowSim(IDLE_NODES_SCENARIO);
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it("Admit asks again itself (AdmissionBusy, jittered), not behind WaitForSlot's 10 s; admitted once the lock frees", async () => {
+    // Another request's lock, as its Admit writes it, left to expire (a crashed holder's): held for two seconds
+    // of real time, longer than Admit's six attempts take at the harness's retry interval; the simulator's
+    // clock, which the lock's expiry is read on, runs `speed` times faster.
+    const held = withHolder(undefined, 'another-request', new Date(w.sim.clock.now()));
+    const leaseDurationSeconds = Math.ceil(2 * w.sim.clock.speed);
+    await w.admin.createLease('drainbridge', { ...held, spec: { ...held.spec, leaseDurationSeconds } });
+    const execution = await request(w, 'node-1');
+    await succeeds(execution);
+    const calls = w.taskCalls.filter((c) => c.executionId === execution.id);
+    const firstWait = calls.findIndex((c) => c.stateName !== 'ResolveTarget' && c.stateName !== 'Admit');
+    const admits = calls.filter((c) => c.stateName === 'Admit');
+    assert.equal(admits[0]?.error?.name, 'AdmissionBusy', admits[0]?.error?.message);
+    assert.match(admits[0]?.error?.message ?? '', /admission is busy \(held by another-request\)/);
+    // Admit's own Retry: the first attempt and its five retries, all told the lock is busy, before any wait.
+    const beforeWait = calls.slice(0, firstWait).filter((c) => c.stateName === 'Admit');
+    assert.ok(beforeWait.length >= 6, `${beforeWait.length} Admit attempts before the first wait`);
+    for (const call of beforeWait.slice(0, 6)) assert.equal(call.error?.name, 'AdmissionBusy');
+    assert.deepEqual(await heldNodes(w), ['node-1']);
+    await restore(w, 'node-1');
     await w.runtime.settle();
   });
 });

@@ -93,10 +93,12 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
       const where = `${machine}.${name}`;
       for (const poll of handled('poll')) assert.equal(retried.includes(poll), functionOf(state) === 'pass', where);
       // A waiting request is woken or sleeps (WaitForSlot, WaitInLine), not retried: Admit catches its waits.
-      // Behind another execution of the same request no wake-up comes: Admit retries that one, then catches it.
+      // Behind another execution of the same request no wake-up comes, nor for a lock held a moment: Admit
+      // retries those two, then catches them.
       const caught = (state.Catch ?? []).flatMap((c) => c.ErrorEquals);
       for (const wait of handled('wait')) {
-        const retriedHere = functionOf(state) === 'admit' && wait === 'RequestRunningElsewhere';
+        const retriedHere =
+          functionOf(state) === 'admit' && (wait === 'RequestRunningElsewhere' || wait === 'AdmissionBusy');
         assert.equal(retried.includes(wait), retriedHere, `${where} retries ${wait}`);
         assert.equal(caught.includes(wait), functionOf(state) === 'admit', where);
       }
@@ -155,6 +157,7 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
   it("expected (no metric, INFO) are exactly: polling, waiting, duplicates, a Restore's cancel, an operator's abort", () => {
     const expected = Object.keys(ERROR_REGISTRY).filter(isExpectedError).sort();
     assert.deepEqual(expected, [
+      'AdmissionBusy',
       'EvacuationAborted',
       'EvacuationCancelled',
       'NotYetDone',
