@@ -10,7 +10,7 @@ import type { SlotUnavailable } from '../errors/index.ts';
 import type { ResolvedRequest } from '../model/request.ts';
 import { describeHolders, type QueueEntry, requestsAhead } from './decision.ts';
 import { nodesInFlight } from './intents.ts';
-import { editWithoutMutex, isMutexFree } from './mutex.ts';
+import { editWithoutMutex, isMutexFreeFor } from './mutex.ts';
 import { type AdmissionSettings, decide, observeNodes } from './observe.ts';
 import { readAdmitted, readIntents, readQueue } from './records.ts';
 import { busyError, LEASE_ONLY_WAIT_SECONDS, QUEUE_REFRESH_SECONDS, QUEUE_TTL_SECONDS, waitError } from './schedule.ts';
@@ -80,7 +80,7 @@ export async function waitFromLease(
   const place = queue[request.requestId];
   const max = settings.maxHeldNodes;
   const at = { requestId: request.requestId, maxHeldNodes: max, now };
-  const busy = isMutexFree(lease, now)
+  const busy = isMutexFreeFor(lease, request.requestId, now)
     ? undefined
     : busyError(
         `node ${request.nodeName}: admission is busy (held by ${lease?.spec?.holderIdentity}); retrying`,

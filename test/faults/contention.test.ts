@@ -119,6 +119,32 @@ describe('fault injection: contention on the Lease and the node', () => {
   );
 
   scenario(
+    "a Lease held by this request itself (its lock's answer lost, or its attempt died before unlocking): taken again at once, nobody waits for it to expire",
+    {
+      cluster: IDLE_NODES_SCENARIO,
+    },
+    async (w) => {
+      const now = new Date(w.sim.clock.now()).toISOString();
+      w.sim.store.create(LEASES, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'drainbridge-admission', namespace: 'drainbridge' },
+        // An hour of simulated time: the request would still be waiting on it when the case times out.
+        spec: { holderIdentity: 'req-node-1', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now },
+      });
+      const execution = await evacuate(w, 'node-1');
+      await expectSucceeded(w, execution);
+      const heldBySelf = admitCalls(w, 'req-node-1').filter((c) => /held by req-node-1/.test(c.error?.message ?? ''));
+      assert.deepEqual(heldBySelf, [], 'never told to wait for its own lock');
+      const lease = w.sim.store.get(LEASES, 'drainbridge', 'drainbridge-admission') as {
+        spec?: { holderIdentity?: string };
+      };
+      assert.equal(lease.spec?.holderIdentity, undefined, 'the lock was released after the admission');
+      assert.deepEqual(holdsOf(w, 'node-1'), ['req-node-1']);
+    },
+  );
+
+  scenario(
     'every node write answered 409 eight times (a conflict storm): re-read and replanned, one hold',
     {
       cluster: WORKFLOW_SCENARIO,
