@@ -66,6 +66,19 @@ describe('fault injection: API errors per call kind', () => {
     evictedOnce(w);
   });
 
+  scenario(
+    'get DaemonSet answers 503 for a while: retried like any transient fault, not taken for the drain refusing its pods',
+    { cluster },
+    async (w) => {
+      await openSpareNodes(w);
+      const heal = failReads(w, ['daemonsets'], 503, ['get']);
+      const execution = await evacuate(w, 'node-1');
+      await untilFelt(w, 'TransientError');
+      heal();
+      await expectSucceeded(w, execution);
+    },
+  );
+
   scenario('list PodDisruptionBudgets answers 429 (no budget cause): retried, finishes', { cluster }, async (w) => {
     await openSpareNodes(w);
     const heal = failReads(w, ['poddisruptionbudgets'], 429, ['list']);

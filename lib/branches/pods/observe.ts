@@ -5,6 +5,7 @@
 import type { V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { KubeClient } from '../../clients/kube/client.ts';
 import { isNotFound } from '../../clients/kube/errors.ts';
+import { ClusterUnreachable, TransientError } from '../../errors/index.ts';
 import type { DrainOptions } from '../../model/request.ts';
 import { daemonSetsToCheck } from './selection.ts';
 
@@ -14,13 +15,20 @@ export interface NodePods {
   readonly daemonSetExists: (namespace: string, name: string) => boolean | string;
 }
 
-/** Whether a DaemonSet exists, for kubectl's daemonSet filter: true, false (404), or the lookup error's message. */
+/**
+ * Whether a DaemonSet exists, for kubectl's daemonSet filter: true, false (404), or the lookup error's
+ * message — an answer that refuses the lookup (403), which kubectl's drain fails on. A fault that may
+ * pass (a cut connection, 5xx, 429) is thrown instead, and the step is retried: kubectl fails its one
+ * run and the person runs it again, where taken as a refusal it failed the whole evacuation (seen at
+ * 1,000 nodes: a connection closed early ended a request EvacuationFailed).
+ */
 export async function daemonSetState(client: KubeClient, namespace: string, name: string): Promise<boolean | string> {
   try {
     await client.getDaemonSet(namespace, name);
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
+    if (error instanceof TransientError || error instanceof ClusterUnreachable) throw error;
     return error instanceof Error ? error.message : String(error);
   }
 }
