@@ -47,12 +47,12 @@ function parkedOnLimits(queue: Readonly<Record<string, WakeableEntry>>, woken: R
 
 /**
  * Which tokens to send for this version of the Lease (pure). Edge-triggered: a slot freed since the
- * previous version (fewer held nodes) is owed to the front of the line, and each owed slot wakes the
- * next place in line that holds an unsent token, in line order — a place at the front with no token
+ * previous version (fewer held nodes) is owed to the front of the line (the places not waiting on a
+ * limit), and each owed slot wakes the next such place that holds an unsent token, in line order — a place at the front with no token
  * yet (its request is about to park one) keeps the slot owed to it rather than waking someone behind.
  * A node admitted takes an owed slot back. Any release also wakes every request parked on a limit:
  * the node released may be in its zone or pool, which only its own decision can tell (each such wake-up
- * is one Admit; at most PARKED_PLACES of them park). Nothing is woken at the first version seen (no
+ * is one Admit; their tokens take at most PARKED_TOKEN_CHARS). Nothing is woken at the first version seen (no
  * edge), nor while the Lease cannot be read: the waits' fallbacks cover both.
  */
 export function planWakeUps(
@@ -71,7 +71,11 @@ export function planWakeUps(
   if (held === undefined || previous === undefined) return { watch: { held: held ?? 0, owed: 0, woken }, tokens: [] };
   let owed = Math.max(0, previous.owed + previous.held - held);
   const tokens: string[] = [];
-  for (const id of lineOrder(queue, { now, ttlSeconds: QUEUE_TTL_SECONDS }).slice(0, owed)) {
+  // Places waiting on a limit are not owed the freed slots (any release wakes them below): a limited
+  // place at the front whose token could not be parked kept every owed slot from the places behind it
+  // until its minute's fallback (seen at 1,000 nodes with zone spread limits: slots idle 26 s at a time).
+  const line = lineOrder(queue, { now, ttlSeconds: QUEUE_TTL_SECONDS }).filter((id) => queue[id]?.why === undefined);
+  for (const id of line.slice(0, owed)) {
     const token = queue[id]?.wake;
     if (token === undefined || woken.has(token)) continue;
     tokens.push(token);

@@ -13,29 +13,49 @@ import { readQueue } from './records.ts';
 import { QUEUE_TTL_SECONDS } from './schedule.ts';
 import type { WakeableEntry } from './wake-plan.ts';
 
-/**
- * Only this many places at the front of the line park a token, and as many more waiting on a limit: a
- * Step Functions token is up to 2 KiB, and the Lease's annotations must stay far below Kubernetes'
- * 256 KiB however many requests wait. A request further back waits out its fallback; it parks once it
- * is this near.
- */
-export const PARKED_PLACES = 16;
+/** The longest wake-up token: Step Functions issues task tokens of up to 2,048 characters (SendTaskSuccess). */
+export const MAX_TOKEN_CHARS = 2048;
 
-/** Whether a place may park a token: near the front, or waiting on a limit while few others on one have parked. */
-export function mayPark(queue: Readonly<Record<string, WakeableEntry>>, requestId: string, now: Date): boolean {
+/**
+ * The parked tokens at the front of the line take at most this many characters of the Lease, and as many
+ * more those waiting on a limit: the Lease's annotations must stay far below Kubernetes' 256 KiB however
+ * many requests wait. Sixteen of the longest tokens Step Functions issues; the embedded executor's
+ * (`<execution id>/<uuid>`, about 120 characters) fit some 270 — so with `drainbridge run` a line of a
+ * hundred parks whole, and nobody near the front sleeps out WaitInLine's minute with a slot free (seen at
+ * 1,000 nodes when only 16 places parked: the slots idle for 45 s at a time). A request further back
+ * waits out its fallback; it parks once it is this near.
+ */
+export const PARKED_TOKEN_CHARS = 16 * MAX_TOKEN_CHARS;
+
+const tokenChars = (entries: readonly (WakeableEntry | undefined)[]): number =>
+  entries.reduce((sum, entry) => sum + (entry?.wake?.length ?? 0), 0);
+
+/**
+ * Whether a place may park `token`: the tokens parked ahead of it in line and its own fit
+ * PARKED_TOKEN_CHARS; or, waiting on a limit, those others on a limit parked and its own fit it.
+ */
+export function mayPark(
+  queue: Readonly<Record<string, WakeableEntry>>,
+  requestId: string,
+  now: Date,
+  token: string,
+): boolean {
   const place = queue[requestId];
   if (place === undefined) return false;
-  const ahead = lineOrder(queue, { now, ttlSeconds: QUEUE_TTL_SECONDS }).indexOf(requestId);
-  if (ahead >= 0 && ahead < PARKED_PLACES) return true;
+  const order = lineOrder(queue, { now, ttlSeconds: QUEUE_TTL_SECONDS });
+  const ahead = order.indexOf(requestId);
+  if (ahead < 0) return false;
+  if (tokenChars(order.slice(0, ahead).map((id) => queue[id])) + token.length <= PARKED_TOKEN_CHARS) return true;
   // A request on a zone's or a selector's limit is woken by any release (wake-plan.ts), wherever it stands.
-  const parkedOnLimits = Object.entries(queue).filter(([id, e]) => id !== requestId && e.why && e.wake).length;
-  return ahead >= 0 && place.why !== undefined && parkedOnLimits < PARKED_PLACES;
+  const onLimits = Object.entries(queue).flatMap(([id, e]) => (id !== requestId && e.why && e.wake ? [e] : []));
+  return place.why !== undefined && tokenChars(onLimits) + token.length <= PARKED_TOKEN_CHARS;
 }
 
 /**
  * Parks `token` on `requestId`'s place in line (an unlocked, conditional write: editWithoutMutex).
- * False when the request has no place near the front (it waits for something else, or PARKED_PLACES
- * wait ahead of it and it waits on no limit, or PARKED_PLACES others on a limit parked already) or the write lost to the mutex: then only the wait's fallback ends its wait.
+ * False when the request has no place near the front (it waits for something else, or the tokens parked
+ * ahead of it fill PARKED_TOKEN_CHARS and it waits on no limit, or those of others on a limit do) or the
+ * write lost to the mutex: then only the wait's fallback ends its wait.
  */
 export function parkWakeToken(
   client: KubeClient,
@@ -46,7 +66,7 @@ export function parkWakeToken(
   return editWithoutMutex(client, at, (lease) => {
     const queue: Readonly<Record<string, WakeableEntry>> = readQueue(lease);
     const place = queue[requestId];
-    if (place === undefined || !mayPark(queue, requestId, at.now)) return undefined;
+    if (place === undefined || !mayPark(queue, requestId, at.now, token)) return undefined;
     return { queue: { ...queue, [requestId]: { ...place, wake: token } as WakeableEntry } };
   });
 }

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { QueueEntry } from '../../../lib/admission/decision.ts';
 import { recordAnnotations } from '../../../lib/admission/records.ts';
-import { mayPark, PARKED_PLACES } from '../../../lib/admission/wake.ts';
+import { MAX_TOKEN_CHARS, mayPark, PARKED_TOKEN_CHARS } from '../../../lib/admission/wake.ts';
 import { planWakeUps, type WakeWatch } from '../../../lib/admission/wake-plan.ts';
 
 const NOW = new Date('2099-01-01T10:00:00Z');
@@ -45,6 +45,12 @@ describe('planWakeUps', () => {
     const before = { a: place(1), b: place(2, 'tb') };
     const parked = { a: place(1, 'ta'), b: place(2, 'tb') };
     assert.deepEqual(replay([lease(['held-1'], before), lease([], before), lease([], parked)]), [[], [], ['ta']]);
+  });
+
+  it('a place at the front waiting on a limit, its token not parked, does not keep the freed slot from those behind', () => {
+    const zoneFull = { ...place(1), why: 'zone zone-b: 5 of 5 held' } as QueueEntry;
+    const line = { z: zoneFull, a: place(2, 'ta'), b: place(3, 'tb') };
+    assert.deepEqual(replay([lease(['held-1'], line), lease([], line)]), [[], ['ta']]);
   });
 
   it('a woken request that waits again (a new token) is not woken again until another slot frees', () => {
@@ -116,32 +122,53 @@ describe('planWakeUps', () => {
 
 describe('mayPark: who parks a wake-up token on the Lease', () => {
   const why = 'zone zone-a: 1 of 1 node(s) held';
-  /** `count` places in line, ids p1…pN; those listed in `limited` wait on a limit, with a token when `parked`. */
-  function line(count: number, limited: Record<string, { parked: boolean }> = {}): Record<string, QueueEntry> {
+  /** A token of `chars` characters, distinct per `id`. */
+  const token = (id: string, chars: number) => `${id}/`.padEnd(chars, 'x');
+  /**
+   * `count` places in line, ids p1…pN, each with a parked token of `chars` characters when listed in
+   * `parked`; those listed in `limited` wait on a limit.
+   */
+  function line(
+    count: number,
+    options: { parked?: readonly string[]; limited?: readonly string[]; chars: number },
+  ): Record<string, QueueEntry> {
     const entries = Array.from({ length: count }, (_, i) => {
       const id = `p${i + 1}`;
-      const mark = limited[id];
-      const entry = { ...place(i + 1, mark?.parked ? `t${i + 1}` : undefined), ...(mark ? { why } : {}) };
-      return [id, entry] as const;
+      const wake = options.parked?.includes(id) ? token(id, options.chars) : undefined;
+      return [id, { ...place(i + 1, wake), ...(options.limited?.includes(id) ? { why } : {}) }] as const;
     });
     return Object.fromEntries(entries);
   }
+  const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `p${from + i}`);
 
-  it('the first PARKED_PLACES places park; one further back parks only when it waits on a limit', () => {
-    const queue = line(40, { p30: { parked: false } });
-    assert.equal(mayPark(queue, 'p1', NOW), true);
-    assert.equal(mayPark(queue, `p${PARKED_PLACES}`, NOW), true);
-    assert.equal(mayPark(queue, `p${PARKED_PLACES + 1}`, NOW), false);
-    assert.equal(mayPark(queue, 'p30', NOW), true, 'on a limit, far back: it parks (any release wakes it)');
-    assert.equal(mayPark(queue, 'unknown', NOW), false, 'no place, no token');
+  it("with Step Functions' longest tokens the first 16 places park; one further back only on a limit", () => {
+    const queue = line(40, { parked: ids(1, 16), limited: ['p30'], chars: MAX_TOKEN_CHARS });
+    assert.equal(PARKED_TOKEN_CHARS, 16 * MAX_TOKEN_CHARS);
+    assert.equal(mayPark(queue, 'p1', NOW, token('p1', MAX_TOKEN_CHARS)), true, 'its own token ahead is not counted');
+    assert.equal(mayPark(queue, 'p16', NOW, token('p16', MAX_TOKEN_CHARS)), true);
+    assert.equal(mayPark(queue, 'p17', NOW, token('p17', MAX_TOKEN_CHARS)), false);
+    assert.equal(mayPark(queue, 'p30', NOW, token('p30', MAX_TOKEN_CHARS)), true, 'on a limit, far back: it parks');
+    assert.equal(mayPark(queue, 'unknown', NOW, token('u', 10)), false, 'no place, no token');
   });
 
-  it('at most PARKED_PLACES requests on limits park beyond the front: the Lease stays small', () => {
-    const parked = Object.fromEntries(
-      Array.from({ length: PARKED_PLACES }, (_, i) => [`p${20 + i}`, { parked: true }] as const),
+  it("with the embedded executor's short tokens a line of a hundred parks whole: nobody near the front sleeps a minute", () => {
+    const chars = 120;
+    const queue = line(300, { parked: ids(1, 99), chars });
+    assert.equal(mayPark(queue, 'p100', NOW, token('p100', chars)), true);
+    const fits = Math.floor(PARKED_TOKEN_CHARS / chars);
+    const full = line(300, { parked: ids(1, fits), chars });
+    assert.equal(mayPark(full, `p${fits}`, NOW, token(`p${fits}`, chars)), true);
+    assert.equal(mayPark(full, `p${fits + 1}`, NOW, token(`p${fits + 1}`, chars)), false, 'the budget is full');
+  });
+
+  it('tokens of requests on limits beyond the front take at most PARKED_TOKEN_CHARS: the Lease stays small', () => {
+    const onLimits = ids(20, 35);
+    const queue = line(60, { parked: onLimits, limited: [...onLimits, 'p50'], chars: MAX_TOKEN_CHARS });
+    assert.equal(mayPark(queue, 'p50', NOW, token('p50', MAX_TOKEN_CHARS)), false);
+    assert.equal(
+      mayPark(queue, 'p20', NOW, token('p20', MAX_TOKEN_CHARS)),
+      true,
+      'one already parked may park its next',
     );
-    const queue = line(60, { ...parked, p50: { parked: false } });
-    assert.equal(mayPark(queue, 'p50', NOW), false);
-    assert.equal(mayPark(queue, 'p20', NOW), true, 'one already parked may park its next token');
   });
 });
