@@ -48,6 +48,6 @@ export {
   readAdmissionView,
 } from './view.ts';
 export { waitFromLease } from './wait.ts';
-export { PARKED_TOKEN_CHARS, parkWakeToken } from './wake.ts';
+export { PARKED_TOKEN_CHARS, type ParkOutcome, parkWakeToken } from './wake.ts';
 export { ADMISSION_LEASE_NAME, planWakeUps, type WakeWatch } from './wake-plan.ts';
 export { SlotWaker, type SlotWakerParts } from './waker.ts';

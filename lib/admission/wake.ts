@@ -52,21 +52,29 @@ export function mayPark(
 }
 
 /**
- * Parks `token` on `requestId`'s place in line (an unlocked, conditional write: editWithoutMutex).
- * False when the request has no place near the front (it waits for something else, or the tokens parked
- * ahead of it fill PARKED_TOKEN_CHARS and it waits on no limit, or those of others on a limit do) or the
- * write lost to the mutex: then only the wait's fallback ends its wait.
+ * What became of a token: parked on the request's place; not parked because the request stands too far
+ * back (the tokens ahead of it fill PARKED_TOKEN_CHARS and it waits on no limit, or those of others on a
+ * limit do) — only the wait's fallback ends its wait, as it should; or not written: the request has no
+ * place on the Lease yet, or the write kept losing to the admission mutex (a moment's contention, when
+ * many requests arrive together) — then it should not sleep out a long fallback with a slot perhaps free.
  */
-export function parkWakeToken(
+export type ParkOutcome = 'parked' | 'far-back' | 'not-written';
+
+/** Parks `token` on `requestId`'s place in line (an unlocked, conditional write: editWithoutMutex). */
+export async function parkWakeToken(
   client: KubeClient,
   at: { readonly namespace: string; readonly now: Date },
   requestId: string,
   token: string,
-): Promise<boolean> {
-  return editWithoutMutex(client, at, (lease) => {
+): Promise<ParkOutcome> {
+  let farBack = false;
+  const written = await editWithoutMutex(client, at, (lease) => {
     const queue: Readonly<Record<string, WakeableEntry>> = readQueue(lease);
     const place = queue[requestId];
-    if (place === undefined || !mayPark(queue, requestId, at.now, token)) return undefined;
+    farBack = place !== undefined && !mayPark(queue, requestId, at.now, token);
+    if (place === undefined || farBack) return undefined;
     return { queue: { ...queue, [requestId]: { ...place, wake: token } as WakeableEntry } };
   });
+  if (written) return 'parked';
+  return farBack ? 'far-back' : 'not-written';
 }

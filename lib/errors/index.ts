@@ -85,6 +85,19 @@ export class AdmissionBusy extends SlotUnavailable {
 }
 
 /**
+ * WaitInLine could not park its wake-up token — the request has no place on the Lease yet, or the write
+ * kept losing to the admission mutex — so no freed slot could wake it during its minute's fallback:
+ * WaitInLine catches this into WaitForSlot, which tries to park again and falls back after 10 s. A
+ * request simply too far back to park still sleeps its minute.
+ */
+export class TokenNotParked extends DrainbridgeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenNotParked';
+  }
+}
+
+/**
  * No slot is coming soon: the request waits further back in line (at least twice as many requests wait
  * ahead of it as there are slots) or on a label-selector limit. It sleeps in WaitInLine: woken by the
  * watch of the admission Lease when a slot comes to it, else it asks again within a minute. A

@@ -14,6 +14,7 @@
  * - `poll`: a branch pass made no progress; its pass state retries it (Step Functions polling);
  * - `wait`: Admit catches it into a wait that a freed slot wakes (WaitForSlot, WaitInLine) — or, behind another
  *   execution of the same request, which nothing wakes, retries it — until the request is admitted;
+ * - `rewait`: WaitInLine could not park its wake-up token; it catches the error into WaitForSlot (a short wait);
  * - `cancel` / `skip`: caught into their own end states (Cancelled, Skipped);
  * - `fail`: caught by `States.ALL` (RecordFailure in Evacuate, Rejected at ResolveTarget);
  * - `none`: never leaves a task (CLI parsing, patterns checked at packaging, internal wrappers).
@@ -23,6 +24,7 @@ export type ErrorHandling =
   | 'transient-after-start'
   | 'poll'
   | 'wait'
+  | 'rewait'
   | 'cancel'
   | 'skip'
   | 'fail'
@@ -63,6 +65,12 @@ export const ERROR_REGISTRY = {
     expected: true,
     meaning:
       'another execution of the same request runs (or its claim has not expired); admission is tried again every 0–10 s',
+  },
+  TokenNotParked: {
+    handling: 'rewait',
+    expected: true,
+    meaning:
+      'WaitInLine could not park its wake-up token (no place on the Lease yet, or the admission lock was held): it waits in WaitForSlot instead (10 s), not a minute',
   },
   SkipEvent: {
     handling: 'skip',

@@ -43,15 +43,15 @@ export const ADMISSION_BUSY_RETRIES = 5;
 
 /**
  * The most one round of the Admit loop writes: Admit with its transient and AdmissionBusy retries and —
- * behind another execution of the same request, which no wake-up ends — its RequestRunningElsewhere retries; the wait
- * (WaitForSlot or WaitInLine: a callback Task with its transient retries), the Pass state that counts,
- * and the Choice. Waiting in line does not poll: the waits end on a wake-up or their fallback.
+ * behind another execution of the same request, which no wake-up ends — its RequestRunningElsewhere
+ * retries; the waits (WaitInLine, and WaitForSlot after it when WaitInLine's token could not be parked:
+ * callback Tasks with their transient retries), the Pass state that counts, and the Choice. Waiting in
+ * line does not poll: the waits end on a wake-up or their fallback.
  */
 export const ADMIT_ITERATION_EVENTS =
   EVENTS_PER_STATE +
   EVENTS_PER_LAMBDA_CALL * (1 + POLL_RETRIES + TRANSIENT_RETRIES + ADMISSION_BUSY_RETRIES) +
-  EVENTS_PER_STATE +
-  EVENTS_PER_SERVICE_CALL * (1 + TRANSIENT_RETRIES) +
+  2 * (EVENTS_PER_STATE + EVENTS_PER_SERVICE_CALL * (1 + TRANSIENT_RETRIES)) +
   2 * EVENTS_PER_STATE;
 
 /**

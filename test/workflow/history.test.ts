@@ -107,17 +107,35 @@ function loopOf(taskName: string): Loop {
   return rounds.reduce((worst, round) => (round.worstRound > worst.worstRound ? round : worst));
 }
 
+/**
+ * The round from `first` to the Choice that closes it, the worst of its paths: a wait Task's catch may
+ * lead to another wait of the round (WaitInLine → WaitForSlot when its token could not be parked).
+ */
 function roundFrom(taskName: string, first: string): Loop {
-  let written = taskEvents(state(taskName));
-  let current = state(first);
-  let counted = 0;
-  while (current.Type === 'Pass' || current.Type === 'Task' || current.Type === 'Wait') {
-    written += current.Type === 'Task' ? taskEvents(current) : STATE;
-    if (current.Parameters?.['events.$']) counted += increment(current);
-    current = state(current.Next ?? '');
-  }
-  assert.equal(current.Type, 'Choice', `${taskName}: the round ends in a Choice`);
-  return { task: taskName, worstRound: written + STATE, counted, leavesAt: leavesAt(current) };
+  const rest = pathFrom(taskName, first, new Set());
+  return { task: taskName, worstRound: taskEvents(state(taskName)) + rest.written + STATE, ...rest };
+}
+
+function pathFrom(
+  taskName: string,
+  name: string,
+  seen: ReadonlySet<string>,
+): { written: number; counted: number; leavesAt: number } {
+  const current = state(name);
+  if (current.Type === 'Choice') return { written: 0, counted: 0, leavesAt: leavesAt(current) };
+  assert.ok(['Pass', 'Task', 'Wait'].includes(current.Type), `${taskName}: the round ends in a Choice`);
+  assert.ok(!seen.has(name), `${taskName}: the round through ${name} does not loop`);
+  const here = current.Type === 'Task' ? taskEvents(current) : STATE;
+  const counted = current.Parameters?.['events.$'] ? increment(current) : 0;
+  // Within the round: the Next, and a catch that goes on to another wait rather than to the count.
+  const onward = [current.Next ?? '', ...(current.Catch ?? []).map((c) => c.Next)].filter(
+    (next) => next !== taskName && next !== '',
+  );
+  const paths = [...new Set(onward)].map((next) => pathFrom(taskName, next, new Set([...seen, name])));
+  const worst = paths.reduce((a, b) => (b.written > a.written ? b : a));
+  const counts = new Set(paths.map((p) => p.counted));
+  assert.equal(counts.size, 1, `${taskName}: every path from ${name} goes to the same count`);
+  return { written: here + worst.written, counted: counted + worst.counted, leavesAt: worst.leavesAt };
 }
 
 const pollingTasks = [...EVERY].filter(

@@ -7,13 +7,20 @@
  */
 import { z } from 'zod';
 import { parkWakeToken } from '../../admission/index.ts';
+import { TokenNotParked } from '../../errors/index.ts';
 import type { TaskSpec } from '../../lambda/task.ts';
 import { depsFromEnvironment, type WorkflowDeps } from '../deps.ts';
 import { TaskInput } from '../state.ts';
 
-/** The task input plus the task token (Step Functions' are up to 2,048 characters). */
-export const SlotWaitInput = TaskInput.extend({ taskToken: z.string().min(1).max(2048) });
-export type SlotWaitInput = TaskInput & { readonly taskToken: string };
+/**
+ * The task input plus the task token (Step Functions' are up to 2,048 characters). `longWait`: the state
+ * is WaitInLine (a minute's fallback), which a token not written cuts short (TokenNotParked).
+ */
+export const SlotWaitInput = TaskInput.extend({
+  taskToken: z.string().min(1).max(2048),
+  longWait: z.boolean().optional(),
+});
+export type SlotWaitInput = TaskInput & { readonly taskToken: string; readonly longWait?: boolean };
 
 export interface SlotWait {
   /** Whether the token is on the request's place (false: only the fallback ends this wait). */
@@ -26,8 +33,15 @@ export const awaitSlotTask: TaskSpec<SlotWaitInput, SlotWait, WorkflowDeps> = {
   deps: depsFromEnvironment,
   run: async (input, deps, tools) => {
     const at = { namespace: deps.config.namespace, now: tools.now() };
-    const parked = await parkWakeToken(deps.kube, at, input.request.requestId, input.taskToken);
-    if (!parked) tools.logger.info('no wake-up token parked: waiting for the fallback', { fallback: 'TimeoutSeconds' });
-    return { parked };
+    const outcome = await parkWakeToken(deps.kube, at, input.request.requestId, input.taskToken);
+    if (outcome === 'not-written' && input.longWait) {
+      throw new TokenNotParked(
+        `request ${input.request.requestId}: its wake-up token could not be parked (no place on the Lease yet, or the admission lock was held); waiting 10 s instead of a minute`,
+      );
+    }
+    if (outcome !== 'parked') {
+      tools.logger.info('no wake-up token parked: waiting for the fallback', { fallback: 'TimeoutSeconds', outcome });
+    }
+    return { parked: outcome === 'parked' };
   },
 };

@@ -8,8 +8,9 @@ import { describe, it } from 'node:test';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { QueueEntry } from '../../../lib/admission/decision.ts';
 import { recordAnnotations } from '../../../lib/admission/records.ts';
-import { MAX_TOKEN_CHARS, mayPark, PARKED_TOKEN_CHARS } from '../../../lib/admission/wake.ts';
+import { MAX_TOKEN_CHARS, mayPark, PARKED_TOKEN_CHARS, parkWakeToken } from '../../../lib/admission/wake.ts';
 import { planWakeUps, type WakeWatch } from '../../../lib/admission/wake-plan.ts';
+import type { KubeClient } from '../../../lib/clients/kube/client.ts';
 
 const NOW = new Date('2099-01-01T10:00:00Z');
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000).toISOString();
@@ -170,5 +171,50 @@ describe('mayPark: who parks a wake-up token on the Lease', () => {
       true,
       'one already parked may park its next',
     );
+  });
+});
+
+describe('parkWakeToken: what became of a token', () => {
+  /** A Lease holding `queue`, its mutex held by `holder` (or free); records what is written to it. */
+  function leaseWith(queue: Record<string, QueueEntry>, holder?: string): { client: KubeClient; writes: V1Lease[] } {
+    const stored: V1Lease = {
+      ...lease([], queue),
+      metadata: { ...lease([], queue).metadata, resourceVersion: '1' },
+      spec: holder
+        ? { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: NOW, renewTime: NOW }
+        : { leaseDurationSeconds: 15 },
+    };
+    const writes: V1Lease[] = [];
+    const client = {
+      getLease: async () => structuredClone(stored),
+      replaceLease: async (_namespace: string, written: V1Lease) => {
+        writes.push(written);
+        return written;
+      },
+    };
+    return { client: client as unknown as KubeClient, writes };
+  }
+  const at = { namespace: 'drainbridge', now: NOW };
+
+  it('parked on its place, near the front', async () => {
+    const { client, writes } = leaseWith({ a: place(1) });
+    assert.equal(await parkWakeToken(client, at, 'a', 'ta'), 'parked');
+    assert.equal(writes.length, 1);
+  });
+
+  it('far back (the tokens ahead fill the budget): not parked, and nothing written', async () => {
+    const full = Object.fromEntries(
+      Array.from({ length: 16 }, (_, i) => [`p${i + 1}`, place(i + 1, `t${i}`.padEnd(MAX_TOKEN_CHARS, 'x'))]),
+    );
+    const { client, writes } = leaseWith({ ...full, z: place(40) });
+    assert.equal(await parkWakeToken(client, at, 'z', 'tz'.padEnd(MAX_TOKEN_CHARS, 'x')), 'far-back');
+    assert.equal(writes.length, 0);
+  });
+
+  it('not written: the request has no place yet, or the admission lock is held', async () => {
+    assert.equal(await parkWakeToken(leaseWith({}).client, at, 'a', 'ta'), 'not-written');
+    const locked = leaseWith({ a: place(1) }, 'another-request');
+    assert.equal(await parkWakeToken(locked.client, at, 'a', 'ta'), 'not-written');
+    assert.equal(locked.writes.length, 0, 'nothing written while another request holds the lock');
   });
 });

@@ -102,6 +102,12 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
         assert.equal(retried.includes(wait), retriedHere, `${where} retries ${wait}`);
         assert.equal(caught.includes(wait), functionOf(state) === 'admit', where);
       }
+      // A token WaitInLine could not park: caught there into WaitForSlot, never retried, nowhere else.
+      for (const rewait of handled('rewait')) {
+        assert.ok(!retried.includes(rewait), `${where} retries ${rewait}`);
+        const into = (state.Catch ?? []).find((c) => c.ErrorEquals.includes(rewait))?.Next;
+        assert.equal(into, name === 'WaitInLine' ? 'WaitForSlot' : undefined, `${where} catches ${rewait}`);
+      }
       for (const never of [...handled('fail'), ...handled('cancel'), ...handled('skip'), ...handled('none')]) {
         assert.ok(!retried.includes(never), `${where} retries ${never}`);
       }
@@ -123,7 +129,15 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
         ...(state.Catch ?? []).flatMap((c) => c.ErrorEquals),
       ]),
     );
-    for (const handling of ['transient', 'transient-after-start', 'poll', 'wait', 'cancel', 'skip'] as const) {
+    for (const handling of [
+      'transient',
+      'transient-after-start',
+      'poll',
+      'wait',
+      'rewait',
+      'cancel',
+      'skip',
+    ] as const) {
       for (const name of handled(handling)) assert.ok(used.has(name), `${name} (${handling}) is in no Retry or Catch`);
     }
   });
@@ -164,6 +178,7 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
       'RequestRunningElsewhere',
       'SkipEvent',
       'SlotUnavailable',
+      'TokenNotParked',
       'WaitingInLine',
     ]);
   });
