@@ -19,7 +19,7 @@ import { KubeClient } from '../../lib/clients/kube/client.ts';
 import { isNotFound } from '../../lib/clients/kube/errors.ts';
 import type { KubeHttpClient } from '../../lib/clients/kube/http/client.ts';
 import { buildKubeConfig, type Config } from '../../lib/config/index.ts';
-import { isSlotWait } from '../../lib/errors/registry.ts';
+import { isWaitingStep } from '../../lib/errors/registry.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import { NotificationSubscription, WebhookSender, type WebhookSettings } from '../../lib/notify/index.ts';
 import { Forwarder } from '../../lib/sources/forwarder/forwarder.ts';
@@ -155,7 +155,7 @@ export class DrainbridgeRun {
       onTask: (call) => {
         run?.metrics.observeTask(call);
         run?.notifications?.subscription.onTask(call);
-        if (call.error && call.error.name !== 'NotYetDone' && !isSlotWait(call.error.name)) {
+        if (call.error && !isWaitingStep(call.error.name)) {
           logger.warn('step failed', { executionId: call.executionId, state: call.stateName, error: call.error });
         }
       },

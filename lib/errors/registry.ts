@@ -144,3 +144,12 @@ export function isExpectedError(name: string): boolean {
 export function isSlotWait(name: string | undefined): boolean {
   return name !== undefined && errorSpec(name)?.handling === 'wait';
 }
+
+/**
+ * Whether a step that failed with this name was only waiting — polling (`poll`), waiting for a slot
+ * (`wait`), or a wait that could not park its token (`rewait`) — and so is no step failure to warn about.
+ */
+export function isWaitingStep(name: string | undefined): boolean {
+  const handling = name === undefined ? undefined : errorSpec(name)?.handling;
+  return handling === 'poll' || handling === 'wait' || handling === 'rewait';
+}

@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ERROR_REGISTRY, type ErrorHandling, isExpectedError } from '../../../lib/errors/index.ts';
+import { isWaitingStep } from '../../../lib/errors/registry.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -181,5 +182,12 @@ describe('issue 12 item 6: one registry of error names, checked against the pack
       'TokenNotParked',
       'WaitingInLine',
     ]);
+  });
+
+  it("a waiting step is no failure to warn about in run's log: polling, waiting for a slot, a token not parked", () => {
+    for (const name of ['NotYetDone', 'SlotUnavailable', 'WaitingInLine', 'AdmissionBusy', 'TokenNotParked'])
+      assert.equal(isWaitingStep(name), true, name);
+    for (const name of ['TransientError', 'ConflictError', 'EvacuationFailed', 'SkipEvent', 'NoSuchError', undefined])
+      assert.equal(isWaitingStep(name), false, String(name));
   });
 });
