@@ -28,6 +28,7 @@ import {
   type NovaEvacuationOptions,
   ownershipToken,
   type ServerProgress,
+  withoutRequests,
   withServerTimelines,
 } from './model.ts';
 import { observeHost } from './observe.ts';
@@ -273,14 +274,7 @@ export class NovaEvacuationPass implements ReconcilePass {
       const previous = await this.#deps.nova.listMigrations(action.serverId, type);
       const current = servers[action.serverId];
       if (!current) continue;
-      const {
-        migrationId: _m,
-        abortRequested: _a,
-        abortRequestedAt: _at,
-        forceCompleteRequested: _f,
-        confirmRequested: _c,
-        ...rest
-      } = current;
+      const { migrationId: _m, ...rest } = withoutRequests(current);
       servers[action.serverId] = {
         ...rest,
         phase: action.kind === 'live-migrate' ? 'live-migrating' : 'cold-migrating',

@@ -61,6 +61,18 @@ export interface ServerProgress {
   readonly waits?: readonly Span[];
 }
 
+/** The progress without what was asked of Nova for the current attempt (abort, force-complete, confirm). */
+export function withoutRequests(progress: ServerProgress): ServerProgress {
+  const {
+    abortRequested: _a,
+    abortRequestedAt: _at,
+    forceCompleteRequested: _f,
+    confirmRequested: _c,
+    ...rest
+  } = progress;
+  return rest;
+}
+
 /** The Nova branch's progress record. */
 export interface NovaBranchState {
   readonly host: string;

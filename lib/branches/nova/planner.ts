@@ -15,6 +15,7 @@ import {
   type ObservedServer,
   SETTLED_UNMIGRATABLE_STATUSES,
   type ServerProgress,
+  withoutRequests,
 } from './model.ts';
 
 export type NovaAction =
@@ -51,15 +52,7 @@ export const serverItem = (id: string, name: string): PlanItem => ({ kind: 'Serv
 
 /** A failed attempt: back to pending while attempts remain, else terminal. */
 function failAttempt(progress: ServerProgress, reason: string, options: NovaEvacuationOptions): ServerProgress {
-  const {
-    migrationId: _m,
-    startedAt: _s,
-    abortRequested: _a,
-    abortRequestedAt: _at,
-    forceCompleteRequested: _f,
-    confirmRequested: _c,
-    ...rest
-  } = progress;
+  const { migrationId: _m, startedAt: _s, ...rest } = withoutRequests(progress);
   return { ...rest, phase: progress.attempts >= options.maxAttempts ? 'failed' : 'pending', lastFailure: reason };
 }
 
@@ -127,14 +120,7 @@ function givenUp(progress: ServerProgress, observed: ObservedServer, elapsed: nu
   const reason =
     `still ${observed.status} (task_state ${observed.taskState ?? 'none'}) on ${observed.host ?? 'no host'} ` +
     `${Math.round(elapsed)}s after its migration started; ${record}${abort}: left to Nova to finish or roll back`;
-  const {
-    abortRequested: _a,
-    abortRequestedAt: _at,
-    forceCompleteRequested: _f,
-    confirmRequested: _c,
-    ...rest
-  } = progress;
-  return { ...rest, phase: 'failed', lastFailure: reason };
+  return { ...withoutRequests(progress), phase: 'failed', lastFailure: reason };
 }
 
 /**
