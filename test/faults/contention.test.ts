@@ -40,6 +40,17 @@ const admitCalls = (w: FaultWorld, requestId: string) =>
     (c) => c.functionKey === 'admit' && w.runtime.executionsFor(requestId).some((e) => e.id === c.executionId),
   );
 
+/** The admission Lease as a holder's lock leaves it, taken now for `seconds` of simulated time. */
+function admissionLockHeldBy(w: FaultWorld, holder: string, seconds: number): void {
+  const now = new Date(w.sim.clock.now()).toISOString();
+  w.sim.store.create(LEASES, {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'drainbridge-admission', namespace: 'drainbridge' },
+    spec: { holderIdentity: holder, leaseDurationSeconds: seconds, acquireTime: now, renewTime: now },
+  });
+}
+
 describe('fault injection: contention on the Lease and the node', () => {
   scenario(
     'the admission Lease is lost mid-admission (the hold write stalls past the mutex): never two nodes held',
@@ -99,14 +110,8 @@ describe('fault injection: contention on the Lease and the node', () => {
       cluster: IDLE_NODES_SCENARIO,
     },
     async (w) => {
-      const now = new Date(w.sim.clock.now()).toISOString();
-      w.sim.store.create(LEASES, {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name: 'drainbridge-admission', namespace: 'drainbridge' },
-        // 60 s of simulated time is 200 ms here: long enough that the first Admit always finds it held.
-        spec: { holderIdentity: 'crashed-request', leaseDurationSeconds: 60, acquireTime: now, renewTime: now },
-      });
+      // 60 s of simulated time is 200 ms here: long enough that the first Admit always finds it held.
+      admissionLockHeldBy(w, 'crashed-request', 60);
       const execution = await evacuate(w, 'node-1');
       await expectSucceeded(w, execution);
       assert.ok(
@@ -124,14 +129,8 @@ describe('fault injection: contention on the Lease and the node', () => {
       cluster: IDLE_NODES_SCENARIO,
     },
     async (w) => {
-      const now = new Date(w.sim.clock.now()).toISOString();
-      w.sim.store.create(LEASES, {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name: 'drainbridge-admission', namespace: 'drainbridge' },
-        // An hour of simulated time: the request would still be waiting on it when the case times out.
-        spec: { holderIdentity: 'req-node-1', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now },
-      });
+      // An hour of simulated time: the request would still be waiting on it when the case times out.
+      admissionLockHeldBy(w, 'req-node-1', 3600);
       const execution = await evacuate(w, 'node-1');
       await expectSucceeded(w, execution);
       const heldBySelf = admitCalls(w, 'req-node-1').filter((c) => /held by req-node-1/.test(c.error?.message ?? ''));
